@@ -1,0 +1,144 @@
+//! The OpenCL C compiler: source → preprocessor → parser → semantic model → naga IR →
+//! SPIR-V. This file is the contract with the runtime: what a build needs from the device
+//! ([`Target`]), what it produces ([`Program`], [`Kernel`]) and the kernel ABI the runtime binds
+//! against. See `docs/compiler.md` for the design.
+
+pub mod diag;
+pub mod source;
+pub mod token;
+
+/// What the compiler may use on the device it compiles for (filled from Vulkan features/limits).
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// `CL_DEVICE_ADDRESS_BITS`: the width of `size_t`, `ptrdiff_t` and `__global` pointers.
+    pub address_bits: u32,
+    pub int64: bool,
+    pub int16: bool,
+    pub fp64: bool,
+    pub fp16: bool,
+    /// 8/16-bit access to storage buffers (`storageBuffer8BitAccess` / `storageBuffer16BitAccess`).
+    pub storage_8bit: bool,
+    pub storage_16bit: bool,
+    pub max_push_constants_size: u32,
+    pub max_constant_args: u32,
+    pub max_constant_buffer_size: u64,
+    pub max_uniform_buffer_range: u64,
+    pub max_work_group_size: u32,
+    pub max_work_item_sizes: [u32; 3],
+    pub local_mem_size: u64,
+    pub subgroup_size: u32,
+    /// `__OPENCL_C_VERSION__` of the highest OpenCL C the device reports, e.g. 300.
+    pub opencl_c_version: u32,
+}
+
+/// Bytes of the launch block at the start of every kernel's push constants, written by the
+/// runtime at each dispatch (all `u32`):
+/// `global_offset[3], work_dim, global_size[3], group_offset[3]`.
+/// `group_offset` is the first work-group of this dispatch when the runtime splits a grid
+/// larger than `maxComputeWorkGroupCount` into several dispatches.
+pub const LAUNCH_BLOCK_SIZE: u32 = 40;
+
+/// Descriptor set holding every buffer binding of a kernel.
+pub const DESCRIPTOR_SET: u32 = 0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressQualifier {
+    Global,
+    Local,
+    Constant,
+    Private,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescriptorKind {
+    Storage,
+    Uniform,
+}
+
+/// How the runtime passes one kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgKind {
+    /// A `__global` or `__constant` pointer: the buffer (from its offset, to its end) is bound to
+    /// every binding listed, each a view of a different element type (all aliasing one VkBuffer).
+    Buffer { bindings: Vec<u32>, descriptor: DescriptorKind },
+    /// A `__local` pointer: its size comes from `clSetKernelArg(k, i, size, NULL)` and is given
+    /// to [`Kernel::specialize`], in the order of the kernel's local arguments.
+    Local { elem_size: u32 },
+    /// A value argument, copied at `offset` (bytes) into the push constants (`uniform: false`) or
+    /// into the POD uniform buffer (`uniform: true`, see [`Kernel::pod_uniform`]).
+    Pod { offset: u32, size: u32, uniform: bool },
+}
+
+/// A kernel argument with the reflection data `clGetKernelArgInfo` reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelArg {
+    pub name: String,
+    pub type_name: String,
+    pub address: AddressQualifier,
+    /// `CL_KERNEL_ARG_TYPE_CONST/RESTRICT/VOLATILE` bits.
+    pub type_qualifiers: u64,
+    pub kind: ArgKind,
+}
+
+/// Program-scope `__constant` data a kernel reads: the runtime uploads `bytes` once per device
+/// and binds it at `binding`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstantData {
+    pub binding: u32,
+    pub descriptor: DescriptorKind,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelAttributes {
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    pub work_group_size_hint: Option<[u32; 3]>,
+    pub vec_type_hint: Option<String>,
+}
+
+/// One compiled kernel: reflection plus what is needed to specialise it into SPIR-V.
+pub trait Kernel: Send + Sync + std::fmt::Debug {
+    fn name(&self) -> &str;
+    fn args(&self) -> &[KernelArg];
+    fn attributes(&self) -> &KernelAttributes;
+    /// The attribute string `CL_KERNEL_ATTRIBUTES` reports.
+    fn attribute_string(&self) -> String;
+    fn constant_data(&self) -> &[ConstantData];
+    /// Size of the push-constant block, launch block included.
+    fn push_constants_size(&self) -> u32;
+    /// `(binding, size)` of the uniform buffer holding value arguments that did not fit in push
+    /// constants.
+    fn pod_uniform(&self) -> Option<(u32, u32)>;
+    /// Bytes of `__local` memory the kernel declares itself (`CL_KERNEL_LOCAL_MEM_SIZE` adds the
+    /// `__local` arguments).
+    fn local_mem_size(&self) -> u64;
+    fn private_mem_size(&self) -> u64;
+    /// SPIR-V for one work-group size and the sizes (bytes) of the `__local` pointer arguments.
+    /// Entry point `main`. Errors are internal-compiler-error messages.
+    fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32]) -> Result<Vec<u32>, String>;
+}
+
+/// A built program: its kernels and its build log (warnings, or nothing).
+#[derive(Debug)]
+pub struct Program {
+    pub kernels: Vec<std::sync::Arc<dyn Kernel>>,
+    pub log: String,
+}
+
+/// A compiled but unlinked object (`clCompileProgram`), or a library (`-create-library`).
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Self-contained, already preprocessed text plus the options it was compiled with; linking
+    /// compiles the objects together. This is also what program binaries store.
+    pub preprocessed: String,
+    pub options: String,
+    pub log: String,
+}
+
+/// A failed build: the rendered diagnostics, and whether the options themselves were bad
+/// (`CL_INVALID_BUILD_OPTIONS` / `CL_INVALID_COMPILER_OPTIONS` / `CL_INVALID_LINKER_OPTIONS`).
+#[derive(Clone, Debug)]
+pub enum BuildError {
+    InvalidOptions(String),
+    Failed(String),
+}
