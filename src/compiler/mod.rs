@@ -4,7 +4,9 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
+pub mod lower;
 pub mod source;
+pub mod spirv;
 pub mod token;
 
 /// What the compiler may use on the device it compiles for (filled from Vulkan features/limits).

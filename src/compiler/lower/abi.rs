@@ -1,0 +1,250 @@
+//! The kernel interface as the runtime sees it (contract in `compiler/mod.rs`): buffer views in
+//! descriptor set 0, the push-constant block (launch block then value arguments), the POD
+//! uniform for value arguments that do not fit, and `__local` argument arrays sized by
+//! overrides at specialisation.
+
+use super::builder::{intern, scalar_ty, FnBuilder};
+use crate::compiler::{ArgKind, DescriptorKind, DESCRIPTOR_SET, LAUNCH_BLOCK_SIZE};
+use naga::{
+    AddressSpace, ArraySize, Expression, GlobalVariable, Handle, MemoryDecorations, Module,
+    Override, ResourceBinding, Scalar, Span, StorageAccess, StructMember, Type, TypeInner,
+};
+
+/// Launch block fields (u32 indices into its array), see [`LAUNCH_BLOCK_SIZE`].
+pub const GLOBAL_OFFSET: u32 = 0;
+pub const WORK_DIM: u32 = 3;
+pub const GLOBAL_SIZE: u32 = 4;
+pub const GROUP_OFFSET: u32 = 7;
+const LAUNCH_WORDS: u32 = LAUNCH_BLOCK_SIZE / 4;
+
+/// Name of the override holding the work-group size in dimension `d`.
+pub fn local_size_name(d: u32) -> String {
+    format!("local_size_{d}")
+}
+
+/// Name of the override holding the element count of the `n`-th `__local` argument.
+pub fn local_arg_name(n: usize) -> String {
+    format!("local_arg_{n}")
+}
+
+/// A value argument placed in the push constants or the POD uniform.
+pub struct PodField {
+    pub ty: Handle<Type>,
+    pub size: u32,
+    pub align: u32,
+}
+
+/// What the lowering decided for one kernel argument.
+pub enum Param {
+    /// `__global`/`__constant` pointer: its views, created on first use per element type.
+    Buffer { read_only: bool, views: Vec<(Handle<Type>, Handle<GlobalVariable>)>, bindings: Vec<u32> },
+    /// `__local` pointer: one workgroup array sized by override `local_arg_{n}`.
+    Local { var: Handle<GlobalVariable>, elem_size: u32, ordinal: usize },
+    /// Value argument: member `member` of the push-constant or POD-uniform struct.
+    Pod { member: u32, offset: u32, size: u32, uniform: bool },
+}
+
+/// The kernel interface under construction.
+pub struct Abi {
+    pub params: Vec<Param>,
+    next_binding: u32,
+    pub push: Handle<GlobalVariable>,
+    pub pod_uniform: Option<(Handle<GlobalVariable>, u32, u32)>,
+    pub push_size: u32,
+    pub local_size: [Handle<Override>; 3],
+}
+
+fn align_up(v: u32, a: u32) -> u32 {
+    v.div_ceil(a.max(1)) * a.max(1)
+}
+
+impl Abi {
+    /// Declares the interface: `pods[i]` is `Some` for value arguments, `locals[i]` for
+    /// `__local` arguments (element type and size), `buffers[i]` for buffers (read-only).
+    pub fn new(module: &mut Module, args: &[ParamDecl], max_push: u32) -> Abi {
+        let u32_ty = scalar_ty(module, Scalar::U32);
+        let local_size = [0, 1, 2].map(|d| {
+            let one = module.global_expressions.append(
+                Expression::Literal(naga::Literal::U32(1)),
+                Span::UNDEFINED,
+            );
+            let o = Override { name: Some(local_size_name(d)), id: None, ty: u32_ty, init: Some(one) };
+            module.overrides.append(o, Span::UNDEFINED)
+        });
+        let launch_ty = intern(
+            module,
+            TypeInner::Array {
+                base: u32_ty,
+                size: ArraySize::Constant(std::num::NonZeroU32::MIN.saturating_add(LAUNCH_WORDS - 1)),
+                stride: 4,
+            },
+        );
+        let mut push_members =
+            vec![StructMember { name: Some("launch".into()), ty: launch_ty, binding: None, offset: 0 }];
+        let mut uniform_members = Vec::new();
+        let (mut push_end, mut uniform_end) = (LAUNCH_BLOCK_SIZE, 0u32);
+        let mut params = Vec::new();
+        let mut locals = 0;
+        for arg in args {
+            params.push(match arg {
+                ParamDecl::Buffer { read_only } => {
+                    Param::Buffer { read_only: *read_only, views: Vec::new(), bindings: Vec::new() }
+                }
+                ParamDecl::Local { elem_ty, elem_size, name } => {
+                    let var = local_arg_array(module, *elem_ty, *elem_size, locals, name);
+                    locals += 1;
+                    Param::Local { var, elem_size: *elem_size, ordinal: locals - 1 }
+                }
+                ParamDecl::Pod(f) => {
+                    let offset = align_up(push_end, f.align);
+                    let in_push = offset + f.size <= max_push;
+                    let (members, end) = if in_push {
+                        (&mut push_members, &mut push_end)
+                    } else {
+                        (&mut uniform_members, &mut uniform_end)
+                    };
+                    // Uniform layout: members start on 16 bytes when they are structs/arrays.
+                    let offset = align_up(*end, f.align);
+                    let member = members.len() as u32;
+                    members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
+                    *end = offset + f.size;
+                    Param::Pod { member, offset, size: f.size, uniform: !in_push }
+                }
+            });
+        }
+        let push_size = align_up(push_end, 4);
+        let push_ty = intern(module, TypeInner::Struct { members: push_members, span: push_size });
+        let push = module.global_variables.append(
+            GlobalVariable {
+                name: Some("launch_args".into()),
+                space: AddressSpace::Immediate,
+                binding: None,
+                ty: push_ty,
+                init: None,
+                memory_decorations: MemoryDecorations::empty(),
+            },
+            Span::UNDEFINED,
+        );
+        let mut abi = Abi { params, next_binding: 0, push, pod_uniform: None, push_size, local_size };
+        if !uniform_members.is_empty() {
+            let size = align_up(uniform_end, 16);
+            let ty = intern(module, TypeInner::Struct { members: uniform_members, span: size });
+            let binding = abi.take_binding();
+            let var = resource(module, "pod_args", AddressSpace::Uniform, binding, ty);
+            abi.pod_uniform = Some((var, binding, size));
+        }
+        abi
+    }
+
+    fn take_binding(&mut self) -> u32 {
+        self.next_binding += 1;
+        self.next_binding - 1
+    }
+
+    /// The view of buffer argument `arg` as a runtime array of `elem` (created on first use).
+    pub fn buffer_view(&mut self, module: &mut Module, arg: usize, elem: Handle<Type>, stride: u32) -> Option<Handle<GlobalVariable>> {
+        let binding = self.next_binding;
+        let Some(Param::Buffer { read_only, views, bindings }) = self.params.get_mut(arg) else {
+            return None;
+        };
+        if let Some(&(_, v)) = views.iter().find(|(t, _)| *t == elem) {
+            return Some(v);
+        }
+        let access = if *read_only { StorageAccess::LOAD } else { StorageAccess::LOAD | StorageAccess::STORE };
+        let array = intern(module, TypeInner::Array { base: elem, size: ArraySize::Dynamic, stride });
+        let name = format!("arg{arg}_view{}", views.len());
+        let var = resource(module, &name, AddressSpace::Storage { access }, binding, array);
+        views.push((elem, var));
+        bindings.push(binding);
+        self.next_binding += 1;
+        Some(var)
+    }
+
+    /// A program-scope `__constant` block: a read-only storage buffer of words.
+    pub fn constant_block(&mut self, module: &mut Module, words: u32) -> (Handle<GlobalVariable>, u32) {
+        let u32_ty = scalar_ty(module, Scalar::U32);
+        let array = intern(module, TypeInner::Array { base: u32_ty, size: ArraySize::Dynamic, stride: 4 });
+        let binding = self.take_binding();
+        let name = format!("constants{}", words);
+        let var = resource(module, &name, AddressSpace::Storage { access: StorageAccess::LOAD }, binding, array);
+        (var, binding)
+    }
+
+    /// True when one buffer argument is seen through several views (needs `Aliased`).
+    pub fn has_aliased_views(&self) -> bool {
+        self.params.iter().any(|p| matches!(p, Param::Buffer { views, .. } if views.len() > 1))
+    }
+
+    /// Reflection: how the runtime passes each argument.
+    pub fn arg_kinds(&self) -> Vec<ArgKind> {
+        self.params
+            .iter()
+            .map(|p| match p {
+                Param::Buffer { bindings, .. } => {
+                    ArgKind::Buffer { bindings: bindings.clone(), descriptor: DescriptorKind::Storage }
+                }
+                Param::Local { elem_size, .. } => ArgKind::Local { elem_size: *elem_size },
+                Param::Pod { offset, size, uniform, .. } => {
+                    ArgKind::Pod { offset: *offset, size: *size, uniform: *uniform }
+                }
+            })
+            .collect()
+    }
+
+    /// `launch[word]` as a u32 value.
+    pub fn launch_word(&self, b: &mut FnBuilder, word: Handle<Expression>) -> Handle<Expression> {
+        let push = b.expr(Expression::GlobalVariable(self.push));
+        let launch = b.member(push, 0);
+        let p = b.index(launch, word);
+        b.load(p)
+    }
+
+    /// Pointer to the value argument `arg` (push constants or POD uniform).
+    pub fn pod_pointer(&self, b: &mut FnBuilder, arg: usize) -> Option<Handle<Expression>> {
+        let Some(Param::Pod { member, uniform, .. }) = self.params.get(arg) else { return None };
+        let var = if *uniform { self.pod_uniform?.0 } else { self.push };
+        let base = b.expr(Expression::GlobalVariable(var));
+        Some(b.member(base, *member))
+    }
+}
+
+/// How the front end describes one kernel argument to [`Abi::new`].
+pub enum ParamDecl {
+    Buffer { read_only: bool },
+    Local { elem_ty: Handle<Type>, elem_size: u32, name: String },
+    Pod(PodField),
+}
+
+fn resource(module: &mut Module, name: &str, space: AddressSpace, binding: u32, ty: Handle<Type>) -> Handle<GlobalVariable> {
+    module.global_variables.append(
+        GlobalVariable {
+            name: Some(name.into()),
+            space,
+            binding: Some(ResourceBinding { group: DESCRIPTOR_SET, binding }),
+            ty,
+            init: None,
+            memory_decorations: MemoryDecorations::empty(),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+/// `var<workgroup> name: array<elem, local_arg_n>`; the length is set at specialisation.
+fn local_arg_array(module: &mut Module, elem: Handle<Type>, elem_size: u32, n: usize, name: &str) -> Handle<GlobalVariable> {
+    let u32_ty = scalar_ty(module, Scalar::U32);
+    let one = module.global_expressions.append(Expression::Literal(naga::Literal::U32(1)), Span::UNDEFINED);
+    let len = Override { name: Some(local_arg_name(n)), id: None, ty: u32_ty, init: Some(one) };
+    let len = module.overrides.append(len, Span::UNDEFINED);
+    let array = intern(module, TypeInner::Array { base: elem, size: ArraySize::Pending(len), stride: elem_size });
+    module.global_variables.append(
+        GlobalVariable {
+            name: Some(name.into()),
+            space: AddressSpace::WorkGroup,
+            binding: None,
+            ty: array,
+            init: None,
+            memory_decorations: MemoryDecorations::empty(),
+        },
+        Span::UNDEFINED,
+    )
+}

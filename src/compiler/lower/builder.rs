@@ -1,0 +1,218 @@
+//! A thin layer over naga's function arenas: appends expressions and wraps them in `Emit`
+//! statements when a statement needs them, keeps the stack of nested blocks being filled, and
+//! interns types.
+
+use naga::{
+    Block, Expression, Function, Handle, Literal, LocalVariable, Module, Scalar, Span, Statement,
+    Type, TypeInner, VectorSize,
+};
+
+/// Interns `inner` (anonymous) in the module's type arena.
+pub fn intern(module: &mut Module, inner: TypeInner) -> Handle<Type> {
+    module.types.insert(Type { name: None, inner }, Span::UNDEFINED)
+}
+
+pub fn scalar_ty(module: &mut Module, scalar: Scalar) -> Handle<Type> {
+    intern(module, TypeInner::Scalar(scalar))
+}
+
+/// The function being built.
+pub struct FnBuilder {
+    pub func: Function,
+    /// Blocks being filled, innermost last; the function body is the first.
+    blocks: Vec<Block>,
+    /// First expression not yet covered by an `Emit`.
+    pending: Option<Handle<Expression>>,
+}
+
+impl FnBuilder {
+    pub fn new(name: &str) -> Self {
+        FnBuilder {
+            func: Function { name: Some(name.to_string()), ..Function::default() },
+            blocks: vec![Block::new()],
+            pending: None,
+        }
+    }
+
+    /// Appends an expression, to be emitted before the next statement if it needs it.
+    pub fn expr(&mut self, e: Expression) -> Handle<Expression> {
+        let pre_emitted = e.needs_pre_emit() || is_statement_result(&e);
+        if pre_emitted {
+            self.flush();
+        }
+        let h = self.func.expressions.append(e, Span::UNDEFINED);
+        if !pre_emitted && self.pending.is_none() {
+            self.pending = Some(h);
+        }
+        h
+    }
+
+    fn flush(&mut self) {
+        let Some(first) = self.pending.take() else { return };
+        let range = self.func.expressions.range_from(first.index());
+        self.current().push(Statement::Emit(range), Span::UNDEFINED);
+    }
+
+    fn current(&mut self) -> &mut Block {
+        if self.blocks.is_empty() {
+            self.blocks.push(Block::new());
+        }
+        let last = self.blocks.len() - 1;
+        &mut self.blocks[last]
+    }
+
+    pub fn stmt(&mut self, s: Statement) {
+        self.flush();
+        self.current().push(s, Span::UNDEFINED);
+    }
+
+    /// Starts a nested block (an `if` arm, a loop body, a switch case).
+    pub fn open(&mut self) {
+        self.flush();
+        self.blocks.push(Block::new());
+    }
+
+    /// Ends the innermost nested block and returns it.
+    pub fn close(&mut self) -> Block {
+        self.flush();
+        if self.blocks.len() > 1 {
+            self.blocks.pop().unwrap_or_default()
+        } else {
+            Block::new()
+        }
+    }
+
+    /// True when the innermost block already ends in a jump (nothing after it may be added).
+    pub fn terminated(&self) -> bool {
+        self.blocks.last().and_then(|b| b.last()).is_some_and(|s| {
+            matches!(
+                s,
+                Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill
+            )
+        })
+    }
+
+    pub fn local(&mut self, name: &str, ty: Handle<Type>) -> Handle<LocalVariable> {
+        let var = LocalVariable { name: Some(name.to_string()), ty, init: None };
+        self.func.local_variables.append(var, Span::UNDEFINED)
+    }
+
+    /// Finishes the function.
+    pub fn finish(mut self) -> Function {
+        self.flush();
+        while self.blocks.len() > 1 {
+            let inner = self.close();
+            self.current().push(Statement::Block(inner), Span::UNDEFINED);
+        }
+        self.func.body = self.blocks.pop().unwrap_or_default();
+        self.func
+    }
+
+    // Shorthands for the expressions the lowering builds most.
+
+    pub fn lit(&mut self, l: Literal) -> Handle<Expression> {
+        self.expr(Expression::Literal(l))
+    }
+
+    pub fn u32(&mut self, v: u32) -> Handle<Expression> {
+        self.lit(Literal::U32(v))
+    }
+
+    pub fn i32(&mut self, v: i32) -> Handle<Expression> {
+        self.lit(Literal::I32(v))
+    }
+
+    pub fn binary(
+        &mut self,
+        op: naga::BinaryOperator,
+        left: Handle<Expression>,
+        right: Handle<Expression>,
+    ) -> Handle<Expression> {
+        self.expr(Expression::Binary { op, left, right })
+    }
+
+    pub fn unary(&mut self, op: naga::UnaryOperator, expr: Handle<Expression>) -> Handle<Expression> {
+        self.expr(Expression::Unary { op, expr })
+    }
+
+    pub fn load(&mut self, pointer: Handle<Expression>) -> Handle<Expression> {
+        self.expr(Expression::Load { pointer })
+    }
+
+    pub fn store(&mut self, pointer: Handle<Expression>, value: Handle<Expression>) {
+        self.stmt(Statement::Store { pointer, value });
+    }
+
+    pub fn index(&mut self, base: Handle<Expression>, index: Handle<Expression>) -> Handle<Expression> {
+        self.expr(Expression::Access { base, index })
+    }
+
+    pub fn member(&mut self, base: Handle<Expression>, index: u32) -> Handle<Expression> {
+        self.expr(Expression::AccessIndex { base, index })
+    }
+
+    /// Numeric conversion (`convert: Some(width)`) or bit cast (`None`) to `kind`.
+    pub fn cast(
+        &mut self,
+        expr: Handle<Expression>,
+        kind: naga::ScalarKind,
+        convert: Option<u8>,
+    ) -> Handle<Expression> {
+        self.expr(Expression::As { expr, kind, convert })
+    }
+
+    pub fn math(
+        &mut self,
+        fun: naga::MathFunction,
+        args: &[Handle<Expression>],
+    ) -> Handle<Expression> {
+        let mut it = args.iter().copied();
+        let arg = it.next().unwrap_or_else(|| self.u32(0));
+        self.expr(Expression::Math { fun, arg, arg1: it.next(), arg2: it.next(), arg3: it.next() })
+    }
+
+    pub fn select(
+        &mut self,
+        condition: Handle<Expression>,
+        accept: Handle<Expression>,
+        reject: Handle<Expression>,
+    ) -> Handle<Expression> {
+        self.expr(Expression::Select { condition, accept, reject })
+    }
+
+    pub fn splat(&mut self, size: VectorSize, value: Handle<Expression>) -> Handle<Expression> {
+        self.expr(Expression::Splat { size, value })
+    }
+
+    pub fn compose(&mut self, ty: Handle<Type>, components: Vec<Handle<Expression>>) -> Handle<Expression> {
+        self.expr(Expression::Compose { ty, components })
+    }
+
+    /// `if cond { accept } else { reject }` where both arms are built by the closures.
+    pub fn if_else(
+        &mut self,
+        condition: Handle<Expression>,
+        accept: impl FnOnce(&mut Self),
+        reject: impl FnOnce(&mut Self),
+    ) {
+        self.open();
+        accept(self);
+        let accept = self.close();
+        self.open();
+        reject(self);
+        let reject = self.close();
+        self.stmt(Statement::If { condition, accept, reject });
+    }
+}
+
+/// Expressions produced by a statement: never part of an `Emit` range.
+fn is_statement_result(e: &Expression) -> bool {
+    matches!(
+        e,
+        Expression::CallResult(_)
+            | Expression::AtomicResult { .. }
+            | Expression::WorkGroupUniformLoadResult { .. }
+            | Expression::SubgroupBallotResult
+            | Expression::SubgroupOperationResult { .. }
+    )
+}

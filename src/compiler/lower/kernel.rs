@@ -1,0 +1,109 @@
+//! A lowered kernel: its own naga module (entry point `main`, work-group size and `__local`
+//! argument lengths as overrides) plus the reflection the runtime needs. `specialize` resolves
+//! the overrides and writes SPIR-V.
+
+use super::abi::{self, Abi};
+use super::builder::FnBuilder;
+use crate::compiler::{spirv, ConstantData, Kernel, KernelArg, KernelAttributes, Target};
+use naga::{EntryPoint, Expression, Module, ShaderStage, Span};
+
+#[derive(Debug)]
+pub struct CompiledKernel {
+    pub name: String,
+    pub args: Vec<KernelArg>,
+    pub attributes: KernelAttributes,
+    pub constant_data: Vec<ConstantData>,
+    pub push_constants_size: u32,
+    pub pod_uniform: Option<(u32, u32)>,
+    pub local_mem_size: u64,
+    pub private_mem_size: u64,
+    /// Element sizes of the `__local` arguments, in argument order.
+    pub local_arg_elem_sizes: Vec<u32>,
+    pub aliased: bool,
+    pub module: Module,
+    pub info: naga::valid::ModuleInfo,
+}
+
+/// Makes `main` of `module` from the finished kernel body, with the work-group size taken
+/// from the `local_size_*` overrides.
+pub fn add_entry_point(module: &mut Module, abi: &Abi, body: FnBuilder) {
+    let sizes = abi.local_size.map(|o| {
+        Some(module.global_expressions.append(Expression::Override(o), Span::UNDEFINED))
+    });
+    module.entry_points.push(EntryPoint {
+        name: "main".into(),
+        stage: ShaderStage::Compute,
+        early_depth_test: None,
+        workgroup_size: [1, 1, 1],
+        workgroup_size_overrides: Some(sizes),
+        function: body.finish(),
+        mesh_info: None,
+        task_payload: None,
+        incoming_ray_payload: None,
+    });
+}
+
+/// Validates the finished module of a kernel.
+pub fn validated(module: &Module, target: &Target) -> Result<naga::valid::ModuleInfo, String> {
+    spirv::validate(module, target)
+}
+
+impl Kernel for CompiledKernel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn args(&self) -> &[KernelArg] {
+        &self.args
+    }
+    fn attributes(&self) -> &KernelAttributes {
+        &self.attributes
+    }
+    fn attribute_string(&self) -> String {
+        let mut parts = Vec::new();
+        let dims = |d: [u32; 3]| format!("({},{},{})", d[0], d[1], d[2]);
+        if let Some(d) = self.attributes.reqd_work_group_size {
+            parts.push(format!("reqd_work_group_size{}", dims(d)));
+        }
+        if let Some(d) = self.attributes.work_group_size_hint {
+            parts.push(format!("work_group_size_hint{}", dims(d)));
+        }
+        if let Some(t) = &self.attributes.vec_type_hint {
+            parts.push(format!("vec_type_hint({t})"));
+        }
+        parts.join(" ")
+    }
+    fn constant_data(&self) -> &[ConstantData] {
+        &self.constant_data
+    }
+    fn push_constants_size(&self) -> u32 {
+        self.push_constants_size
+    }
+    fn pod_uniform(&self) -> Option<(u32, u32)> {
+        self.pod_uniform
+    }
+    fn local_mem_size(&self) -> u64 {
+        self.local_mem_size
+    }
+    fn private_mem_size(&self) -> u64 {
+        self.private_mem_size
+    }
+    fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32]) -> Result<Vec<u32>, String> {
+        if local_arg_sizes.len() != self.local_arg_elem_sizes.len() {
+            return Err(format!(
+                "kernel {} has {} __local arguments, {} sizes given",
+                self.name,
+                self.local_arg_elem_sizes.len(),
+                local_arg_sizes.len()
+            ));
+        }
+        let mut constants = naga::back::PipelineConstants::default();
+        for (d, &n) in local_size.iter().enumerate() {
+            constants.insert(abi::local_size_name(d as u32), f64::from(n.max(1)));
+        }
+        for (i, (&bytes, &elem)) in local_arg_sizes.iter().zip(&self.local_arg_elem_sizes).enumerate() {
+            let len = bytes.div_ceil(elem.max(1)).max(1);
+            constants.insert(abi::local_arg_name(i), f64::from(len));
+        }
+        spirv::write(&self.module, &self.info, &constants, self.aliased)
+    }
+}

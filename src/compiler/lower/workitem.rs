@@ -1,0 +1,184 @@
+//! Work-item functions (`get_global_id` and friends) from the built-in IDs, the work-group size
+//! overrides and the launch block. The IDs are copied into private globals at the start of
+//! `main` so helper functions can read them too.
+
+use super::abi::{self, Abi};
+use super::builder::{intern, FnBuilder};
+use naga::{
+    AddressSpace, BinaryOperator as B, Binding, BuiltIn, Expression, FunctionArgument,
+    GlobalVariable, Handle, MemoryDecorations, Module, Scalar, Span, TypeInner, VectorSize,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkItemFn {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    EnqueuedLocalSize,
+    NumGroups,
+    GlobalOffset,
+    WorkDim,
+    GlobalLinearId,
+    LocalLinearId,
+}
+
+impl WorkItemFn {
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "get_global_id" => Self::GlobalId,
+            "get_local_id" => Self::LocalId,
+            "get_group_id" => Self::GroupId,
+            "get_global_size" => Self::GlobalSize,
+            "get_local_size" => Self::LocalSize,
+            "get_enqueued_local_size" => Self::EnqueuedLocalSize,
+            "get_num_groups" => Self::NumGroups,
+            "get_global_offset" => Self::GlobalOffset,
+            "get_work_dim" => Self::WorkDim,
+            "get_global_linear_id" => Self::GlobalLinearId,
+            "get_local_linear_id" => Self::LocalLinearId,
+            _ => return None,
+        })
+    }
+}
+
+/// The private copies of the built-in IDs.
+pub struct WorkItem {
+    local_id: Handle<GlobalVariable>,
+    group_id: Handle<GlobalVariable>,
+}
+
+impl WorkItem {
+    pub fn new(module: &mut Module) -> Self {
+        let uvec3 = intern(module, TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 });
+        let mut private = |name: &str| {
+            let var = GlobalVariable {
+                name: Some(name.into()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty: uvec3,
+                init: None,
+                memory_decorations: MemoryDecorations::empty(),
+            };
+            module.global_variables.append(var, Span::UNDEFINED)
+        };
+        WorkItem { local_id: private("local_id"), group_id: private("group_id") }
+    }
+
+    /// Adds the built-in arguments to `main` and stores them into the private copies.
+    pub fn prologue(&self, module: &mut Module, b: &mut FnBuilder) {
+        let uvec3 = intern(module, TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 });
+        for (i, (builtin, var)) in
+            [(BuiltIn::LocalInvocationId, self.local_id), (BuiltIn::WorkGroupId, self.group_id)]
+                .into_iter()
+                .enumerate()
+        {
+            b.func.arguments.push(FunctionArgument {
+                name: None,
+                ty: uvec3,
+                binding: Some(Binding::BuiltIn(builtin)),
+            });
+            let value = b.expr(Expression::FunctionArgument(i as u32));
+            let ptr = b.expr(Expression::GlobalVariable(var));
+            b.store(ptr, value);
+        }
+    }
+
+    /// The value (u32) of `f(dim)`; `dim` is a u32 expression. Out-of-range dimensions give
+    /// the spec's defaults (0 for IDs and offsets, 1 for sizes).
+    pub fn call(&self, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn, dim: Handle<Expression>) -> Handle<Expression> {
+        match f {
+            WorkItemFn::WorkDim => {
+                let w = b.u32(abi::WORK_DIM);
+                abi.launch_word(b, w)
+            }
+            WorkItemFn::GlobalLinearId => self.linear(abi, b, WorkItemFn::GlobalId, WorkItemFn::GlobalSize, true),
+            WorkItemFn::LocalLinearId => self.linear(abi, b, WorkItemFn::LocalId, WorkItemFn::LocalSize, false),
+            _ => {
+                let in_range = {
+                    let three = b.u32(3);
+                    b.binary(B::Less, dim, three)
+                };
+                let zero = b.u32(0);
+                // Clamp so the vector/array access stays in bounds; select the default after.
+                let d = b.select(in_range, dim, zero);
+                let v = self.per_dim(abi, b, f, d);
+                let fallback = if matches!(f, WorkItemFn::GlobalSize | WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize | WorkItemFn::NumGroups) {
+                    b.u32(1)
+                } else {
+                    zero
+                };
+                b.select(in_range, v, fallback)
+            }
+        }
+    }
+
+    fn per_dim(&self, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn, d: Handle<Expression>) -> Handle<Expression> {
+        match f {
+            WorkItemFn::LocalId => self.id(b, self.local_id, d),
+            WorkItemFn::GroupId => {
+                let wg = self.id(b, self.group_id, d);
+                let off = self.launch_at(abi, b, abi::GROUP_OFFSET, d);
+                b.binary(B::Add, wg, off)
+            }
+            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize => local_size(abi, b, d),
+            WorkItemFn::GlobalSize => self.launch_at(abi, b, abi::GLOBAL_SIZE, d),
+            WorkItemFn::GlobalOffset => self.launch_at(abi, b, abi::GLOBAL_OFFSET, d),
+            WorkItemFn::NumGroups => {
+                let g = self.launch_at(abi, b, abi::GLOBAL_SIZE, d);
+                let l = local_size(abi, b, d);
+                b.binary(B::Divide, g, l)
+            }
+            _ => {
+                // get_global_id = (group_offset + group_id) * local_size + local_id + offset
+                let group = self.per_dim(abi, b, WorkItemFn::GroupId, d);
+                let l = local_size(abi, b, d);
+                let scaled = b.binary(B::Multiply, group, l);
+                let lid = self.id(b, self.local_id, d);
+                let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, d);
+                let sum = b.binary(B::Add, scaled, lid);
+                b.binary(B::Add, sum, off)
+            }
+        }
+    }
+
+    fn id(&self, b: &mut FnBuilder, var: Handle<GlobalVariable>, d: Handle<Expression>) -> Handle<Expression> {
+        let p = b.expr(Expression::GlobalVariable(var));
+        let v = b.load(p);
+        b.index(v, d)
+    }
+
+    fn launch_at(&self, abi: &Abi, b: &mut FnBuilder, base: u32, d: Handle<Expression>) -> Handle<Expression> {
+        let base = b.u32(base);
+        let word = b.binary(B::Add, base, d);
+        abi.launch_word(b, word)
+    }
+
+    /// Row-major linear id over the three dimensions (minus the global offset for global).
+    fn linear(&self, abi: &Abi, b: &mut FnBuilder, id: WorkItemFn, size: WorkItemFn, global: bool) -> Handle<Expression> {
+        let mut acc = b.u32(0);
+        for d in (0..3).rev() {
+            let dim = b.u32(d);
+            let mut i = self.per_dim(abi, b, id, dim);
+            if global {
+                let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, dim);
+                i = b.binary(B::Subtract, i, off);
+            }
+            let s = self.per_dim(abi, b, size, dim);
+            let scaled = b.binary(B::Multiply, acc, s);
+            acc = b.binary(B::Add, scaled, i);
+        }
+        acc
+    }
+}
+
+/// The work-group size in dimension `d` (an override resolved at specialisation).
+fn local_size(abi: &Abi, b: &mut FnBuilder, d: Handle<Expression>) -> Handle<Expression> {
+    let [x, y, z] = abi.local_size.map(|o| b.expr(Expression::Override(o)));
+    let (zero, two) = (b.u32(0), b.u32(2));
+    let is_x = b.binary(B::Equal, d, zero);
+    let is_z = b.binary(B::Equal, d, two);
+    let yz = b.select(is_z, z, y);
+    b.select(is_x, x, yz)
+}

@@ -1,0 +1,144 @@
+//! From a lowered naga module to SPIR-V words: validation with the capabilities the target
+//! allows, override processing (work-group size, `__local` argument lengths), the spv writer
+//! options compute needs, and the `Aliased` post-pass for buffers seen through several views.
+
+use super::Target;
+use naga::back::spv;
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+
+/// The naga capabilities a module for `target` may use.
+pub fn capabilities(target: &Target) -> Capabilities {
+    let mut caps = Capabilities::IMMEDIATES;
+    if target.int64 {
+        caps |= Capabilities::SHADER_INT64 | Capabilities::SHADER_INT64_ATOMIC_ALL_OPS;
+    }
+    if target.fp64 {
+        caps |= Capabilities::FLOAT64;
+    }
+    if target.int16 && target.storage_16bit {
+        caps |= Capabilities::SHADER_INT16;
+    }
+    if target.fp16 && target.storage_16bit {
+        caps |= Capabilities::SHADER_FLOAT16;
+    }
+    caps
+}
+
+/// Validates a module; the error text is an internal compiler error.
+pub fn validate(module: &naga::Module, target: &Target) -> Result<ModuleInfo, String> {
+    Validator::new(ValidationFlags::all(), capabilities(target))
+        .validate(module)
+        .map_err(|e| format!("internal compiler error: invalid IR: {}", e.emit_to_string("")))
+}
+
+/// Writer options for OpenCL compute: no injected loop bounds, division checks or workgroup
+/// zero-initialisation (OpenCL leaves those undefined), and no `StorageInputOutput16`.
+fn writer_options() -> spv::Options<'static> {
+    spv::Options {
+        lang_version: (1, 3),
+        flags: spv::WriterFlags::empty(),
+        force_loop_bounding: false,
+        emit_int_div_checks: false,
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
+        use_storage_input_output_16: false,
+        ..spv::Options::default()
+    }
+}
+
+/// Resolves the overrides of `module` (`constants` by override name) and writes the SPIR-V of
+/// its entry point `main`, with every storage buffer decorated `Aliased` when `aliased`.
+pub fn write(
+    module: &naga::Module,
+    info: &ModuleInfo,
+    constants: &naga::back::PipelineConstants,
+    aliased: bool,
+) -> Result<Vec<u32>, String> {
+    let ep = Some((naga::ShaderStage::Compute, "main"));
+    let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
+        .map_err(|e| format!("internal compiler error: specialisation: {e}"))?;
+    let pipeline = spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: "main".into(),
+    };
+    let words = spv::write_vec(&module, &info, &writer_options(), Some(&pipeline))
+        .map_err(|e| format!("internal compiler error: SPIR-V writer: {e}"))?;
+    Ok(if aliased { decorate_aliased(words) } else { words })
+}
+
+const OP_VARIABLE: u32 = 59;
+const OP_DECORATE: u32 = 71;
+const OP_MEMBER_DECORATE: u32 = 72;
+const STORAGE_CLASS_STORAGE_BUFFER: u32 = 12;
+const DECORATION_ALIASED: u32 = 20;
+const HEADER_WORDS: usize = 5;
+
+/// Adds `OpDecorate %v Aliased` for every `StorageBuffer` variable: views of different element
+/// types on one VkBuffer must not be assumed disjoint by the driver.
+pub fn decorate_aliased(words: Vec<u32>) -> Vec<u32> {
+    let mut first_decoration = None;
+    let mut vars = Vec::new();
+    let mut i = HEADER_WORDS;
+    while let Some(&head) = words.get(i) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        if len == 0 {
+            break;
+        }
+        if matches!(op, OP_DECORATE | OP_MEMBER_DECORATE) && first_decoration.is_none() {
+            first_decoration = Some(i);
+        }
+        if op == OP_VARIABLE && words.get(i + 3) == Some(&STORAGE_CLASS_STORAGE_BUFFER) {
+            if let Some(&id) = words.get(i + 2) {
+                vars.push(id);
+            }
+        }
+        i += len;
+    }
+    let Some(at) = first_decoration else { return words };
+    let decorations = vars.iter().flat_map(|&v| [(3 << 16) | OP_DECORATE, v, DECORATION_ALIASED]);
+    let mut out = Vec::with_capacity(words.len() + 3 * vars.len());
+    out.extend_from_slice(&words[..at]);
+    out.extend(decorations);
+    out.extend_from_slice(&words[at..]);
+    out
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// Runs `spirv-val --target-env vulkan1.2` on `words` when the tool is installed.
+    pub fn spirv_val(words: &[u32]) {
+        let tool = std::path::Path::new("/usr/bin/spirv-val");
+        if !tool.exists() {
+            return;
+        }
+        let path = std::env::temp_dir().join(format!(
+            "ferrocl-{}-{:?}.spv",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&path, bytes).unwrap();
+        let out = std::process::Command::new(tool)
+            .args(["--target-env", "vulkan1.2"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(out.status.success(), "spirv-val: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
+    fn aliased_goes_before_the_first_decoration() {
+        // header, OpDecorate %9 Binding 0, OpVariable %ptr %9 StorageBuffer, OpVariable Private
+        let words = vec![
+            0x0723_0203, 0x0001_0300, 0, 20, 0,
+            (4 << 16) | OP_DECORATE, 9, 33, 0,
+            (4 << 16) | OP_VARIABLE, 8, 9, STORAGE_CLASS_STORAGE_BUFFER,
+            (4 << 16) | OP_VARIABLE, 8, 10, 6,
+        ];
+        let out = decorate_aliased(words.clone());
+        assert_eq!(&out[5..8], &[(3 << 16) | OP_DECORATE, 9, DECORATION_ALIASED]);
+        assert_eq!(&out[8..], &words[5..]);
+    }
+}
