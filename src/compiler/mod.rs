@@ -5,6 +5,7 @@
 
 pub mod diag;
 pub mod lower;
+pub mod sema;
 pub mod source;
 pub mod spirv;
 pub mod token;
