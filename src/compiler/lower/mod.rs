@@ -1,7 +1,213 @@
-//! Lowering of the OpenCL C semantic model to naga IR, one module per kernel. See
-//! `docs/compiler.md` for the design and the hard cases.
+//! Lowering of the OpenCL C semantic model to naga IR, one module per kernel with entry point
+//! `main`. Every user function is inlined into its kernel: naga cannot pass pointers into
+//! storage or workgroup memory to functions, and a pointer in this lowering is a compile-time
+//! base plus a run-time element index (see `place.rs`). See `docs/compiler.md`.
 
 pub mod abi;
 pub mod builder;
+mod builtins;
+mod constant;
+mod expr;
 pub mod kernel;
+mod place;
+mod stmt;
+pub mod types;
 pub mod workitem;
+
+use crate::compiler::sema::model::{self, FuncId, Program};
+use crate::compiler::source::Loc;
+use crate::compiler::{AddressQualifier, KernelArg, Target};
+use abi::{Abi, ParamDecl, PodField};
+use builder::FnBuilder;
+use kernel::CompiledKernel;
+use naga::{GlobalVariable, Handle, LocalVariable, Module};
+use place::PtrVar;
+use std::collections::HashMap;
+use types::TypeMap;
+use workitem::WorkItem;
+
+/// Inlining deeper than this is reported (OpenCL C has no recursion; this bounds pathological
+/// call chains).
+const MAX_INLINE_DEPTH: usize = 64;
+
+/// A construct the lowering cannot express, reported as a build error at `loc`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LowerError {
+    pub loc: Loc,
+    pub message: String,
+}
+
+impl LowerError {
+    pub fn new(loc: Loc, message: impl Into<String>) -> Self {
+        LowerError { loc, message: message.into() }
+    }
+}
+
+type R<T> = Result<T, LowerError>;
+
+/// Lowers every kernel of `program`.
+pub fn lower_program(program: &Program, target: &Target) -> Result<Vec<CompiledKernel>, LowerError> {
+    program.kernels().map(|(id, _)| lower_kernel(program, id, target)).collect()
+}
+
+/// A local of the function instance being lowered.
+#[derive(Clone)]
+enum Slot {
+    Var(Handle<LocalVariable>),
+    /// A pointer-typed local: its base is fixed by its first assignment.
+    Ptr(Option<PtrVar>, Handle<LocalVariable>),
+}
+
+/// One inlined function instance.
+struct Frame {
+    func: FuncId,
+    locals: Vec<Slot>,
+    /// For inlined callees: where `return` leaves its value, and the flag it sets.
+    ret: Option<(Option<Handle<LocalVariable>>, Handle<LocalVariable>)>,
+    /// Values of `ExprKind::Current` of the enclosing assignments, innermost last.
+    current: Vec<Handle<naga::Expression>>,
+    /// Nesting of loops/switches inside this frame (a `return` must break out of each).
+    breakable_depth: usize,
+}
+
+/// State of lowering one kernel.
+struct Ctx<'p> {
+    program: &'p Program,
+    target: &'p Target,
+    module: Module,
+    types: TypeMap,
+    abi: Abi,
+    workitem: WorkItem,
+    b: FnBuilder,
+    frames: Vec<Frame>,
+    workgroup: HashMap<u32, Handle<GlobalVariable>>,
+    constants: HashMap<u32, Handle<GlobalVariable>>,
+}
+
+fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKernel> {
+    let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
+    let mut module = Module::default();
+    let mut types = TypeMap::default();
+    let decls = param_decls(program, func, &mut module, &mut types, target)?;
+    let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
+    let workitem = WorkItem::new(&mut module);
+    let mut b = FnBuilder::new("main");
+    workitem.prologue(&mut module, &mut b);
+    let mut cx = Ctx {
+        program,
+        target,
+        module,
+        types,
+        abi,
+        workitem,
+        b,
+        frames: Vec::new(),
+        workgroup: HashMap::new(),
+        constants: HashMap::new(),
+    };
+    cx.kernel_body(id)?;
+    let args = reflect_args(program, func, &cx.abi);
+    let local_arg_elem_sizes = decls
+        .iter()
+        .filter_map(|d| match d {
+            ParamDecl::Local { elem_size, .. } => Some(*elem_size),
+            _ => None,
+        })
+        .collect();
+    let local_mem_size = func
+        .workgroup_vars
+        .iter()
+        .filter_map(|w| program.workgroup_vars.get(w.0 as usize))
+        .map(|w| program.types.size_of(&w.ty))
+        .sum();
+    let private_mem_size = func.locals.iter().map(|l| program.types.size_of(&l.ty)).sum();
+    let Ctx { mut module, abi, b, .. } = cx;
+    kernel::add_entry_point(&mut module, &abi, b);
+    let info = kernel::validated(&module, target).map_err(|e| LowerError::new(func.loc, e))?;
+    let attributes = match &func.kind {
+        model::FunctionKind::Kernel(a) => a.clone(),
+        model::FunctionKind::Helper => Default::default(),
+    };
+    Ok(CompiledKernel {
+        name: func.name.clone(),
+        args,
+        attributes,
+        constant_data: Vec::new(),
+        push_constants_size: abi.push_size,
+        pod_uniform: abi.pod_uniform.map(|(_, b, s)| (b, s)),
+        local_mem_size,
+        private_mem_size,
+        local_arg_elem_sizes,
+        aliased: abi.has_aliased_views(),
+        module,
+        info,
+    })
+}
+
+/// How each kernel parameter is passed (see `abi.rs`).
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, target: &Target) -> R<Vec<ParamDecl>> {
+    let _ = target;
+    func.params
+        .iter()
+        .map(|p| {
+            let local = func.locals.get(p.local.0 as usize).ok_or_else(|| LowerError::new(func.loc, "internal: bad parameter"))?;
+            Ok(match &local.ty {
+                model::Type::Pointer { pointee, space: AddressQualifier::Local, .. } => {
+                    let elem_ty = types.naga(module, &program.types, pointee, local.loc)?;
+                    let elem_size = program.types.size_of(pointee).max(1) as u32;
+                    ParamDecl::Local { elem_ty, elem_size, name: local.name.clone() }
+                }
+                model::Type::Pointer { quals, space, .. } => {
+                    ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
+                }
+                ty => {
+                    if types::has_narrow(&program.types, ty) {
+                        return Err(LowerError::new(local.loc, "8/16-bit value arguments are not supported yet"));
+                    }
+                    let naga_ty = types.naga(module, &program.types, ty, local.loc)?;
+                    ParamDecl::Pod(PodField {
+                        ty: naga_ty,
+                        size: program.types.size_of(ty) as u32,
+                        align: program.types.align_of(ty),
+                    })
+                }
+            })
+        })
+        .collect()
+}
+
+/// `clGetKernelArgInfo` data for each parameter.
+fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
+    func.params
+        .iter()
+        .zip(abi.arg_kinds())
+        .map(|(p, kind)| {
+            let local = func.locals.get(p.local.0 as usize);
+            let (address, quals) = match local.map(|l| &l.ty) {
+                Some(model::Type::Pointer { space, quals, .. }) => (*space, *quals),
+                _ => (AddressQualifier::Private, model::Quals::default()),
+            };
+            let mut bits = 0u64;
+            if quals.is_const || address == AddressQualifier::Constant {
+                bits |= 1; // CL_KERNEL_ARG_TYPE_CONST
+            }
+            if p.is_restrict {
+                bits |= 2; // CL_KERNEL_ARG_TYPE_RESTRICT
+            }
+            if quals.is_volatile {
+                bits |= 4; // CL_KERNEL_ARG_TYPE_VOLATILE
+            }
+            let _ = program;
+            KernelArg {
+                name: local.map(|l| l.name.clone()).unwrap_or_default(),
+                type_name: p.type_name.clone(),
+                address,
+                type_qualifiers: bits,
+                kind,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,519 @@
+//! Built-in functions: work-item queries, barriers and fences, math, integer functions,
+//! `select`, vector loads/stores and atomics.
+
+use super::expr::Val;
+use super::types::{reg_scalar, vector_size};
+use super::workitem::WorkItemFn as W;
+use super::{Ctx, LowerError, R};
+use crate::compiler::sema::model::{
+    AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Scalar as S, Type as T, WorkItemFn,
+};
+use crate::compiler::source::Loc;
+use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
+
+impl Ctx<'_> {
+    pub(super) fn builtin(&mut self, bi: Builtin, args: &[Expr], ty: &T, loc: Loc) -> R<Val> {
+        match bi {
+            Builtin::WorkItem(f) => self.work_item(f, args, ty, loc).map(Val::V),
+            Builtin::Barrier(flags) => {
+                self.b.stmt(Statement::ControlBarrier(barrier_flags(flags)));
+                Ok(Val::Void)
+            }
+            Builtin::Fence(_, flags) => {
+                self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+                Ok(Val::Void)
+            }
+            Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
+            Builtin::Vload(n) => self.vload(n, args, ty, loc).map(Val::V),
+            Builtin::Vstore(n) => self.vstore(n, args, loc).map(|_| Val::Void),
+            _ => {
+                let vals = args.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
+                let arg_ty = args.first().map_or(T::Void, |a| a.ty.clone());
+                let v = match bi {
+                    Builtin::Math(f, _) => self.math_fn(f, &vals, &arg_ty, ty, loc)?,
+                    Builtin::Int(f) => self.int_fn(f, &vals, &arg_ty, ty, loc)?,
+                    Builtin::Select => self.select_fn(&vals, args, loc)?,
+                    Builtin::Bitselect => {
+                        let [a, b, c] = three(&vals, loc)?;
+                        let nc = self.b.unary(naga::UnaryOperator::BitwiseNot, c);
+                        let (l, r) = (self.b.binary(B::And, a, nc), self.b.binary(B::And, b, c));
+                        self.b.binary(B::InclusiveOr, l, r)
+                    }
+                    _ => return Err(LowerError::new(loc, "this built-in function is not supported yet")),
+                };
+                Ok(Val::V(v))
+            }
+        }
+    }
+
+    fn work_item(&mut self, f: WorkItemFn, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let f = match f {
+            WorkItemFn::GlobalId => W::GlobalId,
+            WorkItemFn::LocalId => W::LocalId,
+            WorkItemFn::GroupId => W::GroupId,
+            WorkItemFn::GlobalSize => W::GlobalSize,
+            WorkItemFn::LocalSize => W::LocalSize,
+            WorkItemFn::NumGroups => W::NumGroups,
+            WorkItemFn::WorkDim => W::WorkDim,
+            WorkItemFn::GlobalOffset => W::GlobalOffset,
+            WorkItemFn::EnqueuedLocalSize => W::EnqueuedLocalSize,
+        };
+        let dim = match args.first() {
+            Some(a) => {
+                let v = self.eval_value(a)?;
+                self.to_u32(v, &a.ty)
+            }
+            None => self.b.u32(0),
+        };
+        let v = self.workitem.call(&self.abi, &mut self.b, f, dim);
+        self.convert(v, &T::Scalar(S::UInt), ty, false, loc)
+    }
+
+    fn math_fn(&mut self, f: MathFn, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let direct = |m: M| Some(m);
+        let simple = match f {
+            MathFn::Sqrt => direct(M::Sqrt),
+            MathFn::Rsqrt => direct(M::InverseSqrt),
+            MathFn::Fabs => direct(M::Abs),
+            MathFn::Floor => direct(M::Floor),
+            MathFn::Ceil => direct(M::Ceil),
+            MathFn::Trunc => direct(M::Trunc),
+            MathFn::Rint => direct(M::Round),
+            MathFn::Fma | MathFn::Mad => direct(M::Fma),
+            MathFn::Exp => direct(M::Exp),
+            MathFn::Exp2 => direct(M::Exp2),
+            MathFn::Log => direct(M::Log),
+            MathFn::Log2 => direct(M::Log2),
+            MathFn::Pow | MathFn::Powr => direct(M::Pow),
+            MathFn::Sin => direct(M::Sin),
+            MathFn::Cos => direct(M::Cos),
+            MathFn::Tan => direct(M::Tan),
+            MathFn::Asin => direct(M::Asin),
+            MathFn::Acos => direct(M::Acos),
+            MathFn::Atan => direct(M::Atan),
+            MathFn::Atan2 => direct(M::Atan2),
+            MathFn::Sinh => direct(M::Sinh),
+            MathFn::Cosh => direct(M::Cosh),
+            MathFn::Tanh => direct(M::Tanh),
+            MathFn::Step => direct(M::Step),
+            MathFn::Smoothstep => direct(M::SmoothStep),
+            MathFn::Sign => direct(M::Sign),
+            MathFn::Radians => direct(M::Radians),
+            MathFn::Degrees => direct(M::Degrees),
+            MathFn::Min => direct(M::Min),
+            MathFn::Max => direct(M::Max),
+            MathFn::Clamp => direct(M::Clamp),
+            MathFn::Mix => direct(M::Mix),
+            MathFn::Dot => direct(M::Dot),
+            MathFn::Length => direct(M::Length),
+            MathFn::Distance => direct(M::Distance),
+            MathFn::Normalize => direct(M::Normalize),
+            MathFn::Cross => direct(M::Cross),
+            _ => None,
+        };
+        if matches!(arg_ty.element(), Some(S::Double)) && is_transcendental(f) {
+            return Err(LowerError::new(loc, "double-precision transcendental functions are not supported yet"));
+        }
+        if let Some(m) = simple {
+            if m == M::Cross && arg_ty.width() == 4 {
+                return self.cross4(v, arg_ty, loc);
+            }
+            return Ok(self.b.math(m, v));
+        }
+        Ok(match f {
+            MathFn::Round => {
+                // Half away from zero: trunc(x + copysign(0.5 - ulp/2, x)) breaks at .5 ties
+                // exactly; use floor(|x| + 0.5) with the sign put back instead.
+                let a = self.b.math(M::Abs, &[v[0]]);
+                let half = self.float_like(0.5, arg_ty, loc)?;
+                let s = self.b.binary(B::Add, a, half);
+                let r = self.b.math(M::Floor, &[s]);
+                // |x| >= 2^23 (or 2^52) is already integral: keep x (x + 0.5 may round up).
+                let big = self.float_like(if arg_ty.element() == Some(S::Double) { 4503599627370496.0 } else { 8388608.0 }, arg_ty, loc)?;
+                let is_big = self.b.binary(B::GreaterEqual, a, big);
+                let r = self.b.select(is_big, a, r);
+                self.copysign(r, v[0], arg_ty, loc)?
+            }
+            MathFn::Fmin | MathFn::Fmax => {
+                // NaN-correct: if one operand is NaN, the result is the other.
+                let m = self.b.math(if f == MathFn::Fmin { M::Min } else { M::Max }, &[v[0], v[1]]);
+                let nan_a = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[0] });
+                let nan_b = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[1] });
+                let r = self.b.select(nan_a, v[1], m);
+                self.b.select(nan_b, v[0], r)
+            }
+            MathFn::Exp10 => {
+                let k = self.float_like(std::f64::consts::LOG2_10, arg_ty, loc)?;
+                let x = self.b.binary(B::Multiply, v[0], k);
+                self.b.math(M::Exp2, &[x])
+            }
+            MathFn::Log10 => {
+                let k = self.float_like(std::f64::consts::LOG10_2, arg_ty, loc)?;
+                let l = self.b.math(M::Log2, &[v[0]]);
+                self.b.binary(B::Multiply, l, k)
+            }
+            MathFn::Fmod => {
+                // x - y * trunc(x / y)
+                let q = self.b.binary(B::Divide, v[0], v[1]);
+                let t = self.b.math(M::Trunc, &[q]);
+                let p = self.b.binary(B::Multiply, v[1], t);
+                self.b.binary(B::Subtract, v[0], p)
+            }
+            MathFn::Hypot => {
+                let (xx, yy) = (self.b.binary(B::Multiply, v[0], v[0]), self.b.binary(B::Multiply, v[1], v[1]));
+                let s = self.b.binary(B::Add, xx, yy);
+                self.b.math(M::Sqrt, &[s])
+            }
+            MathFn::Copysign => self.copysign(v[0], v[1], arg_ty, loc)?,
+            MathFn::Fract => {
+                // fract(x) = min(x - floor(x), 0x1.fffffep-1) (the pointer output is unsupported)
+                let fl = self.b.math(M::Floor, &[v[0]]);
+                let d = self.b.binary(B::Subtract, v[0], fl);
+                let cap = self.float_like(f64::from(f32::from_bits(0x3f7f_ffff)), arg_ty, loc)?;
+                self.b.math(M::Min, &[d, cap])
+            }
+            MathFn::Cbrt => {
+                let a = self.b.math(M::Abs, &[v[0]]);
+                let third = self.float_like(1.0 / 3.0, arg_ty, loc)?;
+                let r = self.b.math(M::Pow, &[a, third]);
+                self.copysign(r, v[0], arg_ty, loc)?
+            }
+            MathFn::IsNan | MathFn::IsInf | MathFn::IsFinite => {
+                let fun = if f == MathFn::IsNan { naga::RelationalFunction::IsNan } else { naga::RelationalFunction::IsInf };
+                let mut c = self.b.expr(Expression::Relational { fun, argument: v[0] });
+                if f == MathFn::IsFinite {
+                    let nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[0] });
+                    let bad = self.b.binary(B::LogicalOr, c, nan);
+                    c = self.b.unary(naga::UnaryOperator::LogicalNot, bad);
+                }
+                self.bool_to_int(c, ty, loc)?
+            }
+            MathFn::Signbit => {
+                let bits = self.sign_bits(v[0], arg_ty);
+                let zero = self.zero_of(&T::Scalar(S::Int), loc)?;
+                let zero = self.match_width(zero, arg_ty);
+                let c = self.b.binary(B::Less, bits, zero);
+                self.bool_to_int(c, ty, loc)?
+            }
+            _ => return Err(LowerError::new(loc, "this math function is not supported yet")),
+        })
+    }
+
+    /// The bits of a float (vector) as signed integers of the same width.
+    fn sign_bits(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
+        let _ = ty;
+        self.b.cast(x, naga::ScalarKind::Sint, None)
+    }
+
+    fn match_width(&mut self, scalar: Handle<Expression>, like: &T) -> Handle<Expression> {
+        match like {
+            T::Vector(_, n) => match vector_size(*n) {
+                Some(size) => self.b.splat(size, scalar),
+                None => scalar,
+            },
+            _ => scalar,
+        }
+    }
+
+    /// |mag| with the sign of `sign`.
+    fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let a = self.b.math(M::Abs, &[mag]);
+        let n = self.b.unary(naga::UnaryOperator::Negate, a);
+        let bits = self.sign_bits(sign, ty);
+        let zero = if ty.element() == Some(S::Double) { self.b.lit(naga::Literal::I64(0)) } else { self.b.i32(0) };
+        let zero = self.match_width(zero, ty);
+        let neg = self.b.binary(B::Less, bits, zero);
+        let _ = loc;
+        Ok(self.b.select(neg, n, a))
+    }
+
+    /// `cross` of 4-vectors: the cross product of the xyz parts, w = 0.
+    fn cross4(&mut self, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let (a, b) = (self.swizzle(v[0], &[0, 1, 2], loc)?, self.swizzle(v[1], &[0, 1, 2], loc)?);
+        let c = self.b.math(M::Cross, &[a, b]);
+        let zero = self.float_like(0.0, &T::Scalar(ty.element().unwrap_or(S::Float)), loc)?;
+        let parts = vec![self.b.member(c, 0), self.b.member(c, 1), self.b.member(c, 2), zero];
+        let nty = self.naga_ty(ty, loc)?;
+        Ok(self.b.compose(nty, parts))
+    }
+
+    fn int_fn(&mut self, f: IntFn, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let signed = arg_ty.element().is_some_and(|s| s.is_signed());
+        Ok(match f {
+            IntFn::Min => self.b.math(M::Min, v),
+            IntFn::Max => self.b.math(M::Max, v),
+            IntFn::Clamp => self.b.math(M::Clamp, v),
+            IntFn::Abs => {
+                let a = if signed { self.b.math(M::Abs, v) } else { v[0] };
+                self.convert_bits(a, arg_ty, ty)
+            }
+            IntFn::AbsDiff => {
+                let (mx, mn) = (self.b.math(M::Max, v), self.b.math(M::Min, v));
+                let d = self.b.binary(B::Subtract, mx, mn);
+                let d = self.convert_bits(d, arg_ty, ty);
+                self.normalize(d, ty)
+            }
+            IntFn::Popcount if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 => {
+                let r = self.b.math(M::CountOneBits, v);
+                self.normalize_count(r, arg_ty)
+            }
+            IntFn::Clz if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 => {
+                let r = self.b.math(M::CountLeadingZeros, v);
+                // Narrow types sit in 32 bits: subtract the unused high bits.
+                let extra = 32 - arg_ty.element().map_or(4, |s| s.size()) * 8;
+                if extra == 0 {
+                    r
+                } else {
+                    let mask = self.narrow_mask(arg_ty, loc)?;
+                    let masked = self.b.binary(B::And, v[0], mask);
+                    let c = self.b.math(M::CountLeadingZeros, &[masked]);
+                    let e = self.int_like(extra as i64, arg_ty, loc)?;
+                    self.b.binary(B::Subtract, c, e)
+                }
+            }
+            IntFn::Ctz if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 => {
+                let r = self.b.math(M::CountTrailingZeros, v);
+                let bits = self.int_like(i64::from(arg_ty.element().map_or(4, |s| s.size()) * 8), arg_ty, loc)?;
+                self.b.math(M::Min, &[r, bits])
+            }
+            IntFn::Mul24 => self.b.binary(B::Multiply, v[0], v[1]),
+            IntFn::Mad24 => {
+                let m = self.b.binary(B::Multiply, v[0], v[1]);
+                self.b.binary(B::Add, m, v[2])
+            }
+            IntFn::MulHi | IntFn::MadHi if arg_ty.element().is_some_and(|s| s.size() == 4) && self.target.int64 => {
+                let h = self.mul_hi32(v[0], v[1], arg_ty, signed);
+                if f == IntFn::MadHi { self.b.binary(B::Add, h, v[2]) } else { h }
+            }
+            IntFn::Rotate if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 && arg_ty.element().is_some_and(|s| s.size() == 4) => {
+                // (x << n) | (x >> (32 - n)) on the unsigned bits, n masked to 0..31.
+                let u = self.b.cast(v[0], naga::ScalarKind::Uint, None);
+                let n = self.b.cast(v[1], naga::ScalarKind::Uint, None);
+                let m31 = self.uint_like(31, arg_ty, loc)?;
+                let n = self.b.binary(B::And, n, m31);
+                let l = self.b.binary(B::ShiftLeft, u, n);
+                let k32 = self.uint_like(32, arg_ty, loc)?;
+                let rn = self.b.binary(B::Subtract, k32, n);
+                let rn = self.b.binary(B::And, rn, m31);
+                let r = self.b.binary(B::ShiftRight, u, rn);
+                let r = self.b.binary(B::InclusiveOr, l, r);
+                self.b.cast(r, reg_scalar(arg_ty.element().unwrap_or(S::Int)).kind, None)
+            }
+            IntFn::Hadd | IntFn::Rhadd => {
+                // (x >> 1) + (y >> 1) + ((x & y) or (x | y)) & 1, without overflow.
+                let one = self.int_like(1, arg_ty, loc)?;
+                let sh = self.shift_one(arg_ty, loc)?;
+                let (hx, hy) = (self.b.binary(B::ShiftRight, v[0], sh), self.b.binary(B::ShiftRight, v[1], sh));
+                let both = self.b.binary(if f == IntFn::Hadd { B::And } else { B::InclusiveOr }, v[0], v[1]);
+                let low = self.b.binary(B::And, both, one);
+                let s = self.b.binary(B::Add, hx, hy);
+                self.b.binary(B::Add, s, low)
+            }
+            _ => return Err(LowerError::new(loc, "this integer function is not supported yet for this type")),
+        })
+    }
+
+    /// High 32 bits of a 32×32 product, through a 64-bit multiply.
+    fn mul_hi32(&mut self, a: Handle<Expression>, b: Handle<Expression>, ty: &T, signed: bool) -> Handle<Expression> {
+        let (kind, back) = if signed { (naga::ScalarKind::Sint, naga::ScalarKind::Sint) } else { (naga::ScalarKind::Uint, naga::ScalarKind::Uint) };
+        let wa = self.b.cast(a, kind, Some(8));
+        let wb = self.b.cast(b, kind, Some(8));
+        let p = self.b.binary(B::Multiply, wa, wb);
+        let k = self.b.u32(32);
+        let k = self.match_width(k, ty);
+        let h = self.b.binary(B::ShiftRight, p, k);
+        self.b.cast(h, back, Some(4))
+    }
+
+    fn shift_one(&mut self, ty: &T, _loc: Loc) -> R<Handle<Expression>> {
+        let one = self.b.u32(1);
+        Ok(self.match_width(one, ty))
+    }
+
+    fn int_like(&mut self, v: i64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let lit = match reg_scalar(ty.element().unwrap_or(S::Int)) {
+            s if s == naga::Scalar::I32 => naga::Literal::I32(v as i32),
+            s if s == naga::Scalar::U32 => naga::Literal::U32(v as u32),
+            s if s == naga::Scalar::I64 => naga::Literal::I64(v),
+            s if s == naga::Scalar::U64 => naga::Literal::U64(v as u64),
+            _ => return Err(LowerError::new(loc, "internal: integer constant of a float type")),
+        };
+        let l = self.b.lit(lit);
+        Ok(self.match_width(l, ty))
+    }
+
+    fn uint_like(&mut self, v: u32, ty: &T, _loc: Loc) -> R<Handle<Expression>> {
+        let l = self.b.u32(v);
+        Ok(self.match_width(l, ty))
+    }
+
+    fn narrow_mask(&mut self, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let bits = ty.element().map_or(4, |s| s.size()) * 8;
+        self.int_like(((1u64 << bits) - 1) as i64, ty, loc)
+    }
+
+    /// Counts come back as the argument type; narrow counts need no normalising (≤ 16).
+    fn normalize_count(&mut self, r: Handle<Expression>, ty: &T) -> Handle<Expression> {
+        let signed = ty.element().is_some_and(|s| s.is_signed());
+        if signed && ty.element().is_some_and(|s| s.size() < 4) {
+            // popcount of a sign-extended negative value counts the extension bits.
+            let mask_bits = 32 - ty.element().map_or(4, |s| s.size()) * 8;
+            let k = self.b.i32(mask_bits as i32);
+            let k = self.match_width(k, ty);
+            let neg = {
+                let zero = self.b.i32(0);
+                let zero = self.match_width(zero, ty);
+                self.b.binary(B::Less, r, zero)
+            };
+            let fixed = self.b.binary(B::Subtract, r, k);
+            return self.b.select(neg, fixed, r);
+        }
+        r
+    }
+
+    /// Reinterprets integer register bits of `from` as `to` (same width, other signedness).
+    fn convert_bits(&mut self, v: Handle<Expression>, from: &T, to: &T) -> Handle<Expression> {
+        let (f, t) = (reg_scalar(from.element().unwrap_or(S::Int)), reg_scalar(to.element().unwrap_or(S::UInt)));
+        if f == t { v } else { self.b.cast(v, t.kind, None) }
+    }
+
+    fn select_fn(&mut self, v: &[Handle<Expression>], args: &[Expr], loc: Loc) -> R<Handle<Expression>> {
+        let [a, b, c] = three(v, loc)?;
+        let cty = args.get(2).map_or(T::Void, |e| e.ty.clone());
+        let cond = match cty {
+            T::Vector(..) => {
+                // The most significant bit decides: c < 0 as signed.
+                let s = self.b.cast(c, naga::ScalarKind::Sint, None);
+                let zero = self.zero_of(&T::Vector(cty.element().map_or(S::Int, |e| e.signed_int_of_width()), cty.width()), loc)?;
+                self.b.binary(B::Less, s, zero)
+            }
+            _ => {
+                let zero = self.zero_of(&cty, loc)?;
+                self.b.binary(B::NotEqual, c, zero)
+            }
+        };
+        Ok(self.b.select(cond, b, a))
+    }
+
+    /// `vloadn(offset, p)`.
+    fn vload(&mut self, n: u8, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let [off, p] = args else { return Err(LowerError::new(loc, "internal: vload arguments")) };
+        let base = self.vector_base(n, off, p, loc)?;
+        let mut comps = Vec::new();
+        for k in 0..u32::from(n) {
+            let kk = self.b.u32(k);
+            let ptr = self.ptr_add(base.clone(), kk, loc)?;
+            let e = self.materialize(&ptr, loc)?;
+            comps.push(self.b.load(e));
+        }
+        let nty = self.naga_ty(ty, loc)?;
+        Ok(self.b.compose(nty, comps))
+    }
+
+    /// `vstoren(data, offset, p)`.
+    fn vstore(&mut self, n: u8, args: &[Expr], loc: Loc) -> R<()> {
+        let [data, off, p] = args else { return Err(LowerError::new(loc, "internal: vstore arguments")) };
+        let v = self.eval_value(data)?;
+        let base = self.vector_base(n, off, p, loc)?;
+        for k in 0..u32::from(n) {
+            let kk = self.b.u32(k);
+            let ptr = self.ptr_add(base.clone(), kk, loc)?;
+            let e = self.materialize(&ptr, loc)?;
+            let c = self.b.member(v, k);
+            self.b.store(e, c);
+        }
+        Ok(())
+    }
+
+    /// `p + offset * n`.
+    fn vector_base(&mut self, n: u8, off: &Expr, p: &Expr, loc: Loc) -> R<super::place::Ptr> {
+        let o = self.eval_value(off)?;
+        let o = self.to_u32(o, &off.ty);
+        let nn = self.b.u32(u32::from(n));
+        let o = self.b.binary(B::Multiply, o, nn);
+        let ptr = self.eval_ptr(p)?;
+        self.ptr_add(ptr, o, loc)
+    }
+
+    fn atomic(&mut self, op: AtomicOp, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let Some((p, rest)) = args.split_first() else { return Err(LowerError::new(loc, "internal: atomic arguments")) };
+        if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
+            return Err(LowerError::new(loc, "atomics on this type are not supported yet"));
+        }
+        if matches!(ty, T::Scalar(S::Long | S::ULong)) && !self.target.int64 {
+            return Err(LowerError::new(loc, "64-bit atomics need a device with 64-bit integer atomics"));
+        }
+        let ptr = self.eval_ptr(p)?;
+        let pointer = self.atomic_pointer(ptr, ty, loc)?;
+        let vals = rest.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
+        let one = |cx: &mut Self| cx.int_like(1, ty, loc);
+        let (fun, value) = match op {
+            AtomicOp::Add => (naga::AtomicFunction::Add, vals.first().copied()),
+            AtomicOp::Sub => (naga::AtomicFunction::Subtract, vals.first().copied()),
+            AtomicOp::Xchg => (naga::AtomicFunction::Exchange { compare: None }, vals.first().copied()),
+            AtomicOp::Min => (naga::AtomicFunction::Min, vals.first().copied()),
+            AtomicOp::Max => (naga::AtomicFunction::Max, vals.first().copied()),
+            AtomicOp::And => (naga::AtomicFunction::And, vals.first().copied()),
+            AtomicOp::Or => (naga::AtomicFunction::InclusiveOr, vals.first().copied()),
+            AtomicOp::Xor => (naga::AtomicFunction::ExclusiveOr, vals.first().copied()),
+            AtomicOp::Inc => (naga::AtomicFunction::Add, Some(one(self)?)),
+            AtomicOp::Dec => (naga::AtomicFunction::Subtract, Some(one(self)?)),
+            AtomicOp::CmpXchg => (naga::AtomicFunction::Exchange { compare: vals.first().copied() }, vals.get(1).copied()),
+        };
+        let value = value.ok_or_else(|| LowerError::new(loc, "internal: atomic without a value"))?;
+        let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
+        let comparison = op == AtomicOp::CmpXchg;
+        let result_ty = if comparison {
+            self.module.generate_predeclared_type(naga::PredeclaredType::AtomicCompareExchangeWeakResult(scalar))
+        } else {
+            super::builder::scalar_ty(&mut self.module, scalar)
+        };
+        let result = self.b.expr(Expression::AtomicResult { ty: result_ty, comparison });
+        self.b.stmt(Statement::Atomic { pointer, fun, value, result: Some(result) });
+        Ok(if comparison { self.b.member(result, 0) } else { result })
+    }
+
+    /// A pointer to `atomic<T>` for the element `ptr` designates: buffers get an atomic view,
+    /// workgroup variables must be declared atomic (not supported yet unless via a view).
+    fn atomic_pointer(&mut self, ptr: super::place::Ptr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        use super::place::{Root, Step};
+        let (Root::Buffer(arg), [Step::Index(i)]) = (ptr.root, ptr.steps.as_slice()) else {
+            return Err(LowerError::new(loc, "atomics are only supported on __global buffer elements yet"));
+        };
+        let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
+        let aty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(scalar));
+        let stride = u32::from(scalar.width);
+        let view = self
+            .abi
+            .buffer_view(&mut self.module, arg, aty, stride)
+            .ok_or_else(|| LowerError::new(loc, "internal: not a buffer argument"))?;
+        let g = self.b.expr(Expression::GlobalVariable(view));
+        Ok(self.b.index(g, *i))
+    }
+}
+
+fn barrier_flags(f: FenceFlags) -> naga::Barrier {
+    let mut b = naga::Barrier::empty();
+    if f.local {
+        b |= naga::Barrier::WORK_GROUP;
+    }
+    if f.global {
+        b |= naga::Barrier::STORAGE;
+    }
+    if b.is_empty() {
+        b = naga::Barrier::WORK_GROUP;
+    }
+    b
+}
+
+fn is_transcendental(f: MathFn) -> bool {
+    use MathFn::*;
+    matches!(f, Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Powr | Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt)
+}
+
+fn three(v: &[Handle<Expression>], loc: Loc) -> R<[Handle<Expression>; 3]> {
+    match v {
+        [a, b, c] => Ok([*a, *b, *c]),
+        _ => Err(LowerError::new(loc, "internal: three arguments expected")),
+    }
+}

@@ -1,0 +1,566 @@
+//! Expressions: values in registers (see `types.rs`), pointers as [`Ptr`].
+
+use super::place::{Access, Ptr};
+use super::types::{reg_scalar, vector_size};
+use super::{Ctx, LowerError, R};
+use crate::compiler::sema::model::{self, BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Scalar as S, Type as T, UnaryOp};
+use crate::compiler::source::Loc;
+use naga::{BinaryOperator as B, Expression, Handle, Literal, ScalarKind, UnaryOperator as U};
+
+/// The result of an expression.
+pub enum Val {
+    V(Handle<Expression>),
+    P(Ptr),
+    Void,
+}
+
+impl Ctx<'_> {
+    pub(super) fn eval(&mut self, e: &Expr) -> R<Val> {
+        if e.ty.is_pointer() {
+            return self.eval_ptr(e).map(Val::P);
+        }
+        Ok(match &e.kind {
+            ExprKind::Call(f, args) => return self.inline_call(*f, args, e.loc),
+            ExprKind::Builtin(bi, args) => return self.builtin(*bi, args, &e.ty, e.loc),
+            ExprKind::Assign { place, value, yields_old } => return self.assign(place, value, *yields_old, e.loc),
+            ExprKind::Comma(a, b) => {
+                self.eval(a)?;
+                return self.eval(b);
+            }
+            ExprKind::Cond(c, a, b) if a.ty == T::Void => {
+                let c = self.eval_value(c)?;
+                self.if_stmt(c, |cx| cx.eval(a).map(|_| ()), |cx| cx.eval(b).map(|_| ()))?;
+                return Ok(Val::Void);
+            }
+            _ => Val::V(self.eval_value(e)?),
+        })
+    }
+
+    /// An expression that yields a (non-pointer) value.
+    pub(super) fn eval_value(&mut self, e: &Expr) -> R<Handle<Expression>> {
+        let loc = e.loc;
+        Ok(match &e.kind {
+            ExprKind::Int(v) => self.int_literal(*v, &e.ty, loc)?,
+            ExprKind::Float(v) => match e.ty.element() {
+                Some(S::Double) => self.b.lit(Literal::F64(*v)),
+                _ => self.b.lit(Literal::F32(*v as f32)),
+            },
+            ExprKind::Zero => {
+                let ty = self.naga_ty(&e.ty, loc)?;
+                self.b.expr(Expression::ZeroValue(ty))
+            }
+            ExprKind::Vector(parts) => self.vector(parts, &e.ty, loc)?,
+            ExprKind::Aggregate(parts) => {
+                let ty = self.naga_ty(&e.ty, loc)?;
+                let parts = parts.iter().map(|p| self.eval_value(p)).collect::<R<Vec<_>>>()?;
+                self.b.compose(ty, parts)
+            }
+            ExprKind::Load(place) => self.load_place(place)?,
+            ExprKind::Convert { value, sat, .. } => {
+                let v = self.eval_value(value)?;
+                self.convert(v, &value.ty, &e.ty, *sat, loc)?
+            }
+            ExprKind::Splat(v) => {
+                let v = self.eval_value(v)?;
+                let size = vector_size(e.ty.width()).ok_or_else(|| unsupported_width(loc))?;
+                self.b.splat(size, v)
+            }
+            ExprKind::Bitcast(v) => {
+                if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) {
+                    return Err(LowerError::new(loc, "as_type between different component counts is not supported yet"));
+                }
+                let x = self.eval_value(v)?;
+                let to = reg_scalar(e.ty.element().unwrap_or(S::Int));
+                self.b.cast(x, to.kind, None)
+            }
+            ExprKind::Unary(op, a) => self.unary(*op, a, &e.ty, loc)?,
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
+                self.binary(*op, x, y, &e.ty, loc)?
+            }
+            ExprKind::Compare(op, a, b) => self.compare(*op, a, b, &e.ty, loc)?,
+            ExprKind::Logic(op, a, b) => self.logic(*op, a, b, &e.ty, loc)?,
+            ExprKind::PtrDiff(a, b) => {
+                let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
+                let (ia, ib) = (self.ptr_index(&pa), self.ptr_index(&pb));
+                let d = self.b.binary(B::Subtract, ia, ib);
+                let d = self.b.cast(d, ScalarKind::Sint, None);
+                self.convert(d, &T::Scalar(S::Int), &e.ty, false, loc)?
+            }
+            ExprKind::Cond(c, a, b) => self.cond_value(c, a, b, &e.ty, loc)?,
+            ExprKind::Swizzle(v, comps) => {
+                let x = self.eval_value(v)?;
+                self.swizzle(x, comps, loc)?
+            }
+            ExprKind::Member(v, i) => {
+                let x = self.eval_value(v)?;
+                self.b.member(x, *i)
+            }
+            ExprKind::Extract(v, i) => {
+                let x = self.eval_value(v)?;
+                let i = self.eval_value(i)?;
+                let i = self.to_u32(i, &T::Scalar(S::Int));
+                self.b.index(x, i)
+            }
+            ExprKind::Current => {
+                let cur = self.frames.last().and_then(|f| f.current.last().copied());
+                cur.ok_or_else(|| LowerError::new(loc, "internal: no current value"))?
+            }
+            _ => match self.eval(e)? {
+                Val::V(v) => v,
+                _ => return Err(LowerError::new(loc, "expression has no value")),
+            },
+        })
+    }
+
+    /// An expression of pointer type.
+    pub(super) fn eval_ptr(&mut self, e: &Expr) -> R<Ptr> {
+        let loc = e.loc;
+        match &e.kind {
+            ExprKind::Load(place) => match &place.kind {
+                model::PlaceKind::Local(id) => self.load_ptr_var(*id, loc),
+                _ => Err(LowerError::new(loc, "pointers stored in memory other than private variables are not supported")),
+            },
+            ExprKind::AddrOf(place) => self.place_ptr(place),
+            ExprKind::Decay(place) => {
+                let mut p = self.place_ptr(place)?;
+                let zero = self.b.u32(0);
+                p.steps.push(super::place::Step::Index(zero));
+                Ok(p)
+            }
+            ExprKind::PtrCast(v) => {
+                let p = self.eval_ptr(v)?;
+                self.ptr_cast(p, &e.ty, loc)
+            }
+            ExprKind::PtrAdd(p, n) => {
+                let p = self.eval_ptr(p)?;
+                let n_val = self.eval_value(n)?;
+                let n = self.to_u32(n_val, &n.ty);
+                self.ptr_add(p, n, loc)
+            }
+            ExprKind::Comma(a, b) => {
+                self.eval(a)?;
+                self.eval_ptr(b)
+            }
+            ExprKind::Assign { place, value, .. } => {
+                let model::PlaceKind::Local(id) = place.kind else {
+                    return Err(LowerError::new(loc, "pointers stored in memory other than private variables are not supported"));
+                };
+                let p = self.eval_ptr(value)?;
+                self.assign_ptr_var(id, p, loc)?;
+                self.load_ptr_var(id, loc)
+            }
+            ExprKind::Call(f, args) => match self.inline_call(*f, args, loc)? {
+                Val::P(p) => Ok(p),
+                _ => Err(LowerError::new(loc, "internal: call did not yield a pointer")),
+            },
+            _ => Err(LowerError::new(loc, "this pointer expression is not supported")),
+        }
+    }
+
+    pub(super) fn naga_ty(&mut self, ty: &T, loc: Loc) -> R<Handle<naga::Type>> {
+        self.types.naga(&mut self.module, &self.program.types, ty, loc)
+    }
+
+    fn int_literal(&mut self, v: u64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let lit = match ty.element() {
+            Some(S::Bool) => Literal::Bool(v != 0),
+            Some(S::Char | S::Short | S::Int) => Literal::I32(v as i64 as i32),
+            Some(S::UChar | S::UShort | S::UInt) => Literal::U32(v as u32),
+            Some(S::Long) => Literal::I64(v as i64),
+            Some(S::ULong) => Literal::U64(v),
+            Some(S::Float | S::Half) => Literal::F32(v as i64 as f32),
+            Some(S::Double) => Literal::F64(v as i64 as f64),
+            None => return Err(LowerError::new(loc, "internal: integer constant of a non-arithmetic type")),
+        };
+        let l = self.b.lit(lit);
+        Ok(match ty {
+            T::Vector(_, n) => {
+                let size = vector_size(*n).ok_or_else(|| unsupported_width(loc))?;
+                self.b.splat(size, l)
+            }
+            _ => l,
+        })
+    }
+
+    /// A u32 index from an integer value of model type `ty` (folding literals).
+    pub(super) fn to_u32(&mut self, v: Handle<Expression>, ty: &T) -> Handle<Expression> {
+        if let Expression::Literal(l) = self.b.func.expressions[v] {
+            let folded = match l {
+                Literal::I32(x) => Some(x as u32),
+                Literal::U32(x) => Some(x),
+                Literal::I64(x) => Some(x as u32),
+                Literal::U64(x) => Some(x as u32),
+                _ => None,
+            };
+            if let Some(x) = folded {
+                return self.b.u32(x);
+            }
+        }
+        match ty.element() {
+            Some(S::UInt | S::UChar | S::UShort) => v,
+            Some(S::Long | S::ULong) => self.b.cast(v, ScalarKind::Uint, Some(4)),
+            _ => self.b.cast(v, ScalarKind::Uint, None),
+        }
+    }
+
+    fn vector(&mut self, parts: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let mut comps = Vec::new();
+        for p in parts {
+            let v = self.eval_value(p)?;
+            if p.ty.width() <= 1 {
+                comps.push(v);
+            } else {
+                for i in 0..u32::from(p.ty.width()) {
+                    comps.push(self.b.member(v, i));
+                }
+            }
+        }
+        let nty = self.naga_ty(ty, loc)?;
+        Ok(self.b.compose(nty, comps))
+    }
+
+    pub(super) fn swizzle(&mut self, v: Handle<Expression>, comps: &[u8], loc: Loc) -> R<Handle<Expression>> {
+        if let [c] = comps {
+            return Ok(self.b.member(v, u32::from(*c)));
+        }
+        let size = vector_size(comps.len() as u8).ok_or_else(|| unsupported_width(loc))?;
+        let mut pattern = [naga::SwizzleComponent::X; 4];
+        for (slot, &c) in pattern.iter_mut().zip(comps) {
+            *slot = match c {
+                0 => naga::SwizzleComponent::X,
+                1 => naga::SwizzleComponent::Y,
+                2 => naga::SwizzleComponent::Z,
+                3 => naga::SwizzleComponent::W,
+                _ => return Err(unsupported_width(loc)),
+            };
+        }
+        Ok(self.b.expr(Expression::Swizzle { size, vector: v, pattern }))
+    }
+
+    pub(super) fn load_place(&mut self, place: &model::Place) -> R<Handle<Expression>> {
+        match self.place_access(place)? {
+            Access::Ptr(p) => Ok(self.b.load(p)),
+            Access::Swizzle(p, comps, _) => {
+                let v = self.b.load(p);
+                self.swizzle(v, &comps, place.loc)
+            }
+        }
+    }
+
+    fn store_place(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
+        match access {
+            Access::Ptr(p) => self.b.store(*p, value),
+            Access::Swizzle(p, comps, vty) => {
+                // Read the vector, replace the written components, write it back.
+                let old = self.b.load(*p);
+                let n = u32::from(vty.width());
+                let mut parts: Vec<_> = (0..n).map(|i| self.b.member(old, i)).collect();
+                for (k, &c) in comps.iter().enumerate() {
+                    let comp = if ty.width() <= 1 { value } else { self.b.member(value, k as u32) };
+                    if let Some(slot) = parts.get_mut(usize::from(c)) {
+                        *slot = comp;
+                    }
+                }
+                let nty = self.naga_ty(vty, loc)?;
+                let new = self.b.compose(nty, parts);
+                self.b.store(*p, new);
+            }
+        }
+        Ok(())
+    }
+
+    fn assign(&mut self, place: &model::Place, value: &Expr, yields_old: bool, loc: Loc) -> R<Val> {
+        if place.ty.is_pointer() {
+            return self.eval_ptr(&Expr { kind: ExprKind::Assign { place: Box::new(place.clone()), value: Box::new(value.clone()), yields_old }, ty: place.ty.clone(), loc }).map(Val::P);
+        }
+        let access = self.place_access(place)?;
+        let needs_old = yields_old || contains_current(value);
+        let old = if needs_old {
+            let v = match &access {
+                Access::Ptr(p) => self.b.load(*p),
+                Access::Swizzle(p, comps, _) => {
+                    let v = self.b.load(*p);
+                    self.swizzle(v, comps, loc)?
+                }
+            };
+            Some(v)
+        } else {
+            None
+        };
+        if let (Some(o), Some(f)) = (old, self.frames.last_mut()) {
+            f.current.push(o);
+        }
+        let new = self.eval_value(value);
+        if old.is_some() {
+            if let Some(f) = self.frames.last_mut() {
+                f.current.pop();
+            }
+        }
+        let new = new?;
+        self.store_place(&access, new, &place.ty, loc)?;
+        Ok(Val::V(if yields_old { old.unwrap_or(new) } else { new }))
+    }
+
+    fn unary(&mut self, op: UnaryOp, a: &Expr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let x = self.eval_value(a)?;
+        Ok(match op {
+            UnaryOp::Neg => {
+                let r = self.b.unary(U::Negate, x);
+                self.normalize(r, ty)
+            }
+            UnaryOp::BitNot => {
+                let r = self.b.unary(U::BitwiseNot, x);
+                self.normalize(r, ty)
+            }
+            UnaryOp::Not => {
+                let zero = self.zero_of(&a.ty, loc)?;
+                let is_zero = match a.ty.element() {
+                    Some(S::Bool) => self.b.unary(U::LogicalNot, x),
+                    _ => self.b.binary(B::Equal, x, zero),
+                };
+                self.bool_to_int(is_zero, ty, loc)?
+            }
+        })
+    }
+
+    pub(super) fn binary(&mut self, op: BinaryOp, x: Handle<Expression>, y: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let op = match op {
+            BinaryOp::Add => B::Add,
+            BinaryOp::Sub => B::Subtract,
+            BinaryOp::Mul => B::Multiply,
+            BinaryOp::Div => B::Divide,
+            BinaryOp::Rem => B::Modulo,
+            BinaryOp::BitAnd => B::And,
+            BinaryOp::BitOr => B::InclusiveOr,
+            BinaryOp::BitXor => B::ExclusiveOr,
+            BinaryOp::Shl => B::ShiftLeft,
+            BinaryOp::Shr => B::ShiftRight,
+        };
+        let y = if matches!(op, B::ShiftLeft | B::ShiftRight) { self.shift_count(y, ty, loc)? } else { y };
+        let r = self.b.binary(op, x, y);
+        Ok(self.normalize(r, ty))
+    }
+
+    /// naga wants u32 shift counts of the same component count.
+    fn shift_count(&mut self, y: Handle<Expression>, ty: &T, _loc: Loc) -> R<Handle<Expression>> {
+        Ok(match ty.element() {
+            Some(S::Long | S::ULong) => self.b.cast(y, ScalarKind::Uint, Some(4)),
+            Some(S::UInt | S::UChar | S::UShort) => y,
+            _ => self.b.cast(y, ScalarKind::Uint, None),
+        })
+    }
+
+    /// Brings an 8/16-bit result held in 32 bits back into range (wrap, sign-extend).
+    pub(super) fn normalize(&mut self, v: Handle<Expression>, ty: &T) -> Handle<Expression> {
+        let bits = match ty.element() {
+            Some(S::Char | S::UChar) => 8,
+            Some(S::Short | S::UShort) => 16,
+            _ => return v,
+        };
+        let signed = ty.element().is_some_and(|s| s.is_signed());
+        let shift = self.b.u32(32 - bits);
+        let shift = match ty {
+            T::Vector(_, n) => match vector_size(*n) {
+                Some(size) => self.b.splat(size, shift),
+                None => shift,
+            },
+            _ => shift,
+        };
+        if signed {
+            let up = self.b.binary(B::ShiftLeft, v, shift);
+            self.b.binary(B::ShiftRight, up, shift)
+        } else {
+            let mask = self.b.u32((1u32 << bits) - 1);
+            let mask = match ty {
+                T::Vector(_, n) => match vector_size(*n) {
+                    Some(size) => self.b.splat(size, mask),
+                    None => mask,
+                },
+                _ => mask,
+            };
+            self.b.binary(B::And, v, mask)
+        }
+    }
+
+    pub(super) fn zero_of(&mut self, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let nty = self.naga_ty(ty, loc)?;
+        Ok(self.b.expr(Expression::ZeroValue(nty)))
+    }
+
+    /// A naga bool (vector) as the C result type: int 0/1, or -1/0 per vector component.
+    pub(super) fn bool_to_int(&mut self, c: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let s = ty.element().unwrap_or(S::Int);
+        let (t, f) = match ty {
+            T::Vector(..) => (u64::MAX, 0),
+            _ => (1, 0),
+        };
+        let tv = self.int_literal(t, ty, loc)?;
+        let fv = self.int_literal(f, ty, loc)?;
+        let _ = s;
+        Ok(self.b.select(c, tv, fv))
+    }
+
+    fn compare(&mut self, op: CmpOp, a: &Expr, b: &Expr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let op = match op {
+            CmpOp::Eq => B::Equal,
+            CmpOp::Ne => B::NotEqual,
+            CmpOp::Lt => B::Less,
+            CmpOp::Le => B::LessEqual,
+            CmpOp::Gt => B::Greater,
+            CmpOp::Ge => B::GreaterEqual,
+        };
+        let c = if a.ty.is_pointer() {
+            let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
+            self.ptr_compare(&pa, &pb, op, loc)?
+        } else {
+            let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
+            self.b.binary(op, x, y)
+        };
+        self.bool_to_int(c, ty, loc)
+    }
+
+    fn logic(&mut self, op: LogicOp, a: &Expr, b: &Expr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        if let T::Vector(..) = a.ty {
+            let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
+            let (zx, zy) = (self.zero_of(&a.ty, loc)?, self.zero_of(&b.ty, loc)?);
+            let (bx, by) = (self.b.binary(B::NotEqual, x, zx), self.b.binary(B::NotEqual, y, zy));
+            let bop = if op == LogicOp::And { B::LogicalAnd } else { B::LogicalOr };
+            let c = self.b.binary(bop, bx, by);
+            return self.bool_to_int(c, ty, loc);
+        }
+        // Short circuit: the right side is evaluated only when it decides.
+        let bool_ty = self.naga_ty(&T::Scalar(S::Bool), loc)?;
+        let tmp = self.b.local("logic", bool_ty);
+        let x = self.eval_value(a)?;
+        let p = self.b.expr(Expression::LocalVariable(tmp));
+        self.b.store(p, x);
+        let decide = if op == LogicOp::And { x } else { self.b.unary(U::LogicalNot, x) };
+        self.if_stmt(
+            decide,
+            |cx| {
+                let y = cx.eval_value(b)?;
+                let p = cx.b.expr(Expression::LocalVariable(tmp));
+                cx.b.store(p, y);
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        let p = self.b.expr(Expression::LocalVariable(tmp));
+        let r = self.b.load(p);
+        self.bool_to_int(r, ty, loc)
+    }
+
+    fn cond_value(&mut self, c: &Expr, a: &Expr, b: &Expr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let nty = self.naga_ty(ty, loc)?;
+        let tmp = self.b.local("cond", nty);
+        let c = self.eval_value(c)?;
+        let store = |cx: &mut Self, e: &Expr| -> R<()> {
+            let v = cx.eval_value(e)?;
+            let p = cx.b.expr(Expression::LocalVariable(tmp));
+            cx.b.store(p, v);
+            Ok(())
+        };
+        self.if_stmt(c, |cx| store(cx, a), |cx| store(cx, b))?;
+        let p = self.b.expr(Expression::LocalVariable(tmp));
+        Ok(self.b.load(p))
+    }
+
+    /// `if cond { accept } else { reject }` with fallible arms.
+    pub(super) fn if_stmt(
+        &mut self,
+        condition: Handle<Expression>,
+        accept: impl FnOnce(&mut Self) -> R<()>,
+        reject: impl FnOnce(&mut Self) -> R<()>,
+    ) -> R<()> {
+        self.b.open();
+        let r = accept(self);
+        let accept_block = self.b.close();
+        r?;
+        self.b.open();
+        let r = reject(self);
+        let reject_block = self.b.close();
+        r?;
+        self.b.stmt(naga::Statement::If { condition, accept: accept_block, reject: reject_block });
+        Ok(())
+    }
+
+    /// C conversion of `v` from `from` to `to` (same component count).
+    pub(super) fn convert(&mut self, v: Handle<Expression>, from: &T, to: &T, sat: bool, loc: Loc) -> R<Handle<Expression>> {
+        let (Some(fs), Some(ts)) = (from.element(), to.element()) else {
+            return Err(LowerError::new(loc, "internal: conversion of a non-arithmetic type"));
+        };
+        if ts == S::Bool {
+            let zero = self.zero_of(from, loc)?;
+            return Ok(self.b.binary(B::NotEqual, v, zero));
+        }
+        if fs == S::Bool {
+            let one = self.int_literal(1, to, loc)?;
+            let zero = self.zero_of(to, loc)?;
+            return Ok(self.b.select(v, one, zero));
+        }
+        let target = reg_scalar(ts);
+        let v = if sat && ts.is_integer() { self.saturate_input(v, fs, ts, from, loc)? } else { v };
+        let r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        Ok(if reg_scalar(fs).width == 4 && target.width == 4 && !fs.is_float() && fs.size() <= ts.size() && fs.is_signed() == ts.is_signed() {
+            r
+        } else {
+            self.normalize(r, to)
+        })
+    }
+
+    /// Clamps `v` to the range of integer type `ts` before a saturating conversion (NaN → 0).
+    fn saturate_input(&mut self, v: Handle<Expression>, fs: S, ts: S, from: &T, loc: Loc) -> R<Handle<Expression>> {
+        let bits = ts.size() * 8;
+        let (lo, hi): (i128, i128) = if ts.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if fs.is_float() {
+            let lo_v = self.float_like(lo as f64, from, loc)?;
+            let hi_v = self.float_like(hi as f64, from, loc)?;
+            let c = self.b.math(naga::MathFunction::Clamp, &[v, lo_v, hi_v]);
+            let nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v });
+            let zero = self.zero_of(from, loc)?;
+            return Ok(self.b.select(nan, zero, c));
+        }
+        // Integer source: clamp in the source type where the bound is representable.
+        let (fbits, fsigned) = (fs.size() * 8, fs.is_signed());
+        let (flo, fhi): (i128, i128) = if fsigned { (-(1i128 << (fbits - 1)), (1i128 << (fbits - 1)) - 1) } else { (0, (1i128 << fbits) - 1) };
+        let (lo, hi) = (lo.max(flo), hi.min(fhi));
+        let lo_v = self.int_literal(lo as u64, from, loc)?;
+        let hi_v = self.int_literal(hi as u64, from, loc)?;
+        Ok(self.b.math(naga::MathFunction::Clamp, &[v, lo_v, hi_v]))
+    }
+
+    pub(super) fn float_like(&mut self, x: f64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let l = match ty.element() {
+            Some(S::Double) => self.b.lit(Literal::F64(x)),
+            _ => self.b.lit(Literal::F32(x as f32)),
+        };
+        Ok(match ty {
+            T::Vector(_, n) => {
+                let size = vector_size(*n).ok_or_else(|| unsupported_width(loc))?;
+                self.b.splat(size, l)
+            }
+            _ => l,
+        })
+    }
+}
+
+pub(super) fn unsupported_width(loc: Loc) -> LowerError {
+    LowerError::new(loc, "vectors of 8 and 16 components are not supported yet")
+}
+
+/// True when `e` reads the enclosing assignment's old value.
+fn contains_current(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Current => true,
+        ExprKind::Convert { value: a, .. } | ExprKind::Splat(a) | ExprKind::Bitcast(a) | ExprKind::Unary(_, a) | ExprKind::Swizzle(a, _) | ExprKind::Member(a, _) | ExprKind::PtrCast(a) => contains_current(a),
+        ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::PtrAdd(a, b) | ExprKind::PtrDiff(a, b) | ExprKind::Comma(a, b) | ExprKind::Extract(a, b) => contains_current(a) || contains_current(b),
+        ExprKind::Cond(a, b, c) => contains_current(a) || contains_current(b) || contains_current(c),
+        ExprKind::Vector(v) | ExprKind::Aggregate(v) | ExprKind::Call(_, v) | ExprKind::Builtin(_, v) => v.iter().any(contains_current),
+        _ => false,
+    }
+}

@@ -1,0 +1,259 @@
+//! Places (lvalues) and pointers. A pointer is a base known at compile time (a private
+//! variable, a workgroup/private global, or a buffer argument seen as an array of its element
+//! type) plus a path of member/element steps; pointer arithmetic moves the last element index.
+//! A pointer variable keeps its path fixed by its first assignment and holds the last index
+//! in a u32 local, so pointers never need naga pointer values across blocks.
+
+use super::{Ctx, LowerError, Slot, R};
+use crate::compiler::sema::model::{self, Place, PlaceKind, Space, Type as T};
+use crate::compiler::source::Loc;
+use naga::{BinaryOperator as B, Expression, GlobalVariable, Handle, Literal, LocalVariable, ScalarKind};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Root {
+    Local(Handle<LocalVariable>),
+    Global(Handle<GlobalVariable>),
+    /// Buffer argument `n`.
+    Buffer(usize),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Step {
+    Member(u32),
+    /// A u32 index.
+    Index(Handle<Expression>),
+}
+
+/// A pointer value (or the address of a place).
+#[derive(Clone, Debug)]
+pub struct Ptr {
+    pub root: Root,
+    /// For a buffer root: the element type of the view (the first step indexes it).
+    pub view: Option<T>,
+    pub steps: Vec<Step>,
+    pub space: Space,
+}
+
+/// A pointer-typed local: the fixed part of its pointers, the last index lives in a local.
+#[derive(Clone, Debug)]
+pub struct PtrVar {
+    root: Root,
+    view: Option<T>,
+    prefix: Vec<Step>,
+    space: Space,
+    /// The last step is an element index kept in the slot's local.
+    indexed: bool,
+}
+
+/// A place lowered to memory: a naga pointer, or components of a vector behind one.
+pub enum Access {
+    Ptr(Handle<Expression>),
+    /// Components of the vector (of the given type) behind the pointer.
+    Swizzle(Handle<Expression>, Vec<u8>, T),
+}
+
+impl Ctx<'_> {
+    /// The address of `place` as a pointer (swizzles have none).
+    pub(super) fn place_ptr(&mut self, place: &Place) -> R<Ptr> {
+        match &place.kind {
+            PlaceKind::Local(id) => match self.slot(*id, place.loc)? {
+                Slot::Var(v) => Ok(Ptr { root: Root::Local(v), view: None, steps: Vec::new(), space: Space::Private }),
+                Slot::Ptr(..) => Err(LowerError::new(place.loc, "internal: pointer variable used as an object")),
+            },
+            PlaceKind::Constant(id) => {
+                let g = self.constant_var(*id, place.loc)?;
+                Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Constant })
+            }
+            PlaceKind::Workgroup(id) => {
+                let g = self.workgroup_var(*id, place.loc)?;
+                Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local })
+            }
+            PlaceKind::Deref(e) => self.eval_ptr(e),
+            PlaceKind::Member(base, i) => {
+                let mut p = self.place_ptr(base)?;
+                p.steps.push(Step::Member(*i));
+                Ok(p)
+            }
+            PlaceKind::Index(base, index) => {
+                let mut p = self.place_ptr(base)?;
+                let i = self.eval_value(index)?;
+                let i = self.to_u32(i, &index.ty);
+                p.steps.push(Step::Index(i));
+                Ok(p)
+            }
+            PlaceKind::Swizzle(..) => Err(LowerError::new(place.loc, "cannot take the address of a vector swizzle")),
+        }
+    }
+
+    /// `place` as something to load from or store to.
+    pub(super) fn place_access(&mut self, place: &Place) -> R<Access> {
+        if let PlaceKind::Swizzle(base, comps) = &place.kind {
+            let p = self.place_ptr(base)?;
+            let p = self.materialize(&p, place.loc)?;
+            return Ok(Access::Swizzle(p, comps.clone(), base.ty.clone()));
+        }
+        let p = self.place_ptr(place)?;
+        Ok(Access::Ptr(self.materialize(&p, place.loc)?))
+    }
+
+    /// The naga pointer expression of `ptr`.
+    pub(super) fn materialize(&mut self, ptr: &Ptr, loc: Loc) -> R<Handle<Expression>> {
+        let mut e = match ptr.root {
+            Root::Local(v) => self.b.expr(Expression::LocalVariable(v)),
+            Root::Global(g) => self.b.expr(Expression::GlobalVariable(g)),
+            Root::Buffer(arg) => {
+                let elem = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: buffer pointer without a view"))?;
+                let g = self.view(arg, &elem, loc)?;
+                self.b.expr(Expression::GlobalVariable(g))
+            }
+        };
+        for step in &ptr.steps {
+            e = match *step {
+                Step::Member(i) => self.b.member(e, i),
+                Step::Index(i) => self.b.index(e, i),
+            };
+        }
+        Ok(e)
+    }
+
+    /// The storage view of buffer argument `arg` as an array of `elem`.
+    fn view(&mut self, arg: usize, elem: &T, loc: Loc) -> R<Handle<GlobalVariable>> {
+        if super::types::has_narrow(&self.program.types, elem) {
+            return Err(LowerError::new(loc, "8/16-bit data in __global/__constant buffers is not supported yet"));
+        }
+        let ty = self.types.naga(&mut self.module, &self.program.types, elem, loc)?;
+        let stride = self.program.types.size_of(elem) as u32;
+        self.abi
+            .buffer_view(&mut self.module, arg, ty, stride)
+            .ok_or_else(|| LowerError::new(loc, "internal: not a buffer argument"))
+    }
+
+    /// `ptr + count` elements (`count` a u32 value, two's complement for negative counts).
+    pub(super) fn ptr_add(&mut self, mut ptr: Ptr, count: Handle<Expression>, loc: Loc) -> R<Ptr> {
+        match ptr.steps.last_mut() {
+            Some(Step::Index(i)) => {
+                *i = self.b.binary(B::Add, *i, count);
+                Ok(ptr)
+            }
+            _ => Err(LowerError::new(loc, "pointer arithmetic is only supported on pointers into arrays or buffers")),
+        }
+    }
+
+    /// The last element index of `ptr` (0 for a pointer to a single object).
+    pub(super) fn ptr_index(&mut self, ptr: &Ptr) -> Handle<Expression> {
+        match ptr.steps.last() {
+            Some(Step::Index(i)) => *i,
+            _ => self.b.u32(0),
+        }
+    }
+
+    /// `(T*)ptr`: a buffer pointer becomes an index into another view (the index is rescaled
+    /// by the element sizes); any other cast is not supported.
+    pub(super) fn ptr_cast(&mut self, mut ptr: Ptr, to: &T, loc: Loc) -> R<Ptr> {
+        let T::Pointer { pointee, .. } = to else {
+            return Err(LowerError::new(loc, "internal: pointer cast to a non-pointer"));
+        };
+        let (Root::Buffer(_), Some(from), [Step::Index(i)]) = (ptr.root, ptr.view.clone(), ptr.steps.as_slice()) else {
+            if self.pointee_of(&ptr) == Some((**pointee).clone()) {
+                return Ok(ptr);
+            }
+            return Err(LowerError::new(loc, "this pointer cast is not supported (only casts of __global/__constant buffer pointers)"));
+        };
+        let (old, new) = (self.program.types.size_of(&from) as u32, self.program.types.size_of(pointee) as u32);
+        let mut i = *i;
+        if old != new && old > 0 && new > 0 {
+            let bytes = if old == 1 { i } else { let o = self.b.u32(old); self.b.binary(B::Multiply, i, o) };
+            i = if new == 1 { bytes } else { let n = self.b.u32(new); self.b.binary(B::Divide, bytes, n) };
+        }
+        ptr.view = Some((**pointee).clone());
+        ptr.steps = vec![Step::Index(i)];
+        Ok(ptr)
+    }
+
+    /// The pointee type of a buffer pointer at its view level.
+    fn pointee_of(&self, ptr: &Ptr) -> Option<T> {
+        if ptr.steps.len() == 1 { ptr.view.clone() } else { None }
+    }
+
+    /// Compares two pointers (same base) by their last index.
+    pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B, loc: Loc) -> R<Handle<Expression>> {
+        if a.root != b.root {
+            // Distinct objects: only (in)equality is meaningful.
+            return Ok(self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual))));
+        }
+        let _ = loc;
+        let (ia, ib) = (self.ptr_index(a), self.ptr_index(b));
+        let (ia, ib) = (self.b.cast(ia, ScalarKind::Sint, None), self.b.cast(ib, ScalarKind::Sint, None));
+        Ok(self.b.binary(op, ia, ib))
+    }
+
+    /// Stores pointer `ptr` into pointer variable `id`, fixing its base on the first store.
+    pub(super) fn assign_ptr_var(&mut self, id: model::LocalId, ptr: Ptr, loc: Loc) -> R<()> {
+        let (var, index) = match self.slot(id, loc)? {
+            Slot::Ptr(v, index) => (v, index),
+            Slot::Var(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
+        };
+        let (prefix, last) = match ptr.steps.split_last() {
+            Some((Step::Index(i), rest)) => (rest.to_vec(), Some(*i)),
+            _ => (ptr.steps.clone(), None),
+        };
+        if prefix.iter().any(|s| matches!(s, Step::Index(i) if !self.is_literal(*i))) {
+            return Err(LowerError::new(loc, "a pointer variable may not point into an array element chosen at run time"));
+        }
+        let fresh = PtrVar { root: ptr.root, view: ptr.view.clone(), prefix, space: ptr.space, indexed: last.is_some() };
+        match var {
+            None => self.set_slot(id, Slot::Ptr(Some(fresh), index)),
+            Some(old) if self.same_base(&old, &fresh) => {}
+            Some(_) => {
+                return Err(LowerError::new(
+                    loc,
+                    "a pointer variable may only point into one object (a buffer argument, an array or a variable); this one is assigned pointers to different objects",
+                ))
+            }
+        }
+        if let Some(i) = last {
+            let p = self.b.expr(Expression::LocalVariable(index));
+            self.b.store(p, i);
+        }
+        Ok(())
+    }
+
+    /// The pointer held by pointer variable `id`.
+    pub(super) fn load_ptr_var(&mut self, id: model::LocalId, loc: Loc) -> R<Ptr> {
+        match self.slot(id, loc)? {
+            Slot::Ptr(Some(v), index) => {
+                let mut steps = v.prefix.clone();
+                if v.indexed {
+                    let p = self.b.expr(Expression::LocalVariable(index));
+                    steps.push(Step::Index(self.b.load(p)));
+                }
+                Ok(Ptr { root: v.root, view: v.view, steps, space: v.space })
+            }
+            Slot::Ptr(None, _) => Err(LowerError::new(loc, "pointer variable used before it is given a value")),
+            Slot::Var(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),
+        }
+    }
+
+    fn same_base(&self, a: &PtrVar, b: &PtrVar) -> bool {
+        a.root == b.root
+            && a.view == b.view
+            && a.indexed == b.indexed
+            && a.prefix.len() == b.prefix.len()
+            && a.prefix.iter().zip(&b.prefix).all(|(x, y)| match (x, y) {
+                (Step::Member(m), Step::Member(n)) => m == n,
+                (Step::Index(i), Step::Index(j)) => self.literal_value(*i) == self.literal_value(*j),
+                _ => false,
+            })
+    }
+
+    fn is_literal(&self, e: Handle<Expression>) -> bool {
+        self.literal_value(e).is_some()
+    }
+
+    fn literal_value(&self, e: Handle<Expression>) -> Option<u32> {
+        match self.b.func.expressions[e] {
+            Expression::Literal(Literal::U32(v)) => Some(v),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! Statements, function frames and inlining. A user function is inlined at each call: its
+//! locals become fresh locals of `main`, its body runs inside a one-iteration loop, and
+//! `return` stores the value, sets a flag and breaks (re-breaking after every nested
+//! loop/switch while the flag is set).
+
+use super::abi::Param as AbiParam;
+use super::expr::Val;
+use super::place::{Ptr, Step};
+use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, R};
+use crate::compiler::sema::model::{self, Expr, FuncId, LocalId, Stmt, Type as T};
+use crate::compiler::source::Loc;
+use naga::{Block, Expression, Handle, Span, Statement, SwitchCase, SwitchValue};
+
+impl<'p> Ctx<'p> {
+    /// Lowers the kernel `id` as the body of `main`.
+    pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
+        let func = self.function(id)?;
+        let locals = self.fresh_locals(func)?;
+        self.frames.push(Frame { func: id, locals, ret: None, current: Vec::new(), breakable_depth: 0 });
+        for (n, p) in func.params.iter().enumerate() {
+            self.bind_kernel_param(n, p.local, func.loc)?;
+        }
+        let body = self.block(&func.body);
+        self.frames.pop();
+        body
+    }
+
+    fn function(&self, id: FuncId) -> R<&'p model::Function> {
+        let program = self.program;
+        program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: unknown function"))
+    }
+
+    /// Fresh naga locals for every local of `func` (pointer locals get an index variable).
+    fn fresh_locals(&mut self, func: &model::Function) -> R<Vec<Slot>> {
+        let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        func.locals
+            .iter()
+            .map(|l| {
+                Ok(if l.ty.is_pointer() {
+                    Slot::Ptr(None, self.b.local(&format!("{}_index", l.name), u32_ty))
+                } else {
+                    let ty = self.naga_ty(&l.ty, l.loc)?;
+                    Slot::Var(self.b.local(&l.name, ty))
+                })
+            })
+            .collect()
+    }
+
+    pub(super) fn slot(&self, id: LocalId, loc: Loc) -> R<Slot> {
+        self.frames
+            .last()
+            .and_then(|f| f.locals.get(id.0 as usize))
+            .cloned()
+            .ok_or_else(|| LowerError::new(loc, "internal: unknown local"))
+    }
+
+    pub(super) fn set_slot(&mut self, id: LocalId, slot: Slot) {
+        if let Some(s) = self.frames.last_mut().and_then(|f| f.locals.get_mut(id.0 as usize)) {
+            *s = slot;
+        }
+    }
+
+    /// Gives kernel parameter `n` (local `id`) its value from the launch interface.
+    fn bind_kernel_param(&mut self, n: usize, id: LocalId, loc: Loc) -> R<()> {
+        let ty = self.local_ty(id, loc)?;
+        let root = match self.abi.params.get(n) {
+            Some(AbiParam::Buffer { .. }) => super::place::Root::Buffer(n),
+            Some(AbiParam::Local { var, .. }) => super::place::Root::Global(*var),
+            Some(AbiParam::Pod { .. }) => {
+                let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: pod"))?;
+                let v = self.b.load(src);
+                if let Slot::Var(var) = self.slot(id, loc)? {
+                    let p = self.b.expr(Expression::LocalVariable(var));
+                    self.b.store(p, v);
+                }
+                return Ok(());
+            }
+            None => return Err(LowerError::new(loc, "internal: parameter without ABI")),
+        };
+        let T::Pointer { pointee, space, .. } = ty else {
+            return Err(LowerError::new(loc, "internal: pointer parameter expected"));
+        };
+        let view = matches!(root, super::place::Root::Buffer(_)).then(|| (*pointee).clone());
+        let zero = self.b.u32(0);
+        let ptr = Ptr { root, view, steps: vec![Step::Index(zero)], space };
+        self.assign_ptr_var(id, ptr, loc)
+    }
+
+    fn local_ty(&self, id: LocalId, loc: Loc) -> R<T> {
+        let f = self.frames.last().map(|f| f.func).ok_or_else(|| LowerError::new(loc, "internal: no frame"))?;
+        self.function(f)?
+            .locals
+            .get(id.0 as usize)
+            .map(|l| l.ty.clone())
+            .ok_or_else(|| LowerError::new(loc, "internal: unknown local"))
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> R<()> {
+        for s in stmts {
+            if self.b.terminated() {
+                break; // unreachable code after a jump: naga forbids it
+            }
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        match s {
+            Stmt::Block(b) => self.block(b),
+            Stmt::Decl { local, init } => match init {
+                Some(e) if e.ty.is_pointer() => {
+                    let p = self.eval_ptr(e)?;
+                    self.assign_ptr_var(*local, p, e.loc)
+                }
+                Some(e) => {
+                    let v = self.eval_value(e)?;
+                    if let Slot::Var(var) = self.slot(*local, e.loc)? {
+                        let p = self.b.expr(Expression::LocalVariable(var));
+                        self.b.store(p, v);
+                    }
+                    Ok(())
+                }
+                None => Ok(()),
+            },
+            Stmt::Expr(e) => self.eval(e).map(|_| ()),
+            Stmt::If { cond, then, otherwise } => {
+                let c = self.eval_value(cond)?;
+                self.if_stmt(c, |cx| cx.stmt(then), |cx| otherwise.as_ref().map_or(Ok(()), |o| cx.stmt(o)))
+            }
+            Stmt::While { cond, body } => self.lower_loop(None, Some(cond), None, body, false),
+            Stmt::DoWhile { body, cond } => self.lower_loop(None, Some(cond), None, body, true),
+            Stmt::For { init, cond, step, body } => self.lower_loop(Some(init), cond.as_ref(), step.as_ref(), body, false),
+            Stmt::Switch { selector, cases } => self.switch(selector, cases),
+            Stmt::Break => {
+                self.b.stmt(Statement::Break);
+                Ok(())
+            }
+            Stmt::Continue => {
+                self.b.stmt(Statement::Continue);
+                Ok(())
+            }
+            Stmt::Return(value) => self.ret(value.as_ref()),
+        }
+    }
+
+    /// `init; loop { if !cond break; body } continuing { step }`; a do-while tests its
+    /// condition in the continuing block.
+    fn lower_loop(&mut self, init: Option<&Vec<Stmt>>, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, test_after: bool) -> R<()> {
+        if let Some(init) = init {
+            self.block(init)?;
+        }
+        self.enter_breakable();
+        self.b.open();
+        let r = (|| -> R<()> {
+            if let (Some(c), false) = (cond, test_after) {
+                let c = self.eval_value(c)?;
+                let stop = self.b.unary(naga::UnaryOperator::LogicalNot, c);
+                self.b.if_else(stop, |b| b.stmt(Statement::Break), |_| {});
+            }
+            self.stmt(body)
+        })();
+        let body_block = self.b.close();
+        r?;
+        self.b.open();
+        let r = (|| -> R<Option<Handle<Expression>>> {
+            if let Some(s) = step {
+                self.eval(s)?;
+            }
+            match (cond, test_after) {
+                (Some(c), true) => {
+                    let c = self.eval_value(c)?;
+                    Ok(Some(self.b.unary(naga::UnaryOperator::LogicalNot, c)))
+                }
+                _ => Ok(None),
+            }
+        })();
+        let continuing = self.b.close();
+        let break_if = r?;
+        self.leave_breakable();
+        self.b.stmt(Statement::Loop { body: body_block, continuing, break_if });
+        self.propagate_return();
+        Ok(())
+    }
+
+    fn switch(&mut self, selector: &Expr, cases: &[model::SwitchCase]) -> R<()> {
+        let sel = self.eval_value(selector)?;
+        let signed = selector.ty.element().is_some_and(|s| s.is_signed());
+        let sel = match selector.ty.element() {
+            Some(model::Scalar::Long | model::Scalar::ULong) => {
+                if cases.iter().flat_map(|c| &c.values).any(|&v| if signed { v as i64 != v as i32 as i64 } else { v > u64::from(u32::MAX) }) {
+                    return Err(LowerError::new(selector.loc, "switch on a 64-bit value with case labels outside 32 bits is not supported"));
+                }
+                let kind = if signed { naga::ScalarKind::Sint } else { naga::ScalarKind::Uint };
+                self.b.cast(sel, kind, Some(4))
+            }
+            _ => sel,
+        };
+        let value = |v: u64| if signed { SwitchValue::I32(v as i32) } else { SwitchValue::U32(v as u32) };
+        self.enter_breakable();
+        let mut out = Vec::new();
+        let mut result = Ok(());
+        for (i, case) in cases.iter().enumerate() {
+            let mut labels: Vec<SwitchValue> = case.values.iter().map(|&v| value(v)).collect();
+            if case.is_default {
+                labels.push(SwitchValue::Default);
+            }
+            self.b.open();
+            let r = self.block(&case.body);
+            let body = self.b.close();
+            if r.is_err() {
+                result = r;
+                break;
+            }
+            let last = labels.len().saturating_sub(1);
+            let is_last_case = i + 1 == cases.len();
+            for (k, label) in labels.into_iter().enumerate() {
+                let (body, fall_through) = if k == last {
+                    (body.clone(), case.falls_through && !is_last_case)
+                } else {
+                    (Block::new(), true)
+                };
+                out.push(SwitchCase { value: label, body, fall_through });
+            }
+        }
+        self.leave_breakable();
+        result?;
+        if !out.iter().any(|c| c.value == SwitchValue::Default) {
+            out.push(SwitchCase { value: SwitchValue::Default, body: Block::new(), fall_through: false });
+        }
+        if let Some(last) = out.last_mut() {
+            last.fall_through = false;
+        }
+        self.b.stmt(Statement::Switch { selector: sel, cases: out });
+        self.propagate_return();
+        Ok(())
+    }
+
+    fn enter_breakable(&mut self) {
+        if let Some(f) = self.frames.last_mut() {
+            f.breakable_depth += 1;
+        }
+    }
+
+    fn leave_breakable(&mut self) {
+        if let Some(f) = self.frames.last_mut() {
+            f.breakable_depth -= 1;
+        }
+    }
+
+    /// In an inlined callee, after a nested loop/switch: leave the enclosing one too if the
+    /// callee has returned.
+    fn propagate_return(&mut self) {
+        let Some(Frame { ret: Some((_, flag)), .. }) = self.frames.last() else { return };
+        let flag = *flag;
+        let p = self.b.expr(Expression::LocalVariable(flag));
+        let done = self.b.load(p);
+        self.b.if_else(done, |b| b.stmt(Statement::Break), |_| {});
+    }
+
+    fn ret(&mut self, value: Option<&Expr>) -> R<()> {
+        let ret = self.frames.last().and_then(|f| f.ret);
+        let Some((slot, flag)) = ret else {
+            self.b.stmt(Statement::Return { value: None });
+            return Ok(());
+        };
+        if let (Some(e), Some(slot)) = (value, slot) {
+            let v = self.eval_value(e)?;
+            let p = self.b.expr(Expression::LocalVariable(slot));
+            self.b.store(p, v);
+        } else if let Some(e) = value {
+            self.eval(e)?;
+        }
+        let t = self.b.lit(naga::Literal::Bool(true));
+        let p = self.b.expr(Expression::LocalVariable(flag));
+        self.b.store(p, t);
+        self.b.stmt(Statement::Break);
+        Ok(())
+    }
+
+    /// Inlines a call of user function `id`.
+    pub(super) fn inline_call(&mut self, id: FuncId, args: &[Expr], loc: Loc) -> R<Val> {
+        if self.frames.len() > MAX_INLINE_DEPTH {
+            return Err(LowerError::new(loc, "function calls nested too deeply"));
+        }
+        let callee = self.function(id)?;
+        if callee.is_kernel() {
+            return Err(LowerError::new(loc, "calling a kernel from a kernel is not supported"));
+        }
+        if callee.ret.is_pointer() {
+            return Err(LowerError::new(loc, "functions returning pointers are not supported"));
+        }
+        // Arguments are evaluated in the caller's frame.
+        let vals = args.iter().map(|a| self.eval(a)).collect::<R<Vec<_>>>()?;
+        let locals = self.fresh_locals(callee)?;
+        let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
+        let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
+        let ret_slot = match &callee.ret {
+            T::Void => None,
+            ty => {
+                let nty = self.naga_ty(ty, loc)?;
+                Some(self.b.local(&format!("{}_result", callee.name), nty))
+            }
+        };
+        let f = self.b.lit(naga::Literal::Bool(false));
+        let p = self.b.expr(Expression::LocalVariable(flag));
+        self.b.store(p, f);
+        self.frames.push(Frame { func: id, locals, ret: Some((ret_slot, flag)), current: Vec::new(), breakable_depth: 0 });
+        let r = self.inline_body(callee, vals);
+        self.frames.pop();
+        r?;
+        Ok(match ret_slot {
+            Some(slot) => {
+                let p = self.b.expr(Expression::LocalVariable(slot));
+                Val::V(self.b.load(p))
+            }
+            None => Val::Void,
+        })
+    }
+
+    fn inline_body(&mut self, callee: &model::Function, vals: Vec<Val>) -> R<()> {
+        for (p, v) in callee.params.iter().zip(vals) {
+            match v {
+                Val::P(ptr) => self.assign_ptr_var(p.local, ptr, callee.loc)?,
+                Val::V(v) => {
+                    if let Slot::Var(var) = self.slot(p.local, callee.loc)? {
+                        let ptr = self.b.expr(Expression::LocalVariable(var));
+                        self.b.store(ptr, v);
+                    }
+                }
+                Val::Void => return Err(LowerError::new(callee.loc, "internal: void argument")),
+            }
+        }
+        self.b.open();
+        let r = self.block(&callee.body);
+        if !self.b.terminated() {
+            self.b.stmt(Statement::Break);
+        }
+        let body = self.b.close();
+        r?;
+        self.b.stmt(Statement::Loop { body, continuing: Block::new(), break_if: None });
+        Ok(())
+    }
+
+    /// The workgroup global of `__local` variable `id` (created on first use).
+    pub(super) fn workgroup_var(&mut self, id: model::WorkgroupId, loc: Loc) -> R<Handle<naga::GlobalVariable>> {
+        if let Some(&g) = self.workgroup.get(&id.0) {
+            return Ok(g);
+        }
+        let program = self.program;
+        let var = program.workgroup_vars.get(id.0 as usize).ok_or_else(|| LowerError::new(loc, "internal: unknown __local variable"))?;
+        let ty = self.naga_ty(&var.ty, loc)?;
+        let g = self.module.global_variables.append(
+            naga::GlobalVariable {
+                name: Some(var.name.clone()),
+                space: naga::AddressSpace::WorkGroup,
+                binding: None,
+                ty,
+                init: None,
+                memory_decorations: naga::MemoryDecorations::empty(),
+            },
+            Span::UNDEFINED,
+        );
+        self.workgroup.insert(id.0, g);
+        Ok(g)
+    }
+}

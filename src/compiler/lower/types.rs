@@ -1,0 +1,140 @@
+//! Model types → naga types. Values live in registers with naga's types: char/short (and
+//! their unsigned forms) are held in 32-bit integers, normalised after every operation;
+//! `bool` is naga's bool. In memory, records keep the OpenCL C member offsets so buffer views
+//! match the host layout; 8/16-bit elements in buffers are not yet supported.
+
+use super::builder::intern;
+use super::LowerError;
+use crate::compiler::sema::model::{self, Scalar as S, Type as T};
+use crate::compiler::source::Loc;
+use naga::{ArraySize, Handle, Module, Scalar, StructMember, Type, TypeInner, VectorSize};
+use std::collections::HashMap;
+
+/// The naga scalar holding a model scalar in registers.
+pub fn reg_scalar(s: S) -> Scalar {
+    match s {
+        S::Bool => Scalar::BOOL,
+        S::Char | S::Short | S::Int => Scalar::I32,
+        S::UChar | S::UShort | S::UInt => Scalar::U32,
+        S::Long => Scalar::I64,
+        S::ULong => Scalar::U64,
+        S::Half | S::Float => Scalar::F32,
+        S::Double => Scalar::F64,
+    }
+}
+
+/// True for types whose register form is narrower in memory (8/16-bit elements).
+pub fn is_narrow(s: S) -> bool {
+    matches!(s, S::Bool | S::Char | S::UChar | S::Short | S::UShort | S::Half)
+}
+
+pub fn vector_size(n: u8) -> Option<VectorSize> {
+    match n {
+        2 => Some(VectorSize::Bi),
+        3 => Some(VectorSize::Tri),
+        4 => Some(VectorSize::Quad),
+        _ => None,
+    }
+}
+
+/// Caches the naga type of each model type.
+#[derive(Default)]
+pub struct TypeMap {
+    records: HashMap<u32, Handle<Type>>,
+}
+
+impl TypeMap {
+    /// The naga type of a value (or a private/local variable) of model type `ty`.
+    pub fn naga(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<Handle<Type>, LowerError> {
+        Ok(match ty {
+            T::Scalar(s) => intern(module, TypeInner::Scalar(reg_scalar(*s))),
+            T::Vector(s, n) => {
+                let size = vector_size(*n).ok_or_else(|| LowerError::new(loc, "vectors of 8 and 16 components are not supported yet"))?;
+                intern(module, TypeInner::Vector { size, scalar: reg_scalar(*s) })
+            }
+            T::Array { elem, len } => {
+                let base = self.naga(module, types, elem, loc)?;
+                let stride = self.naga_size(module, types, elem, loc)?;
+                let size = std::num::NonZeroU32::new(*len).ok_or_else(|| LowerError::new(loc, "zero-length array"))?;
+                intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })
+            }
+            T::Record(id) => self.record(module, types, *id, loc)?,
+            T::Void | T::Pointer { .. } => {
+                return Err(LowerError::new(loc, "internal: no naga type for a pointer or void"))
+            }
+        })
+    }
+
+    /// Size of the naga form of `ty` (used for strides).
+    fn naga_size(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<u32, LowerError> {
+        Ok(match ty {
+            T::Scalar(s) => reg_scalar(*s).width as u32,
+            T::Vector(s, n) => reg_scalar(*s).width as u32 * model::vector_slots(*n),
+            T::Array { elem, len } => self.naga_size(module, types, elem, loc)? * len,
+            T::Record(id) => {
+                let h = self.record(module, types, *id, loc)?;
+                match module.types[h].inner {
+                    TypeInner::Struct { span, .. } => span,
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        })
+    }
+
+    /// A record as a naga struct. With no narrow members it keeps the OpenCL C offsets (so it
+    /// can sit in buffers); otherwise members are laid out afresh for private use.
+    fn record(&mut self, module: &mut Module, types: &model::Types, id: model::RecordId, loc: Loc) -> Result<Handle<Type>, LowerError> {
+        if let Some(&h) = self.records.get(&id.0) {
+            return Ok(h);
+        }
+        let rec = types.record(id).ok_or_else(|| LowerError::new(loc, "internal: unknown record"))?.clone();
+        if rec.is_union {
+            return Err(LowerError::new(loc, "unions are not supported yet"));
+        }
+        let opencl_layout = !rec.members.iter().any(|m| has_narrow(types, &m.ty));
+        let mut members = Vec::new();
+        let mut end = 0u32;
+        for m in &rec.members {
+            let ty = self.naga(module, types, &m.ty, loc)?;
+            let size = self.naga_size(module, types, &m.ty, loc)?;
+            let align = naga_align(module, ty);
+            let offset = if opencl_layout { m.offset } else { end.div_ceil(align) * align };
+            end = offset + size;
+            members.push(StructMember { name: Some(m.name.clone()), ty, binding: None, offset });
+        }
+        let align = members.iter().map(|m| naga_align(module, m.ty)).max().unwrap_or(1);
+        let span = if opencl_layout { rec.size.max(end) } else { end.div_ceil(align) * align };
+        let h = module.types.insert(
+            Type { name: Some(record_name(&rec.name, id)), inner: TypeInner::Struct { members, span: span.max(align) } },
+            naga::Span::UNDEFINED,
+        );
+        self.records.insert(id.0, h);
+        Ok(h)
+    }
+}
+
+fn record_name(name: &str, id: model::RecordId) -> String {
+    let clean: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    format!("{}_{}", if clean.is_empty() { "anon" } else { &clean }, id.0)
+}
+
+/// Alignment naga requires for `ty` in host-shareable memory.
+fn naga_align(module: &Module, ty: Handle<Type>) -> u32 {
+    let mut layouter = naga::proc::Layouter::default();
+    if layouter.update(module.to_ctx()).is_err() {
+        return 4;
+    }
+    layouter[ty].alignment.round_up(1)
+}
+
+/// True when `ty` holds an 8/16-bit scalar somewhere.
+pub fn has_narrow(types: &model::Types, ty: &T) -> bool {
+    match ty {
+        T::Scalar(s) | T::Vector(s, _) => is_narrow(*s),
+        T::Array { elem, .. } => has_narrow(types, elem),
+        T::Record(id) => types.record(*id).is_some_and(|r| r.members.iter().any(|m| has_narrow(types, &m.ty))),
+        T::Pointer { .. } => true,
+        T::Void => false,
+    }
+}
