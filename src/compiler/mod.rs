@@ -4,6 +4,7 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
+pub mod lex;
 pub mod source;
 pub mod token;
 
