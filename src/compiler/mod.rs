@@ -5,6 +5,7 @@
 
 pub mod diag;
 pub mod lex;
+pub mod options;
 pub mod source;
 pub mod token;
 
