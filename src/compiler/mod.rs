@@ -4,7 +4,9 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
+pub mod lex;
 pub mod lower;
+pub mod options;
 pub mod sema;
 pub mod source;
 pub mod spirv;
