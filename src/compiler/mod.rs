@@ -4,6 +4,7 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
+pub mod parse;
 pub mod sema;
 pub mod source;
 pub mod token;
