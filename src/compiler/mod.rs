@@ -7,6 +7,7 @@ pub mod diag;
 pub mod lex;
 pub mod lower;
 pub mod options;
+pub mod parse;
 pub mod sema;
 pub mod source;
 pub mod spirv;
