@@ -124,8 +124,10 @@ pub mod tests {
             .arg(&path)
             .output()
             .unwrap();
-        let _ = std::fs::remove_file(&path);
-        assert!(out.status.success(), "spirv-val: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "spirv-val {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+        if std::env::var_os("FERROCL_KEEP_SPV").is_none() {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 
     #[test]

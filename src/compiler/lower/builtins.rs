@@ -474,11 +474,14 @@ impl Ctx<'_> {
     }
 
     /// A pointer to `atomic<T>` for the element `ptr` designates: buffers get an atomic view,
-    /// workgroup variables must be declared atomic (not supported yet unless via a view).
+    /// `__local` integers are declared atomic already.
     fn atomic_pointer(&mut self, ptr: super::place::Ptr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         use super::place::{Root, Step};
+        if ptr.space == crate::compiler::AddressQualifier::Local {
+            return self.materialize(&ptr, loc);
+        }
         let (Root::Buffer(arg), [Step::Index(i)]) = (ptr.root, ptr.steps.as_slice()) else {
-            return Err(LowerError::new(loc, "atomics are only supported on __global buffer elements yet"));
+            return Err(LowerError::new(loc, "atomics are only supported on __global buffer elements and __local integers"));
         };
         let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
         let aty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(scalar));

@@ -153,7 +153,7 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
             let local = func.locals.get(p.local.0 as usize).ok_or_else(|| LowerError::new(func.loc, "internal: bad parameter"))?;
             Ok(match &local.ty {
                 model::Type::Pointer { pointee, space: AddressQualifier::Local, .. } => {
-                    let elem_ty = types.naga(module, &program.types, pointee, local.loc)?;
+                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, local.loc)?;
                     let elem_size = program.types.size_of(pointee).max(1) as u32;
                     ParamDecl::Local { elem_ty, elem_size, name: local.name.clone() }
                 }

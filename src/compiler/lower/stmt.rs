@@ -215,11 +215,17 @@ impl<'p> Ctx<'p> {
             let last = labels.len().saturating_sub(1);
             let is_last_case = i + 1 == cases.len();
             for (k, label) in labels.into_iter().enumerate() {
-                let (body, fall_through) = if k == last {
+                let (mut body, fall_through) = if k == last {
                     (body.clone(), case.falls_through && !is_last_case)
                 } else {
                     (Block::new(), true)
                 };
+                if body.is_empty() && fall_through {
+                    // naga 30 spv-out merges an empty fall-through case into the next one
+                    // but then points the next one's fall-through at itself; an empty
+                    // nested block keeps the case apart.
+                    body.push(Statement::Block(Block::new()), Span::UNDEFINED);
+                }
                 out.push(SwitchCase { value: label, body, fall_through });
             }
         }
@@ -349,7 +355,7 @@ impl<'p> Ctx<'p> {
         }
         let program = self.program;
         let var = program.workgroup_vars.get(id.0 as usize).ok_or_else(|| LowerError::new(loc, "internal: unknown __local variable"))?;
-        let ty = self.naga_ty(&var.ty, loc)?;
+        let ty = self.types.naga_workgroup(&mut self.module, &program.types, &var.ty, loc)?;
         let g = self.module.global_variables.append(
             naga::GlobalVariable {
                 name: Some(var.name.clone()),

@@ -169,3 +169,124 @@ fn empty_kernel_and_value_arguments() {
     assert_eq!(args[1].kind, ArgKind::Pod { offset: 44, size: 4, uniform: false });
     assert_eq!(k[1].push_constants_size(), 48);
 }
+
+fn call(f: u32, args: Vec<Expr>, ty: Type) -> Expr {
+    e(ExprKind::Call(FuncId(f), args), ty)
+}
+fn builtin(b: Builtin, args: Vec<Expr>, ty: Type) -> Expr {
+    e(ExprKind::Builtin(b, args), ty)
+}
+fn cmp(op: CmpOp, a: Expr, b: Expr) -> Expr {
+    e(ExprKind::Compare(op, Box::new(a), Box::new(b)), int())
+}
+fn to_bool(v: Expr) -> Expr {
+    e(ExprKind::Convert { value: Box::new(v), sat: false, rounding: Rounding::Default }, Type::Scalar(Scalar::Bool))
+}
+
+#[test]
+fn local_memory_barrier_and_local_argument() {
+    // kernel void k(global int* out, local int* tmp) {
+    //   local int buf[64]; uint l = get_local_id(0);
+    //   buf[l] = (int)l; tmp[l] = 1; barrier(CLK_LOCAL_MEM_FENCE);
+    //   out[l] = buf[63 - l] + tmp[0] + atomic_add(&buf[0], 1); }
+    let arr = Type::Array { elem: Box::new(int()), len: 64 };
+    let wg = || place(PlaceKind::Workgroup(WorkgroupId(0)), Type::Array { elem: Box::new(int()), len: 64 }, Space::Local);
+    let at = |i: Expr| place(PlaceKind::Index(Box::new(wg()), Box::new(i)), int(), Space::Local);
+    let l = || load(local(2, uint()));
+    let lid = builtin(Builtin::WorkItem(WorkItemFn::LocalId), vec![int_lit(0, uint())], ulong());
+    let lid = e(ExprKind::Convert { value: Box::new(lid), sat: false, rounding: Rounding::Default }, uint());
+    let as_int = |v: Expr| e(ExprKind::Convert { value: Box::new(v), sat: false, rounding: Rounding::Default }, int());
+    let addr = e(ExprKind::AddrOf(Box::new(at(int_lit(0, int())))), Type::ptr(int(), Space::Local));
+    let atomic = builtin(Builtin::Atomic(AtomicOp::Add), vec![addr, int_lit(1, int())], int());
+    let sum = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Add, load(at(bin(BinaryOp::Sub, int_lit(63, uint()), l()))), load(index_ptr(1, int(), Space::Local, int_lit(0, int())))),
+        atomic,
+    );
+    let body = vec![
+        Stmt::Decl { local: LocalId(2), init: Some(lid) },
+        assign(at(l()), as_int(l())),
+        assign(index_ptr(1, int(), Space::Local, l()), int_lit(1, int())),
+        Stmt::Expr(builtin(Builtin::Barrier(FenceFlags { local: true, global: false }), vec![], Type::Void)),
+        assign(index_ptr(0, int(), Space::Global, l()), sum),
+    ];
+    let mut k = kernel("k", vec![("out", gptr(int())), ("tmp", Type::ptr(int(), Space::Local))], vec![("l", uint())], body);
+    k.workgroup_vars = vec![WorkgroupId(0)];
+    let mut p = program(vec![k]);
+    p.workgroup_vars.push(WorkgroupVar { name: "buf".into(), ty: arr, kernel: FuncId(0), loc: L });
+    let k = build(&p, &[256]);
+    assert_eq!(k[0].args()[1].kind, ArgKind::Local { elem_size: 4 });
+    assert_eq!(k[0].local_mem_size(), 256);
+}
+
+#[test]
+fn helper_with_pointer_parameter_loop_return_and_switch() {
+    // int find(global int* p, int n) { for (int i = 0; ; i++) { if (p[i] == n) return i; } }
+    // kernel void k(global int* a) {
+    //   int r = find(a + 1, 7);
+    //   switch (r) { case 0: case 1: r = 5; case 2: r += 1; break; default: r = 0; }
+    //   do { r -= 1; } while (r > 0);
+    //   a[0] = r; }
+    let i = || load(local(2, int()));
+    let found = to_bool(cmp(CmpOp::Eq, load(index_ptr(0, int(), Space::Global, i())), load(local(1, int()))));
+    let inc = e(
+        ExprKind::Assign {
+            place: Box::new(local(2, int())),
+            value: Box::new(bin(BinaryOp::Add, e(ExprKind::Current, int()), int_lit(1, int()))),
+            yields_old: true,
+        },
+        int(),
+    );
+    let find_body = vec![Stmt::For {
+        init: vec![Stmt::Decl { local: LocalId(2), init: Some(int_lit(0, int())) }],
+        cond: None,
+        step: Some(inc),
+        body: Box::new(Stmt::If { cond: found, then: Box::new(Stmt::Return(Some(i()))), otherwise: None }),
+    }];
+    let find = Function {
+        kind: FunctionKind::Helper,
+        ret: int(),
+        params: (0..2).map(|i| model::Param { local: LocalId(i), type_name: String::new(), is_restrict: false, is_const: false }).collect(),
+        ..kernel("find", vec![("p", gptr(int())), ("n", int())], vec![("i", int())], find_body)
+    };
+    let a1 = e(ExprKind::PtrAdd(Box::new(load(local(0, gptr(int())))), Box::new(int_lit(1, int()))), gptr(int()));
+    let r = || local(1, int());
+    let case = |values: Vec<u64>, is_default, body, falls_through| SwitchCase { values, is_default, body, falls_through };
+    let add_one = e(
+        ExprKind::Assign { place: Box::new(r()), value: Box::new(bin(BinaryOp::Add, e(ExprKind::Current, int()), int_lit(1, int()))), yields_old: false },
+        int(),
+    );
+    let body = vec![
+        Stmt::Decl { local: LocalId(1), init: Some(call(0, vec![a1, int_lit(7, int())], int())) },
+        Stmt::Switch {
+            selector: load(r()),
+            cases: vec![
+                case(vec![0, 1], false, vec![assign(r(), int_lit(5, int()))], true),
+                case(vec![2], false, vec![Stmt::Expr(add_one)], false),
+                case(vec![], true, vec![assign(r(), int_lit(0, int()))], false),
+            ],
+        },
+        Stmt::DoWhile {
+            body: Box::new(assign(r(), bin(BinaryOp::Sub, load(r()), int_lit(1, int())))),
+            cond: to_bool(cmp(CmpOp::Gt, load(r()), int_lit(0, int()))),
+        },
+        assign(index_ptr(0, int(), Space::Global, int_lit(0, int())), load(r())),
+    ];
+    build(&program(vec![find, kernel("k", vec![("a", gptr(int()))], vec![("r", int())], body)]), &[]);
+}
+
+#[test]
+fn value_arguments_past_the_push_constant_limit_go_to_the_pod_uniform() {
+    let f4 = Type::Vector(Scalar::Float, 4);
+    let params: Vec<(&str, Type)> = vec![("out", gptr(f4.clone()))].into_iter().chain((0..6).map(|_| ("v", f4.clone()))).collect();
+    let sum = (2..7).fold(load(local(1, f4.clone())), |acc, i| bin(BinaryOp::Add, acc, load(local(i, f4.clone()))));
+    let body = vec![assign(index_ptr(0, f4.clone(), Space::Global, int_lit(0, int())), sum)];
+    let k = build(&program(vec![kernel("k", params, vec![], body)]), &[]);
+    let args = k[0].args();
+    // 40-byte launch block, then float4s at 48, 64, 80, 96, 112; the sixth does not fit in 128.
+    assert_eq!(args[1].kind, ArgKind::Pod { offset: 48, size: 16, uniform: false });
+    assert_eq!(args[5].kind, ArgKind::Pod { offset: 112, size: 16, uniform: false });
+    assert_eq!(args[6].kind, ArgKind::Pod { offset: 0, size: 16, uniform: true });
+    assert_eq!(k[0].push_constants_size(), 128);
+    assert_eq!(k[0].pod_uniform(), Some((0, 16)));
+}

@@ -65,6 +65,22 @@ impl TypeMap {
         })
     }
 
+    /// The naga type of a `__local` variable or argument element: 32/64-bit integers are
+    /// atomic so atomics can reach them (workgroup variables cannot alias, and plain loads and
+    /// stores of atomics are allowed).
+    pub fn naga_workgroup(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<Handle<Type>, LowerError> {
+        Ok(match ty {
+            T::Scalar(s @ (S::Int | S::UInt | S::Long | S::ULong)) => intern(module, TypeInner::Atomic(reg_scalar(*s))),
+            T::Array { elem, len } => {
+                let base = self.naga_workgroup(module, types, elem, loc)?;
+                let stride = self.naga_size(module, types, elem, loc)?;
+                let size = std::num::NonZeroU32::new(*len).ok_or_else(|| LowerError::new(loc, "zero-length array"))?;
+                intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })
+            }
+            _ => self.naga(module, types, ty, loc)?,
+        })
+    }
+
     /// Size of the naga form of `ty` (used for strides).
     fn naga_size(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<u32, LowerError> {
         Ok(match ty {
