@@ -160,16 +160,6 @@ impl Abi {
         Some(var)
     }
 
-    /// A program-scope `__constant` block: a read-only storage buffer of words.
-    pub fn constant_block(&mut self, module: &mut Module, words: u32) -> (Handle<GlobalVariable>, u32) {
-        let u32_ty = scalar_ty(module, Scalar::U32);
-        let array = intern(module, TypeInner::Array { base: u32_ty, size: ArraySize::Dynamic, stride: 4 });
-        let binding = self.take_binding();
-        let name = format!("constants{}", words);
-        let var = resource(module, &name, AddressSpace::Storage { access: StorageAccess::LOAD }, binding, array);
-        (var, binding)
-    }
-
     /// True when one buffer argument is seen through several views (needs `Aliased`).
     pub fn has_aliased_views(&self) -> bool {
         self.params.iter().any(|p| matches!(p, Param::Buffer { views, .. } if views.len() > 1))
@@ -205,6 +195,22 @@ impl Abi {
         let var = if *uniform { self.pod_uniform?.0 } else { self.push };
         let base = b.expr(Expression::GlobalVariable(var));
         Some(b.member(base, *member))
+    }
+}
+
+/// The type carrying an 8/16-bit value argument of `size` bytes as u32 words: `u32`,
+/// `vec2<u32>`, `vec4<u32>` or `array<vec4<u32>, 2>` (valid in push constants and uniforms).
+pub fn pod_words_type(module: &mut Module, size: u32) -> (Handle<Type>, u32) {
+    let vec = |module: &mut Module, size| intern(module, TypeInner::Vector { size, scalar: Scalar::U32 });
+    match size {
+        0..=4 => (scalar_ty(module, Scalar::U32), 4),
+        5..=8 => (vec(module, naga::VectorSize::Bi), 8),
+        9..=16 => (vec(module, naga::VectorSize::Quad), 16),
+        _ => {
+            let base = vec(module, naga::VectorSize::Quad);
+            let two = std::num::NonZeroU32::MIN.saturating_add(1);
+            (intern(module, TypeInner::Array { base, size: ArraySize::Constant(two), stride: 16 }), 16)
+        }
     }
 }
 

@@ -403,8 +403,8 @@ impl Ctx<'_> {
         for k in 0..u32::from(n) {
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
-            let e = self.materialize(&ptr, loc)?;
-            comps.push(self.b.load(e));
+            let access = self.ptr_access(&ptr, loc)?;
+            comps.push(self.load_access(&access, loc)?);
         }
         let nty = self.naga_ty(ty, loc)?;
         Ok(self.b.compose(nty, comps))
@@ -418,9 +418,10 @@ impl Ctx<'_> {
         for k in 0..u32::from(n) {
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
-            let e = self.materialize(&ptr, loc)?;
+            let access = self.ptr_access(&ptr, loc)?;
             let c = self.b.member(v, k);
-            self.b.store(e, c);
+            let elem = data.ty.element().map_or(T::Void, T::Scalar);
+            self.store_access(&access, c, &elem, loc)?;
         }
         Ok(())
     }

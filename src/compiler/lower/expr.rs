@@ -239,18 +239,25 @@ impl Ctx<'_> {
     }
 
     pub(super) fn load_place(&mut self, place: &model::Place) -> R<Handle<Expression>> {
-        match self.place_access(place)? {
-            Access::Ptr(p) => Ok(self.b.load(p)),
+        let access = self.place_access(place)?;
+        self.load_access(&access, place.loc)
+    }
+
+    pub(super) fn load_access(&mut self, access: &Access, loc: Loc) -> R<Handle<Expression>> {
+        match access {
+            Access::Ptr(p) => Ok(self.b.load(*p)),
             Access::Swizzle(p, comps, _) => {
-                let v = self.b.load(p);
-                self.swizzle(v, &comps, place.loc)
+                let v = self.b.load(*p);
+                self.swizzle(v, comps, loc)
             }
+            Access::Narrow { arg, byte, elem } => self.narrow_load(*arg, *byte, elem, loc),
         }
     }
 
-    fn store_place(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
+    pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
+            Access::Narrow { arg, byte, elem } => self.narrow_store(*arg, *byte, elem, value, loc)?,
             Access::Swizzle(p, comps, vty) => {
                 // Read the vector, replace the written components, write it back.
                 let old = self.b.load(*p);
@@ -276,18 +283,7 @@ impl Ctx<'_> {
         }
         let access = self.place_access(place)?;
         let needs_old = yields_old || contains_current(value);
-        let old = if needs_old {
-            let v = match &access {
-                Access::Ptr(p) => self.b.load(*p),
-                Access::Swizzle(p, comps, _) => {
-                    let v = self.b.load(*p);
-                    self.swizzle(v, comps, loc)?
-                }
-            };
-            Some(v)
-        } else {
-            None
-        };
+        let old = if needs_old { Some(self.load_access(&access, loc)?) } else { None };
         if let (Some(o), Some(f)) = (old, self.frames.last_mut()) {
             f.current.push(o);
         }
@@ -298,7 +294,7 @@ impl Ctx<'_> {
             }
         }
         let new = new?;
-        self.store_place(&access, new, &place.ty, loc)?;
+        self.store_access(&access, new, &place.ty, loc)?;
         Ok(Val::V(if yields_old { old.unwrap_or(new) } else { new }))
     }
 

@@ -9,6 +9,7 @@ mod builtins;
 mod constant;
 mod expr;
 pub mod kernel;
+mod memory;
 mod place;
 mod stmt;
 pub mod types;
@@ -160,10 +161,15 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                 model::Type::Pointer { quals, space, .. } => {
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
-                ty => {
-                    if types::has_narrow(&program.types, ty) {
-                        return Err(LowerError::new(local.loc, "8/16-bit value arguments are not supported yet"));
+                ty if types::has_narrow(&program.types, ty) => {
+                    if !ty.is_arithmetic() {
+                        return Err(LowerError::new(local.loc, "structs with 8/16-bit members as value arguments are not supported yet"));
                     }
+                    let size = program.types.size_of(ty) as u32;
+                    let (ty, align) = abi::pod_words_type(module, size);
+                    ParamDecl::Pod(PodField { ty, size, align })
+                }
+                ty => {
                     let naga_ty = types.naga(module, &program.types, ty, local.loc)?;
                     ParamDecl::Pod(PodField {
                         ty: naga_ty,

@@ -50,6 +50,8 @@ pub enum Access {
     Ptr(Handle<Expression>),
     /// Components of the vector (of the given type) behind the pointer.
     Swizzle(Handle<Expression>, Vec<u8>, T),
+    /// An 8/16-bit scalar or vector at a byte offset of a buffer argument (see `memory.rs`).
+    Narrow { arg: usize, byte: Handle<Expression>, elem: T },
 }
 
 impl Ctx<'_> {
@@ -89,11 +91,45 @@ impl Ctx<'_> {
     pub(super) fn place_access(&mut self, place: &Place) -> R<Access> {
         if let PlaceKind::Swizzle(base, comps) = &place.kind {
             let p = self.place_ptr(base)?;
+            if self.narrow_buffer(&p).is_some() {
+                return Err(LowerError::new(place.loc, "swizzles of 8/16-bit vectors in buffers are not supported yet"));
+            }
             let p = self.materialize(&p, place.loc)?;
             return Ok(Access::Swizzle(p, comps.clone(), base.ty.clone()));
         }
         let p = self.place_ptr(place)?;
-        Ok(Access::Ptr(self.materialize(&p, place.loc)?))
+        self.ptr_access(&p, place.loc)
+    }
+
+    /// What `ptr` points to, as something to load from or store to.
+    pub(super) fn ptr_access(&mut self, ptr: &Ptr, loc: Loc) -> R<Access> {
+        let Some((arg, view)) = self.narrow_buffer(ptr) else {
+            return Ok(Access::Ptr(self.materialize(ptr, loc)?));
+        };
+        let size = self.program.types.size_of(&view) as u32;
+        let (index, elem, extra) = match (ptr.steps.as_slice(), &view) {
+            ([Step::Index(i)], _) => (*i, view.clone(), None),
+            ([Step::Index(i), Step::Index(k)], T::Vector(s, _)) => {
+                let w = self.b.u32(s.size());
+                (*i, T::Scalar(*s), Some(self.b.binary(B::Multiply, *k, w)))
+            }
+            ([Step::Index(i), Step::Member(k)], T::Vector(s, _)) => (*i, T::Scalar(*s), Some(self.b.u32(k * s.size()))),
+            _ => return Err(LowerError::new(loc, "8/16-bit members of structs in buffers are not supported yet")),
+        };
+        let sz = self.b.u32(size);
+        let mut byte = self.b.binary(B::Multiply, index, sz);
+        if let Some(e) = extra {
+            byte = self.b.binary(B::Add, byte, e);
+        }
+        Ok(Access::Narrow { arg, byte, elem })
+    }
+
+    /// The buffer argument and view type of a pointer into 8/16-bit buffer data.
+    fn narrow_buffer(&self, ptr: &Ptr) -> Option<(usize, T)> {
+        match (ptr.root, &ptr.view) {
+            (Root::Buffer(arg), Some(view)) if super::types::has_narrow(&self.program.types, view) => Some((arg, view.clone())),
+            _ => None,
+        }
     }
 
     /// The naga pointer expression of `ptr`.

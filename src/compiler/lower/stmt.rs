@@ -69,6 +69,7 @@ impl<'p> Ctx<'p> {
             Some(AbiParam::Pod { .. }) => {
                 let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: pod"))?;
                 let v = self.b.load(src);
+                let v = if super::types::has_narrow(&self.program.types, &ty) { self.pod_narrow(v, &ty, loc)? } else { v };
                 if let Slot::Var(var) = self.slot(id, loc)? {
                     let p = self.b.expr(Expression::LocalVariable(var));
                     self.b.store(p, v);
@@ -84,6 +85,23 @@ impl<'p> Ctx<'p> {
         let zero = self.b.u32(0);
         let ptr = Ptr { root, view, steps: vec![Step::Index(zero)], space };
         self.assign_ptr_var(id, ptr, loc)
+    }
+
+    /// An 8/16-bit value argument from the words it is passed in (see `abi::pod_words_type`).
+    fn pod_narrow(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let size = self.program.types.size_of(ty);
+        self.narrow_from_words(
+            ty,
+            |cx, k| match size {
+                0..=4 => v,
+                5..=16 => cx.b.member(v, k),
+                _ => {
+                    let quad = cx.b.member(v, k / 4);
+                    cx.b.member(quad, k % 4)
+                }
+            },
+            loc,
+        )
     }
 
     fn local_ty(&self, id: LocalId, loc: Loc) -> R<T> {

@@ -290,3 +290,42 @@ fn value_arguments_past_the_push_constant_limit_go_to_the_pod_uniform() {
     assert_eq!(k[0].push_constants_size(), 128);
     assert_eq!(k[0].pod_uniform(), Some((0, 16)));
 }
+
+#[test]
+fn char_and_short_buffers_and_arguments() {
+    // kernel void k(global uchar* a, global char4* b, global short* c, char x, ushort2 y) {
+    //   ulong i = get_global_id(0);
+    //   a[i] = a[i] + x;  b[i] = b[i] * (char4)2;  c[i] = c[i] >> 1;  c[0] = y.y; }
+    let (uchar, char, short) = (Type::Scalar(Scalar::UChar), Type::Scalar(Scalar::Char), Type::Scalar(Scalar::Short));
+    let char4 = Type::Vector(Scalar::Char, 4);
+    let ushort2 = Type::Vector(Scalar::UShort, 2);
+    let i = || load(local(5, ulong()));
+    let cv = |v: Expr, ty: Type| e(ExprKind::Convert { value: Box::new(v), sat: false, rounding: Rounding::Default }, ty);
+    let body = vec![
+        Stmt::Decl { local: LocalId(5), init: Some(global_id(0)) },
+        assign(
+            index_ptr(0, uchar.clone(), Space::Global, i()),
+            cv(bin(BinaryOp::Add, cv(load(index_ptr(0, uchar.clone(), Space::Global, i())), int()), cv(load(local(3, char.clone())), int())), uchar.clone()),
+        ),
+        assign(
+            index_ptr(1, char4.clone(), Space::Global, i()),
+            bin(BinaryOp::Mul, load(index_ptr(1, char4.clone(), Space::Global, i())), int_lit(2, char4.clone())),
+        ),
+        assign(
+            index_ptr(2, short.clone(), Space::Global, i()),
+            cv(bin(BinaryOp::Shr, cv(load(index_ptr(2, short.clone(), Space::Global, i())), int()), int_lit(1, int())), short.clone()),
+        ),
+        assign(
+            index_ptr(2, short.clone(), Space::Global, int_lit(0, int())),
+            cv(load(place(PlaceKind::Swizzle(Box::new(local(4, ushort2.clone())), vec![1]), Type::Scalar(Scalar::UShort), Space::Private)), short.clone()),
+        ),
+    ];
+    let params = vec![("a", gptr(uchar)), ("b", gptr(char4)), ("c", gptr(short)), ("x", char), ("y", ushort2)];
+    let k = build(&program(vec![kernel("k", params, vec![("i", ulong())], body)]), &[]);
+    let args = k[0].args();
+    assert_eq!(args[3].kind, ArgKind::Pod { offset: 40, size: 1, uniform: false });
+    assert_eq!(args[4].kind, ArgKind::Pod { offset: 44, size: 4, uniform: false });
+    // `a` is read through words and written through atomic words: two views, aliased.
+    assert!(matches!(&args[0].kind, ArgKind::Buffer { bindings, .. } if bindings.len() == 2));
+    assert!(k[0].aliased);
+}
