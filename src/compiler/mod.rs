@@ -6,6 +6,7 @@
 pub mod diag;
 pub mod lex;
 pub mod options;
+pub mod preprocess;
 pub mod source;
 pub mod token;
 
