@@ -8,6 +8,7 @@ pub mod lex;
 pub mod lower;
 pub mod options;
 pub mod parse;
+pub mod preprocess;
 pub mod sema;
 pub mod source;
 pub mod spirv;
