@@ -163,3 +163,4 @@ impl Event {
         s.status
     }
 }
+
