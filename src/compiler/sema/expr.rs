@@ -1,6 +1,7 @@
 //! Expressions: names, literals, operators, member access and swizzles, casts, vector and
 //! compound literals, `sizeof`/`vec_step`/`__alignof`, calls.
 
+use super::consteval::{eval, num_kind, CValue};
 use super::conv::promoted;
 use super::model::{
     BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space, Type,
@@ -24,6 +25,16 @@ fn int(value: u64, s: Scalar, loc: Loc) -> Expr {
 
 fn node(kind: ExprKind, ty: Type, loc: Loc) -> Expr {
     Expr { kind, ty, loc }
+}
+
+/// A scalar operation on constants becomes a constant (vectors and anything that cannot be
+/// evaluated, such as a division by zero, stay as they are).
+fn fold(e: Expr) -> Expr {
+    let Some(s) = e.ty.scalar() else { return e };
+    match eval(&e) {
+        Ok(CValue::Num(n)) => Expr { kind: num_kind(n, s), ..e },
+        _ => e,
+    }
 }
 
 /// The result type of a comparison of operands of type `operand`.
@@ -305,7 +316,7 @@ impl Sema<'_> {
             U::PreInc | U::PreDec | U::PostInc | U::PostDec => self.inc_dec(op, operand, loc)?,
             U::Plus | U::Neg | U::BitNot | U::Not => {
                 let v = self.expr(operand)?;
-                self.arith_unary(op, v, loc)?
+                fold(self.arith_unary(op, v, loc)?)
             }
         };
         Some(Val::Value(value))
@@ -391,8 +402,12 @@ impl Sema<'_> {
         Some(node(ExprKind::Assign { place: Box::new(place), value: Box::new(value), yields_old: false }, ty, loc))
     }
 
-    /// A binary operator on analysed operands.
+    /// A binary operator on analysed operands; constant operands are folded.
     pub(super) fn binary(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, loc: Loc) -> Option<Expr> {
+        self.binary_node(op, l, r, loc).map(fold)
+    }
+
+    fn binary_node(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, loc: Loc) -> Option<Expr> {
         use ast::BinaryOp as B;
         match op {
             B::Add | B::Sub if l.ty.is_pointer() || r.ty.is_pointer() => self.pointer_arith(op, l, r, loc),
@@ -530,14 +545,7 @@ impl Sema<'_> {
         };
         let elem = ty.element().unwrap_or(Scalar::Int);
         let mask = self.convert(int(u64::from(promoted(elem).size() * 8 - 1), promoted(elem), loc), &ty);
-        let masked = node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc);
-        let masked = super::consteval::eval(&masked)
-            .ok()
-            .and_then(|v| match v {
-                super::consteval::CValue::Num(n) => Some(node(super::consteval::num_kind(n, elem), ty.clone(), loc)),
-                _ => None,
-            })
-            .unwrap_or(masked);
+        let masked = fold(node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc));
         let op = if op == ast::BinaryOp::Shl { BinaryOp::Shl } else { BinaryOp::Shr };
         Some(node(ExprKind::Binary(op, Box::new(l), Box::new(masked)), ty, loc))
     }

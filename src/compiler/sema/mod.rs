@@ -150,3 +150,6 @@ fn space_name(space: Space) -> &'static str {
         Space::Private => "__private",
     }
 }
+
+#[cfg(test)]
+mod tests;
