@@ -308,7 +308,7 @@ impl Parser<'_> {
                 if self.eat_punct("(") {
                     while !self.eat_punct(")") {
                         args.push(if self.starts_decl() {
-                            AttrArg::Type(self.type_name()?)
+                            AttrArg::Type(Box::new(self.type_name()?))
                         } else {
                             AttrArg::Expr(self.assignment_expr()?)
                         });
@@ -331,10 +331,7 @@ impl Parser<'_> {
 
     fn record_spec(&mut self, is_union: bool, loc: crate::compiler::source::Loc) -> PResult<RecordSpec> {
         let mut attrs = self.attributes()?;
-        let tag = self.ident_at(0).map(str::to_owned);
-        if tag.is_some() {
-            self.pos += 1;
-        }
+        let tag = self.optional_name();
         let mut members = None;
         if self.eat_punct("{") {
             let mut list = Vec::new();
@@ -355,11 +352,17 @@ impl Parser<'_> {
         Ok(RecordSpec { is_union, tag, members, attrs, loc })
     }
 
-    fn enum_spec(&mut self, loc: crate::compiler::source::Loc) -> PResult<EnumSpec> {
-        let tag = self.ident_at(0).map(str::to_owned);
-        if tag.is_some() {
+    /// The tag after `struct`/`union`/`enum`, if any.
+    fn optional_name(&mut self) -> Option<String> {
+        let name = self.ident_at(0).map(str::to_owned);
+        if name.is_some() {
             self.pos += 1;
         }
+        name
+    }
+
+    fn enum_spec(&mut self, loc: crate::compiler::source::Loc) -> PResult<EnumSpec> {
+        let tag = self.optional_name();
         let mut variants = None;
         if self.eat_punct("{") {
             let mut list = Vec::new();

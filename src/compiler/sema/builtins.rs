@@ -7,6 +7,7 @@ use super::model::{
     AtomicOp, Builtin, Expr, ExprKind, FenceFlags, FenceKind, IntFn, MathFn, Precision,
     Rounding, Scalar, Space, Type, WorkItemFn, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
 };
+use super::conv::to_unsigned;
 use super::Sema;
 use crate::compiler::parse::is_builtin_type_name;
 use crate::compiler::source::Loc;
@@ -144,16 +145,6 @@ fn call(b: Builtin, args: Vec<Expr>, ty: Type, loc: Loc) -> Expr {
     Expr { kind: ExprKind::Builtin(b, args), ty, loc }
 }
 
-fn unsigned_of(s: Scalar) -> Scalar {
-    match s {
-        Scalar::Char => Scalar::UChar,
-        Scalar::Short => Scalar::UShort,
-        Scalar::Int => Scalar::UInt,
-        Scalar::Long => Scalar::ULong,
-        s => s,
-    }
-}
-
 fn with_element(ty: &Type, s: Scalar) -> Type {
     match ty {
         Type::Vector(_, n) => Type::Vector(s, *n),
@@ -284,7 +275,7 @@ impl Sema<'_> {
         let args = self.fit(name, args, &ty, loc)?;
         let elem = ty.element()?;
         let result = match f {
-            IntFn::Abs | IntFn::AbsDiff => with_element(&ty, unsigned_of(elem)),
+            IntFn::Abs | IntFn::AbsDiff => with_element(&ty, to_unsigned(elem)),
             _ => ty,
         };
         Some(call(Builtin::Int(f), args, result, loc))
@@ -305,7 +296,7 @@ impl Sema<'_> {
             Scalar::UInt => Scalar::ULong,
             _ => return self.no_overload(name, &args, loc),
         };
-        if lo != unsigned_of(hi) || args[0].ty.width() != args[1].ty.width() {
+        if lo != to_unsigned(hi) || args[0].ty.width() != args[1].ty.width() {
             return self.no_overload(name, &args, loc);
         }
         let ty = with_element(&args[0].ty, wide);

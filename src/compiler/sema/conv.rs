@@ -18,7 +18,8 @@ fn int_rank(s: Scalar) -> u8 {
     }
 }
 
-fn to_unsigned(s: Scalar) -> Scalar {
+/// The unsigned integer type of the same width.
+pub fn to_unsigned(s: Scalar) -> Scalar {
     match s {
         Scalar::Char => Scalar::UChar,
         Scalar::Short => Scalar::UShort,
@@ -125,7 +126,7 @@ impl Sema<'_> {
 
     /// A scalar condition (`if`, loops, `?:`, `&&`, `!`) as `bool`: numbers compare with 0,
     /// pointers with null.
-    pub(super) fn to_bool(&mut self, e: Expr) -> Option<Expr> {
+    pub(super) fn truth_value(&mut self, e: Expr) -> Option<Expr> {
         let loc = e.loc;
         match &e.ty {
             Type::Scalar(_) => Some(self.convert(e, &Type::Scalar(Scalar::Bool))),

@@ -39,11 +39,10 @@ impl Sema<'_> {
     fn file_decl(&mut self, d: &ast::Declaration) {
         let Some(base) = self.spec_type(&d.spec) else { return };
         for id in &d.declarators {
-            if matches!(id.declarator.derived.first(), Some(Derived::Function(..))) {
-                if !d.spec.storage.is_typedef {
-                    self.declare_function(&d.spec, &id.declarator);
-                    continue;
-                }
+            let is_function = matches!(id.declarator.derived.first(), Some(Derived::Function(..)));
+            if is_function && !d.spec.storage.is_typedef {
+                self.declare_function(&d.spec, &id.declarator);
+                continue;
             }
             let Some(decl) = self.declared(&d.spec, base.clone(), &id.declarator, false) else { continue };
             let Some((name, loc)) = decl.name.clone() else { continue };

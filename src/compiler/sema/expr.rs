@@ -328,7 +328,7 @@ impl Sema<'_> {
                 let ty = compare_result(&v.ty);
                 return Some(node(ExprKind::Unary(UnaryOp::Not, Box::new(v)), ty, loc));
             }
-            let b = self.to_bool(v)?;
+            let b = self.truth_value(v)?;
             return Some(node(ExprKind::Unary(UnaryOp::Not, Box::new(b)), Type::Scalar(Scalar::Int), loc));
         }
         let Some(elem) = v.ty.element() else {
@@ -519,8 +519,8 @@ impl Sema<'_> {
             let result = compare_result(&ty);
             return Some(node(ExprKind::Logic(lop, Box::new(l), Box::new(r)), result, loc));
         }
-        let l = self.to_bool(l)?;
-        let r = self.to_bool(r)?;
+        let l = self.truth_value(l)?;
+        let r = self.truth_value(r)?;
         Some(node(ExprKind::Logic(lop, Box::new(l), Box::new(r)), Type::Scalar(Scalar::Int), loc))
     }
 
@@ -562,7 +562,7 @@ impl Sema<'_> {
             }
             return Some(node(ExprKind::Builtin(super::model::Builtin::Select, vec![b, a, c]), ty, loc));
         }
-        let c = self.to_bool(c)?;
+        let c = self.truth_value(c)?;
         let (a, b) = if a.ty.is_arithmetic() && b.ty.is_arithmetic() {
             let (a, b, _) = self.arith_operands(a, b, loc)?;
             (a, b)

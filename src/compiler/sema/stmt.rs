@@ -108,7 +108,7 @@ impl Sema<'_> {
 
     fn condition(&mut self, e: &ast::Expr) -> Option<Expr> {
         let v = self.expr(e)?;
-        self.to_bool(v)
+        self.truth_value(v)
     }
 
     fn for_stmt(
