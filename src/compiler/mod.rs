@@ -4,7 +4,10 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
+pub mod lex;
+pub mod options;
 pub mod parse;
+pub mod preprocess;
 pub mod sema;
 pub mod source;
 pub mod token;

@@ -510,3 +510,47 @@ fn several_errors_are_reported() {
     assert_eq!(errs.len(), 2);
     assert_eq!((errs[0].0, errs[1].0), (2, 3));
 }
+
+/// Source → lexer → preprocessor → analysis, as the driver runs it.
+fn pipeline(src: &str) -> (Option<Program>, Diagnostics) {
+    use crate::compiler::options::BuildOptions;
+    use crate::compiler::preprocess::{predefined_macros, preprocess};
+    use crate::compiler::source::SourceMap;
+    let opts = BuildOptions::default();
+    let target = target();
+    let mut sources = SourceMap::default();
+    let main = sources.add("main.cl", src);
+    let mut d = Diagnostics::default();
+    let pp = preprocess(&mut sources, main, &opts, &predefined_macros(&target, &opts), &[], &mut d);
+    let p = analyze(&pp.tokens, &target, &Options::from_build(&opts), &mut d);
+    (p, d)
+}
+
+#[test]
+fn preprocessed_programs() {
+    let (p, d) = pipeline(
+        "#define N 64\n\
+         #define SQ(x) ((x) * (x))\n\
+         typedef struct { float2 pos; uint id; } Item;\n\
+         __kernel __attribute__((reqd_work_group_size(N, 1, 1)))\n\
+         void k(__global const Item* restrict items, __global float* out, const uint count) {\n\
+           const size_t i = get_global_id(0);\n\
+           if (i >= count) return;\n\
+           float acc = 0.0f;\n\
+           for (uint j = 0u; j < count; ++j) { acc += SQ(items[j].pos.x) * 0.5f + (float)items[j].id; }\n\
+           out[i] = acc > 1e3f ? 1e3f : acc;\n\
+         }\n",
+    );
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.unwrap();
+    let f = kernel(&p, "k");
+    let FunctionKind::Kernel(attrs) = &f.kind else { panic!() };
+    assert_eq!(attrs.reqd_work_group_size, Some([64, 1, 1]));
+    assert_eq!(f.params[0].type_name, "Item*");
+    assert_eq!(p.types.records[0].size, 16);
+
+    let (_, d) = pipeline("kernel void k(global int* p) {\n  p[0] = 1\n}\n");
+    let e = d.list.iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!((e.loc.line, e.loc.col), (3, 1));
+    assert!(e.message.contains("expected ';'"), "{}", e.message);
+}

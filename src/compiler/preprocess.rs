@@ -1,0 +1,1386 @@
+//! The preprocessor (C99 §6.10, OpenCL C 3.0 §6.10): directives, conditional inclusion,
+//! `#include`, pragmas and macro expansion over the lexer's tokens. Its output is the parser's
+//! input: tokens without line ends, each located where it was written (a macro's replacement
+//! tokens at the invocation), adjacent string literals joined.
+
+mod expand;
+mod expr;
+
+use super::diag::Diagnostics;
+use super::lex::{lex, PpToken};
+use super::options::{BuildOptions, ClStd};
+use super::source::{FileId, Loc, SourceMap};
+use super::token::{Token, TokenKind};
+use super::Target;
+use expand::{Expander, Input, Macro, Tok, BUILTINS};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Write;
+use std::path::Path;
+
+/// How deeply `#include`s may nest.
+const MAX_INCLUDE_DEPTH: usize = 200;
+
+/// Macro expansions one compilation may do (stops exponentially growing macros).
+const MAX_EXPANSIONS: usize = 1_000_000;
+
+/// Name of the pseudo-file holding the predefined and `-D` macros.
+const BUILTIN_FILE: &str = "<built-in>";
+
+/// The preprocessed program.
+#[derive(Debug)]
+pub struct Preprocessed {
+    /// Tokens for the parser: no `Newline`s, adjacent string literals joined, ending in `Eof`.
+    pub tokens: Vec<Token>,
+    /// Extensions enabled by `#pragma OPENCL EXTENSION` at the end of the program, in order.
+    pub extensions: Vec<String>,
+    /// `#pragma OPENCL FP_CONTRACT` at the end of the program (ON unless turned OFF).
+    pub fp_contract: bool,
+    /// Each `#pragma unroll [N]`: where it is and its count.
+    pub unroll: Vec<(Loc, Option<u32>)>,
+    /// The program as self-contained preprocessed text, pragmas first (for compiled objects
+    /// and program binaries, compiled again at link time).
+    pub text: String,
+}
+
+/// The macros every program starts with, as `(name, replacement)`; a function-like macro's
+/// name carries its parameter list.
+pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, String)> {
+    let mut defs: Vec<(String, String)> = vec![
+        ("__OPENCL_VERSION__".into(), "300".into()),
+        ("__OPENCL_C_VERSION__".into(), opts.c_version().to_string()),
+        ("CL_VERSION_1_0".into(), "100".into()),
+        ("CL_VERSION_1_1".into(), "110".into()),
+        ("CL_VERSION_1_2".into(), "120".into()),
+        ("CL_VERSION_2_0".into(), "200".into()),
+        ("CL_VERSION_3_0".into(), "300".into()),
+        ("__ENDIAN_LITTLE__".into(), "1".into()),
+        (
+            "__kernel_exec(X, typen)".into(),
+            "__kernel __attribute__((work_group_size_hint(X, 1, 1))) \
+             __attribute__((vec_type_hint(typen)))"
+                .into(),
+        ),
+        (
+            "kernel_exec(X, typen)".into(),
+            "__kernel_exec(X, typen)".into(),
+        ),
+    ];
+    let mut flag = |name: &str, on: bool| {
+        if on {
+            defs.push((name.to_string(), "1".to_string()));
+        }
+    };
+    flag("__FAST_RELAXED_MATH__", opts.fast_relaxed_math);
+    for ext in supported_extensions(target) {
+        flag(ext, true);
+    }
+    let cl3 = opts.cl_std == Some(ClStd::Cl30);
+    flag("__opencl_c_int64", cl3 && target.int64);
+    flag("__opencl_c_fp64", cl3 && target.fp64);
+    defs
+}
+
+/// The OpenCL C extensions the target supports (each also a predefined macro).
+fn supported_extensions(target: &Target) -> Vec<&'static str> {
+    let mut exts = vec![
+        "cl_khr_global_int32_base_atomics",
+        "cl_khr_global_int32_extended_atomics",
+        "cl_khr_local_int32_base_atomics",
+        "cl_khr_local_int32_extended_atomics",
+        "cl_khr_byte_addressable_store",
+    ];
+    if target.int64 {
+        exts.extend(["cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]);
+    }
+    if target.fp64 {
+        exts.push("cl_khr_fp64");
+    }
+    if target.fp16 {
+        exts.push("cl_khr_fp16");
+    }
+    exts
+}
+
+/// Preprocesses file `main` of `sources`. `predefined` (see [`predefined_macros`]) is defined
+/// first, then the `-D` options; `headers` are the `(name, text)` headers given to
+/// `clCompileProgram`, searched by name before the `-I` directories. Included files are added
+/// to `sources`. Extensions named in `#pragma OPENCL EXTENSION` are known if `predefined`
+/// defines a `cl_` macro of that name. `-w` and `-Werror` are applied to `diags`.
+pub fn preprocess(
+    sources: &mut SourceMap,
+    main: FileId,
+    opts: &BuildOptions,
+    predefined: &[(String, String)],
+    headers: &[(String, String)],
+    diags: &mut Diagnostics,
+) -> Preprocessed {
+    diags.suppress_warnings |= opts.suppress_warnings;
+    diags.warnings_are_errors |= opts.warnings_are_errors;
+    let known_extensions = predefined
+        .iter()
+        .map(|(name, _)| name.clone())
+        .filter(|n| n.starts_with("cl_"))
+        .collect();
+    let mut pp = Preprocessor {
+        sources,
+        diags,
+        include_dirs: &opts.include_dirs,
+        headers,
+        known_extensions,
+        macros: HashMap::new(),
+        files: Vec::new(),
+        out: Vec::new(),
+        budget: MAX_EXPANSIONS,
+        once: HashSet::new(),
+        extensions: Vec::new(),
+        fp_contract: true,
+        unroll: Vec::new(),
+        eof: Loc {
+            file: main,
+            line: 1,
+            col: 1,
+        },
+    };
+    let main_name = pp.sources.file(main).name.clone();
+    pp.push_file(main, main_name, Some(String::new()));
+    let builtin = pp.sources.add(BUILTIN_FILE, builtin_text(predefined, opts));
+    pp.push_file(builtin, BUILTIN_FILE.to_string(), None);
+    pp.run();
+    pp.finish()
+}
+
+/// `#define` lines for the predefined macros, then the `-D` options.
+fn builtin_text(predefined: &[(String, String)], opts: &BuildOptions) -> String {
+    let defines = opts
+        .defines
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_deref().unwrap_or("1")));
+    predefined
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .chain(defines)
+        .map(|(name, value)| format!("#define {name} {}\n", value.replace(['\n', '\r'], " ")))
+        .collect()
+}
+
+/// One `#if` group being read.
+struct Cond {
+    /// Lines are kept (this branch is the one taken and every enclosing one is kept).
+    active: bool,
+    /// No later `#elif`/`#else` branch may be taken.
+    taken: bool,
+    seen_else: bool,
+    loc: Loc,
+}
+
+/// A file being read (the main file or an include).
+struct FileState {
+    id: FileId,
+    tokens: Vec<PpToken>,
+    pos: usize,
+    conds: Vec<Cond>,
+    /// `__FILE__`; `#line` may change it.
+    name: String,
+    /// What `#line` adds to physical line numbers for `__LINE__`.
+    line_delta: i64,
+    /// Directory quoted includes are searched in last (`None`: none).
+    dir: Option<String>,
+}
+
+struct Preprocessor<'a> {
+    sources: &'a mut SourceMap,
+    diags: &'a mut Diagnostics,
+    include_dirs: &'a [String],
+    headers: &'a [(String, String)],
+    known_extensions: Vec<String>,
+    macros: HashMap<String, Macro>,
+    /// The include stack; the last file is the one being read.
+    files: Vec<FileState>,
+    out: Vec<PpToken>,
+    budget: usize,
+    /// Files that said `#pragma once`.
+    once: HashSet<String>,
+    extensions: Vec<String>,
+    fp_contract: bool,
+    unroll: Vec<(Loc, Option<u32>)>,
+    /// Where the main file ends.
+    eof: Loc,
+}
+
+impl Preprocessor<'_> {
+    fn push_file(&mut self, id: FileId, name: String, dir: Option<String>) {
+        let tokens = lex(id, &self.sources.file(id).text, self.diags);
+        self.files.push(FileState {
+            id,
+            tokens,
+            pos: 0,
+            conds: Vec::new(),
+            name,
+            line_delta: 0,
+            dir,
+        });
+    }
+
+    fn run(&mut self) {
+        while let Some(file) = self.files.last_mut() {
+            let Some(tok) = file.tokens.get(file.pos) else {
+                self.end_file();
+                continue;
+            };
+            let line_start = file.pos == 0
+                || file
+                    .tokens
+                    .get(file.pos - 1)
+                    .is_some_and(PpToken::is_newline);
+            if tok.is_eof() {
+                self.end_file();
+            } else if tok.is_newline() {
+                file.pos += 1;
+            } else if line_start && tok.is_punct("#") {
+                file.pos += 1;
+                let line = self.take_line();
+                self.directive(line);
+            } else if self.active() {
+                self.expand_text();
+            } else {
+                self.take_line();
+            }
+        }
+    }
+
+    fn end_file(&mut self) {
+        let Some(file) = self.files.pop() else { return };
+        for cond in &file.conds {
+            self.diags
+                .error(cond.loc, "unterminated conditional directive");
+        }
+        if self.files.is_empty() {
+            self.eof = file.tokens.last().map_or(self.eof, |t| t.loc);
+        }
+    }
+
+    /// The rest of the current line, its line end consumed.
+    fn take_line(&mut self) -> Vec<PpToken> {
+        let Some(file) = self.files.last_mut() else {
+            return Vec::new();
+        };
+        let mut line = Vec::new();
+        while let Some(tok) = file.tokens.get(file.pos) {
+            if tok.is_eof() {
+                break;
+            }
+            file.pos += 1;
+            if tok.is_newline() {
+                break;
+            }
+            line.push(tok.clone());
+        }
+        line
+    }
+
+    fn active(&self) -> bool {
+        self.files
+            .last()
+            .and_then(|f| f.conds.last())
+            .is_none_or(|c| c.active)
+    }
+
+    /// Expands the source text starting at the current token (reading on across lines for a
+    /// function-like macro's arguments).
+    fn expand_text(&mut self) {
+        let Some(file) = self.files.last_mut() else {
+            return;
+        };
+        let Some(tok) = file.tokens.get(file.pos).cloned() else {
+            return;
+        };
+        file.pos += 1;
+        let mut input = Input {
+            pending: VecDeque::from([Tok::new(tok)]),
+            file: Some((&file.tokens, &mut file.pos)),
+        };
+        let mut expander = Expander {
+            macros: &self.macros,
+            diags: &mut *self.diags,
+            budget: &mut self.budget,
+            file_name: &file.name,
+            line_delta: file.line_delta,
+            if_mode: false,
+        };
+        let mut out = Vec::new();
+        expander.run(&mut input, &mut out, 0);
+        self.out.extend(out.into_iter().map(|t| t.pp));
+    }
+
+    /// Macro-expands a directive's operands (`#if`, `#include`, `#line`).
+    fn expand_line(&mut self, line: &[PpToken], if_mode: bool) -> Vec<PpToken> {
+        let (file_name, line_delta) = self
+            .files
+            .last()
+            .map_or(("", 0), |f| (f.name.as_str(), f.line_delta));
+        let mut expander = Expander {
+            macros: &self.macros,
+            diags: &mut *self.diags,
+            budget: &mut self.budget,
+            file_name,
+            line_delta,
+            if_mode,
+        };
+        let tokens = line.iter().cloned().map(Tok::new).collect();
+        expander
+            .expand_list(tokens, 0)
+            .into_iter()
+            .map(|t| t.pp)
+            .collect()
+    }
+
+    fn directive(&mut self, line: Vec<PpToken>) {
+        let Some(first) = line.first() else { return }; // the null directive
+        let at = first.loc;
+        let args = line.get(1..).unwrap_or_default();
+        let Some(name) = first.ident() else {
+            if self.active() {
+                self.diags.error(
+                    at,
+                    format!("invalid preprocessing directive '#{}'", first.spelling),
+                );
+            }
+            return;
+        };
+        match name {
+            "if" | "ifdef" | "ifndef" => self.open_cond(name, at, args),
+            "elif" => self.elif(at, args),
+            "else" | "endif" => self.else_endif(name, at, args),
+            _ if !self.active() => {}
+            "define" => self.define(at, args),
+            "undef" => self.undef(at, args),
+            "include" => self.include(at, args),
+            "line" => self.line(at, args),
+            "error" => self.diags.error(at, message_text(args, "#error")),
+            "warning" => self.diags.warning(at, message_text(args, "#warning")),
+            "pragma" => self.pragma(at, args),
+            _ => self
+                .diags
+                .error(at, format!("invalid preprocessing directive '#{name}'")),
+        }
+    }
+
+    fn open_cond(&mut self, kind: &str, at: Loc, args: &[PpToken]) {
+        let parent_active = self.active();
+        let value = parent_active
+            && match kind {
+                "if" => self.eval(at, args),
+                _ => self
+                    .macro_operand(kind, at, args)
+                    .is_some_and(|defined| defined == (kind == "ifdef")),
+            };
+        if let Some(file) = self.files.last_mut() {
+            file.conds.push(Cond {
+                active: value,
+                taken: value || !parent_active,
+                seen_else: false,
+                loc: at,
+            });
+        }
+    }
+
+    fn eval(&mut self, at: Loc, args: &[PpToken]) -> bool {
+        let tokens = self.expand_line(args, true);
+        expr::evaluate(&tokens, at, self.diags)
+    }
+
+    /// The macro name operand of `#ifdef`/`#ifndef`/`#undef`; `Some(whether it is defined)`.
+    fn macro_operand(&mut self, directive: &str, at: Loc, args: &[PpToken]) -> Option<bool> {
+        let Some(name) = args.first().and_then(PpToken::ident) else {
+            self.diags
+                .error(at, format!("macro name missing in #{directive}"));
+            return None;
+        };
+        self.extra_tokens(directive, args.get(1..).unwrap_or_default());
+        Some(self.macros.contains_key(name) || BUILTINS.contains(&name))
+    }
+
+    fn extra_tokens(&mut self, directive: &str, rest: &[PpToken]) {
+        if let Some(extra) = rest.first() {
+            self.diags.warning(
+                extra.loc,
+                format!("extra tokens at end of #{directive} directive"),
+            );
+        }
+    }
+
+    fn elif(&mut self, at: Loc, args: &[PpToken]) {
+        let Some(cond) = self.files.last().and_then(|f| f.conds.last()) else {
+            return self.diags.error(at, "#elif without #if");
+        };
+        if cond.seen_else {
+            self.diags.error(at, "#elif after #else");
+        }
+        let value = !cond.taken && self.eval(at, args);
+        if let Some(cond) = self.files.last_mut().and_then(|f| f.conds.last_mut()) {
+            cond.active = value;
+            cond.taken |= value;
+        }
+    }
+
+    fn else_endif(&mut self, name: &str, at: Loc, args: &[PpToken]) {
+        self.extra_tokens(name, args);
+        let Some(conds) = self.files.last_mut().map(|f| &mut f.conds) else {
+            return;
+        };
+        if name == "endif" {
+            if conds.pop().is_none() {
+                self.diags.error(at, "#endif without #if");
+            }
+            return;
+        }
+        let Some(cond) = conds.last_mut() else {
+            return self.diags.error(at, "#else without #if");
+        };
+        let repeated = cond.seen_else;
+        cond.active = !cond.taken;
+        cond.taken = true;
+        cond.seen_else = true;
+        if repeated {
+            self.diags.error(at, "#else after #else");
+        }
+    }
+
+    fn define(&mut self, at: Loc, args: &[PpToken]) {
+        let Some(m) = expand::parse_define(args, at, self.diags) else {
+            return;
+        };
+        let name = m.name.to_string();
+        if let Some(old) = self.macros.get(&name) {
+            if !old.same_definition(&m) {
+                self.diags.warning(
+                    args.first().map_or(at, |t| t.loc),
+                    format!("'{name}' macro redefined"),
+                );
+            }
+        }
+        self.macros.insert(name, m);
+    }
+
+    fn undef(&mut self, at: Loc, args: &[PpToken]) {
+        if self.macro_operand("undef", at, args).is_some() {
+            if let Some(name) = args.first().and_then(PpToken::ident) {
+                self.macros.remove(name);
+            }
+        }
+    }
+
+    fn include(&mut self, at: Loc, args: &[PpToken]) {
+        let direct = args
+            .first()
+            .is_some_and(|t| t.spelling.starts_with('"') || t.is_punct("<"));
+        let tokens = if direct {
+            args.to_vec()
+        } else {
+            self.expand_line(args, false)
+        };
+        let Some((name, quoted, rest)) = header_name(&tokens) else {
+            return self
+                .diags
+                .error(at, "expected \"FILENAME\" or <FILENAME> after #include");
+        };
+        self.extra_tokens("include", rest);
+        if self.files.len() > MAX_INCLUDE_DEPTH {
+            return self.diags.error(at, "#include nested too deeply");
+        }
+        let including_dir = if quoted {
+            self.files.last().and_then(|f| f.dir.clone())
+        } else {
+            None
+        };
+        let Some((path, text)) = self.find_header(&name, including_dir.as_deref()) else {
+            return self.diags.error(at, format!("'{name}' file not found"));
+        };
+        if self.once.contains(&path) {
+            return;
+        }
+        let dir = Path::new(&path)
+            .parent()
+            .map(|d| d.to_string_lossy().into_owned());
+        let id = self.sources.add(path.clone(), text);
+        self.push_file(id, path, Some(dir.unwrap_or_default()));
+    }
+
+    /// Looks for a header: among the headers given by name, in the `-I` directories, then
+    /// (for `"name"`) beside the including file. Returns its path and text.
+    fn find_header(&self, name: &str, including_dir: Option<&str>) -> Option<(String, String)> {
+        let given = |path: &str| {
+            self.headers
+                .iter()
+                .find(|(n, _)| n == path)
+                .map(|(n, t)| (n.clone(), t.clone()))
+        };
+        let on_disk = |path: &Path| {
+            std::fs::read_to_string(path)
+                .ok()
+                .map(|text| (path.to_string_lossy().into_owned(), text))
+        };
+        given(name)
+            .or_else(|| {
+                self.include_dirs
+                    .iter()
+                    .find_map(|dir| on_disk(&Path::new(dir).join(name)))
+            })
+            .or_else(|| {
+                let path = Path::new(including_dir?).join(name);
+                given(&path.to_string_lossy()).or_else(|| on_disk(&path))
+            })
+    }
+
+    fn line(&mut self, at: Loc, args: &[PpToken]) {
+        let tokens = self.expand_line(args, false);
+        let number = tokens
+            .first()
+            .filter(|t| t.spelling.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|t| t.spelling.parse::<i64>().ok());
+        let Some(number) = number.filter(|n| (1..=i64::from(i32::MAX)).contains(n)) else {
+            return self
+                .diags
+                .error(at, "#line requires a line number from 1 to 2147483647");
+        };
+        let name = match tokens.get(1) {
+            Some(t) => match &t.kind {
+                Ok(TokenKind::Str(s)) => Some(s.clone()),
+                _ => {
+                    return self
+                        .diags
+                        .error(t.loc, "invalid file name in #line directive")
+                }
+            },
+            None => None,
+        };
+        self.extra_tokens("line", tokens.get(2..).unwrap_or_default());
+        let Some(file) = self.files.last_mut() else {
+            return;
+        };
+        // The line after the directive (which ends just before `pos`) is `number`.
+        let next_line = file
+            .tokens
+            .get(file.pos)
+            .map_or(at.line + 1, |t| t.loc.line);
+        let directive_end = file
+            .tokens
+            .get(file.pos.wrapping_sub(1))
+            .filter(|t| t.is_newline());
+        let next_line = directive_end.map_or(next_line, |t| t.loc.line + 1);
+        file.line_delta = number - i64::from(next_line);
+        if let Some(name) = name {
+            file.name = name;
+        }
+    }
+
+    fn pragma(&mut self, at: Loc, args: &[PpToken]) {
+        let words: Vec<&str> = args.iter().map(|t| t.spelling.as_str()).collect();
+        match words.as_slice() {
+            ["OPENCL", "EXTENSION", name, ":", behavior] => {
+                self.extension_pragma(at, name, behavior)
+            }
+            ["OPENCL", "EXTENSION", ..] => {
+                self.diags.warning(at, "malformed #pragma OPENCL EXTENSION")
+            }
+            ["OPENCL", "FP_CONTRACT", state] => match *state {
+                "ON" | "DEFAULT" => self.fp_contract = true,
+                "OFF" => self.fp_contract = false,
+                _ => self.diags.warning(
+                    at,
+                    "expected 'ON', 'OFF' or 'DEFAULT' in #pragma OPENCL FP_CONTRACT",
+                ),
+            },
+            ["OPENCL", ..] => self
+                .diags
+                .warning(at, "unknown or malformed #pragma OPENCL"),
+            ["unroll"] => self.unroll.push((at, None)),
+            ["unroll", n] | ["unroll", "(", n, ")"] => match n.parse::<u32>() {
+                Ok(n) if n > 0 => self.unroll.push((at, Some(n))),
+                _ => self
+                    .diags
+                    .warning(at, "invalid #pragma unroll count; ignoring"),
+            },
+            ["once"] => {
+                if let Some(file) = self.files.last() {
+                    self.once.insert(self.sources.file(file.id).name.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn extension_pragma(&mut self, at: Loc, name: &str, behavior: &str) {
+        let enable = match behavior {
+            "enable" => true,
+            "disable" => false,
+            _ => {
+                return self.diags.warning(
+                    at,
+                    "expected 'enable' or 'disable' in #pragma OPENCL EXTENSION",
+                )
+            }
+        };
+        let names: Vec<String> = if name == "all" {
+            self.known_extensions.clone()
+        } else if self.known_extensions.iter().any(|e| e == name) {
+            vec![name.to_string()]
+        } else {
+            return self
+                .diags
+                .warning(at, format!("unknown OpenCL extension '{name}' - ignoring"));
+        };
+        for name in names {
+            let present = self.extensions.contains(&name);
+            if enable && !present {
+                self.extensions.push(name);
+            } else if !enable {
+                self.extensions.retain(|e| *e != name);
+            }
+        }
+    }
+
+    fn finish(self) -> Preprocessed {
+        let text = render_text(&self.out, &self.extensions, self.fp_contract);
+        let mut tokens: Vec<Token> = Vec::with_capacity(self.out.len() + 1);
+        for pp in self.out {
+            let kind = match pp.kind {
+                Ok(kind) => kind,
+                Err(message) => {
+                    self.diags.error(pp.loc, message);
+                    continue;
+                }
+            };
+            // Translation phase 6: adjacent string literals are concatenated.
+            if let (
+                TokenKind::Str(s),
+                Some(Token {
+                    kind: TokenKind::Str(prev),
+                    ..
+                }),
+            ) = (&kind, tokens.last_mut())
+            {
+                prev.push_str(s);
+                continue;
+            }
+            tokens.push(Token {
+                kind,
+                loc: pp.loc,
+                space_before: pp.space_before,
+            });
+        }
+        tokens.push(Token {
+            kind: TokenKind::Eof,
+            loc: self.eof,
+            space_before: true,
+        });
+        Preprocessed {
+            tokens,
+            extensions: self.extensions,
+            fp_contract: self.fp_contract,
+            unroll: self.unroll,
+            text,
+        }
+    }
+}
+
+/// The file name of `#include` and the tokens after it: `"name"` (quoted: true) or `<name>`.
+fn header_name(tokens: &[PpToken]) -> Option<(String, bool, &[PpToken])> {
+    let first = tokens.first()?;
+    if first.is_punct("<") {
+        let close = tokens.iter().position(|t| t.is_punct(">"))?;
+        let inner = tokens.get(1..close)?;
+        let name = inner
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                if i > 0 && t.space_before {
+                    format!(" {}", t.spelling)
+                } else {
+                    t.spelling.clone()
+                }
+            })
+            .collect();
+        return Some((name, false, tokens.get(close + 1..)?));
+    }
+    let name = first.spelling.strip_prefix('"')?.strip_suffix('"')?;
+    Some((name.to_string(), true, tokens.get(1..)?))
+}
+
+/// The text of `#error`/`#warning`: the rest of the line, or the directive if there is none.
+fn message_text(args: &[PpToken], directive: &str) -> String {
+    if args.is_empty() {
+        return directive.to_string();
+    }
+    let mut text = String::new();
+    for (i, t) in args.iter().enumerate() {
+        if i > 0 && t.space_before {
+            text.push(' ');
+        }
+        text.push_str(&t.spelling);
+    }
+    text
+}
+
+/// The output as text that preprocesses and lexes back to the same tokens: pragmas first,
+/// then one line per source line, tokens separated by spaces.
+fn render_text(tokens: &[PpToken], extensions: &[String], fp_contract: bool) -> String {
+    let mut text = String::new();
+    for ext in extensions {
+        let _ = writeln!(text, "#pragma OPENCL EXTENSION {ext} : enable");
+    }
+    if !fp_contract {
+        text.push_str("#pragma OPENCL FP_CONTRACT OFF\n");
+    }
+    let mut prev: Option<Loc> = None;
+    for t in tokens {
+        match prev {
+            Some(p) if p.file == t.loc.file && p.line == t.loc.line => text.push(' '),
+            Some(_) => text.push('\n'),
+            None => {}
+        }
+        text.push_str(&t.spelling);
+        prev = Some(t.loc);
+    }
+    if prev.is_some() {
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::diag::Severity;
+    use crate::compiler::options::Stage;
+
+    fn at(line: u32, col: u32) -> Loc {
+        Loc { file: 0, line, col }
+    }
+
+    fn target() -> Target {
+        Target {
+            address_bits: 64,
+            int64: true,
+            int16: true,
+            fp64: false,
+            fp16: false,
+            storage_8bit: true,
+            storage_16bit: true,
+            max_push_constants_size: 256,
+            max_constant_args: 8,
+            max_constant_buffer_size: 65536,
+            max_uniform_buffer_range: 65536,
+            max_work_group_size: 1024,
+            max_work_item_sizes: [1024, 1024, 64],
+            local_mem_size: 49152,
+            subgroup_size: 32,
+            opencl_c_version: 300,
+        }
+    }
+
+    struct Run {
+        pp: Preprocessed,
+        diags: Diagnostics,
+        sources: SourceMap,
+    }
+
+    impl Run {
+        /// The output, token spellings separated by single spaces.
+        fn out(&self) -> String {
+            normalize(&self.pp.text)
+        }
+
+        fn messages(&self) -> Vec<String> {
+            self.diags.list.iter().map(|d| d.message.clone()).collect()
+        }
+    }
+
+    fn run_with(text: &str, options: &str, headers: &[(&str, &str)]) -> Run {
+        let opts = BuildOptions::parse(options, Stage::Compile).expect("options");
+        let mut sources = SourceMap::default();
+        let main = sources.add("main.cl", text);
+        let headers: Vec<(String, String)> = headers
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        let mut diags = Diagnostics::default();
+        let predefined = predefined_macros(&target(), &opts);
+        let pp = preprocess(&mut sources, main, &opts, &predefined, &headers, &mut diags);
+        Run { pp, diags, sources }
+    }
+
+    fn run(text: &str) -> Run {
+        run_with(text, "", &[])
+    }
+
+    /// `text` re-lexed, token spellings separated by single spaces.
+    fn normalize(text: &str) -> String {
+        let tokens = lex(0, text, &mut Diagnostics::default());
+        let spellings: Vec<&str> = tokens
+            .iter()
+            .filter(|t| !t.is_newline() && !t.is_eof())
+            .map(|t| t.spelling.as_str())
+            .collect();
+        spellings.join(" ")
+    }
+
+    /// Preprocesses `text`, expecting no diagnostics and the output `expected`.
+    fn check(text: &str, expected: &str) {
+        let r = run(text);
+        assert!(r.diags.list.is_empty(), "{}", r.diags.render(&r.sources));
+        assert_eq!(r.out(), normalize(expected));
+    }
+
+    #[test]
+    fn standard_example_rescanning() {
+        // C99 §6.10.3.4 EXAMPLE: a function-like macro finds its arguments after a rescan.
+        check("#define f(a) a*g\n#define g(a) f(a)\nf(2)(9)\n", "2*9*g");
+    }
+
+    #[test]
+    fn standard_example_hash_hash() {
+        // C99 §6.10.3.3 EXAMPLE: the ## made by pasting is not an operator.
+        check(
+            "#define hash_hash # ## #\n#define mkstr(a) # a\n#define in_between(a) mkstr(a)\n\
+             #define join(c, d) in_between(c hash_hash d)\nchar p[] = join(x, y);\n",
+            "char p[] = \"x ## y\";",
+        );
+    }
+
+    #[test]
+    fn standard_example_3() {
+        let text = r#"#define x 3
+#define f(a) f(x * (a))
+#undef x
+#define x 2
+#define g f
+#define z z[0]
+#define h g(~
+#define m(a) a(w)
+#define w 0,1
+#define t(a) a
+#define p() int
+#define q(x) x
+#define r(x,y) x ## y
+#define str(x) # x
+f(y+1) + f(f(z)) % t(t(g)(0) + t)(1);
+g(x+(3,4)-w) | h 5) & m
+(f)^m(m);
+p() i[q()] = { q(1), r(2,3), r(4,), r(,5), r(,) };
+char c[2][6] = { str(hello), str() };
+"#;
+        let expected = r#"f(2 * (y+1)) + f(2 * (f(2 * (z[0])))) % f(2 * (0)) + t(1);
+f(2 * (2+(3,4)-0,1)) | f(2 * (~ 5)) & f(2 * (0,1))^m(0,1);
+int i[] = { 1, 23, 4, 5, };
+char c[2][6] = { "hello", "" };"#;
+        check(text, expected);
+    }
+
+    #[test]
+    fn standard_example_4() {
+        let text = r#"#define str(s) # s
+#define xstr(s) str(s)
+#define debug(s, t) printf("x" # s "= %d, x" # t "= %s", \
+ x ## s, x ## t)
+#define INCFILE(n) vers ## n
+#define glue(a, b) a ## b
+#define xglue(a, b) glue(a, b)
+#define HIGHLOW "hello"
+#define LOW LOW ", world"
+debug(1, 2);
+fputs(str(strncmp("abc\0d", "abc", '\4') // this goes away
+ == 0) str(: @\n), s);
+#include xstr(INCFILE(2).h)
+glue(HIGH, LOW);
+xglue(HIGH, LOW)
+"#;
+        let expected = r#"printf("x" "1" "= %d, x" "2" "= %s", x1, x2);
+fputs("strncmp(\"abc\\0d\", \"abc\", '\\4') == 0" ": @\n", s);
+int vers2;
+"hello";
+"hello" ", world""#;
+        let r = run_with(text, "", &[("vers2.h", "int vers2;\n")]);
+        assert!(r.diags.list.is_empty(), "{}", r.diags.render(&r.sources));
+        assert_eq!(r.out(), normalize(expected));
+        // The parser sees adjacent string literals joined.
+        let strings: Vec<&TokenKind> =
+            r.pp.tokens
+                .iter()
+                .map(|t| &t.kind)
+                .filter(|k| matches!(k, TokenKind::Str(_)))
+                .collect();
+        assert_eq!(strings[0], &TokenKind::Str("x1= %d, x2= %s".into()));
+        assert_eq!(
+            strings[1],
+            &TokenKind::Str("strncmp(\"abc\\0d\", \"abc\", '\\4') == 0: @\n".into())
+        );
+        assert_eq!(strings[3], &TokenKind::Str("hello, world".into()));
+    }
+
+    #[test]
+    fn standard_example_placemarkers() {
+        check(
+            "#define t(x,y,z) x ## y ## z\nint j[] = { t(1,2,3), t(,4,5), t(6,,7), t(8,9,),\n\
+             t(10,,), t(,11,), t(,,12), t(,,) };\n",
+            "int j[] = { 123, 45, 67, 89, 10, 11, 12, };",
+        );
+    }
+
+    #[test]
+    fn standard_example_variadic() {
+        let text = r#"#define debug(...) fprintf(stderr, __VA_ARGS__)
+#define showlist(...) puts(#__VA_ARGS__)
+#define report(test, ...) ((test)?puts(#test):\
+ printf(__VA_ARGS__))
+debug("Flag");
+debug("X = %d\n", x);
+showlist(The first, second, and third items.);
+report(x>y, "x is %d but y is %d", x, y);
+"#;
+        let expected = r#"fprintf(stderr, "Flag" );
+fprintf(stderr, "X = %d\n", x );
+puts( "The first, second, and third items." );
+((x>y)?puts("x>y"): printf("x is %d but y is %d", x, y));"#;
+        check(text, expected);
+    }
+
+    #[test]
+    fn gnu_comma_elision() {
+        check(
+            "#define P(fmt, ...) printf(fmt, ## __VA_ARGS__)\nP(\"a\"); P(\"b\", 1, 2);\n",
+            "printf(\"a\"); printf(\"b\", 1, 2);",
+        );
+    }
+
+    #[test]
+    fn standard_example_redefinitions() {
+        let valid = "#define OBJ_LIKE (1-1)\n#define OBJ_LIKE /* white space */ (1-1) /* other */\n\
+                     #define FUNC_LIKE(a) ( a )\n#define FUNC_LIKE( a )( /* note the white space */ \\\n\
+                     a /* other stuff on this line\n */ )\n";
+        assert!(run(valid).diags.list.is_empty());
+        for invalid in [
+            "#define OBJ_LIKE (0)",
+            "#define OBJ_LIKE (1 - 1)",
+            "#define FUNC_LIKE(b) ( a )",
+            "#define FUNC_LIKE(b) ( b )",
+        ] {
+            let r = run(&format!("{valid}{invalid}\n"));
+            let warnings: Vec<_> = r
+                .diags
+                .list
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .collect();
+            assert_eq!(warnings.len(), 1, "{invalid}");
+            assert!(warnings[0].message.contains("macro redefined"));
+        }
+    }
+
+    #[test]
+    fn clinfo_program() {
+        let text = "#define GWO(type) global type* restrict\n\
+                    #define GRO(type) global const type* restrict\n\
+                    #define BODY int i = get_global_id(0); out[i] = in1[i] + in2[i]\n\
+                    #define _KRN(T, N) kernel void sum##N(GWO(T##N) out, GRO(T##N) in1, GRO(T##N) in2) { BODY; }\n\
+                    #define KRN(N) _KRN(int, N)\n\
+                    KRN()\n\
+                    /* KRN(2)\nKRN(4)\nKRN(8)\nKRN(16) */\n";
+        check(
+            text,
+            "kernel void sum(global int* restrict out, global const int* restrict in1, \
+             global const int* restrict in2) { int i = get_global_id(0); out[i] = in1[i] + in2[i]; }",
+        );
+    }
+
+    #[test]
+    fn self_reference_is_painted_blue() {
+        check("#define foo foo + 1\nfoo\n", "foo + 1");
+        check("#define a b\n#define b a\na b\n", "a b");
+        check("#define f(x) g(x)\n#define g(x) f(x)\nf(1)\n", "f(1)");
+        // A name painted blue stays unexpandable when rescanned elsewhere.
+        check("#define id(x) x\n#define foo id(foo)\nid(foo)\n", "foo");
+        check(
+            "#define lparen (\n#define f(x) [x]\nf lparen 1)\n",
+            "f ( 1)",
+        );
+    }
+
+    #[test]
+    fn function_like_name_without_arguments() {
+        check("#define f(x) x\nf + f\n(2)\n", "f + 2");
+        check("#define f(x) x\nint f;\n", "int f;");
+        check("#define f(x, y) <x y>\nf(\n1,\n)\n", "<1>");
+    }
+
+    #[test]
+    fn argument_errors() {
+        let r = run("#define f(x) x\nf(1,\n2)\n");
+        assert_eq!(
+            r.messages(),
+            vec!["macro 'f' takes 1 argument(s), but 2 given"]
+        );
+        let r = run("#define f(x, y) x\nf(1)\n");
+        assert_eq!(
+            r.messages(),
+            vec!["macro 'f' takes 2 argument(s), but 1 given"]
+        );
+        let r = run("#define f(x) x\nf(1\n");
+        assert_eq!(r.messages(), vec!["unterminated invocation of macro 'f'"]);
+        assert_eq!(r.diags.list[0].loc, at(2, 1));
+        let r = run(
+            "#define f(x) #y\n#define g(x) ## x\n#define h(x, x) x\n#define 3 x\n#define i(x\n",
+        );
+        assert_eq!(r.diags.list.len(), 5, "{:?}", r.messages());
+        let r = run("#define f(x) x ## +\nf(-)\n");
+        assert_eq!(
+            r.messages(),
+            vec!["pasting '-' and '+' does not give a valid preprocessing token"]
+        );
+    }
+
+    #[test]
+    fn conditionals() {
+        let text = "#define A 2\n\
+                    #if A == 2\n  one\n#  if defined(B) || !defined A\n    bad1\n#  elif A > 1 && defined(A)\n    two\n\
+                    #  else\n    bad2\n#  endif\n#elif 1\n  bad3\n#else\n  bad4\n#endif\n\
+                    #ifdef B\n bad5\n#if 1/0\n#garbage\n#endif\n#else\n three\n#endif\n\
+                    #ifndef B\n four\n#endif\n\
+                    #if 0\n#elif 0\n#elif 1\n five\n#elif 1/0\n#endif\n\
+                    #if ~0u == 0xffffffffffffffff && (-1 < 0u) == 0 && (3 ? 4 : 5) == 4\n six\n#endif\n";
+        check(text, "one two three four five six");
+    }
+
+    #[test]
+    fn defined_from_macro_expansion() {
+        check("#define HAS(x) defined(x)\n#define HAS_Y defined(Y)\n#define Y\n#if HAS_Y && !HAS(Z)\nyes\n#endif\n", "yes");
+    }
+
+    #[test]
+    fn conditional_errors() {
+        let r = run("#if 1\n#else\n#else\n#endif\n#elif 1\n#endif\n#if 1 / 0\n#endif\n#if\n#endif\n#ifdef\n#endif\n#if 1\n");
+        assert_eq!(
+            r.messages(),
+            vec![
+                "#else after #else",
+                "#elif without #if",
+                "#endif without #if",
+                "division by zero in preprocessor expression ('/')",
+                "expected an expression after the directive",
+                "macro name missing in #ifdef",
+                "unterminated conditional directive",
+            ]
+        );
+        // Errors and stray characters in skipped groups are not reported.
+        assert!(run("#if 0\n#error no\n@ 'x\n#bogus\n#endif\n")
+            .diags
+            .list
+            .is_empty());
+    }
+
+    #[test]
+    fn error_and_warning_directives() {
+        let text = "int a;\n  #  error  Something  went wrong\n#warning careful\n";
+        let r = run(text);
+        assert_eq!(r.diags.list.len(), 2);
+        assert_eq!(r.diags.list[0].severity, Severity::Error);
+        assert_eq!(r.diags.list[0].loc, at(2, 6));
+        assert_eq!(r.diags.list[1].severity, Severity::Warning);
+        assert_eq!(
+            r.diags.render(&r.sources),
+            "main.cl:2:6: error: Something went wrong\n  #  error  Something  went wrong\n     ^\n\
+             main.cl:3:2: warning: careful\n#warning careful\n ^\n"
+        );
+        let r = run_with(text, "-w", &[]);
+        assert_eq!(r.messages(), vec!["Something went wrong"]);
+        let r = run_with(text, "-Werror", &[]);
+        assert!(r.diags.list.iter().all(|d| d.severity == Severity::Error));
+        assert_eq!(r.diags.list.len(), 2);
+    }
+
+    #[test]
+    fn includes() {
+        let headers = [
+            (
+                "util.h",
+                "#pragma once\n#define TWICE(x) ((x) * 2)\nint util;\n",
+            ),
+            ("sub/a.h", "#include \"b.h\"\nint a;\n"),
+            ("sub/b.h", "int b;\n"),
+        ];
+        let r = run_with(
+            "#include \"util.h\"\n#include <util.h>\n#include \"sub/a.h\"\nint x = TWICE(3);\n",
+            "",
+            &headers,
+        );
+        assert!(r.diags.list.is_empty(), "{}", r.diags.render(&r.sources));
+        assert_eq!(
+            r.out(),
+            normalize("int util; int b; int a; int x = ((3) * 2);")
+        );
+        // Tokens point into the header they came from.
+        let util = &r.pp.tokens[0];
+        assert_eq!(r.sources.file(util.loc.file).name, "util.h");
+        assert_eq!((util.loc.line, util.loc.col), (3, 1));
+
+        let r = run("#include \"missing.h\"\n#include\n");
+        assert_eq!(
+            r.messages(),
+            vec![
+                "'missing.h' file not found",
+                "expected \"FILENAME\" or <FILENAME> after #include"
+            ]
+        );
+        let r = run_with(
+            "#include \"self.h\"\n",
+            "",
+            &[("self.h", "#include \"self.h\"\n")],
+        );
+        assert_eq!(r.messages(), vec!["#include nested too deeply"]);
+    }
+
+    #[test]
+    fn include_directories_on_disk() {
+        let dir = std::env::temp_dir().join(format!("ferrocl-pp-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("inner")).expect("temp dir");
+        std::fs::write(
+            dir.join("top.h"),
+            "#include \"inner/deep.h\"\nint top = DEEP;\n",
+        )
+        .expect("write");
+        std::fs::write(dir.join("inner/deep.h"), "#include \"leaf.h\"\n").expect("write");
+        std::fs::write(dir.join("inner/leaf.h"), "#define DEEP 7\n").expect("write");
+        let r = run_with(
+            "#include <top.h>\n",
+            &format!("-I \"{}\"", dir.display()),
+            &[],
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(r.diags.list.is_empty(), "{}", r.diags.render(&r.sources));
+        assert_eq!(r.out(), "int top = 7 ;");
+    }
+
+    #[test]
+    fn token_locations() {
+        let r = run("#define TWO 2\nint x =\n   TWO + y;\n");
+        let locs: Vec<(u32, u32)> =
+            r.pp.tokens
+                .iter()
+                .map(|t| (t.loc.line, t.loc.col))
+                .collect();
+        assert_eq!(
+            locs,
+            vec![
+                (2, 1),
+                (2, 5),
+                (2, 7),
+                (3, 4),
+                (3, 8),
+                (3, 10),
+                (3, 11),
+                (4, 1)
+            ]
+        );
+        assert_eq!(
+            r.pp.tokens[3].kind,
+            TokenKind::Int {
+                value: 2,
+                unsigned: false,
+                long: false
+            }
+        );
+        assert_eq!(r.pp.tokens.last().map(|t| &t.kind), Some(&TokenKind::Eof));
+        // Macro arguments keep their own locations.
+        let r = run("#define ID(x) x\nID(\n  a)\n");
+        assert_eq!((r.pp.tokens[0].loc.line, r.pp.tokens[0].loc.col), (3, 3));
+    }
+
+    #[test]
+    fn invalid_tokens_reported_when_used() {
+        let r = run("#define AT @\nint x = AT;\n");
+        assert_eq!(r.messages(), vec!["stray '@' in program"]);
+        assert_eq!(r.diags.list[0].loc, at(2, 9));
+        // Stringized, a stray character is fine.
+        check("#define S(x) #x\nS(@)\n", "\"@\"");
+    }
+
+    #[test]
+    fn line_and_file() {
+        let r = run("a __LINE__ __FILE__\n#line 100 \"other.cl\"\nb __LINE__\n\nc __LINE__ __FILE__\n#line 7\n__LINE__\n");
+        assert!(r.diags.list.is_empty(), "{:?}", r.messages());
+        assert_eq!(
+            r.out(),
+            normalize("a 1 \"main.cl\" b 100 c 102 \"other.cl\" 7")
+        );
+        assert_eq!(run("#line 0\n#line x\n").diags.list.len(), 2);
+    }
+
+    #[test]
+    fn predefined_and_command_line_macros() {
+        let r = run_with(
+            "__OPENCL_VERSION__ __OPENCL_C_VERSION__ CL_VERSION_1_2 CL_VERSION_3_0 __ENDIAN_LITTLE__ A B F(3)\n\
+             #if defined(cl_khr_int64_base_atomics) && !defined(cl_khr_fp64) && !defined(__IMAGE_SUPPORT__)\nok\n#endif\n\
+             #ifdef __opencl_c_int64\nbad\n#endif\n#ifdef __FAST_RELAXED_MATH__\nfast\n#endif\n",
+            "-D A -DB=5 -D 'F(x)=x+x'",
+            &[],
+        );
+        assert!(r.diags.list.is_empty(), "{:?}", r.messages());
+        assert_eq!(r.out(), normalize("300 120 120 300 1 1 5 3+3 ok"));
+        let r = run_with(
+            "__OPENCL_C_VERSION__\n#ifdef __opencl_c_int64\nint64\n#endif\n#ifdef __FAST_RELAXED_MATH__\nfast\n#endif\n\
+             #ifdef __opencl_c_fp64\nfp64\n#endif\n",
+            "-cl-std=CL3.0 -cl-fast-relaxed-math",
+            &[],
+        );
+        assert_eq!(r.out(), normalize("300 int64 fast"));
+        assert_eq!(
+            run_with("__OPENCL_C_VERSION__", "-cl-std=CL1.1", &[]).out(),
+            "110"
+        );
+        check(
+            "__kernel_exec(64, float4) void k(void) {}\n",
+            "__kernel __attribute__((work_group_size_hint(64, 1, 1))) __attribute__((vec_type_hint(float4))) \
+             void k(void) {}",
+        );
+    }
+
+    #[test]
+    fn bad_command_line_macro_is_diagnosed() {
+        let r = run_with("x\n", "-D'F(=1'", &[]);
+        assert_eq!(r.diags.list.len(), 1);
+        assert_eq!(r.sources.file(r.diags.list[0].loc.file).name, BUILTIN_FILE);
+    }
+
+    #[test]
+    fn pragmas() {
+        let r = run(
+            "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\
+             #pragma OPENCL EXTENSION cl_khr_byte_addressable_store : enable\n\
+             #pragma OPENCL EXTENSION cl_khr_byte_addressable_store : disable\n\
+             #pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+             #pragma OPENCL FP_CONTRACT OFF\n\
+             #pragma unroll\n#pragma unroll 4\n#pragma unroll(8)\n#pragma GCC something\nint x;\n",
+        );
+        assert_eq!(
+            r.messages(),
+            vec!["unknown OpenCL extension 'cl_khr_fp64' - ignoring"]
+        );
+        assert_eq!(r.diags.list[0].severity, Severity::Warning);
+        assert_eq!(
+            r.pp.extensions,
+            vec!["cl_khr_int64_base_atomics".to_string()]
+        );
+        assert!(!r.pp.fp_contract);
+        let counts: Vec<(u32, Option<u32>)> =
+            r.pp.unroll.iter().map(|(l, n)| (l.line, *n)).collect();
+        assert_eq!(counts, vec![(6, None), (7, Some(4)), (8, Some(8))]);
+        assert_eq!(
+            r.pp.text,
+            "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL FP_CONTRACT OFF\nint x ;\n"
+        );
+    }
+
+    #[test]
+    fn runaway_macros_are_bounded() {
+        let deep = format!(
+            "#define f(x) x\n{}1{}\n",
+            "f(".repeat(1000),
+            ")".repeat(1000)
+        );
+        let r = run(&deep);
+        assert!(
+            r.messages().iter().any(|m| m.contains("nested too deeply")),
+            "{:?}",
+            r.messages()
+        );
+        let mut text = String::from("#define a0 x x\n");
+        for i in 1..24 {
+            text.push_str(&format!("#define a{i} a{0} a{0}\n", i - 1));
+        }
+        text.push_str("a23\n");
+        let r = run(&text);
+        assert_eq!(
+            r.messages(),
+            vec!["too many macro expansions; stopped expanding"]
+        );
+    }
+
+    #[test]
+    fn text_output_preprocesses_to_the_same_tokens() {
+        let text = "#define S(x) #x\n#define P(a, b) a ## b\nkernel void f(global int *p) {\n  p[0] = P(1, 2) + P(+, =) 3;\n  printf(S(a\"b\"));\n}\n";
+        let first = run(text);
+        let again = run(&first.pp.text);
+        assert!(again.diags.list.is_empty());
+        let kinds = |r: &Run| {
+            r.pp.tokens
+                .iter()
+                .map(|t| t.kind.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(kinds(&first), kinds(&again));
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        const PIECES: &[&str] = &[
+            "#define ",
+            "#undef ",
+            "#if ",
+            "#ifdef ",
+            "#elif ",
+            "#else",
+            "#endif",
+            "#include ",
+            "#line ",
+            "#pragma ",
+            "#error",
+            "OPENCL EXTENSION ",
+            "unroll ",
+            "f",
+            "g",
+            "x",
+            "(",
+            ")",
+            ",",
+            "...",
+            "#",
+            "##",
+            "__VA_ARGS__",
+            "defined",
+            "__LINE__",
+            "__FILE__",
+            "\"s",
+            "<",
+            ">",
+            "0x1p3",
+            "1",
+            "0",
+            "/",
+            "?",
+            ":",
+            "'",
+            "\"",
+            "/*",
+            "*/",
+            "//",
+            "\\",
+            "\n",
+            "\n",
+            " ",
+            "@",
+            "-",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..3000 {
+            let mut text =
+                String::from("#define f(a, ...) a ## __VA_ARGS__ # a f\n#define g(x) f(x)(x) g\n");
+            for _ in 0..40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            run(&text);
+        }
+    }
+}
