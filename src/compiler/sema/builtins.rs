@@ -9,6 +9,7 @@ use super::model::{
 };
 use super::conv::to_unsigned;
 use super::Sema;
+use crate::compiler::parse::ast::BinaryOp;
 use crate::compiler::parse::is_builtin_type_name;
 use crate::compiler::source::Loc;
 
@@ -181,6 +182,10 @@ impl Sema<'_> {
             "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, args, loc),
             "isnan" | "isinf" | "isfinite" | "signbit" => self.relational_call(name, args, loc),
             "select" | "bitselect" => self.select_call(name, args, loc),
+            "any" | "all" => self.any_all_call(name, args, loc),
+            "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless" | "islessequal" => {
+                self.relational_compare(name, args, loc)
+            }
             _ => self.prefixed_call(name, args, loc),
         }
     }
@@ -358,6 +363,33 @@ impl Sema<'_> {
             _ => Type::Scalar(Scalar::Int),
         };
         Some(call(Builtin::Math(f, Precision::Full), args, result, loc))
+    }
+
+    fn any_all_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 1, loc)?;
+        if !args[0].ty.element().is_some_and(|s| s.is_integer() && s.is_signed()) {
+            return self.no_overload(name, &args, loc);
+        }
+        let b = if name == "any" { Builtin::Any } else { Builtin::All };
+        Some(call(b, args, Type::Scalar(Scalar::Int), loc))
+    }
+
+    /// `isequal(x, y)` & co. are the comparison operators on floats (unordered: `isnotequal`
+    /// is true for NaN, the others false, as with `!=` and `==`, `<`...).
+    fn relational_compare(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 2, loc)?;
+        let ty = self.gentype(name, &args, true, loc)?;
+        let mut args = self.fit(name, args, &ty, loc)?.into_iter();
+        let (l, r) = (args.next()?, args.next()?);
+        let op = match name {
+            "isequal" => BinaryOp::Eq,
+            "isnotequal" => BinaryOp::Ne,
+            "isgreater" => BinaryOp::Gt,
+            "isgreaterequal" => BinaryOp::Ge,
+            "isless" => BinaryOp::Lt,
+            _ => BinaryOp::Le,
+        };
+        self.binary(op, l, r, loc)
     }
 
     /// `select(a, b, c)`: `c` is an integer of `a`'s width (per component for vectors);

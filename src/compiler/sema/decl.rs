@@ -325,6 +325,9 @@ impl Sema<'_> {
         }
         let body = self.body(&f.body);
         self.scopes.pop();
+        if sig.ret != Type::Void && !always_returns(&body) {
+            self.diags.warning(sig.loc, format!("control may reach the end of non-void function '{}'", sig.name));
+        }
         let ctx = self.cur.take()?;
         let function = Function {
             name: sig.name,
@@ -552,6 +555,19 @@ impl Sema<'_> {
             }
         }
         ok.then_some(())
+    }
+}
+
+/// Whether a statement list ends in a `return` on every path (a conservative check).
+fn always_returns(stmts: &[super::model::Stmt]) -> bool {
+    use super::model::Stmt;
+    match stmts.last() {
+        Some(Stmt::Return(_)) => true,
+        Some(Stmt::Block(b)) => always_returns(b),
+        Some(Stmt::If { then, otherwise: Some(o), .. }) => {
+            always_returns(std::slice::from_ref(then)) && always_returns(std::slice::from_ref(o))
+        }
+        _ => false,
     }
 }
 

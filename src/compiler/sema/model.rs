@@ -732,6 +732,10 @@ pub enum Builtin {
     Select,
     /// `bitselect(a, b, c)`: bitwise `(a & ~c) | (b & c)`.
     Bitselect,
+    /// `any(x)` / `all(x)` on a signed integer scalar or vector: `int` 1 if the most
+    /// significant bit of any / every component is set, else 0.
+    Any,
+    All,
     /// `vloadn(offset, p)`: reads `n` elements at `p + offset * n`; args `(size_t, pointer)`.
     Vload(u8),
     /// `vstoren(data, offset, p)`: writes `n` elements at `p + offset * n`; returns void.

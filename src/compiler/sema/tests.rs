@@ -322,6 +322,8 @@ fn builtins_resolve_overloads() {
         uint ab = abs(c[0]);
         float4 cl = clamp(v, 0.0f, 1.0f);
         float ns = native_sqrt(d);
+        int4 gt = isgreater(v, m);
+        int anyg = any(gt);
     }");
     let f = kernel(&p, "k");
     let init = |i: usize| decl_init(&f.body[i]);
@@ -340,6 +342,9 @@ fn builtins_resolve_overloads() {
     assert_eq!(init(9).ty, Type::Scalar(Scalar::UInt));
     assert!(matches!(init(10).kind, ExprKind::Builtin(Builtin::Math(MathFn::Clamp, _), _)));
     assert!(matches!(init(11).kind, ExprKind::Builtin(Builtin::Math(MathFn::Sqrt, Precision::Native), _)));
+    assert!(matches!(init(12).kind, ExprKind::Compare(CmpOp::Gt, ..)));
+    assert_eq!(init(12).ty, Type::Vector(Scalar::Int, 4));
+    assert!(matches!(init(13).kind, ExprKind::Builtin(Builtin::Any, _)));
 }
 
 #[test]
@@ -498,6 +503,11 @@ fn calls_are_checked() {
 fn types_and_returns_are_checked() {
     first_error("kernel void k() {\n  double d = 1.0;\n}", 2, 3, "type 'double' requires the cl_khr_fp64 extension");
     first_error("int f() {\n  return;\n}", 2, 3, "non-void function must return a value");
+    let (_, d) = run("int f(int x) { if (x) return 1; }", &target(), &Options::default());
+    assert_eq!(d.list[0].message, "control may reach the end of non-void function 'f'");
+    assert_eq!(d.list[0].severity, Severity::Warning);
+    let (_, d) = run("int f(int x) { if (x) { return 1; } else return 2; }", &target(), &Options::default());
+    assert!(d.list.is_empty());
     first_error("kernel void k(global float4* o, global int4* i) {\n  o[0] = i[0];\n}", 2, 10, "cannot convert 'int4' to 'float4' implicitly");
     first_error("kernel void k() {\n  int x = y;\n}", 2, 11, "use of undeclared identifier 'y'");
     first_error("kernel void k() { float4 v; v.xx = (float2)(1.0f, 2.0f); }", 1, 34, "repeats a component");
@@ -553,4 +563,41 @@ fn preprocessed_programs() {
     let e = d.list.iter().find(|d| d.severity == Severity::Error).unwrap();
     assert_eq!((e.loc.line, e.loc.col), (3, 1));
     assert!(e.message.contains("expected ';'"), "{}", e.message);
+}
+
+#[test]
+fn deep_nesting_within_the_limit_is_analysed() {
+    let chain = format!("x = 1{};", " + x".repeat(120));
+    let parens = format!("x = {}x{};", "(".repeat(60), ")".repeat(60));
+    let blocks = format!("{}x = 2;{}", "{".repeat(100), "}".repeat(100));
+    let ifs = format!("{}x = 3;", "if (x) ".repeat(60));
+    let src = format!("kernel void k(global int* o) {{ int x = 0; {chain} {parens} {blocks} {ifs} o[0] = x; }}");
+    let (p, d) = run(&src, &target(), &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    assert!(p.is_some());
+}
+
+/// Random token soup must give diagnostics, never a panic.
+#[test]
+fn garbage_never_panics() {
+    let words = [
+        "kernel", "void", "k", "(", ")", "{", "}", "global", "int", "*", "p", "[", "]", "=", ";", "1",
+        "float4", ".", "xyzw", "+", "-", "<<", "?", ":", "struct", "S", "switch", "case", "default",
+        "for", "while", "do", "if", "else", "return", "sizeof", "constant", "local", "(float4)",
+        "barrier", "get_global_id", ",", "typedef", "__attribute__", "((", "))", "enum", "0x7fffffff",
+        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..300 {
+        let mut src = String::new();
+        for _ in 0..60 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            src.push_str(words[(seed % words.len() as u64) as usize]);
+            src.push(' ');
+        }
+        let _ = run(&src, &target(), &Options::default());
+        let _ = run(&format!("kernel void k(global int* p) {{ {src} }}"), &target(), &Options::default());
+    }
 }
