@@ -5,7 +5,7 @@ use super::consteval::{eval, num_kind, CValue};
 use super::conv::promoted;
 use super::model::{
     BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space, Type,
-    UnaryOp, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
+    UnaryOp,
 };
 use super::scope::{Symbol, VarRef};
 use super::Sema;
@@ -254,10 +254,12 @@ impl Sema<'_> {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
             Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
-            None => match name {
-                "CLK_LOCAL_MEM_FENCE" => Some(Val::Value(int(CLK_LOCAL_MEM_FENCE, Scalar::UInt, loc))),
-                "CLK_GLOBAL_MEM_FENCE" => Some(Val::Value(int(CLK_GLOBAL_MEM_FENCE, Scalar::UInt, loc))),
-                _ => self.err(loc, format!("use of undeclared identifier '{name}'")),
+            None => match super::names::predefined_constant(name, loc) {
+                Some(Expr { ty: Type::Scalar(Scalar::Double), .. }) if !self.target.fp64 => {
+                    self.err(loc, format!("'{name}' is a double constant, which needs the cl_khr_fp64 extension"))
+                }
+                Some(e) => Some(Val::Value(e)),
+                None => self.err(loc, format!("use of undeclared identifier '{name}'")),
             },
         }
     }

@@ -8,6 +8,7 @@ mod conv;
 mod decl;
 mod expr;
 pub mod model;
+mod names;
 mod scope;
 mod stmt;
 mod types;

@@ -348,6 +348,25 @@ fn builtins_resolve_overloads() {
 }
 
 #[test]
+fn predefined_constants() {
+    let p = ok("kernel void k(global float* o, global uint* u) { o[0] = M_PI_F; o[1] = -FLT_MAX; u[0] = UINT_MAX; }");
+    let f = kernel(&p, "k");
+    let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value(0), ExprKind::Float(f64::from(std::f32::consts::PI)));
+    assert_eq!(value(1), ExprKind::Float(-f64::from(f32::MAX)));
+    assert_eq!(value(2), ExprKind::Int(0xffff_ffff));
+    first_error("kernel void k(global float* o) { o[0] = M_PI; }", 1, 41, "needs the cl_khr_fp64 extension");
+    let p = ok("kernel void k(global int* o) { global int* p = NULL; bool b = true; if (p != (global int*)0 && b) o[0] = 1; }");
+    let f = kernel(&p, "k");
+    assert_eq!(decl_init(&f.body[0]).kind, ExprKind::Zero);
+    assert_eq!(decl_init(&f.body[0]).ty, Type::ptr(INT, Space::Global));
+    assert_eq!(decl_init(&f.body[1]).kind, ExprKind::Int(1));
+}
+
+#[test]
 fn helpers_come_before_callers() {
     let p = ok("float twice(float x) { return x * 2; }
         float quad(float x) { return twice(twice(x)); }
