@@ -26,6 +26,9 @@ pub fn vector_name_parts(name: &str) -> Option<(&str, u8)> {
     (SCALAR_NAMES.contains(&base) && matches!(n, 2 | 3 | 4 | 8 | 16)).then_some((base, n))
 }
 
+/// Most pointer/array levels in one declarator (types stay shallow for later recursion).
+const MAX_DERIVED: usize = 16;
+
 /// Keywords that build a type from parts (`unsigned long int`).
 const TYPE_KEYWORDS: [&str; 11] =
     ["void", "bool", "_Bool", "char", "short", "int", "long", "float", "double", "half", "signed"];
@@ -433,6 +436,9 @@ impl Parser<'_> {
         };
         self.declarator_suffixes(&mut result.derived)?;
         result.derived.extend(pointers.into_iter().rev());
+        if result.derived.len() > MAX_DERIVED {
+            return self.error(loc, format!("declarator too complex (more than {MAX_DERIVED} pointer and array levels)"));
+        }
         result.attrs.extend(self.attributes()?);
         Ok(result)
     }

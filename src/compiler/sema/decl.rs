@@ -15,6 +15,9 @@ use crate::compiler::source::Loc;
 use crate::compiler::KernelAttributes;
 use std::collections::BTreeSet;
 
+/// Largest array an initializer list may fill (the model lists every element).
+const MAX_INIT_ELEMENTS: u32 = 1 << 16;
+
 /// A function's signature as written.
 struct Signature {
     name: String,
@@ -81,6 +84,13 @@ impl Sema<'_> {
         if self.contains_pointer(&decl.ty) {
             return self.err(loc, format!("__constant variable '{name}' cannot hold pointers"));
         }
+        let size = self.size_of(&decl.ty);
+        if size > self.target.max_constant_buffer_size {
+            return self.err(
+                loc,
+                format!("__constant variable '{name}' takes {size} bytes, more than the device limit of {} bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)", self.target.max_constant_buffer_size),
+            );
+        }
         self.check_half_value(&decl.ty, loc)?;
         let value = self.initializer_value(init, &decl.ty)?;
         let cv = self.eval_expr(&value)?;
@@ -136,6 +146,11 @@ impl Sema<'_> {
             }
             Initializer::List(items, loc) => (items, *loc),
         };
+        if let Type::Array { len, .. } = ty {
+            if *len > MAX_INIT_ELEMENTS {
+                return self.err(loc, format!("initializer lists for arrays of more than {MAX_INIT_ELEMENTS} elements are not supported"));
+            }
+        }
         let zero = |t: &Type| Expr { kind: ExprKind::Zero, ty: t.clone(), loc };
         let slots: Vec<(Option<String>, Type)> = match ty {
             Type::Array { elem, len } => (0..*len).map(|_| (None, (**elem).clone())).collect(),

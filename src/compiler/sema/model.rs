@@ -207,14 +207,15 @@ impl Types {
         self.records.get(id.0 as usize)
     }
 
-    /// Size in bytes (`sizeof`); 0 for `void`.
+    /// Size in bytes (`sizeof`); 0 for `void`. Saturates instead of overflowing (sema rejects
+    /// types larger than 4 GiB).
     pub fn size_of(&self, ty: &Type) -> u64 {
         match ty {
             Type::Void => 0,
             Type::Scalar(s) => u64::from(s.size()),
             Type::Vector(s, n) => u64::from(s.size()) * u64::from(vector_slots(*n)),
             Type::Pointer { .. } => u64::from(self.pointer_size),
-            Type::Array { elem, len } => self.size_of(elem) * u64::from(*len),
+            Type::Array { elem, len } => self.size_of(elem).saturating_mul(u64::from(*len)),
             Type::Record(id) => self.record(*id).map_or(0, |r| u64::from(r.size)),
         }
     }

@@ -454,11 +454,12 @@ fn a10_constant_argument_count_and_size() {
     );
     first_error(&src, 4, 13, "uses 9 constant arguments");
     first_error(
-        "constant uchar big[70000] = {1};\nkernel void k(global uchar* o) { o[0] = big[0]; }",
-        2,
+        "constant uchar big[40000] = {1};\nconstant uchar big2[40000] = {1};\nkernel void k(global uchar* o) { o[0] = big[0] + big2[0]; }",
+        3,
         13,
-        "uses 70000 bytes of __constant data, more than the device limit of 65536 bytes",
+        "uses 80000 bytes of __constant data, more than the device limit of 65536 bytes",
     );
+    first_error("constant uchar big[70000] = {1};", 1, 16, "'big' takes 70000 bytes, more than the device limit of 65536 bytes");
 }
 
 #[test]
@@ -594,6 +595,18 @@ fn deep_nesting_within_the_limit_is_analysed() {
     let (p, d) = run(&src, &target(), &Options::default());
     assert!(!d.has_errors(), "{:?}", d.list);
     assert!(p.is_some());
+}
+
+#[test]
+fn huge_types_are_rejected() {
+    first_error("kernel void k() { int a[65536][65536][2]; }", 1, 24, "array is too large");
+    first_error("kernel void k() { int a[100000] = {1}; }", 1, 35, "arrays of more than 65536 elements");
+    let stars = "*".repeat(20);
+    let errs = errors(&format!("kernel void k() {{ int {stars}p; }}"));
+    assert!(errs[0].2.contains("declarator too complex"), "{errs:?}");
+    let typedefs: String = (0..40).map(|i| format!("typedef T{i}* T{};\n", i + 1)).collect();
+    let errs = errors(&format!("typedef int T0;\n{typedefs}"));
+    assert!(errs[0].2.contains("type nesting too deep"), "{errs:?}");
 }
 
 /// Random token soup must give diagnostics, never a panic.

@@ -21,6 +21,19 @@ pub struct Declared {
     pub unsized_array: bool,
 }
 
+/// Most pointer/array levels of a type (typedefs can stack declarators).
+const MAX_TYPE_DEPTH: usize = 32;
+
+/// Pointer and array levels of a type, counted without recursion.
+fn type_depth(mut ty: &Type) -> usize {
+    let mut depth = 0;
+    while let Type::Pointer { pointee: inner, .. } | Type::Array { elem: inner, .. } = ty {
+        depth += 1;
+        ty = inner;
+    }
+    depth
+}
+
 fn scalar_by_name(name: &str) -> Option<Scalar> {
     Some(match name {
         "bool" => Scalar::Bool,
@@ -140,11 +153,17 @@ impl Sema<'_> {
                         }
                     };
                     ty = Type::Array { elem: Box::new(ty), len };
+                    if self.size_of(&ty) > u64::from(u32::MAX) {
+                        return self.err(*at, "array is too large (more than 4 GiB)");
+                    }
                 }
                 Derived::Function(_, at) => {
                     return self.err(*at, "function pointers and functions returning functions are not supported in OpenCL C");
                 }
             }
+        }
+        if type_depth(&ty) > MAX_TYPE_DEPTH {
+            return self.err(declarator.loc, format!("type nesting too deep (more than {MAX_TYPE_DEPTH} pointer and array levels)"));
         }
         Some(Declared {
             name: declarator.name.clone(),
