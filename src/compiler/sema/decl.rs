@@ -50,7 +50,7 @@ impl Sema<'_> {
             let Some(decl) = self.declared(&d.spec, base.clone(), &id.declarator, false) else { continue };
             let Some((name, loc)) = decl.name.clone() else { continue };
             if d.spec.storage.is_typedef {
-                self.scopes.declare(&name, Symbol::Typedef(decl.ty));
+                self.declare_typedef(&name, decl.ty);
             } else {
                 self.program_var(decl, id.init.as_ref(), &name, loc);
             }

@@ -193,6 +193,7 @@ fn struct_union_layout() {
         union U { int i; char c[6]; };
         kernel void k(global S* s, global struct P* q, global union U* u) { int n = sizeof(S) + sizeof(struct P) + sizeof(union U); }");
     let s = &p.types.records[0];
+    assert_eq!(s.name, "S");
     let offsets: Vec<u32> = s.members.iter().map(|m| m.offset).collect();
     assert_eq!(offsets, vec![0, 16, 32, 48, 64]);
     assert_eq!((s.size, s.align), (80, 16));

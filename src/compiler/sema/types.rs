@@ -284,6 +284,17 @@ impl Sema<'_> {
         Some(Type::Scalar(Scalar::Int))
     }
 
+    /// A typedef; an anonymous struct or union takes the typedef's name (for messages and
+    /// `Record::name`).
+    pub(super) fn declare_typedef(&mut self, name: &str, ty: Type) {
+        if let Type::Record(id) = ty {
+            if let Some(r) = self.types.records.get_mut(id.0 as usize).filter(|r| r.name.is_empty()) {
+                r.name = name.to_string();
+            }
+        }
+        self.scopes.declare(name, Symbol::Typedef(ty));
+    }
+
     /// The type as messages print it, e.g. `__global float4*`.
     pub(super) fn type_str(&self, ty: &Type) -> String {
         match ty {
