@@ -634,3 +634,59 @@ fn garbage_never_panics() {
         let _ = run(&format!("kernel void k(global int* p) {{ {src} }}"), &target(), &Options::default());
     }
 }
+
+#[test]
+fn attributes_and_images() {
+    let p = ok("__kernel __attribute__((work_group_size_hint(8, 4, 1))) __attribute__((vec_type_hint(float4)))
+        void k(global float* o) {}");
+    let FunctionKind::Kernel(a) = &p.functions[0].kind else { panic!() };
+    assert_eq!((a.work_group_size_hint, a.vec_type_hint.as_deref(), a.reqd_work_group_size), (Some([8, 4, 1]), Some("float4"), None));
+    first_error("kernel __attribute__((reqd_work_group_size(2048, 1, 1))) void k() {}", 1, 23, "2048 work-items, more than the device's maximum work-group size 1024");
+    first_error("kernel void k(read_only image2d_t img) {}", 1, 15, "image and sampler types ('image2d_t') are not supported yet");
+}
+
+#[test]
+fn initializers_enums_and_aggregates() {
+    let p = ok("typedef struct { int a; float b[2]; } T;
+        union U { uint u; float f; };
+        enum Mode { A, B = 5, C };
+        constant T table[2] = { { 1, { 2.0f } }, [1] = { .b = { [1] = 3.0f }, .a = C } };
+        constant union U bits = { 0x3f800000 };
+        kernel void k(global T* out) {
+            float m[2][3] = { { 1, 2, 3 }, { 4 } };
+            T t = (T){ .a = B };
+            global T* p = out;
+            p->b[1] = m[1][0] + t.a;
+            int i = 0;
+            do { i++; if (i == 2) continue; } while (i < 4);
+        }");
+    let mut expect = Vec::new();
+    for w in [1u32, 2.0f32.to_bits(), 0, 6, 0, 3.0f32.to_bits()] {
+        expect.extend(w.to_le_bytes());
+    }
+    assert_eq!(p.constants[0].bytes, expect);
+    assert_eq!(p.constants[1].bytes, 0x3f80_0000u32.to_le_bytes().to_vec());
+    let f = kernel(&p, "k");
+    let m = decl_init(&f.body[0]);
+    let ExprKind::Aggregate(rows) = &m.kind else { panic!() };
+    let ExprKind::Aggregate(second) = &rows[1].kind else { panic!() };
+    assert_eq!((&second[0].kind, &second[1].kind), (&ExprKind::Float(4.0), &ExprKind::Zero));
+    let ExprKind::Aggregate(fields) = &decl_init(&f.body[1]).kind else { panic!() };
+    assert_eq!((&fields[0].kind, &fields[1].kind), (&ExprKind::Int(5), &ExprKind::Zero));
+    let ExprKind::Assign { place, .. } = &stmt_expr(&f.body[3]).kind else { panic!() };
+    let PlaceKind::Index(member, _) = &place.kind else { panic!() };
+    assert!(matches!(&member.kind, PlaceKind::Member(base, 1) if matches!(base.kind, PlaceKind::Deref(_))));
+}
+
+#[test]
+fn control_flow_errors() {
+    first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
+    first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
+    first_error("kernel void k(int x) {\n  case 1: x = 2;\n}", 2, 3, "case label must be directly inside the body of a switch");
+    first_error("kernel void k(int x) { switch (x) { case 1: continue; } }", 1, 45, "'continue' outside a loop");
+    let p = ok("kernel void k(global int* o) { for (int i = 0; i < 4; i++) { switch (i) { case 0: continue; default: o[i] = i; } } }");
+    let Stmt::For { body, .. } = &p.functions[0].body[0] else { panic!() };
+    let Stmt::Block(b) = &**body else { panic!() };
+    let Stmt::Switch { cases, .. } = &b[0] else { panic!() };
+    assert_eq!((cases[0].body.clone(), cases[0].falls_through), (vec![Stmt::Continue], false));
+}
