@@ -354,9 +354,12 @@ impl Program {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Block(Vec<Stmt>),
-    /// A local declaration; `init` (if any) has the local's type (arrays and records: an
-    /// [`ExprKind::Aggregate`], complete, missing elements as [`ExprKind::Zero`]). A local
-    /// without initializer holds an indeterminate value (lowering may zero it).
+    /// A private local's declaration; `init` (if any) has the local's type (arrays and
+    /// records: an [`ExprKind::Aggregate`], complete, missing elements as [`ExprKind::Zero`];
+    /// braces on a vector: an [`ExprKind::Vector`]). A local without initializer holds an
+    /// indeterminate value (lowering may zero it). Kernel-scope `__local` and `__constant`
+    /// declarations leave no statement (see [`Function::workgroup_vars`] and
+    /// [`Function::own_constants`]); an empty statement `;` is an empty `Block`.
     Decl { local: LocalId, init: Option<Expr> },
     Expr(Expr),
     /// `cond` has type `bool`.
@@ -520,7 +523,7 @@ pub enum ExprKind {
     Logic(LogicOp, Box<Expr>, Box<Expr>),
     /// `pointer + count` elements (count: any integer type, may be negative if signed).
     PtrAdd(Box<Expr>, Box<Expr>),
-    /// `(p - q)` in elements, type `ptrdiff_t`.
+    /// `(p - q)` in elements, type `ptrdiff_t`; both pointers have the same type.
     PtrDiff(Box<Expr>, Box<Expr>),
     /// `cond ? a : b` with a scalar `bool` condition: only the chosen side is evaluated.
     /// (A vector condition becomes the builtin `select`.)

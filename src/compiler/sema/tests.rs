@@ -690,3 +690,94 @@ fn control_flow_errors() {
     let Stmt::Switch { cases, .. } = &b[0] else { panic!() };
     assert_eq!((cases[0].body.clone(), cases[0].falls_through), (vec![Stmt::Continue], false));
 }
+
+/// Typical kernels, through the preprocessor, must be accepted.
+#[test]
+fn corpus_of_typical_kernels() {
+    let corpus = [
+        "#define TILE 16
+        __kernel void matmul(const int N, __global const float* A, __global const float* B, __global float* C) {
+            __local float As[TILE][TILE];
+            __local float Bs[TILE][TILE];
+            int row = get_global_id(1), col = get_global_id(0);
+            int lr = get_local_id(1), lc = get_local_id(0);
+            float acc = 0.0f;
+            for (int t = 0; t < N / TILE; ++t) {
+                As[lr][lc] = A[row * N + t * TILE + lc];
+                Bs[lr][lc] = B[(t * TILE + lr) * N + col];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                #pragma unroll
+                for (int k = 0; k < TILE; k++) acc = mad(As[lr][k], Bs[k][lc], acc);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            C[row * N + col] = acc;
+        }",
+        "__kernel void histogram(__global const uchar* data, uint n, __global uint* bins) {
+            __local uint local_bins[256];
+            for (uint i = get_local_id(0); i < 256; i += get_local_size(0)) local_bins[i] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) atomic_inc(&local_bins[data[i]]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint i = get_local_id(0); i < 256; i += get_local_size(0)) atomic_add(&bins[i], local_bins[i]);
+        }",
+        "typedef struct { float4 pos; float4 vel; } Body;
+        __kernel void nbody(__global Body* bodies, const uint count, const float dt, const float eps) {
+            uint i = get_global_id(0);
+            if (i >= count) return;
+            float4 p = bodies[i].pos, a = (float4)(0.0f);
+            for (uint j = 0; j < count; j++) {
+                float4 d = bodies[j].pos - p;
+                d.w = 0.0f;
+                float inv = rsqrt(dot(d, d) + eps * eps);
+                a += d * (bodies[j].pos.w * inv * inv * inv);
+            }
+            bodies[i].vel += a * dt;
+            bodies[i].pos.xyz += bodies[i].vel.xyz * dt;
+        }",
+        "__kernel void mandel(__global uchar4* out, int w, int h, int max_iter) {
+            int x = get_global_id(0), y = get_global_id(1);
+            float cr = 3.0f * x / w - 2.0f, ci = 2.0f * y / h - 1.0f;
+            float zr = 0, zi = 0;
+            int it = 0;
+            while (zr * zr + zi * zi < 4.0f && it < max_iter) {
+                float t = zr * zr - zi * zi + cr;
+                zi = 2 * zr * zi + ci;
+                zr = t;
+                ++it;
+            }
+            uchar c = (uchar)(255 * it / max_iter);
+            out[y * w + x] = (uchar4)(c, c, c, 255);
+        }",
+        "#define BLOCK 16
+        __kernel void transpose(__global float* out, __global const float* in, int width, int height, __local float* block) {
+            unsigned int x = get_global_id(0), y = get_global_id(1);
+            if (x < width && y < height) block[get_local_id(1) * (BLOCK + 1) + get_local_id(0)] = in[y * width + x];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            x = get_group_id(1) * BLOCK + get_local_id(0);
+            y = get_group_id(0) * BLOCK + get_local_id(1);
+            if (x < height && y < width) out[y * height + x] = block[get_local_id(0) * (BLOCK + 1) + get_local_id(1)];
+        }",
+        "inline float lerp1(float a, float b, float t) { return a + (b - a) * t; }
+        static float2 cmul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+        __constant float weights[5] = { 0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f };
+        __kernel void blur(__global const float* src, __global float* dst, int n) {
+            int i = get_global_id(0);
+            float s = 0.0f;
+            #pragma unroll 5
+            for (int k = -2; k <= 2; k++) {
+                int j = clamp(i + k, 0, n - 1);
+                s += weights[k + 2] * src[j];
+            }
+            float2 z = cmul((float2)(s, 1.0f), (float2)(0.5f, -0.5f));
+            dst[i] = lerp1(s, z.x, 0.5f) > 0 ? s : -s;
+            dst[i] = select(dst[i], 0.0f, isnan(dst[i]));
+            int4 v = convert_int4_rtz(vload4(0, src));
+            vstore4(convert_float4(v) * 2.0f, i, dst);
+        }",
+    ];
+    for src in corpus {
+        let (p, d) = pipeline(src);
+        let errors: Vec<_> = d.list.iter().filter(|d| d.severity == Severity::Error).collect();
+        assert!(errors.is_empty() && p.is_some(), "{errors:?}\n{src}");
+    }
+}
