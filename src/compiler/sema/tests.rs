@@ -516,6 +516,12 @@ fn calls_are_checked() {
     first_error("int f(int a) { return a; }\nkernel void k() { f(1, 2); }", 2, 19, "function 'f' takes 1 argument(s), but 2 were given");
     first_error("int f(int a);\nkernel void k() { f(1); }", 2, 19, "function 'f' is declared but never defined");
     first_error("int f(int a) {\n  return f(a - 1);\n}", 2, 10, "recursion is not supported in OpenCL C: 'f' calls itself");
+    first_error(
+        "int f(int x);\nint g(int x) { return f(x); }\nint f(int x) { return g(x); }\nkernel void k(global int* o) { o[0] = g(1); }",
+        2,
+        23,
+        "recursion is not supported in OpenCL C: 'g' calls 'f', which is on the call chain",
+    );
     first_error("kernel void k(global float4* o) { o[0] = sqrt(o[0], 1); }", 1, 42, "'sqrt' takes 1 argument(s), but 2 were given");
     first_error("kernel void k(global float4* o, global int4* i) { o[0] = fmin(o[0], i[0]); }", 1, 58, "no overload of 'fmin'");
 }
@@ -531,6 +537,9 @@ fn types_and_returns_are_checked() {
     assert!(d.list.is_empty());
     first_error("kernel void k(global float4* o, global int4* i) {\n  o[0] = i[0];\n}", 2, 10, "cannot convert 'int4' to 'float4' implicitly");
     first_error("kernel void k() {\n  int x = y;\n}", 2, 11, "use of undeclared identifier 'y'");
+    first_error("kernel void k(global const int* p) {\n  p[1] = 2;\n}", 2, 8, "cannot assign to a const-qualified location");
+    first_error("kernel void k(const int n) {\n  n++;\n}", 2, 4, "cannot assign to a const-qualified location");
+    first_error("kernel void k() {\n  int x;\n  float x;\n}", 3, 9, "redefinition of 'x'");
     first_error("kernel void k() { float4 v; v.xx = (float2)(1.0f, 2.0f); }", 1, 34, "repeats a component");
     first_error("kernel void k() { float2 v; float f = v.z; }", 1, 41, "out of range");
 }
