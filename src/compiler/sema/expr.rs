@@ -83,23 +83,26 @@ impl Sema<'_> {
     /// An rvalue: places are loaded, arrays decay to pointers.
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Option<Expr> {
         let v = self.val(e)?;
-        Some(self.rvalue(v))
+        self.rvalue(v)
     }
 
-    pub(super) fn rvalue(&mut self, v: Val) -> Expr {
-        match v {
+    /// Loads a place (arrays decay). Without cl_khr_fp16, `half` data is reached only through
+    /// `vload_half`/`vstore_half`.
+    pub(super) fn rvalue(&mut self, v: Val) -> Option<Expr> {
+        Some(match v {
             Val::Value(e) => e,
             Val::Place(p) => {
                 let loc = p.loc;
                 if let Type::Array { elem, .. } = &p.ty {
                     let quals = Quals { is_const: p.is_const, is_volatile: false };
                     let ty = Type::Pointer { pointee: elem.clone(), space: p.space, quals };
-                    return node(ExprKind::Decay(Box::new(p)), ty, loc);
+                    return Some(node(ExprKind::Decay(Box::new(p)), ty, loc));
                 }
+                self.check_half_value(&p.ty, loc)?;
                 let ty = p.ty.clone();
                 node(ExprKind::Load(Box::new(p)), ty, loc)
             }
-        }
+        })
     }
 
     /// An lvalue (a location that can be assigned or have its address taken).
@@ -122,6 +125,7 @@ impl Sema<'_> {
         if matches!(p.ty, Type::Array { .. }) {
             return self.err(loc, "arrays cannot be assigned");
         }
+        self.check_half_value(&p.ty, loc)?;
         if let PlaceKind::Swizzle(_, idx) = &p.kind {
             if idx.iter().enumerate().any(|(i, c)| idx[..i].contains(c)) {
                 return self.err(loc, "cannot assign to a swizzle that repeats a component");
@@ -647,7 +651,7 @@ impl Sema<'_> {
                 Some(Val::Value(node(ExprKind::Extract(Box::new(v), Box::new(idx)), ty, loc)))
             }
             other => {
-                let ptr = self.rvalue(other);
+                let ptr = self.rvalue(other)?;
                 if !ptr.ty.is_pointer() {
                     return self.err(loc, format!("cannot index a value of type '{}'", self.type_str(&ptr.ty)));
                 }

@@ -506,8 +506,12 @@ fn kernel_signature_rules() {
     first_error("kernel int k() { return 1; }", 1, 12, "kernel function 'k' must return void");
     first_error("kernel void k(bool b) {}", 1, 20, "argument 'b' cannot have type 'bool'");
     first_error("kernel void k(size_t n) {}", 1, 22, "argument 'n' cannot have type 'size_t'");
-    first_error("kernel void k(half h) {}", 1, 20, "requires the cl_khr_fp16 extension");
+    first_error("kernel void k(half h) {}", 1, 20, "'half' values require the cl_khr_fp16 extension");
     ok("kernel void k(global half* h) { vstore_half(1.0f, 0, h); }");
+    first_error("kernel void k(global half* h, global float* f) {\n  f[0] = h[0];\n}", 2, 10, "'half' values require the cl_khr_fp16 extension");
+    let fp16 = Target { fp16: true, ..target() };
+    let (p, d) = run("kernel void k(global half* h, half x) { h[0] = h[1] * x; }", &fp16, &Options::default());
+    assert!(p.is_some(), "{:?}", d.list);
 }
 
 #[test]

@@ -94,7 +94,7 @@ impl Sema<'_> {
             t => t.element(),
         };
         if elem == Some(Scalar::Half) && !self.target.fp16 {
-            return self.err(loc, "declaring a 'half' value requires the cl_khr_fp16 extension; only pointers to half are allowed");
+            return self.err(loc, "'half' values require the cl_khr_fp16 extension; without it, use pointers to half with vload_half/vstore_half");
         }
         Some(())
     }
