@@ -122,6 +122,23 @@ impl FnBuilder {
         self.lit(Literal::I32(v))
     }
 
+    /// A float constant; naga rejects non-finite literals, so infinities and NaNs are made
+    /// by reinterpreting their bits.
+    pub fn float(&mut self, v: f64, double: bool) -> Handle<Expression> {
+        match (v.is_finite(), double) {
+            (true, true) => self.lit(Literal::F64(v)),
+            (true, false) => self.lit(Literal::F32(v as f32)),
+            (false, true) => {
+                let bits = self.lit(Literal::U64(v.to_bits()));
+                self.cast(bits, naga::ScalarKind::Float, None)
+            }
+            (false, false) => {
+                let bits = self.u32((v as f32).to_bits());
+                self.cast(bits, naga::ScalarKind::Float, None)
+            }
+        }
+    }
+
     pub fn binary(
         &mut self,
         op: naga::BinaryOperator,

@@ -41,10 +41,13 @@ impl Ctx<'_> {
         let loc = e.loc;
         Ok(match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, &e.ty, loc)?,
-            ExprKind::Float(v) => match e.ty.element() {
-                Some(S::Double) => self.b.lit(Literal::F64(*v)),
-                _ => self.b.lit(Literal::F32(*v as f32)),
-            },
+            ExprKind::Float(v) => {
+                let l = self.b.float(*v, e.ty.element() == Some(S::Double));
+                match vector_size(e.ty.width()) {
+                    Some(size) => self.b.splat(size, l),
+                    None => l,
+                }
+            }
             ExprKind::Zero => {
                 let ty = self.naga_ty(&e.ty, loc)?;
                 self.b.expr(Expression::ZeroValue(ty))
@@ -141,6 +144,13 @@ impl Ctx<'_> {
             ExprKind::Comma(a, b) => {
                 self.eval(a)?;
                 self.eval_ptr(b)
+            }
+            ExprKind::Cond(c, a, b) => {
+                // Both sides are evaluated (pointer operands rarely have side effects); they
+                // must point into the same object so the choice is one of indices.
+                let c = self.eval_value(c)?;
+                let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
+                self.ptr_select(c, pa, pb, loc)
             }
             ExprKind::Assign { place, value, .. } => {
                 let model::PlaceKind::Local(id) = place.kind else {
@@ -420,10 +430,11 @@ impl Ctx<'_> {
         if let T::Vector(..) = a.ty {
             let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
             let (zx, zy) = (self.zero_of(&a.ty, loc)?, self.zero_of(&b.ty, loc)?);
+            // naga has no logical operators on bool vectors: choose per component instead.
             let (bx, by) = (self.b.binary(B::NotEqual, x, zx), self.b.binary(B::NotEqual, y, zy));
-            let bop = if op == LogicOp::And { B::LogicalAnd } else { B::LogicalOr };
-            let c = self.b.binary(bop, bx, by);
-            return self.bool_to_int(c, ty, loc);
+            let iy = self.bool_to_int(by, ty, loc)?;
+            let (t, f) = (self.int_literal(u64::MAX, ty, loc)?, self.zero_of(ty, loc)?);
+            return Ok(if op == LogicOp::And { self.b.select(bx, iy, f) } else { self.b.select(bx, t, iy) });
         }
         // Short circuit: the right side is evaluated only when it decides.
         let bool_ty = self.naga_ty(&T::Scalar(S::Bool), loc)?;
@@ -531,10 +542,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn float_like(&mut self, x: f64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let l = match ty.element() {
-            Some(S::Double) => self.b.lit(Literal::F64(x)),
-            _ => self.b.lit(Literal::F32(x as f32)),
-        };
+        let l = self.b.float(x, ty.element() == Some(S::Double));
         Ok(match ty {
             T::Vector(_, n) => {
                 let size = vector_size(*n).ok_or_else(|| unsupported_width(loc))?;

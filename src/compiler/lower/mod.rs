@@ -8,6 +8,7 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
+mod intfn;
 pub mod kernel;
 mod memory;
 mod place;
@@ -82,7 +83,8 @@ struct Ctx<'p> {
     b: FnBuilder,
     frames: Vec<Frame>,
     workgroup: HashMap<u32, Handle<GlobalVariable>>,
-    constants: HashMap<u32, Handle<GlobalVariable>>,
+    /// `__constant` variable → index of its block among the ABI params.
+    constants: HashMap<u32, usize>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKernel> {
@@ -108,6 +110,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     };
     cx.kernel_body(id)?;
     let args = reflect_args(program, func, &cx.abi);
+    let constant_data = cx.constant_data();
     let local_arg_elem_sizes = decls
         .iter()
         .filter_map(|d| match d {
@@ -133,7 +136,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
         name: func.name.clone(),
         args,
         attributes,
-        constant_data: Vec::new(),
+        constant_data,
         push_constants_size: abi.push_size,
         pod_uniform: abi.pod_uniform.map(|(_, b, s)| (b, s)),
         local_mem_size,

@@ -62,10 +62,7 @@ impl Ctx<'_> {
                 Slot::Var(v) => Ok(Ptr { root: Root::Local(v), view: None, steps: Vec::new(), space: Space::Private }),
                 Slot::Ptr(..) => Err(LowerError::new(place.loc, "internal: pointer variable used as an object")),
             },
-            PlaceKind::Constant(id) => {
-                let g = self.constant_var(*id, place.loc)?;
-                Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Constant })
-            }
+            PlaceKind::Constant(id) => self.constant_ptr(*id, place.loc),
             PlaceKind::Workgroup(id) => {
                 let g = self.workgroup_var(*id, place.loc)?;
                 Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local })
@@ -209,6 +206,30 @@ impl Ctx<'_> {
     /// The pointee type of a buffer pointer at its view level.
     fn pointee_of(&self, ptr: &Ptr) -> Option<T> {
         if ptr.steps.len() == 1 { ptr.view.clone() } else { None }
+    }
+
+    /// `c ? a : b` for pointers into one object that differ only in their last index.
+    pub(super) fn ptr_select(&mut self, c: Handle<Expression>, a: Ptr, b: Ptr, loc: Loc) -> R<Ptr> {
+        let same_prefix = a.root == b.root
+            && a.view == b.view
+            && a.steps.len() == b.steps.len()
+            && a.steps.iter().zip(&b.steps).rev().skip(1).all(|(x, y)| match (x, y) {
+                (Step::Member(m), Step::Member(n)) => m == n,
+                (Step::Index(i), Step::Index(j)) => i == j || (self.literal_value(*i).is_some() && self.literal_value(*i) == self.literal_value(*j)),
+                _ => false,
+            });
+        match (same_prefix, a.steps.last(), b.steps.last()) {
+            (true, Some(Step::Index(i)), Some(Step::Index(j))) => {
+                let k = self.b.select(c, *i, *j);
+                let mut p = a;
+                if let Some(last) = p.steps.last_mut() {
+                    *last = Step::Index(k);
+                }
+                Ok(p)
+            }
+            (true, None, None) => Ok(a),
+            _ => Err(LowerError::new(loc, "a conditional choice between pointers into different objects is not supported")),
+        }
     }
 
     /// Compares two pointers (same base) by their last index.
