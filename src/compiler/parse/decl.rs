@@ -416,8 +416,9 @@ impl Parser<'_> {
             let name = match self.ident_at(0) {
                 Some(n) if !self.starts_decl() => {
                     let n = n.to_owned();
+                    let at = self.loc();
                     self.pos += 1;
-                    Some((n, loc))
+                    Some((n, at))
                 }
                 _ if abstract_ok => None,
                 _ => {

@@ -235,7 +235,8 @@ impl Parser<'_> {
                     self.pos += 1;
                     let index = self.expression()?;
                     self.expect_punct("]")?;
-                    e = Expr { kind: ExprKind::Index(Box::new(e), Box::new(index)), loc };
+                    let at = e.loc;
+                    e = Expr { kind: ExprKind::Index(Box::new(e), Box::new(index)), loc: at };
                 }
                 Some("(") => {
                     self.pos += 1;
@@ -258,12 +259,13 @@ impl Parser<'_> {
                         _ => return self.error(at, format!("expected a member name after '{op}'")),
                     };
                     self.pos += 1;
+                    let start = e.loc;
                     let kind = if op == "." {
                         ExprKind::Member(Box::new(e), name, at)
                     } else {
                         ExprKind::Arrow(Box::new(e), name, at)
                     };
-                    e = Expr { kind, loc };
+                    e = Expr { kind, loc: start };
                 }
                 Some("++") => {
                     self.pos += 1;

@@ -5,6 +5,7 @@
 
 pub mod ast;
 mod decl;
+pub use decl::{is_builtin_type_name, vector_name_parts};
 mod expr;
 mod stmt;
 

@@ -2,4 +2,154 @@
 //! conversions, address spaces A1–A17, built-in overloads) and turned into the typed
 //! [`model::Program`] that lowering consumes.
 
+mod builtins;
+mod consteval;
+mod conv;
+mod decl;
+mod expr;
 pub mod model;
+mod scope;
+mod stmt;
+mod types;
+mod visit;
+
+use super::diag::Diagnostics;
+use super::source::Loc;
+use super::token::Token;
+use super::Target;
+use model::{ConstantVar, Function, Local, Space, Type, Types, WorkgroupVar};
+use scope::Scopes;
+
+/// Build options that change the language.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `-cl-std`: 100, 110, 120, 200 or 300 (OpenCL C 1.2 when the option is absent).
+    pub cl_std: u32,
+    /// `-cl-single-precision-constant`: unsuffixed floating literals are `float`.
+    pub single_precision_constant: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { cl_std: 120, single_precision_constant: false }
+    }
+}
+
+/// Parses and checks a preprocessed program (`Newline` tokens are ignored). Returns `None` if
+/// there were errors, which are in `diags`.
+pub fn analyze(
+    tokens: &[Token],
+    target: &Target,
+    opts: &Options,
+    diags: &mut Diagnostics,
+) -> Option<model::Program> {
+    let tu = super::parse::parse(tokens, diags);
+    if diags.has_errors() {
+        return None;
+    }
+    let mut sema = Sema::new(target, opts, diags);
+    sema.translation_unit(&tu);
+    let program = sema.finish();
+    program.filter(|_| !diags.has_errors())
+}
+
+/// A function as declared (and, once its body is analysed, defined).
+struct FuncEntry {
+    name: String,
+    ret: Type,
+    params: Vec<Type>,
+    is_kernel: bool,
+    body: Option<Function>,
+}
+
+/// Where `break` / `continue` may go.
+#[derive(Clone, Copy, PartialEq)]
+enum Breakable {
+    Loop,
+    Switch,
+}
+
+/// The function being analysed.
+struct FnCtx {
+    entry: usize,
+    is_kernel: bool,
+    ret: Type,
+    locals: Vec<Local>,
+    own_constants: Vec<model::ConstId>,
+    workgroup_vars: Vec<model::WorkgroupId>,
+    breakables: Vec<Breakable>,
+    /// Scope depth of the function's outermost block (where `__local` may be declared).
+    body_depth: usize,
+}
+
+struct Sema<'a> {
+    target: &'a Target,
+    opts: &'a Options,
+    diags: &'a mut Diagnostics,
+    types: Types,
+    constants: Vec<ConstantVar>,
+    workgroup_vars: Vec<WorkgroupVar>,
+    funcs: Vec<FuncEntry>,
+    scopes: Scopes,
+    cur: Option<FnCtx>,
+}
+
+impl<'a> Sema<'a> {
+    fn new(target: &'a Target, opts: &'a Options, diags: &'a mut Diagnostics) -> Self {
+        Sema {
+            target,
+            opts,
+            diags,
+            types: Types { records: vec![], pointer_size: target.address_bits / 8 },
+            constants: vec![],
+            workgroup_vars: vec![],
+            funcs: vec![],
+            scopes: Scopes::default(),
+            cur: None,
+        }
+    }
+
+    /// Reports an error; returns `None` so callers can write `return self.err(..)`.
+    fn err<T>(&mut self, loc: Loc, message: impl Into<String>) -> Option<T> {
+        self.diags.error(loc, message);
+        None
+    }
+
+    fn is_cl2(&self) -> bool {
+        self.opts.cl_std >= 200
+    }
+
+    fn size_of(&self, ty: &Type) -> u64 {
+        self.types.size_of(ty)
+    }
+
+    /// The `size_t` type of the target.
+    fn size_type(&self) -> Type {
+        Type::Scalar(if self.target.address_bits == 64 { model::Scalar::ULong } else { model::Scalar::UInt })
+    }
+
+    fn ptrdiff_type(&self) -> Type {
+        Type::Scalar(if self.target.address_bits == 64 { model::Scalar::Long } else { model::Scalar::Int })
+    }
+}
+
+/// The pointee's space of a pointer type.
+fn pointee_space(ty: &Type) -> Option<Space> {
+    match ty {
+        Type::Pointer { space, .. } => Some(*space),
+        _ => None,
+    }
+}
+
+/// The spelling of an address space in messages.
+fn space_name(space: Space) -> &'static str {
+    match space {
+        Space::Global => "__global",
+        Space::Local => "__local",
+        Space::Constant => "__constant",
+        Space::Private => "__private",
+    }
+}
+
+#[cfg(test)]
+mod tests;

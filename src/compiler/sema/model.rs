@@ -435,7 +435,8 @@ pub enum UnaryOp {
     Neg,
     /// `~x` (integers only).
     BitNot,
-    /// `!x`: scalar operand gives `int` 0/1; vector operand gives -1/0 per component.
+    /// `!x`: a scalar operand is `bool` and the result `int` 0/1; a vector operand gives the
+    /// signed-int vector -1 (component was 0) / 0.
     Not,
 }
 
@@ -634,6 +635,10 @@ pub enum MathFn {
     Radians,
     Degrees,
     Cbrt,
+    /// `native_divide`/`half_divide(x, y)`: `x / y`.
+    Divide,
+    /// `native_recip`/`half_recip(x)`: `1 / x`.
+    Recip,
     /// `min`/`max`/`clamp`/`mix` on floats.
     Min,
     Max,

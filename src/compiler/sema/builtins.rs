@@ -1,0 +1,537 @@
+//! Built-in functions: the signature families of OpenCL C and overload resolution. A call's
+//! arguments come back converted to the chosen overload's parameter types, and the call
+//! expression has the overload's result type.
+
+use super::consteval::{eval, CValue, Num};
+use super::model::{
+    AtomicOp, Builtin, Expr, ExprKind, FenceFlags, FenceKind, IntFn, MathFn, Precision,
+    Rounding, Scalar, Space, Type, WorkItemFn, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
+};
+use super::Sema;
+use crate::compiler::parse::is_builtin_type_name;
+use crate::compiler::source::Loc;
+
+fn work_item(name: &str) -> Option<WorkItemFn> {
+    use WorkItemFn::*;
+    Some(match name {
+        "get_global_id" => GlobalId,
+        "get_local_id" => LocalId,
+        "get_group_id" => GroupId,
+        "get_global_size" => GlobalSize,
+        "get_local_size" => LocalSize,
+        "get_num_groups" => NumGroups,
+        "get_work_dim" => WorkDim,
+        "get_global_offset" => GlobalOffset,
+        "get_enqueued_local_size" => EnqueuedLocalSize,
+        _ => return None,
+    })
+}
+
+/// Float math functions by name, with their argument count.
+fn math(name: &str) -> Option<(MathFn, usize)> {
+    use MathFn::*;
+    Some(match name {
+        "sqrt" => (Sqrt, 1),
+        "rsqrt" => (Rsqrt, 1),
+        "fabs" => (Fabs, 1),
+        "floor" => (Floor, 1),
+        "ceil" => (Ceil, 1),
+        "trunc" => (Trunc, 1),
+        "round" => (Round, 1),
+        "rint" => (Rint, 1),
+        "exp" => (Exp, 1),
+        "exp2" => (Exp2, 1),
+        "exp10" => (Exp10, 1),
+        "log" => (Log, 1),
+        "log2" => (Log2, 1),
+        "log10" => (Log10, 1),
+        "sin" => (Sin, 1),
+        "cos" => (Cos, 1),
+        "tan" => (Tan, 1),
+        "asin" => (Asin, 1),
+        "acos" => (Acos, 1),
+        "atan" => (Atan, 1),
+        "sinh" => (Sinh, 1),
+        "cosh" => (Cosh, 1),
+        "tanh" => (Tanh, 1),
+        "sign" => (Sign, 1),
+        "radians" => (Radians, 1),
+        "degrees" => (Degrees, 1),
+        "cbrt" => (Cbrt, 1),
+        "recip" => (Recip, 1),
+        "fmin" => (Fmin, 2),
+        "fmax" => (Fmax, 2),
+        "pow" => (Pow, 2),
+        "powr" => (Powr, 2),
+        "atan2" => (Atan2, 2),
+        "fmod" => (Fmod, 2),
+        "hypot" => (Hypot, 2),
+        "copysign" => (Copysign, 2),
+        "step" => (Step, 2),
+        "divide" => (Divide, 2),
+        "fma" => (Fma, 3),
+        "mad" => (Mad, 3),
+        "smoothstep" => (Smoothstep, 3),
+        "mix" => (Mix, 3),
+        _ => return None,
+    })
+}
+
+/// Integer functions by name, with their argument count.
+fn integer(name: &str) -> Option<(IntFn, usize)> {
+    use IntFn::*;
+    Some(match name {
+        "abs" => (Abs, 1),
+        "clz" => (Clz, 1),
+        "ctz" => (Ctz, 1),
+        "popcount" => (Popcount, 1),
+        "abs_diff" => (AbsDiff, 2),
+        "add_sat" => (AddSat, 2),
+        "sub_sat" => (SubSat, 2),
+        "hadd" => (Hadd, 2),
+        "rhadd" => (Rhadd, 2),
+        "mul24" => (Mul24, 2),
+        "mul_hi" => (MulHi, 2),
+        "rotate" => (Rotate, 2),
+        "upsample" => (Upsample, 2),
+        "mad24" => (Mad24, 3),
+        "mad_hi" => (MadHi, 3),
+        "mad_sat" => (MadSat, 3),
+        _ => return None,
+    })
+}
+
+fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
+    use AtomicOp::*;
+    let (rest, is_atom) = match name.strip_prefix("atomic_") {
+        Some(r) => (r, false),
+        None => (name.strip_prefix("atom_")?, true),
+    };
+    let (op, args) = match rest {
+        "add" => (Add, 2),
+        "sub" => (Sub, 2),
+        "xchg" => (Xchg, 2),
+        "min" => (Min, 2),
+        "max" => (Max, 2),
+        "and" => (And, 2),
+        "or" => (Or, 2),
+        "xor" => (Xor, 2),
+        "inc" => (Inc, 1),
+        "dec" => (Dec, 1),
+        "cmpxchg" => (CmpXchg, 3),
+        _ => return None,
+    };
+    Some((op, args, is_atom))
+}
+
+fn rounding(name: &str) -> Option<Rounding> {
+    Some(match name {
+        "rte" => Rounding::Rte,
+        "rtz" => Rounding::Rtz,
+        "rtp" => Rounding::Rtp,
+        "rtn" => Rounding::Rtn,
+        _ => return None,
+    })
+}
+
+/// `vload4` → 4 (the widths OpenCL C has).
+fn vector_suffix(rest: &str) -> Option<u8> {
+    let n: u8 = if rest.is_empty() { 1 } else { rest.parse().ok()? };
+    matches!(n, 1 | 2 | 3 | 4 | 8 | 16).then_some(n)
+}
+
+fn call(b: Builtin, args: Vec<Expr>, ty: Type, loc: Loc) -> Expr {
+    Expr { kind: ExprKind::Builtin(b, args), ty, loc }
+}
+
+fn unsigned_of(s: Scalar) -> Scalar {
+    match s {
+        Scalar::Char => Scalar::UChar,
+        Scalar::Short => Scalar::UShort,
+        Scalar::Int => Scalar::UInt,
+        Scalar::Long => Scalar::ULong,
+        s => s,
+    }
+}
+
+fn with_element(ty: &Type, s: Scalar) -> Type {
+    match ty {
+        Type::Vector(_, n) => Type::Vector(s, *n),
+        _ => Type::Scalar(s),
+    }
+}
+
+impl Sema<'_> {
+    /// A call of a built-in function `name`, or the error that no such function exists.
+    pub(super) fn builtin_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        if let Some(f) = work_item(name) {
+            return self.work_item_call(f, name, args, loc);
+        }
+        if let Some(m) = math(name) {
+            return self.math_call(m, Precision::Full, name, args, loc);
+        }
+        for (prefix, precision) in [("native_", Precision::Native), ("half_", Precision::Half)] {
+            if let Some(m) = name.strip_prefix(prefix).and_then(math) {
+                return self.math_call(m, precision, name, args, loc);
+            }
+        }
+        if let Some(i) = integer(name) {
+            return self.int_call(i, name, args, loc);
+        }
+        if let Some(a) = atomic(name) {
+            return self.atomic_call(a, name, args, loc);
+        }
+        match name {
+            "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
+            "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
+            "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
+            "write_mem_fence" => self.fence_call(Some(FenceKind::Write), name, args, loc),
+            "min" | "max" | "clamp" => self.min_max_call(name, args, loc),
+            "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, args, loc),
+            "isnan" | "isinf" | "isfinite" | "signbit" => self.relational_call(name, args, loc),
+            "select" | "bitselect" => self.select_call(name, args, loc),
+            _ => self.prefixed_call(name, args, loc),
+        }
+    }
+
+    /// `convert_T...`, `as_T`, `vloadN`, `vstoreN`, `vload_half...`, `vstore_half...`.
+    fn prefixed_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        if let Some(rest) = name.strip_prefix("convert_") {
+            return self.convert_call(rest, name, args, loc);
+        }
+        if let Some(rest) = name.strip_prefix("as_") {
+            return self.as_call(rest, name, args, loc);
+        }
+        if let Some(rest) = name.strip_prefix("vload_half") {
+            if let Some(n) = vector_suffix(rest) {
+                return self.vload_call(n, true, name, args, loc);
+            }
+        }
+        if let Some(rest) = name.strip_prefix("vstore_half") {
+            let (width, mode) = rest.split_once('_').unwrap_or((rest, ""));
+            if let (Some(n), Some(r)) = (vector_suffix(width), if mode.is_empty() { Some(Rounding::Default) } else { rounding(mode) }) {
+                return self.vstore_call(n, Some(r), name, args, loc);
+            }
+        }
+        if let Some(n) = name.strip_prefix("vload").and_then(vector_suffix).filter(|n| *n > 1) {
+            return self.vload_call(n, false, name, args, loc);
+        }
+        if let Some(n) = name.strip_prefix("vstore").and_then(vector_suffix).filter(|n| *n > 1) {
+            return self.vstore_call(n, None, name, args, loc);
+        }
+        self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)"))
+    }
+
+    fn arity(&mut self, name: &str, args: &[Expr], n: usize, loc: Loc) -> Option<()> {
+        if args.len() != n {
+            return self.err(loc, format!("'{name}' takes {n} argument(s), but {} were given", args.len()));
+        }
+        Some(())
+    }
+
+    fn no_overload(&mut self, name: &str, args: &[Expr], loc: Loc) -> Option<Expr> {
+        let types: Vec<String> = args.iter().map(|a| format!("'{}'", self.type_str(&a.ty))).collect();
+        self.err(loc, format!("no overload of '{name}' takes ({})", types.join(", ")))
+    }
+
+    /// The generic type of a call: the first vector argument's type, else the first
+    /// argument's; integers become `float` for float functions.
+    fn gentype(&mut self, name: &str, args: &[Expr], float: bool, loc: Loc) -> Option<Type> {
+        let first = args.iter().find(|a| a.ty.width() > 1).or(args.first());
+        let Some(ty) = first.map(|a| a.ty.clone()).filter(Type::is_arithmetic) else {
+            return self.no_overload(name, args, loc).map(|e| e.ty);
+        };
+        let elem = ty.element()?;
+        match (float, elem.is_float()) {
+            (true, false) => Some(with_element(&ty, Scalar::Float)),
+            (false, true) => self.no_overload(name, args, loc).map(|e| e.ty),
+            _ => Some(ty),
+        }
+    }
+
+    /// Converts every argument to `ty`: scalars convert (and widen to a vector), a vector of
+    /// another type has no overload.
+    fn fit(&mut self, name: &str, args: Vec<Expr>, ty: &Type, loc: Loc) -> Option<Vec<Expr>> {
+        if args.iter().any(|a| !a.ty.is_arithmetic() || (a.ty.width() > 1 && a.ty != *ty)) {
+            return self.no_overload(name, &args, loc).map(|_| vec![]);
+        }
+        Some(args.into_iter().map(|a| self.convert(a, ty)).collect())
+    }
+
+    fn work_item_call(&mut self, f: WorkItemFn, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        if f == WorkItemFn::WorkDim {
+            self.arity(name, &args, 0, loc)?;
+            return Some(call(Builtin::WorkItem(f), args, Type::Scalar(Scalar::UInt), loc));
+        }
+        self.arity(name, &args, 1, loc)?;
+        let args = self.fit(name, args, &Type::Scalar(Scalar::UInt), loc)?;
+        Some(call(Builtin::WorkItem(f), args, self.size_type(), loc))
+    }
+
+    fn math_call(&mut self, (f, n): (MathFn, usize), p: Precision, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, n, loc)?;
+        let ty = self.gentype(name, &args, true, loc)?;
+        let args = self.fit(name, args, &ty, loc)?;
+        Some(call(Builtin::Math(f, p), args, ty, loc))
+    }
+
+    fn int_call(&mut self, (f, n): (IntFn, usize), name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, n, loc)?;
+        if f == IntFn::Upsample {
+            return self.upsample_call(name, args, loc);
+        }
+        let ty = self.gentype(name, &args, false, loc)?;
+        let args = self.fit(name, args, &ty, loc)?;
+        let elem = ty.element()?;
+        let result = match f {
+            IntFn::Abs | IntFn::AbsDiff => with_element(&ty, unsigned_of(elem)),
+            _ => ty,
+        };
+        Some(call(Builtin::Int(f), args, result, loc))
+    }
+
+    /// `upsample(hi, lo)`: `lo` unsigned, both of one width; the result twice as wide, with
+    /// `hi`'s signedness.
+    fn upsample_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let (Some(hi), Some(lo)) = (args[0].ty.element(), args[1].ty.element()) else {
+            return self.no_overload(name, &args, loc);
+        };
+        let wide = match hi {
+            Scalar::Char => Scalar::Short,
+            Scalar::UChar => Scalar::UShort,
+            Scalar::Short => Scalar::Int,
+            Scalar::UShort => Scalar::UInt,
+            Scalar::Int => Scalar::Long,
+            Scalar::UInt => Scalar::ULong,
+            _ => return self.no_overload(name, &args, loc),
+        };
+        if lo != unsigned_of(hi) || args[0].ty.width() != args[1].ty.width() {
+            return self.no_overload(name, &args, loc);
+        }
+        let ty = with_element(&args[0].ty, wide);
+        Some(call(Builtin::Int(IntFn::Upsample), args, ty, loc))
+    }
+
+    /// `min`/`max`/`clamp`: the float or the integer form by the generic type.
+    fn min_max_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let clamp = name == "clamp";
+        self.arity(name, &args, if clamp { 3 } else { 2 }, loc)?;
+        let float = args.iter().any(|a| a.ty.element().is_some_and(Scalar::is_float));
+        let ty = self.gentype(name, &args, float, loc)?;
+        let args = self.fit(name, args, &ty, loc)?;
+        let b = match (float, name) {
+            (true, "min") => Builtin::Math(MathFn::Min, Precision::Full),
+            (true, "max") => Builtin::Math(MathFn::Max, Precision::Full),
+            (true, _) => Builtin::Math(MathFn::Clamp, Precision::Full),
+            (false, "min") => Builtin::Int(IntFn::Min),
+            (false, "max") => Builtin::Int(IntFn::Max),
+            (false, _) => Builtin::Int(IntFn::Clamp),
+        };
+        Some(call(b, args, ty, loc))
+    }
+
+    fn geometric_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let (f, n) = match name {
+            "dot" => (MathFn::Dot, 2),
+            "length" => (MathFn::Length, 1),
+            "distance" => (MathFn::Distance, 2),
+            "normalize" => (MathFn::Normalize, 1),
+            _ => (MathFn::Cross, 2),
+        };
+        self.arity(name, &args, n, loc)?;
+        let ty = self.gentype(name, &args, true, loc)?;
+        if ty.width() > 4 || (f == MathFn::Cross && !matches!(ty.width(), 3 | 4)) {
+            return self.no_overload(name, &args, loc);
+        }
+        let args = self.fit(name, args, &ty, loc)?;
+        let result = match f {
+            MathFn::Normalize | MathFn::Cross => ty,
+            _ => Type::Scalar(ty.element()?),
+        };
+        Some(call(Builtin::Math(f, Precision::Full), args, result, loc))
+    }
+
+    /// `isnan` & co.: `int` for a scalar, a signed vector of the element width for vectors.
+    fn relational_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 1, loc)?;
+        let ty = self.gentype(name, &args, true, loc)?;
+        let args = self.fit(name, args, &ty, loc)?;
+        let f = match name {
+            "isnan" => MathFn::IsNan,
+            "isinf" => MathFn::IsInf,
+            "isfinite" => MathFn::IsFinite,
+            _ => MathFn::Signbit,
+        };
+        let result = match &ty {
+            Type::Vector(s, n) => Type::Vector(s.signed_int_of_width(), *n),
+            _ => Type::Scalar(Scalar::Int),
+        };
+        Some(call(Builtin::Math(f, Precision::Full), args, result, loc))
+    }
+
+    /// `select(a, b, c)`: `c` is an integer of `a`'s width (per component for vectors);
+    /// `bitselect(a, b, c)`: all three of one type.
+    fn select_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 3, loc)?;
+        let c = args.pop()?;
+        let float = args.iter().any(|a| a.ty.element().is_some_and(Scalar::is_float));
+        let ty = self.gentype(name, &args, float, loc)?;
+        let mut args = self.fit(name, args, &ty, loc)?;
+        if name == "bitselect" {
+            let c = self.fit(name, vec![c], &ty, loc)?;
+            args.extend(c);
+            return Some(call(Builtin::Bitselect, args, ty, loc));
+        }
+        let ok = c.ty.element().is_some_and(Scalar::is_integer)
+            && c.ty.width() == ty.width()
+            && (ty.width() == 1 || c.ty.element()?.size() == ty.element()?.size());
+        if !ok {
+            args.push(c);
+            return self.no_overload(name, &args, loc);
+        }
+        args.push(c);
+        Some(call(Builtin::Select, args, ty, loc))
+    }
+
+    /// `barrier(flags)` and the fences: the flags must be a constant.
+    fn fence_call(&mut self, kind: Option<FenceKind>, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 1, loc)?;
+        let bits = match eval(&args[0]) {
+            Ok(CValue::Num(Num::I(v))) => v,
+            _ => return self.err(args[0].loc, format!("the flags of '{name}' must be a constant (CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE)")),
+        };
+        let flags = FenceFlags {
+            local: bits & i128::from(CLK_LOCAL_MEM_FENCE as u8) != 0,
+            global: bits & i128::from(CLK_GLOBAL_MEM_FENCE as u8) != 0,
+        };
+        let b = match kind {
+            None => Builtin::Barrier(flags),
+            Some(k) => Builtin::Fence(k, flags),
+        };
+        Some(call(b, vec![], Type::Void, loc))
+    }
+
+    /// `convert_T[_sat][_rte|_rtz|_rtp|_rtn]`.
+    fn convert_call(&mut self, rest: &str, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let mut parts = rest.split('_');
+        let tname = parts.next().unwrap_or_default();
+        let mut sat = false;
+        let mut mode = Rounding::Default;
+        for p in parts {
+            match (p, rounding(p)) {
+                ("sat", _) if !sat && mode == Rounding::Default => sat = true,
+                (_, Some(r)) if mode == Rounding::Default => mode = r,
+                _ => return self.err(loc, format!("call to undeclared function '{name}'")),
+            }
+        }
+        if !is_builtin_type_name(tname) && !matches!(tname, "char" | "short" | "int" | "long" | "float" | "double" | "half") {
+            return self.err(loc, format!("call to undeclared function '{name}'"));
+        }
+        let ty = self.builtin_type(tname, loc)?;
+        self.arity(name, &args, 1, loc)?;
+        let value = args.into_iter().next()?;
+        if !ty.is_arithmetic() || !value.ty.is_arithmetic() || ty.width() != value.ty.width() {
+            return self.err(loc, format!("'{name}' cannot convert '{}': the number of components differs", self.type_str(&value.ty)));
+        }
+        if sat && ty.element().is_some_and(Scalar::is_float) {
+            return self.err(loc, format!("'{name}': _sat applies only to integer destination types"));
+        }
+        Some(Expr { kind: ExprKind::Convert { value: Box::new(value), sat, rounding: mode }, ty, loc })
+    }
+
+    /// `as_T(x)`: reinterprets bits; both types have the same size.
+    fn as_call(&mut self, tname: &str, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        if !is_builtin_type_name(tname) && !matches!(tname, "char" | "short" | "int" | "long" | "float" | "double" | "half") {
+            return self.err(loc, format!("call to undeclared function '{name}'"));
+        }
+        let ty = self.builtin_type(tname, loc)?;
+        self.arity(name, &args, 1, loc)?;
+        let value = args.into_iter().next()?;
+        if !ty.is_arithmetic() || !value.ty.is_arithmetic() || self.size_of(&ty) != self.size_of(&value.ty) {
+            return self.err(
+                loc,
+                format!("'{name}' needs an operand of the same size as '{tname}', not '{}'", self.type_str(&value.ty)),
+            );
+        }
+        Some(Expr { kind: ExprKind::Bitcast(Box::new(value)), ty, loc })
+    }
+
+    /// The element type a vload/vstore pointer points to.
+    fn vector_io_pointer(&mut self, name: &str, p: &Expr, write: bool, loc: Loc) -> Option<Scalar> {
+        let Type::Pointer { pointee, space, quals } = &p.ty else {
+            return self.err(loc, format!("the last argument of '{name}' must be a pointer"));
+        };
+        if write && (quals.is_const || *space == Space::Constant) {
+            return self.err(loc, format!("'{name}' cannot write through a pointer to const or __constant data"));
+        }
+        match **pointee {
+            Type::Scalar(s) if s != Scalar::Bool => Some(s),
+            _ => self.err(loc, format!("'{name}' needs a pointer to a scalar type, not '{}'", self.type_str(&p.ty))),
+        }
+    }
+
+    /// `vloadN(offset, p)` and `vload_halfN(offset, p)`.
+    fn vload_call(&mut self, n: u8, half: bool, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 2, loc)?;
+        let p = args.pop()?;
+        let offset = args.pop()?;
+        let elem = self.vector_io_pointer(name, &p, false, loc)?;
+        let offset = self.assign_convert(offset, &self.size_type(), &format!("the offset of '{name}'"))?;
+        let (b, ty) = if half {
+            if elem != Scalar::Half {
+                return self.err(loc, format!("'{name}' needs a pointer to half"));
+            }
+            (Builtin::VloadHalf(n), if n == 1 { Type::Scalar(Scalar::Float) } else { Type::Vector(Scalar::Float, n) })
+        } else {
+            (Builtin::Vload(n), Type::Vector(elem, n))
+        };
+        self.check_half_value(&ty, loc)?;
+        Some(call(b, vec![offset, p], ty, loc))
+    }
+
+    /// `vstoreN(data, offset, p)` and `vstore_halfN[_mode](data, offset, p)`.
+    fn vstore_call(&mut self, n: u8, half: Option<Rounding>, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 3, loc)?;
+        let p = args.pop()?;
+        let offset = args.pop()?;
+        let data = args.pop()?;
+        let elem = self.vector_io_pointer(name, &p, true, loc)?;
+        let offset = self.assign_convert(offset, &self.size_type(), &format!("the offset of '{name}'"))?;
+        let (b, data_elem) = match half {
+            Some(_) if elem != Scalar::Half => return self.err(loc, format!("'{name}' needs a pointer to half")),
+            Some(r) => (Builtin::VstoreHalf(n, r), Scalar::Float),
+            None => (Builtin::Vstore(n), elem),
+        };
+        let data_ty = if n == 1 { Type::Scalar(data_elem) } else { Type::Vector(data_elem, n) };
+        let data = self.assign_convert(data, &data_ty, &format!("the data of '{name}'"))?;
+        Some(call(b, vec![data, offset, p], Type::Void, loc))
+    }
+
+    /// Atomics: a pointer to a 32-bit integer (64-bit for the `atom_` forms with 64-bit
+    /// integers, float for `atomic_xchg`) in `__global` or `__local` memory.
+    fn atomic_call(&mut self, (op, n, is_atom): (AtomicOp, usize, bool), name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, n, loc)?;
+        let p = args.remove(0);
+        let Type::Pointer { pointee, space, quals } = &p.ty else {
+            return self.err(loc, format!("the first argument of '{name}' must be a pointer"));
+        };
+        if !matches!(space, Space::Global | Space::Local) || quals.is_const {
+            return self.err(
+                loc,
+                format!("'{name}' needs a pointer to non-const __global or __local memory, not '{}'", self.type_str(&p.ty)),
+            );
+        }
+        let elem = match **pointee {
+            Type::Scalar(s @ (Scalar::Int | Scalar::UInt)) => s,
+            Type::Scalar(s @ (Scalar::Long | Scalar::ULong)) if is_atom && self.target.int64 => s,
+            Type::Scalar(Scalar::Float) if op == AtomicOp::Xchg && !is_atom => Scalar::Float,
+            _ => return self.err(loc, format!("no overload of '{name}' takes '{}'", self.type_str(&p.ty))),
+        };
+        let ty = Type::Scalar(elem);
+        let mut converted = vec![p];
+        for (i, a) in args.into_iter().enumerate() {
+            converted.push(self.assign_convert(a, &ty, &format!("argument {} of '{name}'", i + 2))?);
+        }
+        Some(call(Builtin::Atomic(op), converted, ty, loc))
+    }
+}

@@ -1,0 +1,404 @@
+//! Constant evaluation of model expressions: array sizes, case labels, enumerators, attribute
+//! arguments, and the initial bytes of `__constant` variables. Also folds conversions of
+//! literals so the model carries typed constants.
+
+use super::model::{BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Scalar, Type, Types, UnaryOp};
+use super::Sema;
+use crate::compiler::parse::ast;
+
+/// A scalar constant: integers (any width, exact in i128) or floats.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    I(i128),
+    F(f64),
+}
+
+/// An evaluated constant of any type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CValue {
+    Num(Num),
+    /// Components of a vector, or elements/members of an aggregate.
+    List(Vec<CValue>),
+    Zero,
+}
+
+/// Interprets the bits of an `ExprKind::Int` of scalar type `s`.
+pub fn int_value(bits: u64, s: Scalar) -> i128 {
+    if s.is_signed() {
+        i128::from(bits as i64)
+    } else {
+        i128::from(bits)
+    }
+}
+
+/// Truncates an integer to the width of `s` and encodes it as model bits (sign-extended for
+/// signed types, 0/1 for bool).
+pub fn int_bits(v: i128, s: Scalar) -> u64 {
+    let bits = s.size() * 8;
+    match s {
+        Scalar::Bool => u64::from(v != 0),
+        _ if bits == 64 => v as u64,
+        _ => {
+            let mask = (1u64 << bits) - 1;
+            let low = (v as u64) & mask;
+            let negative = s.is_signed() && low >> (bits - 1) == 1;
+            if negative {
+                low | !mask
+            } else {
+                low
+            }
+        }
+    }
+}
+
+/// Rounds a float to the precision of `s`.
+fn round_float(v: f64, s: Scalar) -> f64 {
+    match s {
+        Scalar::Double => v,
+        _ => f64::from(v as f32),
+    }
+}
+
+/// The constant `n` converted to scalar `s`, as an expression kind.
+pub fn num_kind(n: Num, s: Scalar) -> ExprKind {
+    match (n, s.is_float()) {
+        (Num::I(v), false) => ExprKind::Int(int_bits(v, s)),
+        (Num::F(f), false) if s == Scalar::Bool => ExprKind::Int(u64::from(f != 0.0)),
+        // Float → integer truncates toward zero; `as` saturates out-of-range values.
+        (Num::F(f), false) => ExprKind::Int(int_bits(f.trunc() as i128, s)),
+        (Num::I(v), true) => ExprKind::Float(round_float(v as f64, s)),
+        (Num::F(f), true) => ExprKind::Float(round_float(f, s)),
+    }
+}
+
+/// The numeric value of a constant expression kind of scalar type `s`.
+pub fn kind_num(kind: &ExprKind, s: Scalar) -> Option<Num> {
+    match kind {
+        ExprKind::Int(bits) => Some(Num::I(int_value(*bits, s))),
+        ExprKind::Float(f) => Some(Num::F(*f)),
+        ExprKind::Zero => Some(if s.is_float() { Num::F(0.0) } else { Num::I(0) }),
+        _ => None,
+    }
+}
+
+fn truth(n: Num) -> bool {
+    match n {
+        Num::I(v) => v != 0,
+        Num::F(f) => f != 0.0,
+    }
+}
+
+/// Why a constant could not be evaluated.
+pub enum EvalError {
+    NotConstant,
+    DivByZero,
+}
+
+type EResult<T> = Result<T, EvalError>;
+
+/// Evaluates a model expression that must be constant.
+pub fn eval(e: &Expr) -> EResult<CValue> {
+    let scalar = e.ty.element();
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) => {
+            Ok(CValue::Num(kind_num(&e.kind, scalar.ok_or(EvalError::NotConstant)?).ok_or(EvalError::NotConstant)?))
+        }
+        ExprKind::Zero => Ok(CValue::Zero),
+        ExprKind::Vector(parts) => {
+            let mut out = Vec::new();
+            for p in parts {
+                match eval(p)? {
+                    CValue::List(l) => out.extend(l),
+                    CValue::Zero => out.extend((0..p.ty.width()).map(|_| zero_num(&p.ty))),
+                    n => out.push(n),
+                }
+            }
+            Ok(CValue::List(out))
+        }
+        ExprKind::Aggregate(items) => Ok(CValue::List(items.iter().map(eval).collect::<EResult<_>>()?)),
+        ExprKind::Splat(v) => {
+            let n = eval(v)?;
+            Ok(CValue::List(vec![n; usize::from(e.ty.width())]))
+        }
+        ExprKind::Convert { value, .. } => {
+            let to = scalar.ok_or(EvalError::NotConstant)?;
+            map_nums(eval(value)?, value.ty.element().ok_or(EvalError::NotConstant)?, &|n| Ok(convert_num(n, to)))
+        }
+        ExprKind::Unary(op, v) => {
+            let s = v.ty.element().ok_or(EvalError::NotConstant)?;
+            let result = scalar.ok_or(EvalError::NotConstant)?;
+            let vector = v.ty.width() > 1;
+            map_nums(eval(v)?, s, &|n| Ok(unary(*op, n, result, vector)))
+        }
+        ExprKind::Binary(op, l, r) => {
+            let s = scalar.ok_or(EvalError::NotConstant)?;
+            zip_nums(eval(l)?, eval(r)?, s, &|a, b| binary(*op, a, b, s))
+        }
+        ExprKind::Compare(op, l, r) => {
+            let s = l.ty.element().ok_or(EvalError::NotConstant)?;
+            let t = if e.ty.width() > 1 { -1 } else { 1 };
+            zip_nums(eval(l)?, eval(r)?, s, &|a, b| Ok(Num::I(if compare(*op, a, b) { t } else { 0 })))
+        }
+        ExprKind::Logic(op, l, r) if e.ty.width() == 1 => {
+            let a = truth(scalar_num(eval(l)?, l)?);
+            let value = match op {
+                LogicOp::And => a && truth(scalar_num(eval(r)?, r)?),
+                LogicOp::Or => a || truth(scalar_num(eval(r)?, r)?),
+            };
+            Ok(CValue::Num(Num::I(i128::from(value))))
+        }
+        ExprKind::Cond(c, a, b) => {
+            if truth(scalar_num(eval(c)?, c)?) {
+                eval(a)
+            } else {
+                eval(b)
+            }
+        }
+        ExprKind::Comma(_, b) => eval(b),
+        _ => Err(EvalError::NotConstant),
+    }
+}
+
+fn zero_num(ty: &Type) -> CValue {
+    CValue::Num(if ty.element().is_some_and(Scalar::is_float) { Num::F(0.0) } else { Num::I(0) })
+}
+
+fn scalar_num(v: CValue, e: &Expr) -> EResult<Num> {
+    match v {
+        CValue::Num(n) => Ok(n),
+        CValue::Zero => match zero_num(&e.ty) {
+            CValue::Num(n) => Ok(n),
+            _ => Err(EvalError::NotConstant),
+        },
+        CValue::List(_) => Err(EvalError::NotConstant),
+    }
+}
+
+/// Applies `f` to a scalar or to each component of a vector (of element type `s`).
+fn map_nums(v: CValue, s: Scalar, f: &dyn Fn(Num) -> EResult<Num>) -> EResult<CValue> {
+    match v {
+        CValue::Num(n) => Ok(CValue::Num(f(n)?)),
+        CValue::Zero => f(if s.is_float() { Num::F(0.0) } else { Num::I(0) }).map(CValue::Num),
+        CValue::List(items) => {
+            Ok(CValue::List(items.into_iter().map(|i| map_nums(i, s, f)).collect::<EResult<_>>()?))
+        }
+    }
+}
+
+fn zip_nums(a: CValue, b: CValue, s: Scalar, f: &dyn Fn(Num, Num) -> EResult<Num>) -> EResult<CValue> {
+    let zero = || if s.is_float() { Num::F(0.0) } else { Num::I(0) };
+    match (a, b) {
+        (CValue::List(x), CValue::List(y)) => Ok(CValue::List(
+            x.into_iter().zip(y).map(|(p, q)| zip_nums(p, q, s, f)).collect::<EResult<_>>()?,
+        )),
+        (CValue::List(x), other) => {
+            Ok(CValue::List(x.into_iter().map(|p| zip_nums(p, other.clone(), s, f)).collect::<EResult<_>>()?))
+        }
+        (other, CValue::List(y)) => {
+            Ok(CValue::List(y.into_iter().map(|q| zip_nums(other.clone(), q, s, f)).collect::<EResult<_>>()?))
+        }
+        (p, q) => {
+            let p = if let CValue::Num(n) = p { n } else { zero() };
+            let q = if let CValue::Num(n) = q { n } else { zero() };
+            Ok(CValue::Num(f(p, q)?))
+        }
+    }
+}
+
+fn convert_num(n: Num, to: Scalar) -> Num {
+    match num_kind(n, to) {
+        ExprKind::Int(bits) => Num::I(int_value(bits, to)),
+        ExprKind::Float(f) => Num::F(f),
+        _ => n,
+    }
+}
+
+fn unary(op: UnaryOp, n: Num, result: Scalar, vector: bool) -> Num {
+    match (op, n) {
+        (UnaryOp::Neg, Num::I(v)) => Num::I(int_value(int_bits(-v, result), result)),
+        (UnaryOp::Neg, Num::F(f)) => Num::F(-f),
+        (UnaryOp::BitNot, Num::I(v)) => Num::I(int_value(int_bits(!v, result), result)),
+        (UnaryOp::Not, n) => Num::I(match (truth(n), vector) {
+            (true, _) => 0,
+            (false, true) => -1,
+            (false, false) => 1,
+        }),
+        (_, n) => n,
+    }
+}
+
+fn binary(op: BinaryOp, a: Num, b: Num, s: Scalar) -> EResult<Num> {
+    let wrap = |v: i128| Num::I(int_value(int_bits(v, s), s));
+    Ok(match (a, b) {
+        (Num::I(x), Num::I(y)) => match op {
+            BinaryOp::Add => wrap(x + y),
+            BinaryOp::Sub => wrap(x - y),
+            BinaryOp::Mul => wrap(x.wrapping_mul(y)),
+            BinaryOp::Div | BinaryOp::Rem if y == 0 => return Err(EvalError::DivByZero),
+            BinaryOp::Div => wrap(x / y),
+            BinaryOp::Rem => wrap(x % y),
+            BinaryOp::BitAnd => wrap(x & y),
+            BinaryOp::BitOr => wrap(x | y),
+            BinaryOp::BitXor => wrap(x ^ y),
+            BinaryOp::Shl => wrap(x << (y & 127)),
+            BinaryOp::Shr => wrap(x >> (y & 127)),
+        },
+        (Num::F(x), Num::F(y)) => Num::F(round_float(
+            match op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                _ => return Err(EvalError::NotConstant),
+            },
+            s,
+        )),
+        _ => return Err(EvalError::NotConstant),
+    })
+}
+
+fn compare(op: CmpOp, a: Num, b: Num) -> bool {
+    let ord = match (a, b) {
+        (Num::I(x), Num::I(y)) => x.partial_cmp(&y),
+        (Num::F(x), Num::F(y)) => x.partial_cmp(&y),
+        _ => None,
+    };
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Eq => ord == Some(Equal),
+        CmpOp::Ne => ord != Some(Equal),
+        CmpOp::Lt => ord == Some(Less),
+        CmpOp::Le => matches!(ord, Some(Less | Equal)),
+        CmpOp::Gt => ord == Some(Greater),
+        CmpOp::Ge => matches!(ord, Some(Greater | Equal)),
+    }
+}
+
+/// The bytes of a constant of type `ty` in the OpenCL C layout (little-endian).
+pub fn to_bytes(v: &CValue, ty: &Type, types: &Types) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; usize::try_from(types.size_of(ty)).ok()?];
+    write_bytes(v, ty, types, &mut out, 0)?;
+    Some(out)
+}
+
+fn write_bytes(v: &CValue, ty: &Type, types: &Types, out: &mut [u8], at: usize) -> Option<()> {
+    if *v == CValue::Zero {
+        return Some(());
+    }
+    match (ty, v) {
+        (Type::Scalar(s), CValue::Num(n)) => write_scalar(*n, *s, out, at),
+        (Type::Vector(s, _), CValue::List(items)) => {
+            let step = s.size() as usize;
+            items.iter().enumerate().try_for_each(|(i, item)| match item {
+                CValue::Num(n) => write_scalar(*n, *s, out, at + i * step),
+                _ => Some(()),
+            })
+        }
+        (Type::Array { elem, .. }, CValue::List(items)) => {
+            let step = usize::try_from(types.size_of(elem)).ok()?;
+            items.iter().enumerate().try_for_each(|(i, item)| write_bytes(item, elem, types, out, at + i * step))
+        }
+        (Type::Record(id), CValue::List(items)) => {
+            let record = types.record(*id)?;
+            items.iter().zip(&record.members).try_for_each(|(item, m)| {
+                write_bytes(item, &m.ty, types, out, at + m.offset as usize)
+            })
+        }
+        _ => None,
+    }
+}
+
+fn write_scalar(n: Num, s: Scalar, out: &mut [u8], at: usize) -> Option<()> {
+    let size = s.size() as usize;
+    let bytes: [u8; 8] = match (convert_num(n, s), s) {
+        (Num::F(f), Scalar::Double) => f.to_le_bytes(),
+        (Num::F(f), Scalar::Float) => u64::from((f as f32).to_bits()).to_le_bytes(),
+        (Num::F(f), _) => u64::from(f32_to_half(f as f32)).to_le_bytes(),
+        (Num::I(v), _) => int_bits(v, s).to_le_bytes(),
+    };
+    out.get_mut(at..at + size)?.copy_from_slice(bytes.get(..size)?);
+    Some(())
+}
+
+/// IEEE binary16 bits of `f`, rounded to nearest even.
+fn f32_to_half(f: f32) -> u16 {
+    let bits = f.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let mant = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = mant | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let rest = mant & 0x1fff;
+    let mut r = ((e as u32) << 10) | (mant >> 13);
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
+impl Sema<'_> {
+    /// An integer constant expression of the source (array sizes, case labels, enumerators).
+    pub(super) fn const_int(&mut self, e: &ast::Expr) -> Option<i64> {
+        let value = self.expr(e)?;
+        if !value.ty.scalar().is_some_and(|s| !s.is_float()) {
+            return self.err(e.loc, "expected an integer constant expression");
+        }
+        match self.eval_expr(&value)? {
+            CValue::Num(Num::I(v)) => i64::try_from(v).ok(),
+            CValue::Zero => Some(0),
+            _ => self.err(e.loc, "expected an integer constant expression"),
+        }
+    }
+
+    /// Evaluates a model expression that must be constant, reporting why not.
+    pub(super) fn eval_expr(&mut self, e: &Expr) -> Option<CValue> {
+        match eval(e) {
+            Ok(v) => Some(v),
+            Err(EvalError::NotConstant) => self.err(e.loc, "expression is not a compile-time constant"),
+            Err(EvalError::DivByZero) => self.err(e.loc, "division by zero in a constant expression"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_bits_truncate_and_sign_extend() {
+        assert_eq!(int_bits(-1, Scalar::Int), u64::MAX);
+        assert_eq!(int_bits(-1, Scalar::UInt), 0xffff_ffff);
+        assert_eq!(int_bits(300, Scalar::UChar), 44);
+        assert_eq!(int_bits(200, Scalar::Char), (-56i64) as u64);
+        assert_eq!(int_value(int_bits(200, Scalar::Char), Scalar::Char), -56);
+        assert_eq!(int_bits(5, Scalar::Bool), 1);
+    }
+
+    #[test]
+    fn half_conversion() {
+        assert_eq!(f32_to_half(1.0), 0x3c00);
+        assert_eq!(f32_to_half(-2.0), 0xc000);
+        assert_eq!(f32_to_half(65504.0), 0x7bff);
+        assert_eq!(f32_to_half(1e6), 0x7c00);
+        assert_eq!(f32_to_half(5.960_464_5e-8), 0x0001);
+    }
+}

@@ -1,0 +1,564 @@
+//! File-scope declarations and functions: program-scope variables (A9, A12), function
+//! signatures (A3, A4, A13, kernel rules), kernel attributes, initializers, and the
+//! whole-program checks at the end (undefined functions, recursion, A10 constant limits).
+
+use super::consteval::to_bytes;
+use super::model::{
+    ConstId, ConstantVar, Expr, ExprKind, FuncId, Function, FunctionKind, Param, PlaceKind, Program,
+    Scalar, Space, Type,
+};
+use super::scope::{Symbol, VarInfo, VarRef};
+use super::types::{reflected_type_name, Declared};
+use super::{space_name, visit, FnCtx, FuncEntry, Sema};
+use crate::compiler::parse::ast::{self, Derived, ExternalDecl, Initializer, TypeSpec};
+use crate::compiler::source::Loc;
+use crate::compiler::KernelAttributes;
+use std::collections::BTreeSet;
+
+/// A function's signature as written.
+struct Signature {
+    name: String,
+    ret: Type,
+    params: Vec<(Declared, String, Loc)>,
+    is_kernel: bool,
+    loc: Loc,
+}
+
+impl Sema<'_> {
+    pub(super) fn translation_unit(&mut self, tu: &ast::TranslationUnit) {
+        for item in &tu.items {
+            match item {
+                ExternalDecl::Function(f) => {
+                    self.function_def(f);
+                }
+                ExternalDecl::Decl(d) => self.file_decl(d),
+            }
+        }
+    }
+
+    fn file_decl(&mut self, d: &ast::Declaration) {
+        let Some(base) = self.spec_type(&d.spec) else { return };
+        for id in &d.declarators {
+            if matches!(id.declarator.derived.first(), Some(Derived::Function(..))) {
+                if !d.spec.storage.is_typedef {
+                    self.declare_function(&d.spec, &id.declarator);
+                    continue;
+                }
+            }
+            let Some(decl) = self.declared(&d.spec, base.clone(), &id.declarator, false) else { continue };
+            let Some((name, loc)) = decl.name.clone() else { continue };
+            if d.spec.storage.is_typedef {
+                self.scopes.declare(&name, Symbol::Typedef(decl.ty));
+            } else {
+                self.program_var(decl, id.init.as_ref(), &name, loc);
+            }
+        }
+    }
+
+    /// A12: program-scope variables must be `__constant` (program-scope `__global` variables
+    /// need `__opencl_c_program_scope_global_variables`, which is not supported).
+    fn program_var(&mut self, mut decl: Declared, init: Option<&Initializer>, name: &str, loc: Loc) -> Option<()> {
+        match decl.space.map(|s| s.0) {
+            Some(Space::Constant) => {}
+            Some(Space::Global) if self.is_cl2() => {
+                return self.err(loc, format!("program-scope __global variable '{name}': __opencl_c_program_scope_global_variables is not supported; use __constant"));
+            }
+            _ => {
+                let hint = if self.is_cl2() { " (__opencl_c_program_scope_global_variables is not supported)" } else { "" };
+                return self.err(loc, format!("program-scope variable '{name}' must be declared in the __constant address space{hint}"));
+            }
+        }
+        if let Some(i) = init.filter(|_| decl.unsized_array) {
+            decl.ty = self.sized_by_initializer(&decl.ty, i)?;
+        }
+        self.constant_var(decl, init, name, loc).map(|_| ())
+    }
+
+    /// A9: a `__constant` variable needs a constant initializer; its value becomes bytes.
+    pub(super) fn constant_var(&mut self, decl: Declared, init: Option<&Initializer>, name: &str, loc: Loc) -> Option<ConstId> {
+        let Some(init) = init else {
+            return self.err(loc, format!("__constant variable '{name}' must be initialized with a compile-time constant"));
+        };
+        if self.contains_pointer(&decl.ty) {
+            return self.err(loc, format!("__constant variable '{name}' cannot hold pointers"));
+        }
+        self.check_half_value(&decl.ty, loc)?;
+        let value = self.initializer_value(init, &decl.ty)?;
+        let cv = self.eval_expr(&value)?;
+        let Some(bytes) = to_bytes(&cv, &decl.ty, &self.types) else {
+            return self.err(loc, format!("the initializer of '{name}' is not a compile-time constant"));
+        };
+        let id = ConstId(self.constants.len() as u32);
+        self.constants.push(ConstantVar { name: name.to_string(), ty: decl.ty.clone(), bytes, loc });
+        let info = VarInfo { var: VarRef::Constant(id), ty: decl.ty, space: Space::Constant, is_const: true };
+        self.scopes.declare(name, Symbol::Var(info));
+        Some(id)
+    }
+
+    fn contains_pointer(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Pointer { .. } => true,
+            Type::Array { elem, .. } => self.contains_pointer(elem),
+            Type::Record(id) => {
+                self.types.record(*id).is_some_and(|r| r.members.iter().any(|m| self.contains_pointer(&m.ty)))
+            }
+            _ => false,
+        }
+    }
+
+    /// `int a[] = {1, 2, 3}`: the array's length from its initializer.
+    pub(super) fn sized_by_initializer(&mut self, ty: &Type, init: &Initializer) -> Option<Type> {
+        let Type::Array { elem, .. } = ty else { return Some(ty.clone()) };
+        let Initializer::List(items, loc) = init else {
+            return self.err(init_loc(init), "an array needs a braced initializer list");
+        };
+        let mut next = 0u32;
+        let mut len = 0u32;
+        for (designator, _) in items {
+            if let Some(ast::Designator::Index(e)) = designator {
+                next = u32::try_from(self.const_int(e)?).ok()?;
+            }
+            next += 1;
+            len = len.max(next);
+        }
+        if len == 0 {
+            return self.err(*loc, "an array cannot be empty");
+        }
+        Some(Type::Array { elem: elem.clone(), len })
+    }
+
+    /// The value of an initializer for an object of type `ty`: an expression converted to
+    /// `ty`, or for braces a complete aggregate/vector with omitted parts zero.
+    pub(super) fn initializer_value(&mut self, init: &Initializer, ty: &Type) -> Option<Expr> {
+        let (items, loc) = match init {
+            Initializer::Expr(e) => {
+                let v = self.expr(e)?;
+                return self.assign_convert(v, ty, "an initialization");
+            }
+            Initializer::List(items, loc) => (items, *loc),
+        };
+        let zero = |t: &Type| Expr { kind: ExprKind::Zero, ty: t.clone(), loc };
+        let slots: Vec<(Option<String>, Type)> = match ty {
+            Type::Array { elem, len } => (0..*len).map(|_| (None, (**elem).clone())).collect(),
+            Type::Record(id) => {
+                let r = self.types.record(*id)?;
+                let members = r.members.iter().map(|m| (Some(m.name.clone()), m.ty.clone()));
+                if r.is_union { members.take(1).collect() } else { members.collect() }
+            }
+            Type::Vector(s, n) => (0..*n).map(|_| (None, Type::Scalar(*s))).collect(),
+            _ => {
+                return match items.as_slice() {
+                    [(None, single)] => self.initializer_value(single, ty),
+                    _ => self.err(loc, format!("too many initializers for '{}'", self.type_str(ty))),
+                }
+            }
+        };
+        let mut values: Vec<Option<Expr>> = vec![None; slots.len()];
+        let mut next = 0usize;
+        for (designator, item) in items {
+            if let Some(d) = designator {
+                next = self.designated_slot(d, &slots)?;
+            }
+            let Some((_, slot_ty)) = slots.get(next) else {
+                return self.err(init_loc(item), format!("too many initializers for '{}'", self.type_str(ty)));
+            };
+            let slot_ty = slot_ty.clone();
+            values[next] = Some(self.initializer_value(item, &slot_ty)?);
+            next += 1;
+        }
+        let parts: Vec<Expr> = values.into_iter().zip(&slots).map(|(v, (_, t))| v.unwrap_or_else(|| zero(t))).collect();
+        let kind = if matches!(ty, Type::Vector(..)) { ExprKind::Vector(parts) } else { ExprKind::Aggregate(parts) };
+        Some(Expr { kind, ty: ty.clone(), loc })
+    }
+
+    fn designated_slot(&mut self, d: &ast::Designator, slots: &[(Option<String>, Type)]) -> Option<usize> {
+        match d {
+            ast::Designator::Member(name, loc) => match slots.iter().position(|(n, _)| n.as_deref() == Some(name)) {
+                Some(i) => Some(i),
+                None => self.err(*loc, format!("no member named '{name}' to initialize")),
+            },
+            ast::Designator::Index(e) => {
+                let i = self.const_int(e)?;
+                match usize::try_from(i) {
+                    Ok(i) if i < slots.len() => Some(i),
+                    _ => self.err(e.loc, format!("array index {i} is out of bounds in the initializer")),
+                }
+            }
+        }
+    }
+
+    /// The signature of a function declarator, checked (A3, A4, A13, kernel rules).
+    fn signature(&mut self, spec: &ast::DeclSpec, declarator: &ast::Declarator) -> Option<Signature> {
+        let (name, loc) = declarator.name.clone()?;
+        let Some(Derived::Function(params, _)) = declarator.derived.first() else { return None };
+        let is_kernel = spec.storage.kernel.is_some();
+        let base = self.spec_type(spec)?;
+        let ret = self.declared(spec, base, declarator, true)?;
+        if let Some((space, at)) = ret.space {
+            // A13: only the pointee of a returned pointer may be qualified.
+            return self.err(
+                at,
+                format!("the return type of '{name}' cannot be qualified with {}; only the pointee of a returned pointer can", space_name(space)),
+            );
+        }
+        if is_kernel && ret.ty != Type::Void {
+            return self.err(loc, format!("kernel function '{name}' must return void"));
+        }
+        if matches!(ret.ty, Type::Array { .. }) {
+            return self.err(loc, format!("function '{name}' cannot return an array"));
+        }
+        let mut out = Vec::new();
+        for p in params {
+            let base = self.spec_type(&p.spec)?;
+            let mut d = self.declared(&p.spec, base, &p.declarator, false)?;
+            // An array parameter is a pointer to its element, in the space written on it.
+            if let Type::Array { elem, .. } = &d.ty {
+                let space = d.space.take().map_or(Space::Private, |s| s.0);
+                let quals = super::model::Quals { is_const: d.is_const, is_volatile: false };
+                d.ty = Type::Pointer { pointee: elem.clone(), space, quals };
+                d.is_const = false;
+            }
+            self.check_param(&name, is_kernel, &d, p)?;
+            out.push((d, reflected_type_name(&p.spec, &p.declarator), p.loc));
+        }
+        Some(Signature { name, ret: ret.ty, params: out, is_kernel, loc })
+    }
+
+    fn check_param(&mut self, func: &str, is_kernel: bool, d: &Declared, p: &ast::ParamDecl) -> Option<()> {
+        let pname = d.name.as_ref().map_or("<unnamed>", |n| n.0.as_str()).to_string();
+        let loc = d.name.as_ref().map_or(p.loc, |n| n.1);
+        if let Some((space, at)) = d.space.filter(|s| s.0 != Space::Private) {
+            return self.err(
+                at,
+                format!("parameter '{pname}' cannot be declared in the {} address space: function parameters are __private (qualify the pointee instead)", space_name(space)),
+            );
+        }
+        if d.ty == Type::Void {
+            return self.err(loc, format!("parameter '{pname}' has type 'void'"));
+        }
+        if !is_kernel {
+            return Some(());
+        }
+        match &d.ty {
+            Type::Pointer { pointee, space, .. } => {
+                if *space == Space::Private {
+                    let how = if p.spec.quals.space.is_none() { " (an unqualified pointer points to __private)" } else { "" };
+                    return self.err(
+                        loc,
+                        format!("kernel '{func}': pointer argument '{pname}' must point to __global, __local or __constant memory, not __private{how}"),
+                    );
+                }
+                if pointee.is_pointer() || self.contains_pointer(pointee) {
+                    return self.err(loc, format!("kernel '{func}': argument '{pname}' cannot point to pointers"));
+                }
+            }
+            t => {
+                if let TypeSpec::Builtin(n) = &p.spec.ty {
+                    if matches!(n.as_str(), "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" | "bool") {
+                        return self.err(loc, format!("kernel '{func}': argument '{pname}' cannot have type '{n}'"));
+                    }
+                }
+                if t.element() == Some(Scalar::Bool) {
+                    return self.err(loc, format!("kernel '{func}': argument '{pname}' cannot have type 'bool'"));
+                }
+                if self.contains_pointer(t) {
+                    return self.err(loc, format!("kernel '{func}': argument '{pname}' is a struct containing pointers"));
+                }
+                self.check_half_value(t, loc)?;
+            }
+        }
+        Some(())
+    }
+
+    /// Declares (or re-declares, checking it matches) a function; returns its index.
+    fn declare_function(&mut self, spec: &ast::DeclSpec, declarator: &ast::Declarator) -> Option<(usize, Signature)> {
+        let sig = self.signature(spec, declarator)?;
+        let params: Vec<Type> = sig.params.iter().map(|p| p.0.ty.clone()).collect();
+        if let Some(Symbol::Function(i)) = self.scopes.lookup(&sig.name).cloned() {
+            let e = self.funcs.get(i)?;
+            if e.ret != sig.ret || e.params != params || e.is_kernel != sig.is_kernel {
+                return self.err(sig.loc, format!("conflicting declaration of function '{}'", sig.name));
+            }
+            return Some((i, sig));
+        }
+        if self.scopes.lookup(&sig.name).is_some() {
+            return self.err(sig.loc, format!("'{}' is already declared", sig.name));
+        }
+        let entry = FuncEntry { name: sig.name.clone(), ret: sig.ret.clone(), params, is_kernel: sig.is_kernel, body: None };
+        self.funcs.push(entry);
+        let index = self.funcs.len() - 1;
+        self.scopes.declare_global(&sig.name, Symbol::Function(index));
+        Some((index, sig))
+    }
+
+    fn function_def(&mut self, f: &ast::FunctionDef) -> Option<()> {
+        let (index, sig) = self.declare_function(&f.spec, &f.declarator)?;
+        if self.funcs.get(index)?.body.is_some() {
+            return self.err(sig.loc, format!("redefinition of function '{}'", sig.name));
+        }
+        let kind = if sig.is_kernel {
+            let mut attrs = f.spec.attrs.clone();
+            attrs.extend(f.declarator.attrs.iter().cloned());
+            FunctionKind::Kernel(self.kernel_attributes(&attrs)?)
+        } else {
+            FunctionKind::Helper
+        };
+        self.scopes.push();
+        self.cur = Some(FnCtx {
+            entry: index,
+            is_kernel: sig.is_kernel,
+            ret: sig.ret.clone(),
+            locals: vec![],
+            own_constants: vec![],
+            workgroup_vars: vec![],
+            breakables: vec![],
+            body_depth: self.scopes.depth(),
+        });
+        let mut params = Vec::new();
+        for (d, type_name, ploc) in sig.params {
+            let name = d.name.as_ref().map_or(String::new(), |n| n.0.clone());
+            let local = self.add_local(&name, d.ty.clone(), ploc)?;
+            if !name.is_empty() {
+                let info = VarInfo { var: VarRef::Local(local), ty: d.ty.clone(), space: Space::Private, is_const: d.is_const };
+                self.scopes.declare(&name, Symbol::Var(info));
+            }
+            params.push(Param { local, type_name, is_restrict: d.is_restrict, is_const: d.is_const });
+        }
+        let body = self.body(&f.body);
+        self.scopes.pop();
+        let ctx = self.cur.take()?;
+        let function = Function {
+            name: sig.name,
+            kind,
+            params,
+            ret: sig.ret,
+            locals: ctx.locals,
+            body,
+            own_constants: ctx.own_constants,
+            workgroup_vars: ctx.workgroup_vars,
+            loc: sig.loc,
+        };
+        self.funcs.get_mut(index)?.body = Some(function);
+        Some(())
+    }
+
+    /// `reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint`; others are ignored.
+    fn kernel_attributes(&mut self, attrs: &[ast::Attribute]) -> Option<KernelAttributes> {
+        let mut out = KernelAttributes::default();
+        for a in attrs {
+            match a.name.as_str() {
+                "reqd_work_group_size" | "work_group_size_hint" => {
+                    let size = self.three_sizes(a)?;
+                    if a.name == "reqd_work_group_size" {
+                        self.check_work_group_size(size, a.loc)?;
+                        out.reqd_work_group_size = Some(size);
+                    } else {
+                        out.work_group_size_hint = Some(size);
+                    }
+                }
+                "vec_type_hint" => {
+                    let Some(ast::AttrArg::Type(t)) = a.args.first() else {
+                        return self.err(a.loc, "vec_type_hint needs a type argument");
+                    };
+                    let ty = self.type_name(t)?;
+                    if !ty.is_arithmetic() {
+                        return self.err(a.loc, "vec_type_hint needs a scalar or vector type");
+                    }
+                    out.vec_type_hint = Some(self.type_str(&ty));
+                }
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+
+    fn three_sizes(&mut self, a: &ast::Attribute) -> Option<[u32; 3]> {
+        if a.args.len() != 3 {
+            return self.err(a.loc, format!("'{}' needs three arguments", a.name));
+        }
+        let mut size = [0u32; 3];
+        for (slot, arg) in size.iter_mut().zip(&a.args) {
+            let ast::AttrArg::Expr(e) = arg else { return self.err(a.loc, "expected an integer constant") };
+            let v = self.const_int(e)?;
+            *slot = match u32::try_from(v) {
+                Ok(v) if v > 0 => v,
+                _ => return self.err(e.loc, format!("'{}' sizes must be positive, not {v}", a.name)),
+            };
+        }
+        Some(size)
+    }
+
+    fn check_work_group_size(&mut self, size: [u32; 3], loc: Loc) -> Option<()> {
+        let total: u64 = size.iter().map(|&s| u64::from(s)).product();
+        if total > u64::from(self.target.max_work_group_size) {
+            return self.err(loc, format!("reqd_work_group_size has {total} work-items, more than the device's maximum work-group size {}", self.target.max_work_group_size));
+        }
+        for (d, (&s, &max)) in size.iter().zip(&self.target.max_work_item_sizes).enumerate() {
+            if s > max {
+                return self.err(loc, format!("reqd_work_group_size dimension {d} is {s}, more than the device's maximum {max}"));
+            }
+        }
+        Some(())
+    }
+
+    /// The program, once every function is analysed: undefined callees, recursion, order
+    /// (callees first) and the per-kernel constant limits (A10).
+    pub(super) fn finish(&mut self) -> Option<Program> {
+        let calls = self.call_graph();
+        let order = self.call_order(&calls)?;
+        let mut new_id = vec![0u32; self.funcs.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = new as u32;
+        }
+        let mut functions = Vec::new();
+        for &old in &order {
+            let mut f = self.funcs.get_mut(old)?.body.take()?;
+            visit::exprs_mut(&mut f.body, &mut |e| {
+                if let ExprKind::Call(id, _) = &mut e.kind {
+                    id.0 = new_id.get(id.0 as usize).copied().unwrap_or(id.0);
+                }
+            });
+            functions.push(f);
+        }
+        for w in &mut self.workgroup_vars {
+            w.kernel = FuncId(new_id.get(w.kernel.0 as usize).copied().unwrap_or(0));
+        }
+        let program = Program {
+            types: self.types.clone(),
+            constants: std::mem::take(&mut self.constants),
+            workgroup_vars: std::mem::take(&mut self.workgroup_vars),
+            functions,
+        };
+        self.check_constant_limits(&program)?;
+        Some(program)
+    }
+
+    /// For each function, the functions it calls (with a call site), by index.
+    fn call_graph(&mut self) -> Vec<Vec<(usize, Loc)>> {
+        let mut graph = Vec::new();
+        for f in &mut self.funcs {
+            let mut calls = Vec::new();
+            if let Some(body) = f.body.as_mut() {
+                visit::exprs_mut(&mut body.body, &mut |e| {
+                    if let ExprKind::Call(id, _) = &e.kind {
+                        calls.push((id.0 as usize, e.loc));
+                    }
+                });
+            }
+            graph.push(calls);
+        }
+        graph
+    }
+
+    /// Defined functions in an order where callees come first; reports calls to functions
+    /// without a body, to kernels, and recursion.
+    fn call_order(&mut self, calls: &[Vec<(usize, Loc)>]) -> Option<Vec<usize>> {
+        let mut ok = true;
+        for site in calls.iter().flatten() {
+            let callee = self.funcs.get(site.0)?;
+            let name = callee.name.clone();
+            if callee.body.is_none() {
+                ok &= self.err::<()>(site.1, format!("function '{name}' is declared but never defined")).is_some();
+            } else if callee.is_kernel {
+                ok &= self.err::<()>(site.1, format!("calling kernel '{name}' from another function is not supported")).is_some();
+            }
+        }
+        // Depth-first post-order with an explicit stack (no recursion on user input).
+        let n = self.funcs.len();
+        let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
+        let mut order = Vec::new();
+        for root in 0..n {
+            if state[root] != 0 || self.funcs[root].body.is_none() {
+                continue;
+            }
+            let mut stack = vec![(root, 0usize)];
+            state[root] = 1;
+            while let Some((f, next)) = stack.pop() {
+                let edges = calls.get(f).map_or(&[][..], Vec::as_slice);
+                if let Some(&(callee, site)) = edges.get(next) {
+                    stack.push((f, next + 1));
+                    match state.get(callee) {
+                        Some(0) if self.funcs[callee].body.is_some() => {
+                            state[callee] = 1;
+                            stack.push((callee, 0));
+                        }
+                        Some(1) => {
+                            let (caller, name) = (self.funcs[f].name.clone(), self.funcs[callee].name.clone());
+                            let how = if caller == name { format!("'{name}' calls itself") } else { format!("'{caller}' calls '{name}', which is on the call chain") };
+                            ok &= self.err::<()>(site, format!("recursion is not supported in OpenCL C: {how}")).is_some();
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[f] = 2;
+                    order.push(f);
+                }
+            }
+        }
+        ok.then_some(order)
+    }
+
+    /// A10: per kernel, `__constant` pointer arguments plus the `__constant` variables it
+    /// uses (directly or through callees) count against `max_constant_args`; their total size
+    /// against `max_constant_buffer_size`.
+    fn check_constant_limits(&mut self, p: &Program) -> Option<()> {
+        let mut uses: Vec<BTreeSet<u32>> = Vec::new();
+        for f in &p.functions {
+            let mut body = f.body.clone();
+            let (mut c, mut k) = (BTreeSet::new(), BTreeSet::new());
+            visit::exprs_mut(&mut body, &mut |e| match &e.kind {
+                ExprKind::Load(pl) | ExprKind::AddrOf(pl) | ExprKind::Decay(pl) => {
+                    if let Some(PlaceKind::Constant(id)) = visit::place_root(pl) {
+                        c.insert(id.0);
+                    }
+                }
+                ExprKind::Call(id, _) => {
+                    k.insert(id.0);
+                }
+                _ => {}
+            });
+            // Callees come first, so their sets are complete.
+            for callee in &k {
+                if let Some(s) = uses.get(*callee as usize) {
+                    c.extend(s.iter().copied());
+                }
+            }
+            uses.push(c);
+        }
+        let mut ok = true;
+        for (i, f) in p.functions.iter().enumerate().filter(|(_, f)| f.is_kernel()) {
+            let args = f.params.iter().filter(|prm| {
+                matches!(f.locals.get(prm.local.0 as usize).map(|l| &l.ty), Some(Type::Pointer { space: Space::Constant, .. }))
+            });
+            let used = uses.get(i).cloned().unwrap_or_default();
+            let count = args.count() + used.len();
+            if count > self.target.max_constant_args as usize {
+                ok &= self.err::<()>(
+                    f.loc,
+                    format!(
+                        "kernel '{}' uses {count} constant arguments (__constant pointer arguments and __constant variables), more than the device limit of {} (CL_DEVICE_MAX_CONSTANT_ARGS)",
+                        f.name, self.target.max_constant_args
+                    ),
+                ).is_some();
+            }
+            let size: u64 = used.iter().filter_map(|c| p.constants.get(*c as usize)).map(|c| c.bytes.len() as u64).sum();
+            if size > self.target.max_constant_buffer_size {
+                ok &= self.err::<()>(
+                    f.loc,
+                    format!(
+                        "kernel '{}' uses {size} bytes of __constant data, more than the device limit of {} bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)",
+                        f.name, self.target.max_constant_buffer_size
+                    ),
+                ).is_some();
+            }
+        }
+        ok.then_some(())
+    }
+}
+
+fn init_loc(init: &Initializer) -> Loc {
+    match init {
+        Initializer::Expr(e) => e.loc,
+        Initializer::List(_, loc) => *loc,
+    }
+}

@@ -1,0 +1,303 @@
+//! From written types to model types: built-in type names, declarators, struct/union layout,
+//! enums, and the spelling of types in messages and in kernel-argument reflection.
+
+use super::model::{Member, Quals, Record, RecordId, Scalar, Space, Type};
+use super::scope::{Symbol, Tag};
+use super::{space_name, Sema};
+use crate::compiler::parse::ast::{self, Derived, TypeSpec};
+use crate::compiler::parse::vector_name_parts;
+use crate::compiler::source::Loc;
+
+/// A declarator resolved: the object's type and the qualifiers of the object itself.
+#[derive(Clone, Debug)]
+pub struct Declared {
+    pub name: Option<(String, Loc)>,
+    pub ty: Type,
+    /// Address space written on the object itself (not on a pointee).
+    pub space: Option<(Space, Loc)>,
+    pub is_const: bool,
+    pub is_restrict: bool,
+    /// The outermost array had no size (`int a[]`).
+    pub unsized_array: bool,
+}
+
+fn scalar_by_name(name: &str) -> Option<Scalar> {
+    Some(match name {
+        "bool" => Scalar::Bool,
+        "char" => Scalar::Char,
+        "uchar" => Scalar::UChar,
+        "short" => Scalar::Short,
+        "ushort" => Scalar::UShort,
+        "int" => Scalar::Int,
+        "uint" => Scalar::UInt,
+        "long" => Scalar::Long,
+        "ulong" => Scalar::ULong,
+        "half" => Scalar::Half,
+        "float" => Scalar::Float,
+        "double" => Scalar::Double,
+        _ => return None,
+    })
+}
+
+impl Sema<'_> {
+    /// A built-in type name (`uint`, `float4`, `size_t`...), checking the device supports it.
+    pub(super) fn builtin_type(&mut self, name: &str, loc: Loc) -> Option<Type> {
+        let wide = self.target.address_bits == 64;
+        let ty = match name {
+            "void" => Type::Void,
+            "size_t" | "uintptr_t" => Type::Scalar(if wide { Scalar::ULong } else { Scalar::UInt }),
+            "ptrdiff_t" | "intptr_t" => Type::Scalar(if wide { Scalar::Long } else { Scalar::Int }),
+            n if n.starts_with("image") || n == "sampler_t" => {
+                return self.err(loc, format!("image and sampler types ('{n}') are not supported yet"));
+            }
+            "event_t" => return self.err(loc, "'event_t' (async copies) is not supported yet"),
+            n => match (scalar_by_name(n), vector_name_parts(n)) {
+                (Some(s), _) => Type::Scalar(s),
+                (None, Some((base, width))) => Type::Vector(scalar_by_name(base)?, width),
+                _ => return self.err(loc, format!("unknown type name '{n}'")),
+            },
+        };
+        self.check_type_supported(&ty, loc)?;
+        Some(ty)
+    }
+
+    /// `double` needs fp64, `long` needs 64-bit integers.
+    fn check_type_supported(&mut self, ty: &Type, loc: Loc) -> Option<()> {
+        match ty.element() {
+            Some(Scalar::Double) if !self.target.fp64 => {
+                self.err(loc, "type 'double' requires the cl_khr_fp64 extension, which this device does not support")
+            }
+            Some(Scalar::Long | Scalar::ULong) if !self.target.int64 => {
+                self.err(loc, "64-bit integers are not supported by this device")
+            }
+            _ => Some(()),
+        }
+    }
+
+    /// `half` values (not pointers to them) need cl_khr_fp16.
+    pub(super) fn check_half_value(&mut self, ty: &Type, loc: Loc) -> Option<()> {
+        let elem = match ty {
+            Type::Array { elem, .. } => elem.element(),
+            t => t.element(),
+        };
+        if elem == Some(Scalar::Half) && !self.target.fp16 {
+            return self.err(loc, "declaring a 'half' value requires the cl_khr_fp16 extension; only pointers to half are allowed");
+        }
+        Some(())
+    }
+
+    /// The type named by declaration specifiers (defining any struct/union/enum in them).
+    pub(super) fn spec_type(&mut self, spec: &ast::DeclSpec) -> Option<Type> {
+        if let Some(at) = spec.quals.generic {
+            return self.err(at, "the generic address space is not supported");
+        }
+        match &spec.ty {
+            TypeSpec::Builtin(name) => self.builtin_type(name, spec.loc),
+            TypeSpec::Typedef(name) => match self.scopes.lookup(name) {
+                Some(Symbol::Typedef(t)) => Some(t.clone()),
+                _ => self.err(spec.loc, format!("unknown type name '{name}'")),
+            },
+            TypeSpec::Record(r) => self.record_type(r),
+            TypeSpec::Enum(e) => self.enum_type(e),
+        }
+    }
+
+    /// Resolves a declarator over `base` (the type named by `spec`). For a function
+    /// declarator, pass `skip_function: true` to get the return type (its first derived part,
+    /// the parameter list, is skipped).
+    pub(super) fn declared(
+        &mut self,
+        spec: &ast::DeclSpec,
+        base: Type,
+        declarator: &ast::Declarator,
+        skip_function: bool,
+    ) -> Option<Declared> {
+        let mut ty = base;
+        let mut quals = spec.quals;
+        let mut unsized_array = false;
+        let derived = if skip_function { declarator.derived.get(1..).unwrap_or(&[]) } else { &declarator.derived[..] };
+        for d in derived.iter().rev() {
+            unsized_array = false;
+            match d {
+                Derived::Pointer(q, _) => {
+                    let space = quals.space.map_or(Space::Private, |s| s.0);
+                    let pointee_quals = Quals { is_const: quals.is_const, is_volatile: quals.is_volatile };
+                    ty = Type::Pointer { pointee: Box::new(ty), space, quals: pointee_quals };
+                    quals = *q;
+                    if let Some(at) = q.generic {
+                        return self.err(at, "the generic address space is not supported");
+                    }
+                }
+                Derived::Array(size, at) => {
+                    if matches!(ty, Type::Void) {
+                        return self.err(*at, "array of 'void'");
+                    }
+                    let len = match size {
+                        Some(e) => self.array_len(e)?,
+                        None => {
+                            unsized_array = true;
+                            0
+                        }
+                    };
+                    ty = Type::Array { elem: Box::new(ty), len };
+                }
+                Derived::Function(_, at) => {
+                    return self.err(*at, "function pointers and functions returning functions are not supported in OpenCL C");
+                }
+            }
+        }
+        Some(Declared {
+            name: declarator.name.clone(),
+            ty,
+            space: quals.space,
+            is_const: quals.is_const,
+            is_restrict: quals.is_restrict,
+            unsized_array,
+        })
+    }
+
+    fn array_len(&mut self, e: &ast::Expr) -> Option<u32> {
+        let n = self.const_int(e)?;
+        match u32::try_from(n) {
+            Ok(n) if n > 0 => Some(n),
+            _ => self.err(e.loc, format!("array size must be a positive integer constant, not {n}")),
+        }
+    }
+
+    fn record_type(&mut self, r: &ast::RecordSpec) -> Option<Type> {
+        let kind = if r.is_union { "union" } else { "struct" };
+        let existing = r.tag.as_ref().and_then(|t| if r.members.is_some() { self.scopes.tag_here(t) } else { self.scopes.tag(t) });
+        let id = match existing {
+            Some(Tag::Record(id, is_union)) if is_union == r.is_union => id,
+            Some(_) => return self.err(r.loc, format!("'{}' is not a {kind}", r.tag.as_deref().unwrap_or(""))),
+            None => {
+                let id = RecordId(self.types.records.len() as u32);
+                let name = r.tag.clone().unwrap_or_default();
+                self.types.records.push(Record { name, is_union: r.is_union, members: vec![], size: 0, align: 1, packed: false });
+                if let Some(tag) = &r.tag {
+                    self.scopes.declare_tag(tag, Tag::Record(id, r.is_union));
+                }
+                id
+            }
+        };
+        if let Some(members) = &r.members {
+            self.define_record(id, r, members)?;
+        }
+        Some(Type::Record(id))
+    }
+
+    /// Lays out the members in the OpenCL C (C99) way: each at the next multiple of its
+    /// alignment (1 when packed), the size rounded up to the record's alignment.
+    fn define_record(&mut self, id: RecordId, r: &ast::RecordSpec, decls: &[ast::Declaration]) -> Option<()> {
+        let packed = r.attrs.iter().any(|a| a.name == "packed");
+        let mut align = 1u32;
+        if let Some(n) = self.aligned_attr(&r.attrs) {
+            align = n;
+        }
+        let mut members = Vec::new();
+        let mut offset = 0u64;
+        for d in decls {
+            let base = self.spec_type(&d.spec)?;
+            if d.spec.quals.space.is_some() {
+                return self.err(d.loc, "struct members cannot have an address-space qualifier");
+            }
+            for id in &d.declarators {
+                let decl = self.declared(&d.spec, base.clone(), &id.declarator, false)?;
+                let (name, loc) = decl.name.clone().unwrap_or_default();
+                if decl.unsized_array || matches!(decl.ty, Type::Void) || self.size_of(&decl.ty) == 0 {
+                    return self.err(loc, format!("member '{name}' has an incomplete type"));
+                }
+                if members.iter().any(|m: &Member| m.name == name) {
+                    return self.err(loc, format!("duplicate member '{name}'"));
+                }
+                let mut member_align = if packed { 1 } else { self.types.align_of(&decl.ty) };
+                if let Some(n) = self.aligned_attr(&id.declarator.attrs) {
+                    member_align = member_align.max(n);
+                }
+                align = align.max(member_align);
+                let at = if r.is_union { 0 } else { offset.next_multiple_of(u64::from(member_align)) };
+                offset = if r.is_union { offset.max(self.size_of(&decl.ty)) } else { at + self.size_of(&decl.ty) };
+                members.push(Member { name, ty: decl.ty, offset: at as u32 });
+            }
+        }
+        let size = offset.next_multiple_of(u64::from(align));
+        let Ok(size) = u32::try_from(size) else { return self.err(r.loc, "struct is too large") };
+        let record = self.types.records.get_mut(id.0 as usize)?;
+        record.members = members;
+        record.size = size;
+        record.align = align;
+        record.packed = packed;
+        Some(())
+    }
+
+    /// `__attribute__((aligned(N)))`: N, a power of two.
+    fn aligned_attr(&mut self, attrs: &[ast::Attribute]) -> Option<u32> {
+        let a = attrs.iter().find(|a| a.name == "aligned")?;
+        let Some(ast::AttrArg::Expr(e)) = a.args.first() else { return Some(16) };
+        let n = self.const_int(e)?;
+        match u32::try_from(n) {
+            Ok(n) if n.is_power_of_two() => Some(n),
+            _ => self.err(a.loc, format!("requested alignment {n} is not a power of two")),
+        }
+    }
+
+    fn enum_type(&mut self, e: &ast::EnumSpec) -> Option<Type> {
+        if let Some(variants) = &e.variants {
+            if let Some(tag) = &e.tag {
+                self.scopes.declare_tag(tag, Tag::Enum);
+            }
+            let mut next = 0i64;
+            for v in variants {
+                if let Some(value) = &v.value {
+                    next = self.const_int(value)?;
+                }
+                if i32::try_from(next).is_err() {
+                    return self.err(v.loc, format!("enumerator value {next} does not fit in 'int'"));
+                }
+                self.scopes.declare(&v.name, Symbol::EnumConst(next));
+                next += 1;
+            }
+        } else if let Some(tag) = &e.tag {
+            if self.scopes.tag(tag) != Some(Tag::Enum) {
+                return self.err(e.loc, format!("unknown enum '{tag}'"));
+            }
+        }
+        Some(Type::Scalar(Scalar::Int))
+    }
+
+    /// The type as messages print it, e.g. `__global float4*`.
+    pub(super) fn type_str(&self, ty: &Type) -> String {
+        match ty {
+            Type::Void => "void".into(),
+            Type::Scalar(s) => s.name().into(),
+            Type::Vector(s, n) => format!("{}{n}", s.name()),
+            Type::Pointer { pointee, space, quals } => {
+                let c = if quals.is_const { "const " } else { "" };
+                format!("{} {c}{}*", space_name(*space), self.type_str(pointee))
+            }
+            Type::Array { elem, len } => format!("{}[{len}]", self.type_str(elem)),
+            Type::Record(id) => match self.types.record(*id) {
+                Some(r) => format!("{} {}", if r.is_union { "union" } else { "struct" }, r.name),
+                None => "struct".into(),
+            },
+        }
+    }
+}
+
+/// The type name `clGetKernelArgInfo` reports: the base type as written (typedef names kept,
+/// `unsigned int` as `uint`), a `*` per pointer (array parameters are pointers).
+pub fn reflected_type_name(spec: &ast::DeclSpec, declarator: &ast::Declarator) -> String {
+    let mut name = match &spec.ty {
+        TypeSpec::Builtin(n) | TypeSpec::Typedef(n) => n.clone(),
+        TypeSpec::Record(r) => {
+            format!("{} {}", if r.is_union { "union" } else { "struct" }, r.tag.as_deref().unwrap_or(""))
+        }
+        TypeSpec::Enum(e) => format!("enum {}", e.tag.as_deref().unwrap_or("")),
+    };
+    for d in &declarator.derived {
+        if matches!(d, Derived::Pointer(..) | Derived::Array(..)) {
+            name.push('*');
+        }
+    }
+    name
+}
