@@ -109,3 +109,131 @@ impl Unit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::lower::tests::target;
+    use crate::compiler::spirv::tests::spirv_val;
+    use crate::compiler::{ArgKind, DescriptorKind};
+
+    fn specialize_all(p: &Program, local_args: &[u32]) {
+        for k in &p.kernels {
+            let words = k.specialize([32, 1, 1], local_args).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+        }
+    }
+
+    fn built(src: &str) -> Program {
+        build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    #[test]
+    fn vector_add_from_source() {
+        for ty in ["int", "float", "uint4", "float3", "long", "double2", "char", "ushort"] {
+            let src = format!(
+                "__kernel void add(__global const {ty} *a, __global const {ty} *b, __global {ty} *c) {{\n\
+                 size_t i = get_global_id(0);\n c[i] = a[i] + b[i];\n}}\n"
+            );
+            let p = built(&src);
+            assert_eq!(p.kernels.len(), 1);
+            let k = &p.kernels[0];
+            assert_eq!(k.name(), "add");
+            assert_eq!(k.args()[0].type_name, format!("{ty}*"));
+            assert!(matches!(k.args()[2].kind, ArgKind::Buffer { descriptor: DescriptorKind::Storage, .. }));
+            specialize_all(&p, &[]);
+        }
+    }
+
+    #[test]
+    fn clinfo_style_kernels() {
+        let p = built("kernel void sum(global float *a) { }\nkernel void empty(void) {}\n");
+        assert_eq!(p.kernels.len(), 2);
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
+    fn local_memory_reduction() {
+        let src = "
+            #define N 64
+            kernel void reduce(global const float *in, global float *out, local float *scratch, uint n) {
+                local float partial[N];
+                uint l = get_local_id(0);
+                scratch[l] = get_global_id(0) < n ? in[get_global_id(0)] : 0.0f;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+                    if (l < s) scratch[l] += scratch[l + s];
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+                partial[l % N] = scratch[0];
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+                if (l == 0) out[get_group_id(0)] = partial[0];
+            }";
+        let p = built(src);
+        assert_eq!(p.kernels[0].args()[2].kind, ArgKind::Local { elem_size: 4 });
+        assert_eq!(p.kernels[0].args()[3].kind, ArgKind::Pod { offset: 40, size: 4, uniform: false });
+        assert_eq!(p.kernels[0].local_mem_size(), 256);
+        specialize_all(&p, &[128]);
+    }
+
+    #[test]
+    fn control_flow_helpers_structs_and_constants() {
+        let src = "
+            typedef struct { float x; int n; float4 v; } item_t;
+            constant int table[4] = { 1, 2, 3, 5 };
+            int pick(int k) {
+                switch (k & 3) {
+                case 0: return table[0];
+                case 1:
+                case 2: k += 1;
+                default: break;
+                }
+                return k;
+            }
+            void bump(global int *p, int by) { for (int i = 0; i < by; ++i) { if (i == 7) break; p[i] += i; } }
+            kernel void k(global item_t *items, global int *out, int count) {
+                int i = get_global_id(0);
+                item_t it = items[i];
+                int acc = 0;
+                while (acc < count) { acc += pick(acc) + table[acc & 3]; if (acc > 100) continue; }
+                do { acc--; } while (acc > 50);
+                items[i].n = acc;
+                items[i].v.yz = (float2)(it.x, 2.0f);
+                bump(out + 1, count);
+                out[0] = acc > 3 && it.n != 0 ? (int)it.v.w : -1;
+            }";
+        let p = built(src);
+        assert_eq!(p.kernels[0].constant_data().len(), 1);
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
+    fn compile_then_link_and_link_errors() {
+        let t = target();
+        let lib = compile("int twice(int x) { return 2 * x; }", &[], "", &t).unwrap();
+        let main = compile(
+            "int twice(int x);\nkernel void k(global int *p) { p[0] = twice(p[0]); }",
+            &[],
+            "",
+            &t,
+        )
+        .unwrap();
+        let p = link(&[lib.clone(), main.clone()], "", &t).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(p.kernels.len(), 1);
+        specialize_all(&p, &[]);
+        // A kernel defined twice.
+        assert!(matches!(link(&[main.clone(), main.clone(), lib], "", &t), Err(BuildError::Failed(_))));
+        // A function called but defined nowhere.
+        assert!(matches!(link(&[main], "", &t), Err(BuildError::Failed(_))));
+    }
+
+    #[test]
+    fn bad_options_and_diagnostics() {
+        let t = target();
+        assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));
+        let Err(BuildError::Failed(log)) = build("kernel void k() { undeclared = 1; }", "", &t) else {
+            panic!("expected a build failure")
+        };
+        assert!(log.contains("<source>:1:"), "{log}");
+    }
+}

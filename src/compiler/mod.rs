@@ -4,6 +4,7 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
+pub mod driver;
 pub mod lex;
 pub mod lower;
 pub mod options;
@@ -13,6 +14,8 @@ pub mod sema;
 pub mod source;
 pub mod spirv;
 pub mod token;
+
+pub use driver::{build, compile, link};
 
 /// What the compiler may use on the device it compiles for (filled from Vulkan features/limits).
 #[derive(Clone, Debug)]

@@ -163,6 +163,11 @@ impl Ctx<'_> {
                 self.b.math(M::Sqrt, &[s])
             }
             MathFn::Copysign => self.copysign(v[0], v[1], arg_ty, loc)?,
+            MathFn::Divide => self.b.binary(B::Divide, v[0], v[1]),
+            MathFn::Recip => {
+                let one = self.float_like(1.0, arg_ty, loc)?;
+                self.b.binary(B::Divide, one, v[0])
+            }
             MathFn::Fract => {
                 // fract(x) = min(x - floor(x), 0x1.fffffep-1) (the pointer output is unsupported)
                 let fl = self.b.math(M::Floor, &[v[0]]);

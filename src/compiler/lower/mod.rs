@@ -219,4 +219,4 @@ fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<Ker
 }
 
 #[cfg(test)]
-mod tests;
+pub mod tests;
