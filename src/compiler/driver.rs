@@ -236,4 +236,86 @@ mod tests {
         };
         assert!(log.contains("<source>:1:"), "{log}");
     }
+    /// Typical kernels: vectors, atomics, conversions, pointers, constants, doubles, halves.
+    const CORPUS: &[&str] = &[
+        r#"kernel void vec_ops(global float4 *a, global float4 *b, global float *out) {
+    int i = get_global_id(0);
+    float4 x = a[i], y = b[i];
+    float4 z = x * y + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    z.xy = z.yx;
+    z.w += dot(x, y);
+    out[i] = z.x + z.y + z.z + z.w + length(x) + fmax(x.x, y.y) + mad(x.z, y.z, 1.0f);
+    b[i] = select(x, y, x > y);
+    a[i] = clamp(z, 0.0f, 1.0f);
+}
+"#,
+        r#"kernel void atomics(global int *counter, global uint *hist, global const uchar *data, local uint *lh) {
+    uint l = get_local_id(0);
+    lh[l] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(&lh[data[get_global_id(0)] % get_local_size(0)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&hist[l], lh[l]);
+    if (atomic_cmpxchg(counter, 0, 1) == 0) atom_add(counter + 1, 2);
+    atomic_max(counter + 2, (int)l);
+}
+"#,
+        r#"kernel void convert_sat(global float *in, global uchar *out, global short4 *s, global int *iout) {
+    size_t i = get_global_id(0);
+    out[i] = convert_uchar_sat(in[i] * 255.0f);
+    s[i] = convert_short4_sat(vload4(i, in));
+    iout[i] = convert_int_rte(in[i]) + as_int(in[i]) + (int)rint(in[i]) + mul_hi((int)i, 77) + rotate((int)i, 3);
+    vstore4(convert_float4(s[i]), i, in);
+}
+"#,
+        r#"typedef struct { int a; float b; } pair;
+pair make(int x) { pair p; p.a = x; p.b = x * 0.5f; return p; }
+void set(global int *p, int i, int v) { p[i] = v; }
+int sum(const global int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }
+kernel void ptrs(global int *a, global pair *ps, int n) {
+    global int *p = a + 4;
+    global int *q = p;
+    q += 2;
+    *q = sum(a, n);
+    set(p, 1, (int)(q - p));
+    ps[get_global_id(0)] = make(n);
+    int priv[8];
+    for (int i = 0; i < 8; i++) priv[i] = i * n;
+    int *pp = priv;
+    a[0] = pp[3] + *(pp + 2);
+    ulong big = (ulong)n << 40;
+    a[1] = (int)(big >> 38) + popcount(big) + clz(big);
+}
+"#,
+        r#"__constant float coeffs[] = { 0.5f, 0.25f, 0.125f, 1.0f/0.0f };
+__constant char msg[] = {104, 105, 0};
+__kernel void conv(__global const float *in, __global float *out, __constant float *w, const int width) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float acc = 0.0f;
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) acc += in[y * width + x + k] * w[k] * coeffs[k];
+    out[y * width + x] = acc + msg[1];
+}
+"#,
+        r#"kernel void doubles(global double *d, global long *l, global half *h) {
+    size_t i = get_global_id(0);
+    d[i] = sqrt(d[i]) + fabs(d[i]) + floor(d[i]) + (double)l[i];
+    l[i] = abs(l[i]) + mul_hi(l[i], 3L) + l[i] / 3 + l[i] % 5;
+    float f = vload_half(i, h);
+    vstore_half(f * 2.0f, i, h);
+}
+"#,
+    ];
+
+    #[test]
+    fn corpus_builds_and_validates() {
+        for src in CORPUS {
+            let p = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+            for k in &p.kernels {
+                let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
+                let words = k.specialize([16, 4, 1], &vec![64; locals]).unwrap_or_else(|e| panic!("{e}"));
+                spirv_val(&words);
+            }
+        }
+    }
 }

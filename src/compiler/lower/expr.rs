@@ -152,13 +152,29 @@ impl Ctx<'_> {
                 let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
                 self.ptr_select(c, pa, pb, loc)
             }
-            ExprKind::Assign { place, value, .. } => {
+            ExprKind::Assign { place, value, yields_old } => {
                 let model::PlaceKind::Local(id) = place.kind else {
                     return Err(LowerError::new(loc, "pointers stored in memory other than private variables are not supported"));
                 };
-                let p = self.eval_ptr(value)?;
-                self.assign_ptr_var(id, p, loc)?;
-                self.load_ptr_var(id, loc)
+                let old = if *yields_old || contains_current(value) { Some(self.load_ptr_var(id, loc)?) } else { None };
+                if let (Some(o), Some(f)) = (&old, self.frames.last_mut()) {
+                    f.current_ptr.push(o.clone());
+                }
+                let p = self.eval_ptr(value);
+                if old.is_some() {
+                    if let Some(f) = self.frames.last_mut() {
+                        f.current_ptr.pop();
+                    }
+                }
+                self.assign_ptr_var(id, p?, loc)?;
+                match old {
+                    Some(o) if *yields_old => Ok(o),
+                    _ => self.load_ptr_var(id, loc),
+                }
+            }
+            ExprKind::Current => {
+                let cur = self.frames.last().and_then(|f| f.current_ptr.last().cloned());
+                cur.ok_or_else(|| LowerError::new(loc, "internal: no current pointer"))
             }
             ExprKind::Call(f, args) => match self.inline_call(*f, args, loc)? {
                 Val::P(p) => Ok(p),

@@ -68,6 +68,8 @@ struct Frame {
     ret: Option<(Option<Handle<LocalVariable>>, Handle<LocalVariable>)>,
     /// Values of `ExprKind::Current` of the enclosing assignments, innermost last.
     current: Vec<Handle<naga::Expression>>,
+    /// The same for assignments to pointer variables.
+    current_ptr: Vec<place::Ptr>,
     /// Nesting of loops/switches inside this frame (a `return` must break out of each).
     breakable_depth: usize,
 }
