@@ -70,8 +70,6 @@ struct Frame {
     current: Vec<Handle<naga::Expression>>,
     /// The same for assignments to pointer variables.
     current_ptr: Vec<place::Ptr>,
-    /// Nesting of loops/switches inside this frame (a `return` must break out of each).
-    breakable_depth: usize,
 }
 
 /// State of lowering one kernel.
