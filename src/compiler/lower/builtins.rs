@@ -3,7 +3,6 @@
 
 use super::expr::Val;
 use super::types::{reg_scalar, vector_size};
-use super::workitem::WorkItemFn as W;
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, MathFn, Scalar as S, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
@@ -45,17 +44,6 @@ impl Ctx<'_> {
     }
 
     fn work_item(&mut self, f: WorkItemFn, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let f = match f {
-            WorkItemFn::GlobalId => W::GlobalId,
-            WorkItemFn::LocalId => W::LocalId,
-            WorkItemFn::GroupId => W::GroupId,
-            WorkItemFn::GlobalSize => W::GlobalSize,
-            WorkItemFn::LocalSize => W::LocalSize,
-            WorkItemFn::NumGroups => W::NumGroups,
-            WorkItemFn::WorkDim => W::WorkDim,
-            WorkItemFn::GlobalOffset => W::GlobalOffset,
-            WorkItemFn::EnqueuedLocalSize => W::EnqueuedLocalSize,
-        };
         let dim = match args.first() {
             Some(a) => {
                 let v = self.eval_value(a)?;

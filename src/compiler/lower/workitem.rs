@@ -4,44 +4,11 @@
 
 use super::abi::{self, Abi};
 use super::builder::{intern, FnBuilder};
+use crate::compiler::sema::model::WorkItemFn;
 use naga::{
     AddressSpace, BinaryOperator as B, Binding, BuiltIn, Expression, FunctionArgument,
     GlobalVariable, Handle, MemoryDecorations, Module, Scalar, Span, TypeInner, VectorSize,
 };
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WorkItemFn {
-    GlobalId,
-    LocalId,
-    GroupId,
-    GlobalSize,
-    LocalSize,
-    EnqueuedLocalSize,
-    NumGroups,
-    GlobalOffset,
-    WorkDim,
-    GlobalLinearId,
-    LocalLinearId,
-}
-
-impl WorkItemFn {
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "get_global_id" => Self::GlobalId,
-            "get_local_id" => Self::LocalId,
-            "get_group_id" => Self::GroupId,
-            "get_global_size" => Self::GlobalSize,
-            "get_local_size" => Self::LocalSize,
-            "get_enqueued_local_size" => Self::EnqueuedLocalSize,
-            "get_num_groups" => Self::NumGroups,
-            "get_global_offset" => Self::GlobalOffset,
-            "get_work_dim" => Self::WorkDim,
-            "get_global_linear_id" => Self::GlobalLinearId,
-            "get_local_linear_id" => Self::LocalLinearId,
-            _ => return None,
-        })
-    }
-}
 
 /// The private copies of the built-in IDs.
 pub struct WorkItem {
@@ -88,30 +55,19 @@ impl WorkItem {
     /// The value (u32) of `f(dim)`; `dim` is a u32 expression. Out-of-range dimensions give
     /// the spec's defaults (0 for IDs and offsets, 1 for sizes).
     pub fn call(&self, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn, dim: Handle<Expression>) -> Handle<Expression> {
-        match f {
-            WorkItemFn::WorkDim => {
-                let w = b.u32(abi::WORK_DIM);
-                abi.launch_word(b, w)
-            }
-            WorkItemFn::GlobalLinearId => self.linear(abi, b, WorkItemFn::GlobalId, WorkItemFn::GlobalSize, true),
-            WorkItemFn::LocalLinearId => self.linear(abi, b, WorkItemFn::LocalId, WorkItemFn::LocalSize, false),
-            _ => {
-                let in_range = {
-                    let three = b.u32(3);
-                    b.binary(B::Less, dim, three)
-                };
-                let zero = b.u32(0);
-                // Clamp so the vector/array access stays in bounds; select the default after.
-                let d = b.select(in_range, dim, zero);
-                let v = self.per_dim(abi, b, f, d);
-                let fallback = if matches!(f, WorkItemFn::GlobalSize | WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize | WorkItemFn::NumGroups) {
-                    b.u32(1)
-                } else {
-                    zero
-                };
-                b.select(in_range, v, fallback)
-            }
+        if f == WorkItemFn::WorkDim {
+            let w = b.u32(abi::WORK_DIM);
+            return abi.launch_word(b, w);
         }
+        let three = b.u32(3);
+        let in_range = b.binary(B::Less, dim, three);
+        let zero = b.u32(0);
+        // Clamp so the vector/array access stays in bounds; select the default after.
+        let d = b.select(in_range, dim, zero);
+        let v = self.per_dim(abi, b, f, d);
+        let sizes = [WorkItemFn::GlobalSize, WorkItemFn::LocalSize, WorkItemFn::EnqueuedLocalSize, WorkItemFn::NumGroups];
+        let fallback = if sizes.contains(&f) { b.u32(1) } else { zero };
+        b.select(in_range, v, fallback)
     }
 
     fn per_dim(&self, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn, d: Handle<Expression>) -> Handle<Expression> {
@@ -153,23 +109,6 @@ impl WorkItem {
         let base = b.u32(base);
         let word = b.binary(B::Add, base, d);
         abi.launch_word(b, word)
-    }
-
-    /// Row-major linear id over the three dimensions (minus the global offset for global).
-    fn linear(&self, abi: &Abi, b: &mut FnBuilder, id: WorkItemFn, size: WorkItemFn, global: bool) -> Handle<Expression> {
-        let mut acc = b.u32(0);
-        for d in (0..3).rev() {
-            let dim = b.u32(d);
-            let mut i = self.per_dim(abi, b, id, dim);
-            if global {
-                let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, dim);
-                i = b.binary(B::Subtract, i, off);
-            }
-            let s = self.per_dim(abi, b, size, dim);
-            let scaled = b.binary(B::Multiply, acc, s);
-            acc = b.binary(B::Add, scaled, i);
-        }
-        acc
     }
 }
 
