@@ -305,6 +305,19 @@ __kernel void conv(__global const float *in, __global float *out, __constant flo
     vstore_half(f * 2.0f, i, h);
 }
 "#,
+        r#"kernel void wide(global float8 *a, global int16 *b, global uchar16 *c, global double8 *d, float16 f, short8 s) {
+    size_t i = get_global_id(0);
+    a[i] = a[i] * 2.0f + f.lo;
+    b[i] = b[i] + (int16)(1) + convert_int16(c[i]) + (b[i] > 3);
+    c[i] = convert_uchar16_sat(f) + c[i].s0123456789abcdef;
+    float8 v = vload8(i, (global float *)a);
+    v.s7 = f.sf + v.s0;
+    v.hi = v.lo;
+    vstore8(fmax(v, 0.5f), i + 1, (global float *)a);
+    d[i] = d[i] * convert_double8(s) + (double8)(v.s0);
+    b[i].s3 = a[i].s2 > 0.0f ? b[i].sa : b[i][2];
+}
+"#,
     ];
 
     #[test]

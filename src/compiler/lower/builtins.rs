@@ -2,7 +2,7 @@
 //! `select`, vector loads/stores and atomics.
 
 use super::expr::Val;
-use super::types::{reg_scalar, vector_size};
+use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, MathFn, Scalar as S, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
@@ -24,20 +24,23 @@ impl Ctx<'_> {
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
             _ => {
-                let vals = args.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
-                let arg_ty = args.first().map_or(T::Void, |a| a.ty.clone());
-                let v = match bi {
-                    Builtin::Math(f, _) => self.math_fn(f, &vals, &arg_ty, ty, loc)?,
-                    Builtin::Int(f) => self.int_fn(f, &vals, &arg_ty, ty, loc)?,
-                    Builtin::Select => self.select_fn(&vals, args, loc)?,
-                    Builtin::Bitselect => {
-                        let [a, b, c] = three(&vals, loc)?;
-                        let nc = self.b.unary(naga::UnaryOperator::BitwiseNot, c);
-                        let (l, r) = (self.b.binary(B::And, a, nc), self.b.binary(B::And, b, c));
-                        self.b.binary(B::InclusiveOr, l, r)
+                let typed = args.iter().map(|a| Ok((self.eval_value(a)?, a.ty.clone()))).collect::<R<Vec<_>>>()?;
+                // Component-wise: vectors of 8/16 are done 4 components at a time.
+                let v = self.per_part(&typed, ty, loc, |cx, v, t, r| {
+                    let arg_ty = t.first().cloned().unwrap_or(T::Void);
+                    match bi {
+                        Builtin::Math(f, _) => cx.math_fn(f, v, &arg_ty, r, loc),
+                        Builtin::Int(f) => cx.int_fn(f, v, &arg_ty, r, loc),
+                        Builtin::Select => cx.select_fn(v, t.get(2).unwrap_or(&T::Void), loc),
+                        Builtin::Bitselect => {
+                            let [a, b, c] = three(v, loc)?;
+                            let nc = cx.b.unary(naga::UnaryOperator::BitwiseNot, c);
+                            let (l, r) = (cx.b.binary(B::And, a, nc), cx.b.binary(B::And, b, c));
+                            Ok(cx.b.binary(B::InclusiveOr, l, r))
+                        }
+                        _ => Err(LowerError::new(loc, "this built-in function is not supported yet")),
                     }
-                    _ => return Err(LowerError::new(loc, "this built-in function is not supported yet")),
-                };
+                })?;
                 Ok(Val::V(v))
             }
         }
@@ -206,13 +209,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn match_width(&mut self, scalar: Handle<Expression>, like: &T) -> Handle<Expression> {
-        match like {
-            T::Vector(_, n) => match vector_size(*n) {
-                Some(size) => self.b.splat(size, scalar),
-                None => scalar,
-            },
-            _ => scalar,
-        }
+        self.splat_to(scalar, like, Loc::default()).unwrap_or(scalar)
     }
 
     /// |mag| with the sign of `sign`.
@@ -228,7 +225,7 @@ impl Ctx<'_> {
 
     /// `cross` of 4-vectors: the cross product of the xyz parts, w = 0.
     fn cross4(&mut self, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let (a, b) = (self.swizzle(v[0], &[0, 1, 2], loc)?, self.swizzle(v[1], &[0, 1, 2], loc)?);
+        let (a, b) = (self.swizzle(v[0], ty, &[0, 1, 2], loc)?, self.swizzle(v[1], ty, &[0, 1, 2], loc)?);
         let c = self.b.math(M::Cross, &[a, b]);
         let zero = self.float_like(0.0, &T::Scalar(ty.element().unwrap_or(S::Float)), loc)?;
         let parts = vec![self.b.member(c, 0), self.b.member(c, 1), self.b.member(c, 2), zero];
@@ -248,9 +245,8 @@ impl Ctx<'_> {
         Ok(self.match_width(l, ty))
     }
 
-    fn select_fn(&mut self, v: &[Handle<Expression>], args: &[Expr], loc: Loc) -> R<Handle<Expression>> {
+    fn select_fn(&mut self, v: &[Handle<Expression>], cty: &T, loc: Loc) -> R<Handle<Expression>> {
         let [a, b, c] = three(v, loc)?;
-        let cty = args.get(2).map_or(T::Void, |e| e.ty.clone());
         let cond = match cty {
             T::Vector(..) => {
                 // The most significant bit decides: c < 0 as signed.
@@ -259,7 +255,7 @@ impl Ctx<'_> {
                 self.b.binary(B::Less, s, zero)
             }
             _ => {
-                let zero = self.zero_of(&cty, loc)?;
+                let zero = self.zero_of(cty, loc)?;
                 self.b.binary(B::NotEqual, c, zero)
             }
         };
@@ -277,11 +273,7 @@ impl Ctx<'_> {
             let access = self.ptr_access(&ptr, loc)?;
             comps.push(self.load_access(&access, loc)?);
         }
-        if let [one] = comps[..] {
-            return Ok(one);
-        }
-        let nty = self.naga_ty(ty, loc)?;
-        Ok(self.b.compose(nty, comps))
+        self.from_components(comps, ty, loc)
     }
 
     /// `vstoren(data, offset, p)` (also `vstore_halfn`, which converts on the way).
@@ -289,11 +281,11 @@ impl Ctx<'_> {
         let [data, off, p] = args else { return Err(LowerError::new(loc, "internal: vstore arguments")) };
         let v = self.eval_value(data)?;
         let base = self.vector_base(n, off, p, loc)?;
-        for k in 0..u32::from(n) {
+        let comps = self.components(v, &data.ty);
+        for (k, c) in (0..u32::from(n)).zip(comps) {
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
             let access = self.ptr_access(&ptr, loc)?;
-            let c = if data.ty.width() > 1 { self.b.member(v, k) } else { v };
             let elem = data.ty.element().map_or(T::Void, T::Scalar);
             self.store_access(&access, c, &elem, loc)?;
         }

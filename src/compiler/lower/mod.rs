@@ -14,6 +14,7 @@ mod memory;
 mod place;
 mod stmt;
 pub mod types;
+mod wide;
 pub mod workitem;
 
 use crate::compiler::sema::model::{self, FuncId, Program};
