@@ -318,6 +318,70 @@ __kernel void conv(__global const float *in, __global float *out, __constant flo
     b[i].s3 = a[i].s2 > 0.0f ? b[i].sa : b[i][2];
 }
 "#,
+        r#"__kernel void sample_test(__global int *dst, __global uint *wi) {
+    int tid = get_global_id(0);
+    dst[tid] = (int)get_work_dim();
+    wi[tid*8+0] = get_global_size(0); wi[tid*8+1] = get_local_size(0);
+    wi[tid*8+2] = get_num_groups(0); wi[tid*8+3] = get_group_id(0);
+    wi[tid*8+4] = get_local_id(0); wi[tid*8+5] = get_global_offset(0);
+    wi[tid*8+6] = get_enqueued_local_size(0); wi[tid*8+7] = get_global_id(5);
+}
+"#,
+        r#"typedef struct { char c; int i; short s; float f; } mixed;
+__kernel void structs(__global int *out) {
+    mixed m;
+    m.c = 'a'; m.i = 5; m.s = -3; m.f = 2.5f;
+    mixed n = m;
+    n.c += 1;
+    out[0] = n.c + n.i + n.s + (int)n.f + sizeof(mixed);
+}
+"#,
+        r#"float4 blend(float4 a, float4 b, float t) { return mix(a, b, t); }
+void swap(__private float *x, __private float *y) { float t = *x; *x = *y; *y = t; }
+__kernel void helpers(__global float4 *img, __global float *vals, float t) {
+    int i = get_global_id(0);
+    float a = vals[2*i], b = vals[2*i+1];
+    swap(&a, &b);
+    vals[2*i] = a; vals[2*i+1] = b;
+    img[i] = blend(img[i], (float4)(a, b, 0.0f, 1.0f), t);
+}
+"#,
+        r#"__kernel void bytes(__global char *s, __global uchar4 *px, __global ushort *h, __global ulong *u) {
+    int i = get_global_id(0);
+    s[i] = s[i] - 'a' + 'A';
+    uchar4 p = px[i];
+    px[i] = (uchar4)(p.z, p.y, p.x, p.w);
+    h[i] = (ushort)(h[i] * 3u);
+    u[i] = u[i] * 0x100000001UL + (ulong)h[i];
+    char t = s[i] > 0 ? s[i] : -s[i];
+    s[i+1] = abs(t) + clz(t) + popcount(t);
+}
+"#,
+        r#"__kernel void local_tile(__global const float *in, __global float *out, __local float *tile, __local int *flags) {
+    __local float sums[16][16];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    tile[ly * get_local_size(0) + lx] = in[get_global_id(1) * get_global_size(0) + get_global_id(0)];
+    sums[ly % 16][lx % 16] = 0.0f;
+    if (lx == 0) flags[ly] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_or(&flags[ly], 1 << (lx & 31));
+    mem_fence(CLK_LOCAL_MEM_FENCE);
+    sums[ly % 16][lx % 16] += tile[lx * get_local_size(1) + ly];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = sums[ly % 16][lx % 16] + flags[ly];
+}
+"#,
+        r#"__kernel void math(__global float *x, __global float4 *v) {
+    int i = get_global_id(0);
+    float a = x[i];
+    x[i] = sin(a) + cos(a) + exp(a) + log(fabs(a) + 1.0f) + pow(a, 2.0f) + sqrt(fabs(a)) + native_sin(a) + half_cos(a)
+         + round(a) + trunc(a) + ceil(a) + floor(a) + fmod(a, 3.0f) + atan2(a, 1.0f) + hypot(a, a) + fma(a, a, a)
+         + copysign(1.0f, a) + (isnan(a) ? 1.0f : 0.0f) + native_divide(a, 3.0f) + native_recip(a + 2.0f);
+    v[i] = normalize(v[i]) + cross(v[i], v[i]) + (float4)(distance(v[i], v[i]));
+    int4 m = v[i] > (float4)0.5f;
+    v[i] = select(v[i], -v[i], m);
+}
+"#,
     ];
 
     #[test]

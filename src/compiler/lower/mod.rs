@@ -96,7 +96,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
-    workitem.prologue(&mut module, &mut b);
+    workitem.prologue(&mut module, &abi, &mut b);
     let mut cx = Ctx {
         program,
         target,

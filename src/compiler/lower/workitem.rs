@@ -14,6 +14,9 @@ use naga::{
 pub struct WorkItem {
     local_id: Handle<GlobalVariable>,
     group_id: Handle<GlobalVariable>,
+    /// The work-group size. Code reads it from this variable, not from the overrides: naga
+    /// constant-folds expressions of overrides at specialisation and cannot fold every cast.
+    local_size: Handle<GlobalVariable>,
 }
 
 impl WorkItem {
@@ -30,11 +33,12 @@ impl WorkItem {
             };
             module.global_variables.append(var, Span::UNDEFINED)
         };
-        WorkItem { local_id: private("local_id"), group_id: private("group_id") }
+        WorkItem { local_id: private("local_id"), group_id: private("group_id"), local_size: private("local_size") }
     }
 
-    /// Adds the built-in arguments to `main` and stores them into the private copies.
-    pub fn prologue(&self, module: &mut Module, b: &mut FnBuilder) {
+    /// Adds the built-in arguments to `main` and stores them and the work-group size into the
+    /// private copies.
+    pub fn prologue(&self, module: &mut Module, abi: &Abi, b: &mut FnBuilder) {
         let uvec3 = intern(module, TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 });
         for (i, (builtin, var)) in
             [(BuiltIn::LocalInvocationId, self.local_id), (BuiltIn::WorkGroupId, self.group_id)]
@@ -50,6 +54,10 @@ impl WorkItem {
             let ptr = b.expr(Expression::GlobalVariable(var));
             b.store(ptr, value);
         }
+        let sizes = abi.local_size.map(|o| b.expr(Expression::Override(o))).to_vec();
+        let size = b.compose(uvec3, sizes);
+        let ptr = b.expr(Expression::GlobalVariable(self.local_size));
+        b.store(ptr, size);
     }
 
     /// The value (u32) of `f(dim)`; `dim` is a u32 expression. Out-of-range dimensions give
@@ -78,18 +86,18 @@ impl WorkItem {
                 let off = self.launch_at(abi, b, abi::GROUP_OFFSET, d);
                 b.binary(B::Add, wg, off)
             }
-            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize => local_size(abi, b, d),
+            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize => self.id(b, self.local_size, d),
             WorkItemFn::GlobalSize => self.launch_at(abi, b, abi::GLOBAL_SIZE, d),
             WorkItemFn::GlobalOffset => self.launch_at(abi, b, abi::GLOBAL_OFFSET, d),
             WorkItemFn::NumGroups => {
                 let g = self.launch_at(abi, b, abi::GLOBAL_SIZE, d);
-                let l = local_size(abi, b, d);
+                let l = self.id(b, self.local_size, d);
                 b.binary(B::Divide, g, l)
             }
             _ => {
                 // get_global_id = (group_offset + group_id) * local_size + local_id + offset
                 let group = self.per_dim(abi, b, WorkItemFn::GroupId, d);
-                let l = local_size(abi, b, d);
+                let l = self.id(b, self.local_size, d);
                 let scaled = b.binary(B::Multiply, group, l);
                 let lid = self.id(b, self.local_id, d);
                 let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, d);
@@ -110,14 +118,4 @@ impl WorkItem {
         let word = b.binary(B::Add, base, d);
         abi.launch_word(b, word)
     }
-}
-
-/// The work-group size in dimension `d` (an override resolved at specialisation).
-fn local_size(abi: &Abi, b: &mut FnBuilder, d: Handle<Expression>) -> Handle<Expression> {
-    let [x, y, z] = abi.local_size.map(|o| b.expr(Expression::Override(o)));
-    let (zero, two) = (b.u32(0), b.u32(2));
-    let is_x = b.binary(B::Equal, d, zero);
-    let is_z = b.binary(B::Equal, d, two);
-    let yz = b.select(is_z, z, y);
-    b.select(is_x, x, yz)
 }
