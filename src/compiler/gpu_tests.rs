@@ -334,3 +334,133 @@ fn value_arguments_constants_and_pod_uniform() {
     let want: Vec<i32> = (0..8).map(|i| 1 + 2 + 3 + table[i & 3] + [100, 200][i & 1] + 10000 + 50000).collect();
     assert_eq!(as_ints(buf(&out, 0)), want);
 }
+
+#[test]
+fn integer_builtins_compute_the_spec_results() {
+    let src = "kernel void k(global const int *a, global const int *b, global int *o, global ulong *u) {
+        int i = get_global_id(0);
+        int x = a[i], y = b[i];
+        o[8 * i + 0] = add_sat(x, y);
+        o[8 * i + 1] = sub_sat(x, y);
+        o[8 * i + 2] = mul_hi(x, y);
+        o[8 * i + 3] = (int)mul_hi((uint)x, (uint)y);
+        o[8 * i + 4] = rotate(x, y);
+        o[8 * i + 5] = clz(x) + 100 * popcount(x);
+        o[8 * i + 6] = add_sat((char)x, (char)y) + 1000 * hadd(x, y);
+        o[8 * i + 7] = abs_diff(x, y);
+        uint ux = x, uy = y;
+        ulong w = ((ulong)ux << 32) | uy;
+        u[3 * i] = clz(w) + 100 * popcount(w) + 10000 * ctz(w);
+        u[3 * i + 1] = mul_hi(w, w ^ 0x9e3779b97f4a7c15UL);
+        u[3 * i + 2] = (ulong)mul_hi((long)w, -(long)w); }";
+    let a = [i32::MAX, i32::MIN, -7, 123456789, 0, -1, 100, 5];
+    let b = [1, -1, 3, 987654, 0, 31, -100, 33];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&a)), Arg::Buffer(ints(&b)), Arg::Buffer(ints(&[0; 64])), Arg::Buffer(vec![0; 8 * 24])]) else { return };
+    let o = as_ints(buf(&out, 2));
+    let u: Vec<u64> = buf(&out, 3).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    for i in 0..8 {
+        let (x, y) = (a[i], b[i]);
+        let want = [
+            x.saturating_add(y),
+            x.saturating_sub(y),
+            ((i64::from(x) * i64::from(y)) >> 32) as i32,
+            ((u64::from(x as u32) * u64::from(y as u32)) >> 32) as i32,
+            x.rotate_left((y & 31) as u32),
+            x.leading_zeros() as i32 + 100 * x.count_ones() as i32,
+            i32::from((x as i8).saturating_add(y as i8)).wrapping_add(1000i32.wrapping_mul(((i64::from(x) + i64::from(y)) >> 1) as i32)),
+            (x.max(y) as i64 - x.min(y) as i64) as u32 as i32,
+        ];
+        assert_eq!(&o[8 * i..8 * i + 8], &want, "x = {x}, y = {y}");
+        let w = (u64::from(x as u32) << 32) | u64::from(y as u32);
+        let ctz = if w == 0 { 64 } else { w.trailing_zeros() };
+        assert_eq!(u[3 * i], u64::from(w.leading_zeros() + 100 * w.count_ones() + 10000 * ctz), "w = {w:#x}");
+        let v = w ^ 0x9e37_79b9_7f4a_7c15;
+        assert_eq!(u[3 * i + 1], ((u128::from(w) * u128::from(v)) >> 64) as u64, "w = {w:#x}");
+        let (sw, sn) = (w as i64, (w as i64).wrapping_neg());
+        assert_eq!(u[3 * i + 2] as i64, ((i128::from(sw) * i128::from(sn)) >> 64) as i64, "w = {w:#x}");
+    }
+}
+
+#[test]
+fn wide_vectors_swizzles_and_conversions() {
+    let src = "kernel void k(global float8 *a, global int16 *b, global uchar16 *c) {
+        int i = get_global_id(0);
+        float8 v = a[i];
+        v.s7 = v.s0 + 100.0f;
+        v.lo = v.hi * 2.0f;
+        a[i] = v;
+        int16 w = b[i] + (int16)(1);
+        w.sf = w[3];
+        b[i] = w > 5;
+        c[i] = convert_uchar16_sat(convert_int16(c[i]) * 20); }";
+    let a: Vec<f32> = (0..16).map(|x| x as f32).collect();
+    let b: Vec<i32> = (0..32).collect();
+    let c: Vec<u8> = (0..32).collect();
+    let Some(out) = run(src, [2, 1, 1], [2, 1, 1], &[Arg::Buffer(floats(&a)), Arg::Buffer(ints(&b)), Arg::Buffer(c.clone())]) else { return };
+    let got = as_floats(buf(&out, 0));
+    for i in 0..2 {
+        let s: Vec<f32> = (0..8).map(|k| (8 * i + k) as f32).collect();
+        let hi = [s[4], s[5], s[6], s[0] + 100.0];
+        let want = [hi[0] * 2.0, hi[1] * 2.0, hi[2] * 2.0, hi[3] * 2.0, hi[0], hi[1], hi[2], hi[3]];
+        assert_eq!(&got[8 * i..8 * i + 8], &want);
+    }
+    let got = as_ints(buf(&out, 1));
+    for i in 0..2 {
+        let mut w: Vec<i32> = (0..16).map(|k| 16 * i + k + 1).collect();
+        w[15] = w[3];
+        let want: Vec<i32> = w.iter().map(|&x| if x > 5 { -1 } else { 0 }).collect();
+        assert_eq!(&got[16 * i as usize..16 * i as usize + 16], &want[..]);
+    }
+    let want: Vec<u8> = c.iter().map(|&x| (u32::from(x) * 20).min(255) as u8).collect();
+    assert_eq!(buf(&out, 2), &want[..]);
+}
+
+#[test]
+fn atomics_pointers_and_casts() {
+    let src = "
+        void bump(global int *p, int n) { for (int k = 0; k < n; k++) atomic_inc(p + k); }
+        kernel void k(global int *counts, global float *f, global int *order) {
+            local int seen;
+            if (get_local_id(0) == 0) seen = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atomic_add(&seen, 2);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int i = get_global_id(0);
+            bump(counts, 3);
+            atomic_max(counts + 3, i);
+            global uint *bits = (global uint *)f;
+            bits[i] ^= 0x80000000u;
+            global int *p = order + 2 * i;
+            *p++ = seen;
+            *p = (int)(p - order);
+        }";
+    let Some(out) = run(src, [32, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&[0; 4])), Arg::Buffer(floats(&(0..32).map(|x| x as f32 + 0.5).collect::<Vec<_>>())), Arg::Buffer(ints(&[0; 64]))]) else { return };
+    assert_eq!(as_ints(buf(&out, 0)), vec![32, 32, 32, 31]);
+    assert_eq!(as_floats(buf(&out, 1)), (0..32).map(|x| -(x as f32 + 0.5)).collect::<Vec<_>>());
+    let order = as_ints(buf(&out, 2));
+    for i in 0..32 {
+        assert_eq!(&order[2 * i..2 * i + 2], &[16, 2 * i as i32 + 1]);
+    }
+}
+
+#[test]
+fn float_rounding_and_nan_handling() {
+    let src = "kernel void k(global const float *x, global float *o) {
+        int i = get_global_id(0);
+        float v = x[i];
+        o[6 * i] = round(v);
+        o[6 * i + 1] = rint(v);
+        o[6 * i + 2] = fmin(v, 1.0f);
+        o[6 * i + 3] = fmax(as_float(0x7fc00000), v);
+        o[6 * i + 4] = isnan(v) ? 1.0f : (isinf(v) ? 2.0f : 0.0f);
+        o[6 * i + 5] = fmod(v, 2.0f); }";
+    let x = [2.5f32, -2.5, 0.5, 1.49999, -0.5, f32::NAN, f32::INFINITY, 7.25];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 48]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    for (i, &v) in x.iter().enumerate() {
+        let want = [v.round(), v.round_ties_even(), if v.is_nan() { 1.0 } else { v.min(1.0) }, v, if v.is_nan() { 1.0 } else if v.is_infinite() { 2.0 } else { 0.0 }, v % 2.0];
+        for (k, (g, w)) in o[6 * i..6 * i + 6].iter().zip(want).enumerate() {
+            assert!(g == &w || (g.is_nan() && w.is_nan()), "x = {v}, result {k}: {g} != {w}");
+        }
+    }
+}
