@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, MathFn, Scalar as S, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Scalar as S, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -24,6 +24,9 @@ impl Ctx<'_> {
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
             _ => {
+                if args.len() < arity(bi) {
+                    return Err(LowerError::new(loc, "internal: too few arguments to a built-in function"));
+                }
                 let typed = args.iter().map(|a| Ok((self.eval_value(a)?, a.ty.clone()))).collect::<R<Vec<_>>>()?;
                 // Component-wise: vectors of 8/16 are done 4 components at a time.
                 let v = self.per_part(&typed, ty, loc, |cx, v, t, r| {
@@ -389,6 +392,21 @@ fn barrier_flags(f: FenceFlags) -> naga::Barrier {
         b = naga::Barrier::WORK_GROUP;
     }
     b
+}
+
+/// How many arguments the element-wise built-in `bi` reads.
+fn arity(bi: Builtin) -> usize {
+    use MathFn::*;
+    match bi {
+        Builtin::Math(Fma | Mad | Clamp | Mix | Smoothstep, _) => 3,
+        Builtin::Math(Fmin | Fmax | Fmod | Hypot | Copysign | Min | Max | Step | Pow | Powr | Atan2 | Divide | Dot | Distance | Cross, _) => 2,
+        Builtin::Math(..) => 1,
+        Builtin::Int(IntFn::Clamp | IntFn::Mad24 | IntFn::MadHi | IntFn::MadSat) => 3,
+        Builtin::Int(IntFn::Abs | IntFn::Clz | IntFn::Ctz | IntFn::Popcount) => 1,
+        Builtin::Int(_) => 2,
+        Builtin::Select | Builtin::Bitselect => 3,
+        _ => 0,
+    }
 }
 
 fn is_transcendental(f: MathFn) -> bool {
