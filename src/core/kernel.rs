@@ -190,8 +190,9 @@ impl Kernel {
     }
 }
 
-impl Drop for Kernel {
-    fn drop(&mut self) {
+impl Kernel {
+    /// The application released its last handle to the kernel.
+    pub fn detach(&self) {
         self.program.kernels.fetch_sub(1, Ordering::AcqRel);
     }
 }
