@@ -27,9 +27,13 @@ pub enum Stream {
     Triad,
 }
 
-/// Inputs of small integers, so that every result is exact in `float`.
-fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
-    ((0..n).map(|i| (i % 1024) as f32).collect(), (0..n).map(|i| (i % 7) as f32).collect())
+/// The inputs: small integers, so that every result is exact in `float`.
+fn x(i: usize) -> f32 {
+    (i % 1024) as f32
+}
+
+fn y(i: usize) -> f32 {
+    (i % 7) as f32
 }
 
 /// Runs a stream kernel on `width`-wide floats; GB/s of array traffic.
@@ -43,10 +47,9 @@ pub fn stream(c: &Ctx, kind: Stream, width: usize) -> Outcome {
     let ty = if width == 1 { "float".to_string() } else { format!("float{width}") };
     let env = c.env;
     let program = env.program(STREAM, &format!("-DT={ty}"))?;
-    let (xs, ys) = inputs(n);
     let (mx, out) = (env.buffer(n * 4)?, env.buffer(n * 4)?);
-    env.write(&mx, &xs)?;
-    // The triad's second input: kept alive while the kernel runs.
+    env.write(&mx, &(0..n).map(x).collect::<Vec<_>>())?;
+    // The triad's second input lives while the kernel runs.
     let (kernel, _my) = match kind {
         Stream::Copy => {
             let k = program.kernel("copy")?;
@@ -55,7 +58,7 @@ pub fn stream(c: &Ctx, kind: Stream, width: usize) -> Outcome {
         }
         Stream::Triad => {
             let my = env.buffer(n * 4)?;
-            env.write(&my, &ys)?;
+            env.write(&my, &(0..n).map(y).collect::<Vec<_>>())?;
             let k = program.kernel("triad")?;
             k.mem(0, &out)?.mem(1, &mx)?.mem(2, &my)?.arg(3, SCALE)?;
             (k, Some(my))
@@ -64,10 +67,10 @@ pub fn stream(c: &Ctx, kind: Stream, width: usize) -> Outcome {
     let secs = median_seconds(c.sizes.repeats, || device_seconds(env.run(&kernel, &[n / width], Some(&[GROUP]))))?;
     let mut got = vec![0f32; n];
     env.read(&out, &mut got)?;
-    match kind {
-        Stream::Copy => expect_each(&got, |i| xs[i])?,
-        Stream::Triad => expect_each(&got, |i| xs[i] + SCALE * ys[i])?,
-    }
+    expect_each(&got, |i| match kind {
+        Stream::Copy => x(i),
+        Stream::Triad => x(i) + SCALE * y(i),
+    })?;
     Ok((arrays * n * 4) as f64 / secs * 1e-9)
 }
 
