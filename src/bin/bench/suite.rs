@@ -1,6 +1,7 @@
 //! The table of benchmarks, the outcome of one row on one platform, the sizes, and the
 //! measuring and checking helpers every row uses.
 
+use super::memory::{Stream, Transfer};
 use super::{compute, memory, overhead, reduce, sgemm};
 use crate::cl;
 use std::fmt::Debug;
@@ -114,16 +115,14 @@ pub struct Bench {
     pub run: fn(&Ctx) -> Outcome,
 }
 
-use memory::{Stream, Transfer};
-
 pub const BENCHES: &[Bench] = &[
     Bench { name: "copy float", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Copy, 1) },
     Bench { name: "copy float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Copy, 4) },
     Bench { name: "triad float", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 1) },
     Bench { name: "triad float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 4) },
-    Bench { name: "peak fp32 (mad float4)", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c) },
-    Bench { name: "peak int32 (mul-add int4)", unit: Unit::Giops, run: |c| compute::peak::<i32>(c) },
-    Bench { name: "peak fp64 (mad double4)", unit: Unit::Gflops, run: |c| compute::peak::<f64>(c) },
+    Bench { name: "peak fp32 (mad float4)", unit: Unit::Gflops, run: compute::peak::<f32> },
+    Bench { name: "peak int32 (mul-add int4)", unit: Unit::Giops, run: compute::peak::<i32> },
+    Bench { name: "peak fp64 (mad double4)", unit: Unit::Gflops, run: compute::peak::<f64> },
     Bench { name: "sgemm (local tiles)", unit: Unit::Gflops, run: sgemm::sgemm },
     Bench { name: "reduction int sum", unit: Unit::GBps, run: reduce::sum },
     Bench { name: "histogram 256 bins", unit: Unit::GBps, run: reduce::histogram },
