@@ -102,3 +102,31 @@ fn main() {
     }
     std::process::exit(i32::from(report.ferrocl_failed()));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        parse_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn arguments() {
+        let o = parse(&["--quick", "--platform", "NVIDIA", "--platform", "ferrocl", "--json", "x.json", "--only", "sgemm"]).unwrap();
+        assert!(o.quick);
+        assert_eq!(o.platforms, ["nvidia", "ferrocl"]);
+        assert_eq!(o.json.as_deref(), Some("x.json"));
+        assert_eq!(o.only, ["sgemm"]);
+        assert_eq!(parse(&["--json"]).err().unwrap(), "--json needs a value");
+        assert!(parse(&["--fast"]).is_err());
+    }
+
+    #[test]
+    fn selection_by_substring() {
+        let wanted = vec!["pocl".to_string()];
+        assert!(selected(&wanted, &["Portable Computing Language", "The pocl project"]));
+        assert!(!selected(&wanted, &["ferrocl", "ferrocl"]));
+        assert!(selected(&[], &["anything"]));
+    }
+}

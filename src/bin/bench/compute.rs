@@ -132,3 +132,29 @@ fn check_samples<T: Lane>(got: &[T], turns: i32) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_without_turns_sums_the_starting_lanes() {
+        // Lanes start at g .. g + 15: 16·g + 120.
+        assert_eq!(model::<i32>(2, 0), 152);
+        assert_eq!(model::<f32>(10, 0), 280.0);
+    }
+
+    #[test]
+    fn float_chains_settle_at_the_fixed_point() {
+        // x = x·A + B settles at B / (1 − A) = 512 per lane, 8192 for sixteen lanes.
+        assert!((model::<f64>(1000, 2048) - 8192.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn integer_chains_wrap() {
+        // One turn is eight LCG steps per lane, computed here step by step.
+        let lane = |x0: i32| (0..8).fold(x0, |x, _| x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223));
+        let want = (0..16).fold(0i32, |s, j| s.wrapping_add(lane(7 + j)));
+        assert_eq!(model::<i32>(7, 1), want);
+    }
+}

@@ -111,3 +111,16 @@ pub fn build(c: &Ctx, cached: bool) -> Outcome {
     expect_each(&got, |g| 2.0 * k * data[g] - 2.0 * (i % 5) as f32 + 6.0 * k)?;
     Ok(secs * 1e3)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_program_is_about_300_lines_with_every_kernel() {
+        let source = generated("t");
+        assert_eq!(source.lines().count(), 1 + BLOCKS * 19);
+        assert_eq!(source.matches("kernel void run_").count(), BLOCKS);
+        assert_ne!(generated(&fresh_tag()), generated(&fresh_tag()));
+    }
+}

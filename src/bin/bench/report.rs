@@ -193,6 +193,7 @@ fn civil_date(days: u64) -> (u64, u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::suite::BENCHES;
 
     #[test]
     fn civil_dates() {
@@ -201,6 +202,27 @@ mod tests {
         // 2000-02-29 is day 11016; 2026-11-22 is day 20779.
         assert_eq!(civil_date(11_016), (2000, 2, 29));
         assert_eq!(civil_date(20_779), (2026, 11, 22));
+    }
+
+    fn column(platform: &str, results: Vec<Outcome>) -> Column {
+        Column { platform: platform.into(), device: "d".into(), version: "v".into(), driver: "1".into(), results }
+    }
+
+    #[test]
+    fn table_has_ratios_to_the_other_platforms() {
+        let rows = vec![&BENCHES[0], &BENCHES[1]];
+        let columns = vec![
+            column("other", vec![Ok(10.0), Ok(4.0)]),
+            column(FERROCL, vec![Ok(5.0), Err(Failure::Failed("build failed:\nlog line".into()))]),
+        ];
+        let report = Report { date: "today".into(), quick: true, rows, columns };
+        let md = report.markdown();
+        assert!(md.contains("| Benchmark | Unit | other | ferrocl | ferrocl / other |"));
+        assert!(md.contains("| copy float | GB/s ↑ | 10.0 | 5.000 | 0.50 |"));
+        assert!(md.contains("| copy float4 | GB/s ↑ | 4.000 | FAIL | – |"));
+        assert!(md.contains("### FAIL: copy float4 on ferrocl\n\n```\nbuild failed:\nlog line\n```"));
+        assert!(report.ferrocl_failed());
+        assert!(report.json().contains("\"ferrocl_over\": {\"other\": 0.5}"));
     }
 
     #[test]

@@ -80,3 +80,16 @@ pub fn sgemm(c: &Ctx) -> Outcome {
     }
     Ok(2.0 * (n as f64).powi(3) / secs * 1e-9)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix_entries_are_small_quarters() {
+        let m = matrix(10_000, 1);
+        assert!(m.iter().all(|x| (x * 4.0).fract() == 0.0 && x.abs() <= 0.75));
+        // All seven values occur.
+        assert!((-3..=3).all(|q| m.contains(&(q as f32 * 0.25))));
+    }
+}
