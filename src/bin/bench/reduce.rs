@@ -47,9 +47,9 @@ const PER_ITEM: usize = 16;
 /// Sum of `sizes.elements` ints; GB/s read.
 pub fn sum(c: &Ctx) -> Outcome {
     // Small values of both signs: the total stays far from overflow.
-    let input: Vec<u32> = (0..c.sizes.elements as u32).map(|i| (i % 201).wrapping_sub(100)).collect();
+    let input: Vec<i32> = (0..c.sizes.elements as i32).map(|i| i % 201 - 100).collect();
     let (secs, total) = accumulate(c, "sum", &input, 1)?;
-    expect_each(&total, |_| input.iter().fold(0u32, |s, &x| s.wrapping_add(x)))?;
+    expect_each(&total, |_| input.iter().sum::<i32>())?;
     Ok(bytes_per_second(&input, secs))
 }
 
@@ -65,15 +65,16 @@ pub fn histogram(c: &Ctx) -> Outcome {
     Ok(bytes_per_second(&input, secs))
 }
 
-fn bytes_per_second(input: &[u32], secs: f64) -> f64 {
+fn bytes_per_second<T>(input: &[T], secs: f64) -> f64 {
     std::mem::size_of_val(input) as f64 / secs * 1e-9
 }
 
-/// Runs kernel `name(in, n, out)` over `input` into `words` zeroed words; seconds and `out`.
-fn accumulate(c: &Ctx, name: &str, input: &[u32], words: usize) -> Result<(f64, Vec<u32>), Failure> {
+/// Runs kernel `name(in, n, out)` over `input` into `words` zeroed 32-bit words; seconds and
+/// `out`.
+fn accumulate<T: Copy + Default>(c: &Ctx, name: &str, input: &[T], words: usize) -> Result<(f64, Vec<T>), Failure> {
     let env = c.env;
     let program = env.program(REDUCE, "")?;
-    let (min, out) = (env.buffer(input.len() * 4)?, env.buffer(words * 4)?);
+    let (min, out) = (env.buffer(std::mem::size_of_val(input))?, env.buffer(words * std::mem::size_of::<T>())?);
     env.write(&min, input)?;
     let kernel = program.kernel(name)?;
     kernel.mem(0, &min)?.arg(1, input.len() as i32)?.mem(2, &out)?;
@@ -82,7 +83,7 @@ fn accumulate(c: &Ctx, name: &str, input: &[u32], words: usize) -> Result<(f64, 
         env.fill(&out, 0u32)?;
         device_seconds(env.run(&kernel, &[global], Some(&[GROUP])))
     })?;
-    let mut result = vec![0u32; words];
+    let mut result = vec![T::default(); words];
     env.read(&out, &mut result)?;
     Ok((secs, result))
 }
