@@ -29,7 +29,7 @@ entry! {
 entry! {
     fn clCreateKernelsInProgram(program: cl_program, n: cl_uint, kernels: *mut cl_kernel, n_ret: *mut cl_uint) -> CLResult<()> {
         let p = get::<Program>(program)?;
-        let names: Vec<String> = p.executable()?.kernels.iter().map(|k| k.name().to_string()).collect();
+        let names: Vec<String> = p.executable()?.program.kernels.iter().map(|k| k.name().to_string()).collect();
         if !kernels.is_null() {
             if (n as usize) < names.len() {
                 return Err(CL_INVALID_VALUE);

@@ -174,6 +174,31 @@ unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_eve
     finish_enqueue(q, ev, blocking, event)
 }
 
+/// Buffer rectangle, host rectangle, extent.
+type Transfer = (Rect, Rect, [usize; 3]);
+
+/// A blocking read runs at once, straight from the mapping, when the queue is idle; any other
+/// read is enqueued.
+unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+    let deps = wait_list(q, n, list)?;
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.read_mapped(buf, host, extent, dst))).flatten() {
+        return finish_enqueue(q, ev, false, event);
+    }
+    let ev = q.enqueue(ty, deps, m.read_rect(&q.device, buf, host, extent, HostPtr(dst))?);
+    finish_enqueue(q, ev, blocking, event)
+}
+
+/// A blocking write goes straight into the mapping when the queue is idle; any other write is
+/// staged and enqueued.
+unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, src: *const u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+    let deps = wait_list(q, n, list)?;
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.write_mapped(buf, host, extent, src))).flatten() {
+        return finish_enqueue(q, ev, false, event);
+    }
+    let ev = q.enqueue(ty, deps, m.write_rect(&q.device, buf, host, extent, src)?);
+    finish_enqueue(q, ev, blocking, event)
+}
+
 /// A linear range as a one-row rectangle.
 fn linear(offset: usize, size: usize) -> (Rect, [usize; 3]) {
     (Rect { origin: [offset, 0, 0], row_pitch: size, slice_pitch: size }, [size, 1, 1])
@@ -190,7 +215,7 @@ entry! {
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
-        submit(&q, CL_COMMAND_READ_BUFFER, n, list, blocking != 0, event, || m.read_rect(&q.device, buf, host, region, HostPtr(ptr.cast())))
+        read(&q, &m, CL_COMMAND_READ_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -205,7 +230,7 @@ entry! {
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
-        submit(&q, CL_COMMAND_WRITE_BUFFER, n, list, blocking != 0, event, || m.write_rect(&q.device, buf, host, region, ptr.cast()))
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -283,7 +308,7 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        submit(&q, CL_COMMAND_READ_BUFFER_RECT, n, list, blocking != 0, event, || m.read_rect(&q.device, buf, host, extent, HostPtr(ptr.cast())))
+        read(&q, &m, CL_COMMAND_READ_BUFFER_RECT, (buf, host, extent), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -300,7 +325,7 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        submit(&q, CL_COMMAND_WRITE_BUFFER_RECT, n, list, blocking != 0, event, || m.write_rect(&q.device, buf, host, extent, ptr.cast()))
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER_RECT, (buf, host, extent), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 

@@ -186,7 +186,7 @@ entry! {
             return write_binaries(&p, size, value, size_ret);
         }
         let builds = p.all_builds();
-        let kernels = || p.executable().map(|e| e.kernels.iter().map(|k| k.name().to_string()).collect::<Vec<_>>());
+        let kernels = || p.executable().map(|e| e.program.kernels.iter().map(|k| k.name().to_string()).collect::<Vec<_>>());
         let answer = match param {
             CL_PROGRAM_REFERENCE_COUNT => Ok(p.header().ref_count().into()),
             CL_PROGRAM_CONTEXT => Ok(handle_of(&p.context).into()),

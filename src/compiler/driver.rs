@@ -109,3 +109,290 @@ impl Unit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::lower::tests::target;
+    use crate::compiler::spirv::tests::spirv_val;
+    use crate::compiler::{ArgKind, DescriptorKind};
+
+    fn specialize_all(p: &Program, local_args: &[u32]) {
+        for k in &p.kernels {
+            let words = k.specialize([32, 1, 1], local_args).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+        }
+    }
+
+    fn built(src: &str) -> Program {
+        build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    #[test]
+    fn vector_add_from_source() {
+        for ty in ["int", "float", "uint4", "float3", "long", "double2", "char", "ushort"] {
+            let src = format!(
+                "__kernel void add(__global const {ty} *a, __global const {ty} *b, __global {ty} *c) {{\n\
+                 size_t i = get_global_id(0);\n c[i] = a[i] + b[i];\n}}\n"
+            );
+            let p = built(&src);
+            assert_eq!(p.kernels.len(), 1);
+            let k = &p.kernels[0];
+            assert_eq!(k.name(), "add");
+            assert_eq!(k.args()[0].type_name, format!("{ty}*"));
+            assert!(matches!(k.args()[2].kind, ArgKind::Buffer { descriptor: DescriptorKind::Storage, .. }));
+            specialize_all(&p, &[]);
+        }
+    }
+
+    #[test]
+    fn clinfo_style_kernels() {
+        let p = built("kernel void sum(global float *a) { }\nkernel void empty(void) {}\n");
+        assert_eq!(p.kernels.len(), 2);
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
+    fn local_memory_reduction() {
+        let src = "
+            #define N 64
+            kernel void reduce(global const float *in, global float *out, local float *scratch, uint n) {
+                local float partial[N];
+                uint l = get_local_id(0);
+                scratch[l] = get_global_id(0) < n ? in[get_global_id(0)] : 0.0f;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+                    if (l < s) scratch[l] += scratch[l + s];
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+                partial[l % N] = scratch[0];
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+                if (l == 0) out[get_group_id(0)] = partial[0];
+            }";
+        let p = built(src);
+        assert_eq!(p.kernels[0].args()[2].kind, ArgKind::Local { elem_size: 4 });
+        assert_eq!(p.kernels[0].args()[3].kind, ArgKind::Pod { offset: 40, size: 4, uniform: false });
+        assert_eq!(p.kernels[0].local_mem_size(), 256);
+        specialize_all(&p, &[128]);
+    }
+
+    #[test]
+    fn control_flow_helpers_structs_and_constants() {
+        let src = "
+            typedef struct { float x; int n; float4 v; } item_t;
+            constant int table[4] = { 1, 2, 3, 5 };
+            int pick(int k) {
+                switch (k & 3) {
+                case 0: return table[0];
+                case 1:
+                case 2: k += 1;
+                default: break;
+                }
+                return k;
+            }
+            void bump(global int *p, int by) { for (int i = 0; i < by; ++i) { if (i == 7) break; p[i] += i; } }
+            kernel void k(global item_t *items, global int *out, int count) {
+                int i = get_global_id(0);
+                item_t it = items[i];
+                int acc = 0;
+                while (acc < count) { acc += pick(acc) + table[acc & 3]; if (acc > 100) continue; }
+                do { acc--; } while (acc > 50);
+                items[i].n = acc;
+                items[i].v.yz = (float2)(it.x, 2.0f);
+                bump(out + 1, count);
+                out[0] = acc > 3 && it.n != 0 ? (int)it.v.w : -1;
+            }";
+        let p = built(src);
+        assert_eq!(p.kernels[0].constant_data().len(), 1);
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
+    fn compile_then_link_and_link_errors() {
+        let t = target();
+        let lib = compile("int twice(int x) { return 2 * x; }", &[], "", &t).unwrap();
+        let main = compile(
+            "int twice(int x);\nkernel void k(global int *p) { p[0] = twice(p[0]); }",
+            &[],
+            "",
+            &t,
+        )
+        .unwrap();
+        let p = link(&[lib.clone(), main.clone()], "", &t).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(p.kernels.len(), 1);
+        specialize_all(&p, &[]);
+        // A kernel defined twice.
+        assert!(matches!(link(&[main.clone(), main.clone(), lib], "", &t), Err(BuildError::Failed(_))));
+        // A function called but defined nowhere.
+        assert!(matches!(link(&[main], "", &t), Err(BuildError::Failed(_))));
+    }
+
+    #[test]
+    fn bad_options_and_diagnostics() {
+        let t = target();
+        assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));
+        let Err(BuildError::Failed(log)) = build("kernel void k() { undeclared = 1; }", "", &t) else {
+            panic!("expected a build failure")
+        };
+        assert!(log.contains("<source>:1:"), "{log}");
+    }
+    /// Typical kernels: vectors, atomics, conversions, pointers, constants, doubles, halves.
+    const CORPUS: &[&str] = &[
+        r#"kernel void vec_ops(global float4 *a, global float4 *b, global float *out) {
+    int i = get_global_id(0);
+    float4 x = a[i], y = b[i];
+    float4 z = x * y + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    z.xy = z.yx;
+    z.w += dot(x, y);
+    out[i] = z.x + z.y + z.z + z.w + length(x) + fmax(x.x, y.y) + mad(x.z, y.z, 1.0f);
+    b[i] = select(x, y, x > y);
+    a[i] = clamp(z, 0.0f, 1.0f);
+}
+"#,
+        r#"kernel void atomics(global int *counter, global uint *hist, global const uchar *data, local uint *lh) {
+    uint l = get_local_id(0);
+    lh[l] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(&lh[data[get_global_id(0)] % get_local_size(0)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&hist[l], lh[l]);
+    if (atomic_cmpxchg(counter, 0, 1) == 0) atom_add(counter + 1, 2);
+    atomic_max(counter + 2, (int)l);
+}
+"#,
+        r#"kernel void convert_sat(global float *in, global uchar *out, global short4 *s, global int *iout) {
+    size_t i = get_global_id(0);
+    out[i] = convert_uchar_sat(in[i] * 255.0f);
+    s[i] = convert_short4_sat(vload4(i, in));
+    iout[i] = convert_int_rte(in[i]) + as_int(in[i]) + (int)rint(in[i]) + mul_hi((int)i, 77) + rotate((int)i, 3);
+    vstore4(convert_float4(s[i]), i, in);
+}
+"#,
+        r#"typedef struct { int a; float b; } pair;
+pair make(int x) { pair p; p.a = x; p.b = x * 0.5f; return p; }
+void set(global int *p, int i, int v) { p[i] = v; }
+int sum(const global int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }
+kernel void ptrs(global int *a, global pair *ps, int n) {
+    global int *p = a + 4;
+    global int *q = p;
+    q += 2;
+    *q = sum(a, n);
+    set(p, 1, (int)(q - p));
+    ps[get_global_id(0)] = make(n);
+    int priv[8];
+    for (int i = 0; i < 8; i++) priv[i] = i * n;
+    int *pp = priv;
+    a[0] = pp[3] + *(pp + 2);
+    ulong big = (ulong)n << 40;
+    a[1] = (int)(big >> 38) + popcount(big) + clz(big);
+}
+"#,
+        r#"__constant float coeffs[] = { 0.5f, 0.25f, 0.125f, 1.0f/0.0f };
+__constant char msg[] = {104, 105, 0};
+__kernel void conv(__global const float *in, __global float *out, __constant float *w, const int width) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float acc = 0.0f;
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) acc += in[y * width + x + k] * w[k] * coeffs[k];
+    out[y * width + x] = acc + msg[1];
+}
+"#,
+        r#"kernel void doubles(global double *d, global long *l, global half *h) {
+    size_t i = get_global_id(0);
+    d[i] = sqrt(d[i]) + fabs(d[i]) + floor(d[i]) + (double)l[i];
+    l[i] = abs(l[i]) + mul_hi(l[i], 3L) + l[i] / 3 + l[i] % 5;
+    float f = vload_half(i, h);
+    vstore_half(f * 2.0f, i, h);
+}
+"#,
+        r#"kernel void wide(global float8 *a, global int16 *b, global uchar16 *c, global double8 *d, float16 f, short8 s) {
+    size_t i = get_global_id(0);
+    a[i] = a[i] * 2.0f + f.lo;
+    b[i] = b[i] + (int16)(1) + convert_int16(c[i]) + (b[i] > 3);
+    c[i] = convert_uchar16_sat(f) + c[i].s0123456789abcdef;
+    float8 v = vload8(i, (global float *)a);
+    v.s7 = f.sf + v.s0;
+    v.hi = v.lo;
+    vstore8(fmax(v, 0.5f), i + 1, (global float *)a);
+    d[i] = d[i] * convert_double8(s) + (double8)(v.s0);
+    b[i].s3 = a[i].s2 > 0.0f ? b[i].sa : b[i][2];
+}
+"#,
+        r#"__kernel void sample_test(__global int *dst, __global uint *wi) {
+    int tid = get_global_id(0);
+    dst[tid] = (int)get_work_dim();
+    wi[tid*8+0] = get_global_size(0); wi[tid*8+1] = get_local_size(0);
+    wi[tid*8+2] = get_num_groups(0); wi[tid*8+3] = get_group_id(0);
+    wi[tid*8+4] = get_local_id(0); wi[tid*8+5] = get_global_offset(0);
+    wi[tid*8+6] = get_enqueued_local_size(0); wi[tid*8+7] = get_global_id(5);
+}
+"#,
+        r#"typedef struct { char c; int i; short s; float f; } mixed;
+__kernel void structs(__global int *out) {
+    mixed m;
+    m.c = 'a'; m.i = 5; m.s = -3; m.f = 2.5f;
+    mixed n = m;
+    n.c += 1;
+    out[0] = n.c + n.i + n.s + (int)n.f + sizeof(mixed);
+}
+"#,
+        r#"float4 blend(float4 a, float4 b, float t) { return mix(a, b, t); }
+void swap(__private float *x, __private float *y) { float t = *x; *x = *y; *y = t; }
+__kernel void helpers(__global float4 *img, __global float *vals, float t) {
+    int i = get_global_id(0);
+    float a = vals[2*i], b = vals[2*i+1];
+    swap(&a, &b);
+    vals[2*i] = a; vals[2*i+1] = b;
+    img[i] = blend(img[i], (float4)(a, b, 0.0f, 1.0f), t);
+}
+"#,
+        r#"__kernel void bytes(__global char *s, __global uchar4 *px, __global ushort *h, __global ulong *u) {
+    int i = get_global_id(0);
+    s[i] = s[i] - 'a' + 'A';
+    uchar4 p = px[i];
+    px[i] = (uchar4)(p.z, p.y, p.x, p.w);
+    h[i] = (ushort)(h[i] * 3u);
+    u[i] = u[i] * 0x100000001UL + (ulong)h[i];
+    char t = s[i] > 0 ? s[i] : -s[i];
+    s[i+1] = abs(t) + clz(t) + popcount(t);
+}
+"#,
+        r#"__kernel void local_tile(__global const float *in, __global float *out, __local float *tile, __local int *flags) {
+    __local float sums[16][16];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    tile[ly * get_local_size(0) + lx] = in[get_global_id(1) * get_global_size(0) + get_global_id(0)];
+    sums[ly % 16][lx % 16] = 0.0f;
+    if (lx == 0) flags[ly] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_or(&flags[ly], 1 << (lx & 31));
+    mem_fence(CLK_LOCAL_MEM_FENCE);
+    sums[ly % 16][lx % 16] += tile[lx * get_local_size(1) + ly];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = sums[ly % 16][lx % 16] + flags[ly];
+}
+"#,
+        r#"__kernel void math(__global float *x, __global float4 *v) {
+    int i = get_global_id(0);
+    float a = x[i];
+    x[i] = sin(a) + cos(a) + exp(a) + log(fabs(a) + 1.0f) + pow(a, 2.0f) + sqrt(fabs(a)) + native_sin(a) + half_cos(a)
+         + round(a) + trunc(a) + ceil(a) + floor(a) + fmod(a, 3.0f) + atan2(a, 1.0f) + hypot(a, a) + fma(a, a, a)
+         + copysign(1.0f, a) + (isnan(a) ? 1.0f : 0.0f) + native_divide(a, 3.0f) + native_recip(a + 2.0f);
+    v[i] = normalize(v[i]) + cross(v[i], v[i]) + (float4)(distance(v[i], v[i]));
+    int4 m = v[i] > (float4)0.5f;
+    v[i] = select(v[i], -v[i], m);
+}
+"#,
+    ];
+
+    #[test]
+    fn corpus_builds_and_validates() {
+        for src in CORPUS {
+            let p = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+            for k in &p.kernels {
+                let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
+                let words = k.specialize([16, 4, 1], &vec![64; locals]).unwrap_or_else(|e| panic!("{e}"));
+                spirv_val(&words);
+            }
+        }
+    }
+}

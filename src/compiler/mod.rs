@@ -15,6 +15,9 @@ pub mod source;
 pub mod spirv;
 pub mod token;
 
+#[cfg(test)]
+mod gpu_tests;
+
 pub use driver::{build, compile, link};
 
 /// What the compiler may use on the device it compiles for (filled from Vulkan features/limits).

@@ -754,6 +754,10 @@ mod tests {
     use crate::compiler::diag::Severity;
     use crate::compiler::options::Stage;
 
+    fn at(line: u32, col: u32) -> Loc {
+        Loc { file: 0, line, col }
+    }
+
     fn target() -> Target {
         Target {
             address_bits: 64,
@@ -1023,14 +1027,7 @@ puts( "The first, second, and third items." );
         );
         let r = run("#define f(x) x\nf(1\n");
         assert_eq!(r.messages(), vec!["unterminated invocation of macro 'f'"]);
-        assert_eq!(
-            r.diags.list[0].loc,
-            Loc {
-                file: 0,
-                line: 2,
-                col: 1
-            }
-        );
+        assert_eq!(r.diags.list[0].loc, at(2, 1));
         let r = run(
             "#define f(x) #y\n#define g(x) ## x\n#define h(x, x) x\n#define 3 x\n#define i(x\n",
         );
@@ -1087,14 +1084,7 @@ puts( "The first, second, and third items." );
         let r = run(text);
         assert_eq!(r.diags.list.len(), 2);
         assert_eq!(r.diags.list[0].severity, Severity::Error);
-        assert_eq!(
-            r.diags.list[0].loc,
-            Loc {
-                file: 0,
-                line: 2,
-                col: 6
-            }
-        );
+        assert_eq!(r.diags.list[0].loc, at(2, 6));
         assert_eq!(r.diags.list[1].severity, Severity::Warning);
         assert_eq!(
             r.diags.render(&r.sources),
@@ -1209,14 +1199,7 @@ puts( "The first, second, and third items." );
     fn invalid_tokens_reported_when_used() {
         let r = run("#define AT @\nint x = AT;\n");
         assert_eq!(r.messages(), vec!["stray '@' in program"]);
-        assert_eq!(
-            r.diags.list[0].loc,
-            Loc {
-                file: 0,
-                line: 2,
-                col: 9
-            }
-        );
+        assert_eq!(r.diags.list[0].loc, at(2, 9));
         // Stringized, a stray character is fine.
         check("#define S(x) #x\nS(@)\n", "\"@\"");
     }
@@ -1335,5 +1318,69 @@ puts( "The first, second, and third items." );
                 .collect::<Vec<_>>()
         };
         assert_eq!(kinds(&first), kinds(&again));
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        const PIECES: &[&str] = &[
+            "#define ",
+            "#undef ",
+            "#if ",
+            "#ifdef ",
+            "#elif ",
+            "#else",
+            "#endif",
+            "#include ",
+            "#line ",
+            "#pragma ",
+            "#error",
+            "OPENCL EXTENSION ",
+            "unroll ",
+            "f",
+            "g",
+            "x",
+            "(",
+            ")",
+            ",",
+            "...",
+            "#",
+            "##",
+            "__VA_ARGS__",
+            "defined",
+            "__LINE__",
+            "__FILE__",
+            "\"s",
+            "<",
+            ">",
+            "0x1p3",
+            "1",
+            "0",
+            "/",
+            "?",
+            ":",
+            "'",
+            "\"",
+            "/*",
+            "*/",
+            "//",
+            "\\",
+            "\n",
+            "\n",
+            " ",
+            "@",
+            "-",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..3000 {
+            let mut text =
+                String::from("#define f(a, ...) a ## __VA_ARGS__ # a f\n#define g(x) f(x)(x) g\n");
+            for _ in 0..40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            run(&text);
+        }
     }
 }

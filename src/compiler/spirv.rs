@@ -8,7 +8,8 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
 /// The naga capabilities a module for `target` may use.
 pub fn capabilities(target: &Target) -> Capabilities {
-    let mut caps = Capabilities::IMMEDIATES;
+    // f16 pack/unpack to and from f32 (vload_half, half buffers) is core GLSL.std.450.
+    let mut caps = Capabilities::IMMEDIATES | Capabilities::SHADER_FLOAT16_IN_FLOAT32;
     if target.int64 {
         caps |= Capabilities::SHADER_INT64 | Capabilities::SHADER_INT64_ATOMIC_ALL_OPS;
     }

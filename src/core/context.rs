@@ -47,6 +47,8 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
+        // Applications release their contexts when done: keep the pipelines for the next run.
+        self.devices.iter().for_each(|d| crate::vk::pipeline::save_cache(&d.gpu));
         let handle = self as *mut Context as cl_context;
         let callbacks = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
         // The spec calls destructor callbacks in reverse order of registration.

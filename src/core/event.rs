@@ -33,6 +33,8 @@ struct State {
     status: cl_int,
     /// Recorded into a command buffer: later commands of the same device are ordered after it.
     recorded: bool,
+    /// The device timeline value that signals the command's batch has executed.
+    timeline: Option<u64>,
     times: Times,
     callbacks: Vec<(cl_int, Callback<EventCallback>)>,
     /// Queues holding commands until this event completes.
@@ -47,7 +49,7 @@ pub struct Snapshot {
 
 impl Event {
     fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_command_type, status: cl_int) -> Arc<Event> {
-        let state = State { status, recorded: false, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new() };
+        let state = State { status, recorded: false, timeline: None, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new() };
         Arc::new(Event { header: Header::new(Kind::Event), context, queue, command_type, state: Mutex::new(state), changed: Condvar::new() })
     }
 
@@ -78,6 +80,10 @@ impl Event {
 
     pub fn mark_recorded(&self) {
         self.lock().recorded = true;
+    }
+
+    pub fn set_timeline(&self, value: u64) {
+        self.lock().timeline = Some(value);
     }
 
     /// Moves the event to `status` (never backwards), then runs the callbacks that became due
@@ -154,8 +160,13 @@ impl Event {
         true
     }
 
-    /// Blocks until the event has completed or failed; returns its final status.
+    /// Blocks until the event has completed or failed; returns its final status. A submitted
+    /// command is waited for on the device's timeline by this thread, which then completes it.
     pub fn wait(&self) -> cl_int {
+        let timeline = self.lock().timeline;
+        if let (Some(value), Some(q)) = (timeline, &self.queue) {
+            q.device.gpu.tracker.wait_for(&q.device.gpu, value);
+        }
         let mut s = self.lock();
         while s.status > CL_COMPLETE {
             s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -163,3 +174,4 @@ impl Event {
         s.status
     }
 }
+

@@ -3,7 +3,7 @@
 
 use super::device::Device;
 use super::memory::Mem;
-use super::program::Program;
+use super::program::{Executable, Program};
 use super::queue::Work;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
@@ -11,7 +11,6 @@ use crate::api::types::*;
 use crate::compiler::{self, ArgKind, DescriptorKind, LAUNCH_BLOCK_SIZE};
 use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
-use crate::vk::vk;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -24,18 +23,15 @@ pub enum ArgValue {
     Pod(Vec<u8>),
 }
 
-/// Pipelines are specialised per (device, local size, `__local` argument sizes).
-type PipelineKey = (usize, [u32; 3], Vec<u32>);
-
 #[repr(C)]
 pub struct Kernel {
     header: Header,
     pub program: Arc<Program>,
     pub name: String,
-    /// The compiled kernel for each device of the program (same order), if built there.
-    pub compiled: Vec<Option<Arc<dyn compiler::Kernel>>>,
+    /// For each device of the program (same order), if built there: its executable and the
+    /// kernel's index in it.
+    pub compiled: Vec<Option<(Arc<Executable>, usize)>>,
     args: Mutex<Vec<Option<ArgValue>>>,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Program-scope `__constant` data, uploaded once per device.
     constants: Mutex<HashMap<usize, Arc<Vec<(u32, bool, Arc<Buffer>)>>>>,
 }
@@ -54,10 +50,14 @@ impl Kernel {
         let compiled: Vec<_> = program
             .all_builds()
             .iter()
-            .map(|b| b.program.as_ref().and_then(|p| p.kernels.iter().find(|k| k.name() == name).cloned()))
+            .map(|b| {
+                let exe = b.program.clone()?;
+                let index = exe.program.kernels.iter().position(|k| k.name() == name)?;
+                Some((exe, index))
+            })
             .collect();
-        let first = compiled.iter().flatten().next().ok_or(CL_INVALID_KERNEL_NAME)?;
-        let args = vec![None; first.args().len()];
+        let (exe, index) = compiled.iter().flatten().next().ok_or(CL_INVALID_KERNEL_NAME)?;
+        let args = vec![None; exe.program.kernels[*index].args().len()];
         program.kernels.fetch_add(1, Ordering::AcqRel);
         Ok(Arc::new(Kernel {
             header: Header::new(Kind::Kernel),
@@ -65,7 +65,6 @@ impl Kernel {
             name: name.into(),
             compiled,
             args: Mutex::new(args),
-            pipelines: Mutex::default(),
             constants: Mutex::default(),
         }))
     }
@@ -79,14 +78,14 @@ impl Kernel {
             name: self.name.clone(),
             compiled: self.compiled.clone(),
             args: Mutex::new(self.args().clone()),
-            pipelines: Mutex::default(),
             constants: Mutex::default(),
         })
     }
 
     /// The reflection of the kernel (identical on every device).
     pub fn info(&self) -> &Arc<dyn compiler::Kernel> {
-        self.compiled.iter().flatten().next().expect("a kernel exists on some device")
+        let (exe, index) = self.compiled.iter().flatten().next().expect("a kernel exists on some device");
+        &exe.program.kernels[*index]
     }
 
     fn args(&self) -> MutexGuard<'_, Vec<Option<ArgValue>>> {
@@ -99,9 +98,11 @@ impl Kernel {
         }
     }
 
-    pub fn compiled_for(&self, device: &Arc<Device>) -> CLResult<(usize, Arc<dyn compiler::Kernel>)> {
+    /// The device's index in the program, its executable and the kernel's index there.
+    pub fn compiled_for(&self, device: &Arc<Device>) -> CLResult<(usize, Arc<Executable>, usize)> {
         let i = self.program.devices.iter().position(|d| Arc::ptr_eq(d, device)).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        Ok((i, self.compiled[i].clone().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?))
+        let (exe, k) = self.compiled[i].clone().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        Ok((i, exe, k))
     }
 
     /// `__local` memory the kernel uses with the current argument sizes.
@@ -112,14 +113,15 @@ impl Kernel {
 
     /// Builds the NDRange command with the arguments as they are now.
     pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: &NdRange) -> CLResult<Work> {
-        let (index, compiled) = self.compiled_for(device)?;
+        let (index, exe, k) = self.compiled_for(device)?;
+        let compiled = exe.program.kernels[k].clone();
         let values: Vec<ArgValue> = self.args().iter().cloned().collect::<Option<_>>().ok_or(CL_INVALID_KERNEL_ARGS)?;
         if self.local_mem_size() > device.target.local_mem_size {
             return Err(CL_OUT_OF_RESOURCES);
         }
         let local: [u32; 3] = range.local.map(|l| l as u32);
         let local_sizes: Vec<u32> = values.iter().filter_map(|v| if let ArgValue::Local(n) = v { Some(*n) } else { None }).collect();
-        let pipeline = self.pipeline(device, index, &compiled, local, local_sizes)?;
+        let pipeline = pipeline(device, &exe, k, local, local_sizes)?;
         let mut buffers = Vec::new();
         let mut keep: Vec<Arc<Buffer>> = Vec::new();
         let mut push = vec![0u8; compiled.push_constants_size() as usize];
@@ -167,19 +169,6 @@ impl Kernel {
         }))
     }
 
-    fn pipeline(&self, device: &Arc<Device>, index: usize, compiled: &Arc<dyn compiler::Kernel>, local: [u32; 3], local_sizes: Vec<u32>) -> CLResult<Arc<Pipeline>> {
-        let key = (index, local, local_sizes);
-        if let Some(p) = self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(p.clone());
-        }
-        let spirv = compiled.specialize(local, &key.2).map_err(|_| CL_OUT_OF_RESOURCES)?;
-        let bindings = bindings_of(compiled.as_ref());
-        let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size(), vk::PipelineCache::null()).map_err(|_| CL_OUT_OF_RESOURCES)?;
-        let pipeline = Arc::new(pipeline);
-        self.pipelines.lock().unwrap_or_else(|e| e.into_inner()).insert(key, pipeline.clone());
-        Ok(pipeline)
-    }
-
     fn constants(&self, device: &Arc<Device>, index: usize, compiled: &Arc<dyn compiler::Kernel>) -> CLResult<Arc<Vec<(u32, bool, Arc<Buffer>)>>> {
         let mut cache = self.constants.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = cache.get(&index) {
@@ -205,6 +194,22 @@ impl Drop for Kernel {
     fn drop(&mut self) {
         self.program.kernels.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+/// The pipeline of kernel `k` of `exe` for one work-group size and `__local` sizes, made once.
+fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_sizes: Vec<u32>) -> CLResult<Arc<Pipeline>> {
+    let key = (k, local, local_sizes);
+    let mut pipelines = exe.pipelines.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pipelines.get(&key) {
+        return Ok(p.clone());
+    }
+    let compiled = &exe.program.kernels[k];
+    let spirv = compiled.specialize(local, &key.2).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let bindings = bindings_of(compiled.as_ref());
+    let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size(), device.gpu.pipeline_cache).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let pipeline = Arc::new(pipeline);
+    pipelines.insert(key, pipeline.clone());
+    Ok(pipeline)
 }
 
 /// Byte offset of `group_offset[3]` in the launch block.

@@ -6,8 +6,12 @@ use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
 use crate::compiler::{self, BuildError, Object};
+use crate::vk::pipeline::Pipeline;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 #[repr(C)]
 pub struct Program {
@@ -31,7 +35,45 @@ pub struct Build {
     pub binary_type: cl_program_binary_type,
     /// Compiled (or loaded) object: what binaries hold and what linking consumes.
     pub object: Option<Object>,
-    pub program: Option<Arc<compiler::Program>>,
+    pub program: Option<Arc<Executable>>,
+}
+
+/// Pipelines are specialised per (kernel index, local size, `__local` argument sizes).
+pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
+
+/// A program built for one device. It is shared by every program object built from the same text
+/// and options on that device, and so are the pipelines specialised from its kernels.
+pub struct Executable {
+    pub program: compiler::Program,
+    pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+}
+
+/// Recently built executables by (device, text, options), so rebuilding a program is a lookup.
+const CACHED_EXECUTABLES: usize = 64;
+
+fn executable_cache() -> &'static Mutex<VecDeque<(u64, Arc<Executable>)>> {
+    static CACHE: OnceLock<Mutex<VecDeque<(u64, Arc<Executable>)>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Links `objects` for `device`, or returns the executable built from the same input before.
+fn link_cached(device: &Device, objects: &[Object], options: &str) -> Result<Arc<Executable>, BuildError> {
+    let mut h = DefaultHasher::new();
+    (device as *const Device as usize, options).hash(&mut h);
+    objects.iter().for_each(|o| (&o.preprocessed, &o.options).hash(&mut h));
+    let key = h.finish();
+    let cache = executable_cache();
+    if let Some((_, e)) = cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
+        return Ok(e.clone());
+    }
+    let program = compiler::link(objects, options, &device.target)?;
+    let exe = Arc::new(Executable { program, pipelines: Mutex::default() });
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() == CACHED_EXECUTABLES {
+        cache.pop_front();
+    }
+    cache.push_back((key, exe.clone()));
+    Ok(exe)
 }
 
 impl Default for Build {
@@ -131,12 +173,12 @@ impl Program {
 
     /// `clBuildProgram` for the devices at `which`: from source, or linking loaded binaries.
     pub fn build(&self, which: &[usize], options: &str) -> CLResult<()> {
-        self.run(which, options, |b, target| match &b.object {
-            Some(obj) if self.source.is_empty() => compiler::link(std::slice::from_ref(obj), options, target).map(|p| (Some(obj.clone()), p)),
-            _ => {
-                let obj = compiler::compile(&self.source, &[], options, target)?;
-                compiler::link(std::slice::from_ref(&obj), options, target).map(|p| (Some(obj), p))
-            }
+        self.run(which, options, |b, device| {
+            let obj = match &b.object {
+                Some(obj) if self.source.is_empty() => obj.clone(),
+                _ => compiler::compile(&self.source, &[], options, &device.target)?,
+            };
+            link_cached(device, std::slice::from_ref(&obj), options).map(|e| (Some(obj), e))
         })
     }
 
@@ -162,19 +204,19 @@ impl Program {
     }
 
     /// Builds each selected device with `step`, recording status, log and result.
-    fn run(&self, which: &[usize], options: &str, step: impl Fn(&Build, &compiler::Target) -> Result<(Option<Object>, compiler::Program), BuildError>) -> CLResult<()> {
+    fn run(&self, which: &[usize], options: &str, step: impl Fn(&Build, &Device) -> Result<(Option<Object>, Arc<Executable>), BuildError>) -> CLResult<()> {
         let mut builds = self.builds();
         let mut failed = false;
         for &i in which {
             let b = &mut builds[i];
             b.options = options.to_string();
-            match step(b, &self.devices[i].target) {
-                Ok((object, program)) => {
+            match step(b, &self.devices[i]) {
+                Ok((object, exe)) => {
                     b.status = CL_BUILD_SUCCESS;
-                    b.log = program.log.clone();
+                    b.log = exe.program.log.clone();
                     b.binary_type = BINARY_EXECUTABLE;
                     b.object = object;
-                    b.program = Some(Arc::new(program));
+                    b.program = Some(exe);
                 }
                 Err(e) => failed |= fail(b, e)?,
             }
@@ -193,14 +235,14 @@ impl Program {
             }
             let mut b = Build { options: options.into(), ..Build::default() };
             // A library is its objects, merged; it is linked when used.
-            let result = if library { Ok(None) } else { compiler::link(&objects, options, &d.target).map(Some) };
+            let result = if library { Ok(None) } else { link_cached(d, &objects, options).map(Some) };
             match result {
                 Ok(program) => {
                     b.status = CL_BUILD_SUCCESS;
                     b.binary_type = if library { BINARY_LIBRARY } else { BINARY_EXECUTABLE };
-                    b.log = program.as_ref().map(|p| p.log.clone()).unwrap_or_default();
+                    b.log = program.as_ref().map(|p| p.program.log.clone()).unwrap_or_default();
                     b.object = Some(merge(&objects, options));
-                    b.program = program.map(Arc::new);
+                    b.program = program;
                 }
                 Err(e) => {
                     fail(&mut b, e).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
@@ -217,7 +259,7 @@ impl Program {
     }
 
     /// The built program of the first device that has one (kernel names are the same on all).
-    pub fn executable(&self) -> CLResult<Arc<compiler::Program>> {
+    pub fn executable(&self) -> CLResult<Arc<Executable>> {
         self.builds().iter().find_map(|b| b.program.clone()).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)
     }
 }

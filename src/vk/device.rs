@@ -5,8 +5,8 @@ use super::instance::Instance;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::CStr;
-use super::batch::{calibrate, Clock, Tracker};
-use std::sync::atomic::AtomicU64;
+use super::batch::{calibrate, Clock, Recycled, Tracker};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The optional device features ferrocl uses, as found on the device (and then enabled).
@@ -79,10 +79,15 @@ pub struct Gpu {
     pub queue: Mutex<vk::Queue>,
     pub allocator: Mutex<Allocator>,
     pub timeline: vk::Semaphore,
+    pub pipeline_cache: vk::PipelineCache,
+    /// Pipelines were created since the cache was last written to disk.
+    pub cache_dirty: AtomicBool,
     /// The last timeline value submitted, and the last one seen complete.
     pub submitted: AtomicU64,
     pub completed: AtomicU64,
     pub tracker: Tracker,
+    pub recycled: Mutex<Recycled>,
+    pub staging: super::memory::StagingPool,
     clock: OnceLock<Clock>,
 }
 
@@ -267,6 +272,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     let timeline = unsafe { device.create_semaphore(&sem_info, None) }.map_err(|e| format!("vkCreateSemaphore: {e}"))?;
     // SAFETY: the family and index were requested at device creation.
     let queue = unsafe { device.get_device_queue(family, 0) };
+    let pipeline_cache = super::pipeline::load_cache(&device, &props.device_uuid, &props.driver_uuid);
     Ok(Gpu {
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
@@ -277,9 +283,13 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         queue: Mutex::new(queue),
         allocator: Mutex::new(allocator),
         timeline,
+        pipeline_cache,
+        cache_dirty: AtomicBool::new(false),
         submitted: AtomicU64::new(0),
         completed: AtomicU64::new(0),
         tracker: Tracker::default(),
+        recycled: Mutex::default(),
+        staging: Default::default(),
         clock: OnceLock::new(),
     })
 }

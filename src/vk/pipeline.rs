@@ -3,6 +3,7 @@
 
 use super::device::Gpu;
 use ash::vk;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One buffer binding a kernel declares.
@@ -61,6 +62,7 @@ impl Pipeline {
             let created = d.create_compute_pipelines(cache, &info, None);
             d.destroy_shader_module(module, None);
             pipeline.raw = created.map_err(|(_, e)| e)?[0];
+            gpu.cache_dirty.store(true, std::sync::atomic::Ordering::Release);
             Ok(pipeline)
         }
     }
@@ -114,5 +116,40 @@ pub fn record_dispatch(batch: &super::batch::Batch, pipeline: &Pipeline, buffers
             }
             d.cmd_dispatch(cmd, counts[0], counts[1], counts[2]);
         }
+    }
+}
+
+/// Where a device's Vulkan pipeline cache lives on disk: `FERROCL_CACHE_DIR`, else the user's
+/// cache folder; the name is keyed by device and driver UUIDs (drivers check the header too).
+fn cache_file(gpu_uuid: &[u8; 16], driver_uuid: &[u8; 16]) -> Option<PathBuf> {
+    let dir = std::env::var_os("FERROCL_CACHE_DIR").map(PathBuf::from).or_else(|| {
+        let base = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Some(base.join("ferrocl"))
+    })?;
+    let hex = |b: &[u8; 16]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    Some(dir.join(format!("pipelines-{}-{}.bin", hex(gpu_uuid), hex(driver_uuid))))
+}
+
+/// Creates the device's pipeline cache, seeded from disk when a previous run saved one.
+pub fn load_cache(device: &ash::Device, gpu_uuid: &[u8; 16], driver_uuid: &[u8; 16]) -> vk::PipelineCache {
+    let data = cache_file(gpu_uuid, driver_uuid).and_then(|f| std::fs::read(f).ok()).unwrap_or_default();
+    let info = vk::PipelineCacheCreateInfo::default().initial_data(&data);
+    // SAFETY: drivers validate the initial data's header and ignore data that does not match.
+    unsafe { device.create_pipeline_cache(&info, None) }.unwrap_or_default()
+}
+
+/// Writes the pipeline cache to disk if pipelines were made since the last save (through a
+/// temporary file, so readers never see half of it).
+pub fn save_cache(gpu: &Gpu) {
+    if !gpu.cache_dirty.swap(false, std::sync::atomic::Ordering::AcqRel) {
+        return;
+    }
+    let Some(file) = cache_file(&gpu.props.device_uuid, &gpu.props.driver_uuid) else { return };
+    // SAFETY: the cache is internally synchronised.
+    let Ok(data) = (unsafe { gpu.device.get_pipeline_cache_data(gpu.pipeline_cache) }) else { return };
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    let written = file.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok()) && std::fs::write(&tmp, data).is_ok();
+    if !written || std::fs::rename(&tmp, &file).is_err() {
+        let _ = std::fs::remove_file(tmp);
     }
 }

@@ -46,7 +46,9 @@ pub enum Param {
 
 /// The kernel interface under construction.
 pub struct Abi {
+    /// The kernel arguments, then the program-scope `__constant` blocks the kernel reads.
     pub params: Vec<Param>,
+    num_args: usize,
     next_binding: u32,
     pub push: Handle<GlobalVariable>,
     pub pod_uniform: Option<(Handle<GlobalVariable>, u32, u32)>,
@@ -125,7 +127,8 @@ impl Abi {
             },
             Span::UNDEFINED,
         );
-        let mut abi = Abi { params, next_binding: 0, push, pod_uniform: None, push_size, local_size };
+        let num_args = params.len();
+        let mut abi = Abi { params, num_args, next_binding: 0, push, pod_uniform: None, push_size, local_size };
         if !uniform_members.is_empty() {
             let size = align_up(uniform_end, 16);
             let ty = intern(module, TypeInner::Struct { members: uniform_members, span: size });
@@ -160,6 +163,21 @@ impl Abi {
         Some(var)
     }
 
+    /// Adds a read-only buffer for `__constant` data uploaded by the runtime; returns its
+    /// index among the params.
+    pub fn add_constant_block(&mut self) -> usize {
+        self.params.push(Param::Buffer { read_only: true, views: Vec::new(), bindings: Vec::new() });
+        self.params.len() - 1
+    }
+
+    /// The bindings of the views of param `index`.
+    pub fn bindings(&self, index: usize) -> &[u32] {
+        match self.params.get(index) {
+            Some(Param::Buffer { bindings, .. }) => bindings,
+            _ => &[],
+        }
+    }
+
     /// True when one buffer argument is seen through several views (needs `Aliased`).
     pub fn has_aliased_views(&self) -> bool {
         self.params.iter().any(|p| matches!(p, Param::Buffer { views, .. } if views.len() > 1))
@@ -167,7 +185,7 @@ impl Abi {
 
     /// Reflection: how the runtime passes each argument.
     pub fn arg_kinds(&self) -> Vec<ArgKind> {
-        self.params
+        self.params[..self.num_args]
             .iter()
             .map(|p| match p {
                 Param::Buffer { bindings, .. } => {

@@ -122,6 +122,23 @@ impl FnBuilder {
         self.lit(Literal::I32(v))
     }
 
+    /// A float constant; naga rejects non-finite literals, so infinities and NaNs are made
+    /// by reinterpreting their bits.
+    pub fn float(&mut self, v: f64, double: bool) -> Handle<Expression> {
+        match (v.is_finite(), double) {
+            (true, true) => self.lit(Literal::F64(v)),
+            (true, false) => self.lit(Literal::F32(v as f32)),
+            (false, true) => {
+                let bits = self.lit(Literal::U64(v.to_bits()));
+                self.cast(bits, naga::ScalarKind::Float, None)
+            }
+            (false, false) => {
+                let bits = self.u32((v as f32).to_bits());
+                self.cast(bits, naga::ScalarKind::Float, None)
+            }
+        }
+    }
+
     pub fn binary(
         &mut self,
         op: naga::BinaryOperator,
@@ -158,6 +175,13 @@ impl FnBuilder {
         kind: naga::ScalarKind,
         convert: Option<u8>,
     ) -> Handle<Expression> {
+        // Fold literals: naga's constant evaluator (re-run at specialisation) cannot convert
+        // every literal, e.g. u64 → u32.
+        if let Expression::Literal(l) = self.func.expressions[expr] {
+            if let Some(folded) = fold_cast(l, kind, convert) {
+                return self.lit(folded);
+            }
+        }
         self.expr(Expression::As { expr, kind, convert })
     }
 
@@ -203,6 +227,54 @@ impl FnBuilder {
         let reject = self.close();
         self.stmt(Statement::If { condition, accept, reject });
     }
+}
+
+/// A literal converted (`convert: Some(width)`) or reinterpreted (`None`) as `kind`; `None`
+/// when not foldable here (bool, or a non-finite result naga cannot hold).
+fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<Literal> {
+    use naga::ScalarKind as K;
+    enum V {
+        I(i128),
+        F(f64),
+    }
+    let (value, bits, width) = match l {
+        Literal::I32(v) => (V::I(v.into()), u64::from(v as u32), 4),
+        Literal::U32(v) => (V::I(v.into()), u64::from(v), 4),
+        Literal::I64(v) => (V::I(v.into()), v as u64, 8),
+        Literal::U64(v) => (V::I(v.into()), v, 8),
+        Literal::F32(v) => (V::F(v.into()), u64::from(v.to_bits()), 4),
+        Literal::F64(v) => (V::F(v), v.to_bits(), 8),
+        _ => return None,
+    };
+    let out = match (kind, convert.unwrap_or(width)) {
+        (K::Sint | K::Uint, w) => {
+            let n: i128 = match (convert, value) {
+                (None, _) => bits.into(),
+                (Some(_), V::I(i)) => i,
+                (Some(_), V::F(f)) => f as i128,
+            };
+            match (kind, w) {
+                (K::Sint, 4) => Literal::I32(n as i32),
+                (K::Uint, 4) => Literal::U32(n as u32),
+                (K::Sint, _) => Literal::I64(n as i64),
+                _ => Literal::U64(n as u64),
+            }
+        }
+        (K::Float, w) => {
+            let f = match (convert, value) {
+                (None, _) if w == 4 => f64::from(f32::from_bits(bits as u32)),
+                (None, _) => f64::from_bits(bits),
+                (Some(_), V::I(i)) => i as f64,
+                (Some(_), V::F(f)) => f,
+            };
+            if !f.is_finite() {
+                return None;
+            }
+            if w == 4 { Literal::F32(f as f32) } else { Literal::F64(f) }
+        }
+        _ => return None,
+    };
+    Some(out)
 }
 
 /// Expressions produced by a statement: never part of an `Emit` range.

@@ -2,12 +2,9 @@
 //! `select`, vector loads/stores and atomics.
 
 use super::expr::Val;
-use super::types::{reg_scalar, vector_size};
-use super::workitem::WorkItemFn as W;
+use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{
-    AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Scalar as S, Type as T, WorkItemFn,
-};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Scalar as S, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -24,40 +21,35 @@ impl Ctx<'_> {
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
-            Builtin::Vload(n) => self.vload(n, args, ty, loc).map(Val::V),
-            Builtin::Vstore(n) => self.vstore(n, args, loc).map(|_| Val::Void),
+            Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
+            Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
             _ => {
-                let vals = args.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
-                let arg_ty = args.first().map_or(T::Void, |a| a.ty.clone());
-                let v = match bi {
-                    Builtin::Math(f, _) => self.math_fn(f, &vals, &arg_ty, ty, loc)?,
-                    Builtin::Int(f) => self.int_fn(f, &vals, &arg_ty, ty, loc)?,
-                    Builtin::Select => self.select_fn(&vals, args, loc)?,
-                    Builtin::Bitselect => {
-                        let [a, b, c] = three(&vals, loc)?;
-                        let nc = self.b.unary(naga::UnaryOperator::BitwiseNot, c);
-                        let (l, r) = (self.b.binary(B::And, a, nc), self.b.binary(B::And, b, c));
-                        self.b.binary(B::InclusiveOr, l, r)
+                if args.len() < arity(bi) {
+                    return Err(LowerError::new(loc, "internal: too few arguments to a built-in function"));
+                }
+                let typed = args.iter().map(|a| Ok((self.eval_value(a)?, a.ty.clone()))).collect::<R<Vec<_>>>()?;
+                // Component-wise: vectors of 8/16 are done 4 components at a time.
+                let v = self.per_part(&typed, ty, loc, |cx, v, t, r| {
+                    let arg_ty = t.first().cloned().unwrap_or(T::Void);
+                    match bi {
+                        Builtin::Math(f, _) => cx.math_fn(f, v, &arg_ty, r, loc),
+                        Builtin::Int(f) => cx.int_fn(f, v, &arg_ty, r, loc),
+                        Builtin::Select => cx.select_fn(v, t.get(2).unwrap_or(&T::Void), loc),
+                        Builtin::Bitselect => {
+                            let [a, b, c] = three(v, loc)?;
+                            let nc = cx.b.unary(naga::UnaryOperator::BitwiseNot, c);
+                            let (l, r) = (cx.b.binary(B::And, a, nc), cx.b.binary(B::And, b, c));
+                            Ok(cx.b.binary(B::InclusiveOr, l, r))
+                        }
+                        _ => Err(LowerError::new(loc, "this built-in function is not supported yet")),
                     }
-                    _ => return Err(LowerError::new(loc, "this built-in function is not supported yet")),
-                };
+                })?;
                 Ok(Val::V(v))
             }
         }
     }
 
     fn work_item(&mut self, f: WorkItemFn, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let f = match f {
-            WorkItemFn::GlobalId => W::GlobalId,
-            WorkItemFn::LocalId => W::LocalId,
-            WorkItemFn::GroupId => W::GroupId,
-            WorkItemFn::GlobalSize => W::GlobalSize,
-            WorkItemFn::LocalSize => W::LocalSize,
-            WorkItemFn::NumGroups => W::NumGroups,
-            WorkItemFn::WorkDim => W::WorkDim,
-            WorkItemFn::GlobalOffset => W::GlobalOffset,
-            WorkItemFn::EnqueuedLocalSize => W::EnqueuedLocalSize,
-        };
         let dim = match args.first() {
             Some(a) => {
                 let v = self.eval_value(a)?;
@@ -165,11 +157,17 @@ impl Ctx<'_> {
                 self.b.math(M::Sqrt, &[s])
             }
             MathFn::Copysign => self.copysign(v[0], v[1], arg_ty, loc)?,
+            MathFn::Divide => self.b.binary(B::Divide, v[0], v[1]),
+            MathFn::Recip => {
+                let one = self.float_like(1.0, arg_ty, loc)?;
+                self.b.binary(B::Divide, one, v[0])
+            }
             MathFn::Fract => {
                 // fract(x) = min(x - floor(x), 0x1.fffffep-1) (the pointer output is unsupported)
                 let fl = self.b.math(M::Floor, &[v[0]]);
                 let d = self.b.binary(B::Subtract, v[0], fl);
-                let cap = self.float_like(f64::from(f32::from_bits(0x3f7f_ffff)), arg_ty, loc)?;
+                let below_one = if arg_ty.element() == Some(S::Double) { 1.0 - f64::EPSILON / 2.0 } else { f64::from(f32::from_bits(0x3f7f_ffff)) };
+                let cap = self.float_like(below_one, arg_ty, loc)?;
                 self.b.math(M::Min, &[d, cap])
             }
             MathFn::Cbrt => {
@@ -179,19 +177,21 @@ impl Ctx<'_> {
                 self.copysign(r, v[0], arg_ty, loc)?
             }
             MathFn::IsNan | MathFn::IsInf | MathFn::IsFinite => {
-                let fun = if f == MathFn::IsNan { naga::RelationalFunction::IsNan } else { naga::RelationalFunction::IsInf };
-                let mut c = self.b.expr(Expression::Relational { fun, argument: v[0] });
-                if f == MathFn::IsFinite {
-                    let nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[0] });
-                    let bad = self.b.binary(B::LogicalOr, c, nan);
-                    c = self.b.unary(naga::UnaryOperator::LogicalNot, bad);
-                }
+                let c = match f {
+                    MathFn::IsNan => self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[0] }),
+                    MathFn::IsInf => self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsInf, argument: v[0] }),
+                    _ => {
+                        // |x| < inf is false for infinities and NaN.
+                        let a = self.b.math(M::Abs, &[v[0]]);
+                        let inf = self.float_like(f64::INFINITY, arg_ty, loc)?;
+                        self.b.binary(B::Less, a, inf)
+                    }
+                };
                 self.bool_to_int(c, ty, loc)?
             }
             MathFn::Signbit => {
                 let bits = self.sign_bits(v[0], arg_ty);
-                let zero = self.zero_of(&T::Scalar(S::Int), loc)?;
-                let zero = self.match_width(zero, arg_ty);
+                let zero = self.signed_zero_bits(arg_ty);
                 let c = self.b.binary(B::Less, bits, zero);
                 self.bool_to_int(c, ty, loc)?
             }
@@ -200,19 +200,19 @@ impl Ctx<'_> {
     }
 
     /// The bits of a float (vector) as signed integers of the same width.
-    fn sign_bits(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
+    pub(super) fn sign_bits(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let _ = ty;
         self.b.cast(x, naga::ScalarKind::Sint, None)
     }
 
-    fn match_width(&mut self, scalar: Handle<Expression>, like: &T) -> Handle<Expression> {
-        match like {
-            T::Vector(_, n) => match vector_size(*n) {
-                Some(size) => self.b.splat(size, scalar),
-                None => scalar,
-            },
-            _ => scalar,
-        }
+    /// Signed integer zero as wide as the float (vector) type `ty`, to test sign bits.
+    fn signed_zero_bits(&mut self, ty: &T) -> Handle<Expression> {
+        let zero = if ty.element() == Some(S::Double) { self.b.lit(naga::Literal::I64(0)) } else { self.b.i32(0) };
+        self.match_width(zero, ty)
+    }
+
+    pub(super) fn match_width(&mut self, scalar: Handle<Expression>, like: &T) -> Handle<Expression> {
+        self.splat_to(scalar, like, Loc::default()).unwrap_or(scalar)
     }
 
     /// |mag| with the sign of `sign`.
@@ -220,8 +220,7 @@ impl Ctx<'_> {
         let a = self.b.math(M::Abs, &[mag]);
         let n = self.b.unary(naga::UnaryOperator::Negate, a);
         let bits = self.sign_bits(sign, ty);
-        let zero = if ty.element() == Some(S::Double) { self.b.lit(naga::Literal::I64(0)) } else { self.b.i32(0) };
-        let zero = self.match_width(zero, ty);
+        let zero = self.signed_zero_bits(ty);
         let neg = self.b.binary(B::Less, bits, zero);
         let _ = loc;
         Ok(self.b.select(neg, n, a))
@@ -229,7 +228,7 @@ impl Ctx<'_> {
 
     /// `cross` of 4-vectors: the cross product of the xyz parts, w = 0.
     fn cross4(&mut self, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let (a, b) = (self.swizzle(v[0], &[0, 1, 2], loc)?, self.swizzle(v[1], &[0, 1, 2], loc)?);
+        let (a, b) = (self.swizzle(v[0], ty, &[0, 1, 2], loc)?, self.swizzle(v[1], ty, &[0, 1, 2], loc)?);
         let c = self.b.math(M::Cross, &[a, b]);
         let zero = self.float_like(0.0, &T::Scalar(ty.element().unwrap_or(S::Float)), loc)?;
         let parts = vec![self.b.member(c, 0), self.b.member(c, 1), self.b.member(c, 2), zero];
@@ -237,100 +236,7 @@ impl Ctx<'_> {
         Ok(self.b.compose(nty, parts))
     }
 
-    fn int_fn(&mut self, f: IntFn, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let signed = arg_ty.element().is_some_and(|s| s.is_signed());
-        Ok(match f {
-            IntFn::Min => self.b.math(M::Min, v),
-            IntFn::Max => self.b.math(M::Max, v),
-            IntFn::Clamp => self.b.math(M::Clamp, v),
-            IntFn::Abs => {
-                let a = if signed { self.b.math(M::Abs, v) } else { v[0] };
-                self.convert_bits(a, arg_ty, ty)
-            }
-            IntFn::AbsDiff => {
-                let (mx, mn) = (self.b.math(M::Max, v), self.b.math(M::Min, v));
-                let d = self.b.binary(B::Subtract, mx, mn);
-                let d = self.convert_bits(d, arg_ty, ty);
-                self.normalize(d, ty)
-            }
-            IntFn::Popcount if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 => {
-                let r = self.b.math(M::CountOneBits, v);
-                self.normalize_count(r, arg_ty)
-            }
-            IntFn::Clz if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 => {
-                let r = self.b.math(M::CountLeadingZeros, v);
-                // Narrow types sit in 32 bits: subtract the unused high bits.
-                let extra = 32 - arg_ty.element().map_or(4, |s| s.size()) * 8;
-                if extra == 0 {
-                    r
-                } else {
-                    let mask = self.narrow_mask(arg_ty, loc)?;
-                    let masked = self.b.binary(B::And, v[0], mask);
-                    let c = self.b.math(M::CountLeadingZeros, &[masked]);
-                    let e = self.int_like(extra as i64, arg_ty, loc)?;
-                    self.b.binary(B::Subtract, c, e)
-                }
-            }
-            IntFn::Ctz if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 => {
-                let r = self.b.math(M::CountTrailingZeros, v);
-                let bits = self.int_like(i64::from(arg_ty.element().map_or(4, |s| s.size()) * 8), arg_ty, loc)?;
-                self.b.math(M::Min, &[r, bits])
-            }
-            IntFn::Mul24 => self.b.binary(B::Multiply, v[0], v[1]),
-            IntFn::Mad24 => {
-                let m = self.b.binary(B::Multiply, v[0], v[1]);
-                self.b.binary(B::Add, m, v[2])
-            }
-            IntFn::MulHi | IntFn::MadHi if arg_ty.element().is_some_and(|s| s.size() == 4) && self.target.int64 => {
-                let h = self.mul_hi32(v[0], v[1], arg_ty, signed);
-                if f == IntFn::MadHi { self.b.binary(B::Add, h, v[2]) } else { h }
-            }
-            IntFn::Rotate if reg_scalar(arg_ty.element().unwrap_or(S::Int)).width == 4 && arg_ty.element().is_some_and(|s| s.size() == 4) => {
-                // (x << n) | (x >> (32 - n)) on the unsigned bits, n masked to 0..31.
-                let u = self.b.cast(v[0], naga::ScalarKind::Uint, None);
-                let n = self.b.cast(v[1], naga::ScalarKind::Uint, None);
-                let m31 = self.uint_like(31, arg_ty, loc)?;
-                let n = self.b.binary(B::And, n, m31);
-                let l = self.b.binary(B::ShiftLeft, u, n);
-                let k32 = self.uint_like(32, arg_ty, loc)?;
-                let rn = self.b.binary(B::Subtract, k32, n);
-                let rn = self.b.binary(B::And, rn, m31);
-                let r = self.b.binary(B::ShiftRight, u, rn);
-                let r = self.b.binary(B::InclusiveOr, l, r);
-                self.b.cast(r, reg_scalar(arg_ty.element().unwrap_or(S::Int)).kind, None)
-            }
-            IntFn::Hadd | IntFn::Rhadd => {
-                // (x >> 1) + (y >> 1) + ((x & y) or (x | y)) & 1, without overflow.
-                let one = self.int_like(1, arg_ty, loc)?;
-                let sh = self.shift_one(arg_ty, loc)?;
-                let (hx, hy) = (self.b.binary(B::ShiftRight, v[0], sh), self.b.binary(B::ShiftRight, v[1], sh));
-                let both = self.b.binary(if f == IntFn::Hadd { B::And } else { B::InclusiveOr }, v[0], v[1]);
-                let low = self.b.binary(B::And, both, one);
-                let s = self.b.binary(B::Add, hx, hy);
-                self.b.binary(B::Add, s, low)
-            }
-            _ => return Err(LowerError::new(loc, "this integer function is not supported yet for this type")),
-        })
-    }
-
-    /// High 32 bits of a 32×32 product, through a 64-bit multiply.
-    fn mul_hi32(&mut self, a: Handle<Expression>, b: Handle<Expression>, ty: &T, signed: bool) -> Handle<Expression> {
-        let (kind, back) = if signed { (naga::ScalarKind::Sint, naga::ScalarKind::Sint) } else { (naga::ScalarKind::Uint, naga::ScalarKind::Uint) };
-        let wa = self.b.cast(a, kind, Some(8));
-        let wb = self.b.cast(b, kind, Some(8));
-        let p = self.b.binary(B::Multiply, wa, wb);
-        let k = self.b.u32(32);
-        let k = self.match_width(k, ty);
-        let h = self.b.binary(B::ShiftRight, p, k);
-        self.b.cast(h, back, Some(4))
-    }
-
-    fn shift_one(&mut self, ty: &T, _loc: Loc) -> R<Handle<Expression>> {
-        let one = self.b.u32(1);
-        Ok(self.match_width(one, ty))
-    }
-
-    fn int_like(&mut self, v: i64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn int_like(&mut self, v: i64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let lit = match reg_scalar(ty.element().unwrap_or(S::Int)) {
             s if s == naga::Scalar::I32 => naga::Literal::I32(v as i32),
             s if s == naga::Scalar::U32 => naga::Literal::U32(v as u32),
@@ -342,44 +248,8 @@ impl Ctx<'_> {
         Ok(self.match_width(l, ty))
     }
 
-    fn uint_like(&mut self, v: u32, ty: &T, _loc: Loc) -> R<Handle<Expression>> {
-        let l = self.b.u32(v);
-        Ok(self.match_width(l, ty))
-    }
-
-    fn narrow_mask(&mut self, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let bits = ty.element().map_or(4, |s| s.size()) * 8;
-        self.int_like(((1u64 << bits) - 1) as i64, ty, loc)
-    }
-
-    /// Counts come back as the argument type; narrow counts need no normalising (≤ 16).
-    fn normalize_count(&mut self, r: Handle<Expression>, ty: &T) -> Handle<Expression> {
-        let signed = ty.element().is_some_and(|s| s.is_signed());
-        if signed && ty.element().is_some_and(|s| s.size() < 4) {
-            // popcount of a sign-extended negative value counts the extension bits.
-            let mask_bits = 32 - ty.element().map_or(4, |s| s.size()) * 8;
-            let k = self.b.i32(mask_bits as i32);
-            let k = self.match_width(k, ty);
-            let neg = {
-                let zero = self.b.i32(0);
-                let zero = self.match_width(zero, ty);
-                self.b.binary(B::Less, r, zero)
-            };
-            let fixed = self.b.binary(B::Subtract, r, k);
-            return self.b.select(neg, fixed, r);
-        }
-        r
-    }
-
-    /// Reinterprets integer register bits of `from` as `to` (same width, other signedness).
-    fn convert_bits(&mut self, v: Handle<Expression>, from: &T, to: &T) -> Handle<Expression> {
-        let (f, t) = (reg_scalar(from.element().unwrap_or(S::Int)), reg_scalar(to.element().unwrap_or(S::UInt)));
-        if f == t { v } else { self.b.cast(v, t.kind, None) }
-    }
-
-    fn select_fn(&mut self, v: &[Handle<Expression>], args: &[Expr], loc: Loc) -> R<Handle<Expression>> {
+    fn select_fn(&mut self, v: &[Handle<Expression>], cty: &T, loc: Loc) -> R<Handle<Expression>> {
         let [a, b, c] = three(v, loc)?;
-        let cty = args.get(2).map_or(T::Void, |e| e.ty.clone());
         let cond = match cty {
             T::Vector(..) => {
                 // The most significant bit decides: c < 0 as signed.
@@ -388,7 +258,7 @@ impl Ctx<'_> {
                 self.b.binary(B::Less, s, zero)
             }
             _ => {
-                let zero = self.zero_of(&cty, loc)?;
+                let zero = self.zero_of(cty, loc)?;
                 self.b.binary(B::NotEqual, c, zero)
             }
         };
@@ -406,20 +276,19 @@ impl Ctx<'_> {
             let access = self.ptr_access(&ptr, loc)?;
             comps.push(self.load_access(&access, loc)?);
         }
-        let nty = self.naga_ty(ty, loc)?;
-        Ok(self.b.compose(nty, comps))
+        self.from_components(comps, ty, loc)
     }
 
-    /// `vstoren(data, offset, p)`.
+    /// `vstoren(data, offset, p)` (also `vstore_halfn`, which converts on the way).
     fn vstore(&mut self, n: u8, args: &[Expr], loc: Loc) -> R<()> {
         let [data, off, p] = args else { return Err(LowerError::new(loc, "internal: vstore arguments")) };
         let v = self.eval_value(data)?;
         let base = self.vector_base(n, off, p, loc)?;
-        for k in 0..u32::from(n) {
+        let comps = self.components(v, &data.ty);
+        for (k, c) in (0..u32::from(n)).zip(comps) {
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
             let access = self.ptr_access(&ptr, loc)?;
-            let c = self.b.member(v, k);
             let elem = data.ty.element().map_or(T::Void, T::Scalar);
             self.store_access(&access, c, &elem, loc)?;
         }
@@ -438,6 +307,18 @@ impl Ctx<'_> {
 
     fn atomic(&mut self, op: AtomicOp, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let Some((p, rest)) = args.split_first() else { return Err(LowerError::new(loc, "internal: atomic arguments")) };
+        if let (T::Scalar(S::Float), AtomicOp::Xchg, [value]) = (ty, op, rest) {
+            // atomic_xchg on float: exchange the bits through the uint view.
+            let ptr = self.eval_ptr(p)?;
+            let pointer = self.atomic_pointer(ptr, &T::Scalar(S::UInt), loc)?;
+            let v = self.eval_value(value)?;
+            let bits = self.b.cast(v, naga::ScalarKind::Uint, None);
+            let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+            let result = self.b.expr(Expression::AtomicResult { ty: u32_ty, comparison: false });
+            let fun = naga::AtomicFunction::Exchange { compare: None };
+            self.b.stmt(Statement::Atomic { pointer, fun, value: bits, result: Some(result) });
+            return Ok(self.b.cast(result, naga::ScalarKind::Float, None));
+        }
         if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
             return Err(LowerError::new(loc, "atomics on this type are not supported yet"));
         }
@@ -479,6 +360,9 @@ impl Ctx<'_> {
     fn atomic_pointer(&mut self, ptr: super::place::Ptr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         use super::place::{Root, Step};
         if ptr.space == crate::compiler::AddressQualifier::Local {
+            if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
+                return Err(LowerError::new(loc, "atomics on __local data of this type are not supported yet"));
+            }
             return self.materialize(&ptr, loc);
         }
         let (Root::Buffer(arg), [Step::Index(i)]) = (ptr.root, ptr.steps.as_slice()) else {
@@ -508,6 +392,21 @@ fn barrier_flags(f: FenceFlags) -> naga::Barrier {
         b = naga::Barrier::WORK_GROUP;
     }
     b
+}
+
+/// How many arguments the element-wise built-in `bi` reads.
+fn arity(bi: Builtin) -> usize {
+    use MathFn::*;
+    match bi {
+        Builtin::Math(Fma | Mad | Clamp | Mix | Smoothstep, _) => 3,
+        Builtin::Math(Fmin | Fmax | Fmod | Hypot | Copysign | Min | Max | Step | Pow | Powr | Atan2 | Divide | Dot | Distance | Cross, _) => 2,
+        Builtin::Math(..) => 1,
+        Builtin::Int(IntFn::Clamp | IntFn::Mad24 | IntFn::MadHi | IntFn::MadSat) => 3,
+        Builtin::Int(IntFn::Abs | IntFn::Clz | IntFn::Ctz | IntFn::Popcount) => 1,
+        Builtin::Int(_) => 2,
+        Builtin::Select | Builtin::Bitselect => 3,
+        _ => 0,
+    }
 }
 
 fn is_transcendental(f: MathFn) -> bool {

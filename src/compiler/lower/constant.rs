@@ -1,121 +1,50 @@
-//! `__constant` variables: a private global initialised with a constant expression decoded
-//! from the evaluated bytes of the model (read-only, so drivers keep it in constant memory).
+//! `__constant` variables (program scope or kernel scope): each is a read-only storage buffer
+//! holding the evaluated bytes of the model, which the runtime uploads once ([`ConstantData`]).
+//! Accesses go through the same buffer views as `__constant` arguments, so 8/16-bit data,
+//! infinities and NaNs (which naga literals cannot hold) need nothing special.
 
-use super::types::vector_size;
+use super::place::{Ptr, Root, Step};
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{ConstId, Scalar as S, Type as T};
+use crate::compiler::sema::model::{ConstId, Space, Type as T};
 use crate::compiler::source::Loc;
-use naga::{Expression, Handle, Literal, Span};
+use crate::compiler::{ConstantData, DescriptorKind};
 
 impl Ctx<'_> {
-    pub(super) fn constant_var(&mut self, id: ConstId, loc: Loc) -> R<Handle<naga::GlobalVariable>> {
-        if let Some(&g) = self.constants.get(&id.0) {
-            return Ok(g);
-        }
+    /// A pointer to the whole of `__constant` variable `id` (an array is seen as a buffer of
+    /// its elements, anything else as a buffer of one element).
+    pub(super) fn constant_ptr(&mut self, id: ConstId, loc: Loc) -> R<Ptr> {
         let program = self.program;
         let var = program.constants.get(id.0 as usize).ok_or_else(|| LowerError::new(loc, "internal: unknown __constant variable"))?;
-        let ty = self.naga_ty(&var.ty, loc)?;
-        let init = self.const_expr(&var.ty, &var.bytes, loc)?;
-        let g = self.module.global_variables.append(
-            naga::GlobalVariable {
-                name: Some(var.name.clone()),
-                space: naga::AddressSpace::Private,
-                binding: None,
-                ty,
-                init: Some(init),
-                memory_decorations: naga::MemoryDecorations::empty(),
-            },
-            Span::UNDEFINED,
-        );
-        self.constants.insert(id.0, g);
-        Ok(g)
-    }
-
-    /// The constant expression of a value of type `ty` laid out in `bytes`.
-    fn const_expr(&mut self, ty: &T, bytes: &[u8], loc: Loc) -> R<Handle<Expression>> {
-        let expr = match ty {
-            T::Scalar(s) => Expression::Literal(scalar_literal(*s, bytes)),
-            T::Vector(s, n) => {
-                vector_size(*n).ok_or_else(|| super::expr::unsupported_width(loc))?;
-                let size = s.size() as usize;
-                let comps = (0..*n as usize)
-                    .map(|i| self.global(Expression::Literal(scalar_literal(*s, bytes.get(i * size..).unwrap_or(&[])))))
-                    .collect();
-                Expression::Compose { ty: self.naga_ty(ty, loc)?, components: comps }
+        let block = match self.constants.get(&id.0) {
+            Some(&b) => b,
+            None => {
+                let b = self.abi.add_constant_block();
+                self.constants.insert(id.0, b);
+                b
             }
-            T::Array { elem, len } => {
-                let size = self.program.types.size_of(elem) as usize;
-                let comps = (0..*len as usize)
-                    .map(|i| self.const_expr(elem, bytes.get(i * size..).unwrap_or(&[]), loc))
-                    .collect::<R<Vec<_>>>()?;
-                Expression::Compose { ty: self.naga_ty(ty, loc)?, components: comps }
-            }
-            T::Record(id) => {
-                let program = self.program;
-                let rec = program.types.record(*id).ok_or_else(|| LowerError::new(loc, "internal: unknown record"))?;
-                let comps = rec
-                    .members
-                    .iter()
-                    .map(|m| self.const_expr(&m.ty, bytes.get(m.offset as usize..).unwrap_or(&[]), loc))
-                    .collect::<R<Vec<_>>>()?;
-                Expression::Compose { ty: self.naga_ty(ty, loc)?, components: comps }
-            }
-            T::Void | T::Pointer { .. } => return Err(LowerError::new(loc, "pointers in __constant data are not supported")),
         };
-        Ok(self.global(expr))
+        Ok(match &var.ty {
+            T::Array { elem, .. } => Ptr { root: Root::Buffer(block), view: Some((**elem).clone()), steps: Vec::new(), space: Space::Constant },
+            ty => {
+                let zero = self.b.u32(0);
+                Ptr { root: Root::Buffer(block), view: Some(ty.clone()), steps: vec![Step::Index(zero)], space: Space::Constant }
+            }
+        })
     }
 
-    fn global(&mut self, e: Expression) -> Handle<Expression> {
-        self.module.global_expressions.append(e, Span::UNDEFINED)
-    }
-}
-
-/// Decodes a little-endian scalar (missing bytes read as zero).
-fn scalar_literal(s: S, bytes: &[u8]) -> Literal {
-    let mut raw = [0u8; 8];
-    for (d, b) in raw.iter_mut().zip(bytes.iter().take(s.size() as usize)) {
-        *d = *b;
-    }
-    let u = u64::from_le_bytes(raw);
-    match s {
-        S::Bool => Literal::Bool(u != 0),
-        S::Char => Literal::I32(u as u8 as i8 as i32),
-        S::UChar => Literal::U32(u as u8 as u32),
-        S::Short => Literal::I32(u as u16 as i16 as i32),
-        S::UShort => Literal::U32(u as u16 as u32),
-        S::Int => Literal::I32(u as u32 as i32),
-        S::UInt => Literal::U32(u as u32),
-        S::Long => Literal::I64(u as i64),
-        S::ULong => Literal::U64(u),
-        S::Half => Literal::F32(half_to_f32(u as u16)),
-        S::Float => Literal::F32(f32::from_bits(u as u32)),
-        S::Double => Literal::F64(f64::from_bits(u)),
-    }
-}
-
-/// IEEE binary16 → binary32 (exact).
-fn half_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f32::from(h & 0x3ff);
-    sign * match exp {
-        0 => frac * 2f32.powi(-24),
-        31 if frac == 0.0 => f32::INFINITY,
-        31 => f32::NAN,
-        e => (1.0 + frac / 1024.0) * 2f32.powi(e - 15),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scalars_decode_little_endian_with_sign() {
-        assert_eq!(scalar_literal(S::Char, &[0xff]), Literal::I32(-1));
-        assert_eq!(scalar_literal(S::UShort, &[0x34, 0x12]), Literal::U32(0x1234));
-        assert_eq!(scalar_literal(S::Float, &1.5f32.to_le_bytes()), Literal::F32(1.5));
-        assert_eq!(scalar_literal(S::Half, &[0x00, 0x3c]), Literal::F32(1.0));
-        assert_eq!(scalar_literal(S::Half, &[0x00, 0xc0]), Literal::F32(-2.0));
+    /// The data of every `__constant` variable the kernel reads, once per view binding.
+    pub(super) fn constant_data(&self) -> Vec<ConstantData> {
+        let mut out = Vec::new();
+        for (&id, &block) in &self.constants {
+            let Some(var) = self.program.constants.get(id as usize) else { continue };
+            let mut bytes = var.bytes.clone();
+            // Word views read whole words: pad to a multiple of 16 bytes.
+            bytes.resize(bytes.len().div_ceil(16).max(1) * 16, 0);
+            for &binding in self.abi.bindings(block) {
+                out.push(ConstantData { binding, descriptor: DescriptorKind::Storage, bytes: bytes.clone() });
+            }
+        }
+        out.sort_by_key(|d| d.binding);
+        out
     }
 }

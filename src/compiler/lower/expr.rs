@@ -41,10 +41,10 @@ impl Ctx<'_> {
         let loc = e.loc;
         Ok(match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, &e.ty, loc)?,
-            ExprKind::Float(v) => match e.ty.element() {
-                Some(S::Double) => self.b.lit(Literal::F64(*v)),
-                _ => self.b.lit(Literal::F32(*v as f32)),
-            },
+            ExprKind::Float(v) => {
+                let l = self.b.float(*v, e.ty.element() == Some(S::Double));
+                self.splat_to(l, &e.ty, loc)?
+            }
             ExprKind::Zero => {
                 let ty = self.naga_ty(&e.ty, loc)?;
                 self.b.expr(Expression::ZeroValue(ty))
@@ -58,12 +58,11 @@ impl Ctx<'_> {
             ExprKind::Load(place) => self.load_place(place)?,
             ExprKind::Convert { value, sat, .. } => {
                 let v = self.eval_value(value)?;
-                self.convert(v, &value.ty, &e.ty, *sat, loc)?
+                self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| cx.convert(v[0], &t[0], r, *sat, loc))?
             }
             ExprKind::Splat(v) => {
                 let v = self.eval_value(v)?;
-                let size = vector_size(e.ty.width()).ok_or_else(|| unsupported_width(loc))?;
-                self.b.splat(size, v)
+                self.splat_to(v, &e.ty, loc)?
             }
             ExprKind::Bitcast(v) => {
                 if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) {
@@ -71,12 +70,16 @@ impl Ctx<'_> {
                 }
                 let x = self.eval_value(v)?;
                 let to = reg_scalar(e.ty.element().unwrap_or(S::Int));
-                self.b.cast(x, to.kind, None)
+                self.per_part(&[(x, v.ty.clone())], &e.ty, loc, |cx, v, _, _| Ok(cx.b.cast(v[0], to.kind, None)))?
             }
-            ExprKind::Unary(op, a) => self.unary(*op, a, &e.ty, loc)?,
+            ExprKind::Unary(op, a) => {
+                let x = self.eval_value(a)?;
+                self.per_part(&[(x, a.ty.clone())], &e.ty, loc, |cx, v, t, r| cx.unary(*op, v[0], &t[0], r, loc))?
+            }
             ExprKind::Binary(op, a, b) => {
                 let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
-                self.binary(*op, x, y, &e.ty, loc)?
+                let args = [(x, a.ty.clone()), (y, b.ty.clone())];
+                self.per_part(&args, &e.ty, loc, |cx, v, _, r| cx.binary(*op, v[0], v[1], r, loc))?
             }
             ExprKind::Compare(op, a, b) => self.compare(*op, a, b, &e.ty, loc)?,
             ExprKind::Logic(op, a, b) => self.logic(*op, a, b, &e.ty, loc)?,
@@ -90,7 +93,7 @@ impl Ctx<'_> {
             ExprKind::Cond(c, a, b) => self.cond_value(c, a, b, &e.ty, loc)?,
             ExprKind::Swizzle(v, comps) => {
                 let x = self.eval_value(v)?;
-                self.swizzle(x, comps, loc)?
+                self.swizzle(x, &v.ty, comps, loc)?
             }
             ExprKind::Member(v, i) => {
                 let x = self.eval_value(v)?;
@@ -98,9 +101,16 @@ impl Ctx<'_> {
             }
             ExprKind::Extract(v, i) => {
                 let x = self.eval_value(v)?;
-                let i = self.eval_value(i)?;
-                let i = self.to_u32(i, &T::Scalar(S::Int));
-                self.b.index(x, i)
+                let index = self.eval_value(i)?;
+                let index = self.to_u32(index, &i.ty);
+                if super::wide::is_wide(&v.ty) {
+                    let (four, three) = (self.b.u32(4), self.b.u32(3));
+                    let (part, k) = (self.b.binary(B::Divide, index, four), self.b.binary(B::And, index, three));
+                    let part = self.b.index(x, part);
+                    self.b.index(part, k)
+                } else {
+                    self.b.index(x, index)
+                }
             }
             ExprKind::Current => {
                 let cur = self.frames.last().and_then(|f| f.current.last().copied());
@@ -142,13 +152,36 @@ impl Ctx<'_> {
                 self.eval(a)?;
                 self.eval_ptr(b)
             }
-            ExprKind::Assign { place, value, .. } => {
+            ExprKind::Cond(c, a, b) => {
+                // Both sides are evaluated (pointer operands rarely have side effects); they
+                // must point into the same object so the choice is one of indices.
+                let c = self.eval_value(c)?;
+                let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
+                self.ptr_select(c, pa, pb, loc)
+            }
+            ExprKind::Assign { place, value, yields_old } => {
                 let model::PlaceKind::Local(id) = place.kind else {
                     return Err(LowerError::new(loc, "pointers stored in memory other than private variables are not supported"));
                 };
-                let p = self.eval_ptr(value)?;
-                self.assign_ptr_var(id, p, loc)?;
-                self.load_ptr_var(id, loc)
+                let old = if *yields_old || contains_current(value) { Some(self.load_ptr_var(id, loc)?) } else { None };
+                if let (Some(o), Some(f)) = (&old, self.frames.last_mut()) {
+                    f.current_ptr.push(o.clone());
+                }
+                let p = self.eval_ptr(value);
+                if old.is_some() {
+                    if let Some(f) = self.frames.last_mut() {
+                        f.current_ptr.pop();
+                    }
+                }
+                self.assign_ptr_var(id, p?, loc)?;
+                match old {
+                    Some(o) if *yields_old => Ok(o),
+                    _ => self.load_ptr_var(id, loc),
+                }
+            }
+            ExprKind::Current => {
+                let cur = self.frames.last().and_then(|f| f.current_ptr.last().cloned());
+                cur.ok_or_else(|| LowerError::new(loc, "internal: no current pointer"))
             }
             ExprKind::Call(f, args) => match self.inline_call(*f, args, loc)? {
                 Val::P(p) => Ok(p),
@@ -174,13 +207,7 @@ impl Ctx<'_> {
             None => return Err(LowerError::new(loc, "internal: integer constant of a non-arithmetic type")),
         };
         let l = self.b.lit(lit);
-        Ok(match ty {
-            T::Vector(_, n) => {
-                let size = vector_size(*n).ok_or_else(|| unsupported_width(loc))?;
-                self.b.splat(size, l)
-            }
-            _ => l,
-        })
+        self.splat_to(l, ty, loc)
     }
 
     /// A u32 index from an integer value of model type `ty` (folding literals).
@@ -208,19 +235,21 @@ impl Ctx<'_> {
         let mut comps = Vec::new();
         for p in parts {
             let v = self.eval_value(p)?;
-            if p.ty.width() <= 1 {
-                comps.push(v);
-            } else {
-                for i in 0..u32::from(p.ty.width()) {
-                    comps.push(self.b.member(v, i));
-                }
-            }
+            comps.extend(self.components(v, &p.ty));
         }
-        let nty = self.naga_ty(ty, loc)?;
-        Ok(self.b.compose(nty, comps))
+        self.from_components(comps, ty, loc)
     }
 
-    pub(super) fn swizzle(&mut self, v: Handle<Expression>, comps: &[u8], loc: Loc) -> R<Handle<Expression>> {
+    /// Components `comps` of vector `v` of type `src`.
+    pub(super) fn swizzle(&mut self, v: Handle<Expression>, src: &T, comps: &[u8], loc: Loc) -> R<Handle<Expression>> {
+        if super::wide::is_wide(src) || comps.len() > 4 {
+            let all = self.components(v, src);
+            let picked = comps.iter().map(|&c| all.get(usize::from(c)).copied()).collect::<Option<Vec<_>>>();
+            let picked = picked.ok_or_else(|| LowerError::new(loc, "internal: swizzle component out of range"))?;
+            let s = src.element().unwrap_or(S::Int);
+            let ty = if comps.len() == 1 { T::Scalar(s) } else { T::Vector(s, comps.len() as u8) };
+            return self.from_components(picked, &ty, loc);
+        }
         if let [c] = comps {
             return Ok(self.b.member(v, u32::from(*c)));
         }
@@ -246,9 +275,9 @@ impl Ctx<'_> {
     pub(super) fn load_access(&mut self, access: &Access, loc: Loc) -> R<Handle<Expression>> {
         match access {
             Access::Ptr(p) => Ok(self.b.load(*p)),
-            Access::Swizzle(p, comps, _) => {
-                let v = self.b.load(*p);
-                self.swizzle(v, comps, loc)
+            Access::Swizzle { base, comps, vty } => {
+                let v = self.load_access(base, loc)?;
+                self.swizzle(v, vty, comps, loc)
             }
             Access::Narrow { arg, byte, elem } => self.narrow_load(*arg, *byte, elem, loc),
         }
@@ -258,20 +287,18 @@ impl Ctx<'_> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
             Access::Narrow { arg, byte, elem } => self.narrow_store(*arg, *byte, elem, value, loc)?,
-            Access::Swizzle(p, comps, vty) => {
+            Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
-                let old = self.b.load(*p);
-                let n = u32::from(vty.width());
-                let mut parts: Vec<_> = (0..n).map(|i| self.b.member(old, i)).collect();
-                for (k, &c) in comps.iter().enumerate() {
-                    let comp = if ty.width() <= 1 { value } else { self.b.member(value, k as u32) };
+                let old = self.load_access(base, loc)?;
+                let mut parts = self.components(old, vty);
+                let written = self.components(value, ty);
+                for (&c, comp) in comps.iter().zip(written) {
                     if let Some(slot) = parts.get_mut(usize::from(c)) {
                         *slot = comp;
                     }
                 }
-                let nty = self.naga_ty(vty, loc)?;
-                let new = self.b.compose(nty, parts);
-                self.b.store(*p, new);
+                let new = self.from_components(parts, vty, loc)?;
+                self.store_access(base, new, vty, loc)?;
             }
         }
         Ok(())
@@ -298,8 +325,7 @@ impl Ctx<'_> {
         Ok(Val::V(if yields_old { old.unwrap_or(new) } else { new }))
     }
 
-    fn unary(&mut self, op: UnaryOp, a: &Expr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let x = self.eval_value(a)?;
+    fn unary(&mut self, op: UnaryOp, x: Handle<Expression>, a_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         Ok(match op {
             UnaryOp::Neg => {
                 let r = self.b.unary(U::Negate, x);
@@ -310,8 +336,8 @@ impl Ctx<'_> {
                 self.normalize(r, ty)
             }
             UnaryOp::Not => {
-                let zero = self.zero_of(&a.ty, loc)?;
-                let is_zero = match a.ty.element() {
+                let zero = self.zero_of(a_ty, loc)?;
+                let is_zero = match a_ty.element() {
                     Some(S::Bool) => self.b.unary(U::LogicalNot, x),
                     _ => self.b.binary(B::Equal, x, zero),
                 };
@@ -406,24 +432,29 @@ impl Ctx<'_> {
             CmpOp::Gt => B::Greater,
             CmpOp::Ge => B::GreaterEqual,
         };
-        let c = if a.ty.is_pointer() {
+        if a.ty.is_pointer() {
             let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
-            self.ptr_compare(&pa, &pb, op, loc)?
-        } else {
-            let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
-            self.b.binary(op, x, y)
-        };
-        self.bool_to_int(c, ty, loc)
+            let c = self.ptr_compare(&pa, &pb, op, loc)?;
+            return self.bool_to_int(c, ty, loc);
+        }
+        let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
+        self.per_part(&[(x, a.ty.clone()), (y, b.ty.clone())], ty, loc, |cx, v, _, r| {
+            let c = cx.b.binary(op, v[0], v[1]);
+            cx.bool_to_int(c, r, loc)
+        })
     }
 
     fn logic(&mut self, op: LogicOp, a: &Expr, b: &Expr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         if let T::Vector(..) = a.ty {
             let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
-            let (zx, zy) = (self.zero_of(&a.ty, loc)?, self.zero_of(&b.ty, loc)?);
-            let (bx, by) = (self.b.binary(B::NotEqual, x, zx), self.b.binary(B::NotEqual, y, zy));
-            let bop = if op == LogicOp::And { B::LogicalAnd } else { B::LogicalOr };
-            let c = self.b.binary(bop, bx, by);
-            return self.bool_to_int(c, ty, loc);
+            return self.per_part(&[(x, a.ty.clone()), (y, b.ty.clone())], ty, loc, |cx, v, t, r| {
+                let (zx, zy) = (cx.zero_of(&t[0], loc)?, cx.zero_of(&t[1], loc)?);
+                // naga has no logical operators on bool vectors: choose per component instead.
+                let (bx, by) = (cx.b.binary(B::NotEqual, v[0], zx), cx.b.binary(B::NotEqual, v[1], zy));
+                let iy = cx.bool_to_int(by, r, loc)?;
+                let (t, f) = (cx.int_literal(u64::MAX, r, loc)?, cx.zero_of(r, loc)?);
+                Ok(if op == LogicOp::And { cx.b.select(bx, iy, f) } else { cx.b.select(bx, t, iy) })
+            });
         }
         // Short circuit: the right side is evaluated only when it decides.
         let bool_ty = self.naga_ty(&T::Scalar(S::Bool), loc)?;
@@ -531,17 +562,8 @@ impl Ctx<'_> {
     }
 
     pub(super) fn float_like(&mut self, x: f64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let l = match ty.element() {
-            Some(S::Double) => self.b.lit(Literal::F64(x)),
-            _ => self.b.lit(Literal::F32(x as f32)),
-        };
-        Ok(match ty {
-            T::Vector(_, n) => {
-                let size = vector_size(*n).ok_or_else(|| unsupported_width(loc))?;
-                self.b.splat(size, l)
-            }
-            _ => l,
-        })
+        let l = self.b.float(x, ty.element() == Some(S::Double));
+        self.splat_to(l, ty, loc)
     }
 }
 

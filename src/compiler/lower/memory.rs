@@ -35,19 +35,15 @@ impl Ctx<'_> {
 
     /// Loads a narrow scalar or vector at byte offset `byte` of buffer `arg`.
     pub(super) fn narrow_load(&mut self, arg: usize, byte: Handle<Expression>, elem: &T, loc: Loc) -> R<Handle<Expression>> {
-        let T::Vector(s, n) = elem else {
-            let s = elem.element().ok_or_else(|| LowerError::new(loc, "internal: narrow load of an aggregate"))?;
-            return self.narrow_scalar_load(arg, byte, s, loc);
-        };
-        let comps = (0..u32::from(*n))
+        let s = elem.element().ok_or_else(|| LowerError::new(loc, "internal: narrow load of an aggregate"))?;
+        let comps = (0..u32::from(elem.width().max(1)))
             .map(|k| {
                 let off = self.b.u32(k * s.size());
                 let b = self.b.binary(B::Add, byte, off);
-                self.narrow_scalar_load(arg, b, *s, loc)
+                self.narrow_scalar_load(arg, b, s, loc)
             })
             .collect::<R<Vec<_>>>()?;
-        let ty = self.naga_ty(elem, loc)?;
-        Ok(self.b.compose(ty, comps))
+        self.from_components(comps, elem, loc)
     }
 
     fn narrow_scalar_load(&mut self, arg: usize, byte: Handle<Expression>, s: S, loc: Loc) -> R<Handle<Expression>> {
@@ -97,20 +93,13 @@ impl Ctx<'_> {
                 self.narrow_from_bits(bits, s)
             })
             .collect::<Vec<_>>();
-        Ok(match ty {
-            T::Vector(..) => {
-                let nty = self.naga_ty(ty, loc)?;
-                self.b.compose(nty, comps)
-            }
-            _ => comps.into_iter().next().ok_or_else(|| LowerError::new(loc, "internal: empty value"))?,
-        })
+        self.from_components(comps, ty, loc)
     }
 
     /// Stores `value` (a narrow scalar or vector in registers) at byte `byte` of buffer `arg`.
     pub(super) fn narrow_store(&mut self, arg: usize, byte: Handle<Expression>, elem: &T, value: Handle<Expression>, loc: Loc) -> R<()> {
         let s = elem.element().ok_or_else(|| LowerError::new(loc, "internal: narrow store of an aggregate"))?;
-        let n = u32::from(elem.width().max(1));
-        let comp = |cx: &mut Self, k: u32| if elem.width() > 1 { cx.b.member(value, k) } else { value };
+        let comps = self.components(value, elem);
         let size = self.program.types.size_of(elem) as u32;
         if size % 4 == 0 {
             // Whole words: pack the components and store each word plainly.
@@ -118,11 +107,7 @@ impl Ctx<'_> {
             for w in 0..size / 4 {
                 let mut word = self.b.u32(0);
                 for j in 0..per_word {
-                    let k = w * per_word + j;
-                    if k >= n {
-                        break;
-                    }
-                    let c = comp(self, k);
+                    let Some(&c) = comps.get((w * per_word + j) as usize) else { break };
                     let bits = self.scalar_bits(c, s);
                     let sh = self.b.u32(j * s.size() * 8);
                     let placed = self.b.binary(B::ShiftLeft, bits, sh);
@@ -135,8 +120,7 @@ impl Ctx<'_> {
             }
             return Ok(());
         }
-        for k in 0..n {
-            let c = comp(self, k);
+        for (k, c) in (0u32..).zip(comps) {
             let off = self.b.u32(k * s.size());
             let b = self.b.binary(B::Add, byte, off);
             self.narrow_scalar_store(arg, b, s, c, loc)?;

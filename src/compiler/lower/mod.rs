@@ -8,11 +8,13 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
+mod intfn;
 pub mod kernel;
 mod memory;
 mod place;
 mod stmt;
 pub mod types;
+mod wide;
 pub mod workitem;
 
 use crate::compiler::sema::model::{self, FuncId, Program};
@@ -67,8 +69,8 @@ struct Frame {
     ret: Option<(Option<Handle<LocalVariable>>, Handle<LocalVariable>)>,
     /// Values of `ExprKind::Current` of the enclosing assignments, innermost last.
     current: Vec<Handle<naga::Expression>>,
-    /// Nesting of loops/switches inside this frame (a `return` must break out of each).
-    breakable_depth: usize,
+    /// The same for assignments to pointer variables.
+    current_ptr: Vec<place::Ptr>,
 }
 
 /// State of lowering one kernel.
@@ -82,7 +84,8 @@ struct Ctx<'p> {
     b: FnBuilder,
     frames: Vec<Frame>,
     workgroup: HashMap<u32, Handle<GlobalVariable>>,
-    constants: HashMap<u32, Handle<GlobalVariable>>,
+    /// `__constant` variable → index of its block among the ABI params.
+    constants: HashMap<u32, usize>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKernel> {
@@ -93,7 +96,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
-    workitem.prologue(&mut module, &mut b);
+    workitem.prologue(&mut module, &abi, &mut b);
     let mut cx = Ctx {
         program,
         target,
@@ -108,6 +111,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     };
     cx.kernel_body(id)?;
     let args = reflect_args(program, func, &cx.abi);
+    let constant_data = cx.constant_data();
     let local_arg_elem_sizes = decls
         .iter()
         .filter_map(|d| match d {
@@ -133,7 +137,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
         name: func.name.clone(),
         args,
         attributes,
-        constant_data: Vec::new(),
+        constant_data,
         push_constants_size: abi.push_size,
         pod_uniform: abi.pod_uniform.map(|(_, b, s)| (b, s)),
         local_mem_size,
@@ -216,4 +220,4 @@ fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<Ker
 }
 
 #[cfg(test)]
-mod tests;
+pub mod tests;

@@ -48,8 +48,8 @@ pub struct PtrVar {
 /// A place lowered to memory: a naga pointer, or components of a vector behind one.
 pub enum Access {
     Ptr(Handle<Expression>),
-    /// Components of the vector (of the given type) behind the pointer.
-    Swizzle(Handle<Expression>, Vec<u8>, T),
+    /// Components `comps` of the vector of type `vty` at `base`.
+    Swizzle { base: Box<Access>, comps: Vec<u8>, vty: T },
     /// An 8/16-bit scalar or vector at a byte offset of a buffer argument (see `memory.rs`).
     Narrow { arg: usize, byte: Handle<Expression>, elem: T },
 }
@@ -62,10 +62,7 @@ impl Ctx<'_> {
                 Slot::Var(v) => Ok(Ptr { root: Root::Local(v), view: None, steps: Vec::new(), space: Space::Private }),
                 Slot::Ptr(..) => Err(LowerError::new(place.loc, "internal: pointer variable used as an object")),
             },
-            PlaceKind::Constant(id) => {
-                let g = self.constant_var(*id, place.loc)?;
-                Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Constant })
-            }
+            PlaceKind::Constant(id) => self.constant_ptr(*id, place.loc),
             PlaceKind::Workgroup(id) => {
                 let g = self.workgroup_var(*id, place.loc)?;
                 Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local })
@@ -80,7 +77,16 @@ impl Ctx<'_> {
                 let mut p = self.place_ptr(base)?;
                 let i = self.eval_value(index)?;
                 let i = self.to_u32(i, &index.ty);
-                p.steps.push(Step::Index(i));
+                if super::wide::is_wide(&base.ty) {
+                    // A component of an 8/16-vector: part i / 4, component i % 4.
+                    let (four, three) = (self.b.u32(4), self.b.u32(3));
+                    let part = self.b.binary(B::Divide, i, four);
+                    p.steps.push(Step::Index(part));
+                    let k = self.b.binary(B::And, i, three);
+                    p.steps.push(Step::Index(k));
+                } else {
+                    p.steps.push(Step::Index(i));
+                }
                 Ok(p)
             }
             PlaceKind::Swizzle(..) => Err(LowerError::new(place.loc, "cannot take the address of a vector swizzle")),
@@ -90,12 +96,8 @@ impl Ctx<'_> {
     /// `place` as something to load from or store to.
     pub(super) fn place_access(&mut self, place: &Place) -> R<Access> {
         if let PlaceKind::Swizzle(base, comps) = &place.kind {
-            let p = self.place_ptr(base)?;
-            if self.narrow_buffer(&p).is_some() {
-                return Err(LowerError::new(place.loc, "swizzles of 8/16-bit vectors in buffers are not supported yet"));
-            }
-            let p = self.materialize(&p, place.loc)?;
-            return Ok(Access::Swizzle(p, comps.clone(), base.ty.clone()));
+            let vector = self.place_access(base)?;
+            return Ok(Access::Swizzle { base: Box::new(vector), comps: comps.clone(), vty: base.ty.clone() });
         }
         let p = self.place_ptr(place)?;
         self.ptr_access(&p, place.loc)
@@ -209,6 +211,30 @@ impl Ctx<'_> {
     /// The pointee type of a buffer pointer at its view level.
     fn pointee_of(&self, ptr: &Ptr) -> Option<T> {
         if ptr.steps.len() == 1 { ptr.view.clone() } else { None }
+    }
+
+    /// `c ? a : b` for pointers into one object that differ only in their last index.
+    pub(super) fn ptr_select(&mut self, c: Handle<Expression>, a: Ptr, b: Ptr, loc: Loc) -> R<Ptr> {
+        let same_prefix = a.root == b.root
+            && a.view == b.view
+            && a.steps.len() == b.steps.len()
+            && a.steps.iter().zip(&b.steps).rev().skip(1).all(|(x, y)| match (x, y) {
+                (Step::Member(m), Step::Member(n)) => m == n,
+                (Step::Index(i), Step::Index(j)) => i == j || (self.literal_value(*i).is_some() && self.literal_value(*i) == self.literal_value(*j)),
+                _ => false,
+            });
+        match (same_prefix, a.steps.last(), b.steps.last()) {
+            (true, Some(Step::Index(i)), Some(Step::Index(j))) => {
+                let k = self.b.select(c, *i, *j);
+                let mut p = a;
+                if let Some(last) = p.steps.last_mut() {
+                    *last = Step::Index(k);
+                }
+                Ok(p)
+            }
+            (true, None, None) => Ok(a),
+            _ => Err(LowerError::new(loc, "a conditional choice between pointers into different objects is not supported")),
+        }
     }
 
     /// Compares two pointers (same base) by their last index.

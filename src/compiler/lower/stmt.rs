@@ -16,7 +16,7 @@ impl<'p> Ctx<'p> {
     pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
         let func = self.function(id)?;
         let locals = self.fresh_locals(func)?;
-        self.frames.push(Frame { func: id, locals, ret: None, current: Vec::new(), breakable_depth: 0 });
+        self.frames.push(Frame { func: id, locals, ret: None, current: Vec::new(), current_ptr: Vec::new() });
         for (n, p) in func.params.iter().enumerate() {
             self.bind_kernel_param(n, p.local, func.loc)?;
         }
@@ -168,7 +168,6 @@ impl<'p> Ctx<'p> {
         if let Some(init) = init {
             self.block(init)?;
         }
-        self.enter_breakable();
         self.b.open();
         let r = (|| -> R<()> {
             if let (Some(c), false) = (cond, test_after) {
@@ -195,7 +194,6 @@ impl<'p> Ctx<'p> {
         })();
         let continuing = self.b.close();
         let break_if = r?;
-        self.leave_breakable();
         self.b.stmt(Statement::Loop { body: body_block, continuing, break_if });
         self.propagate_return();
         Ok(())
@@ -215,7 +213,6 @@ impl<'p> Ctx<'p> {
             _ => sel,
         };
         let value = |v: u64| if signed { SwitchValue::I32(v as i32) } else { SwitchValue::U32(v as u32) };
-        self.enter_breakable();
         let mut out = Vec::new();
         let mut result = Ok(());
         for (i, case) in cases.iter().enumerate() {
@@ -247,7 +244,6 @@ impl<'p> Ctx<'p> {
                 out.push(SwitchCase { value: label, body, fall_through });
             }
         }
-        self.leave_breakable();
         result?;
         if !out.iter().any(|c| c.value == SwitchValue::Default) {
             out.push(SwitchCase { value: SwitchValue::Default, body: Block::new(), fall_through: false });
@@ -258,18 +254,6 @@ impl<'p> Ctx<'p> {
         self.b.stmt(Statement::Switch { selector: sel, cases: out });
         self.propagate_return();
         Ok(())
-    }
-
-    fn enter_breakable(&mut self) {
-        if let Some(f) = self.frames.last_mut() {
-            f.breakable_depth += 1;
-        }
-    }
-
-    fn leave_breakable(&mut self) {
-        if let Some(f) = self.frames.last_mut() {
-            f.breakable_depth -= 1;
-        }
     }
 
     /// In an inlined callee, after a nested loop/switch: leave the enclosing one too if the
@@ -329,7 +313,7 @@ impl<'p> Ctx<'p> {
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        self.frames.push(Frame { func: id, locals, ret: Some((ret_slot, flag)), current: Vec::new(), breakable_depth: 0 });
+        self.frames.push(Frame { func: id, locals, ret: Some((ret_slot, flag)), current: Vec::new(), current_ptr: Vec::new() });
         let r = self.inline_body(callee, vals);
         self.frames.pop();
         r?;

@@ -329,3 +329,111 @@ fn char_and_short_buffers_and_arguments() {
     assert!(matches!(&args[0].kind, ArgKind::Buffer { bindings, .. } if bindings.len() == 2));
     assert!(k[0].aliased);
 }
+
+/// A kernel evaluating each `(builtin, argument types, result type)` on zero-valued locals.
+fn builtin_kernel(calls: Vec<(Builtin, Vec<Type>, Type)>) -> Program {
+    let mut locals = Vec::new();
+    let mut body = Vec::new();
+    for (b, args, ret) in calls {
+        let args = args
+            .into_iter()
+            .map(|t| {
+                locals.push(("x", t.clone()));
+                load(local(locals.len() as u32 - 1, t))
+            })
+            .collect();
+        locals.push(("r", ret.clone()));
+        body.push(assign(local(locals.len() as u32 - 1, ret.clone()), builtin(b, args, ret)));
+    }
+    program(vec![kernel("k", vec![], locals, body)])
+}
+
+#[test]
+fn integer_builtins_of_every_width() {
+    let mut calls = Vec::new();
+    for s in [Scalar::Char, Scalar::UChar, Scalar::Short, Scalar::UShort, Scalar::Int, Scalar::UInt, Scalar::Long, Scalar::ULong] {
+        for ty in [Type::Scalar(s), Type::Vector(s, 4)] {
+            let un = Type::Scalar(match s.size() {
+                1 => Scalar::UChar,
+                2 => Scalar::UShort,
+                4 => Scalar::UInt,
+                _ => Scalar::ULong,
+            });
+            let un = if ty.width() > 1 { Type::Vector(un.element().unwrap(), 4) } else { un };
+            for f in [IntFn::Min, IntFn::Max, IntFn::AddSat, IntFn::SubSat, IntFn::MulHi, IntFn::Hadd, IntFn::Rhadd, IntFn::Rotate] {
+                calls.push((Builtin::Int(f), vec![ty.clone(), ty.clone()], ty.clone()));
+            }
+            calls.push((Builtin::Int(IntFn::MadHi), vec![ty.clone(), ty.clone(), ty.clone()], ty.clone()));
+            if s.size() < 8 {
+                calls.push((Builtin::Int(IntFn::MadSat), vec![ty.clone(), ty.clone(), ty.clone()], ty.clone()));
+            }
+            for f in [IntFn::Clz, IntFn::Ctz, IntFn::Popcount] {
+                calls.push((Builtin::Int(f), vec![ty.clone()], ty.clone()));
+            }
+            calls.push((Builtin::Int(IntFn::Abs), vec![ty.clone()], un.clone()));
+            calls.push((Builtin::Int(IntFn::AbsDiff), vec![ty.clone(), ty.clone()], un.clone()));
+        }
+    }
+    calls.push((Builtin::Int(IntFn::Upsample), vec![Type::Scalar(Scalar::Char), Type::Scalar(Scalar::UChar)], Type::Scalar(Scalar::Short)));
+    calls.push((Builtin::Int(IntFn::Upsample), vec![int(), uint()], Type::Scalar(Scalar::Long)));
+    build(&builtin_kernel(calls), &[]);
+}
+
+#[test]
+fn math_builtins() {
+    use MathFn::*;
+    let mut calls = Vec::new();
+    for ty in [float(), Type::Vector(Scalar::Float, 4), Type::Scalar(Scalar::Double)] {
+        let one = [Sqrt, Rsqrt, Fabs, Floor, Ceil, Trunc, Round, Rint, Fract, Sign];
+        for f in one {
+            calls.push((Builtin::Math(f, Precision::Full), vec![ty.clone()], ty.clone()));
+        }
+        for f in [Fmin, Fmax, Fmod, Hypot, Copysign, Min, Max, Step] {
+            calls.push((Builtin::Math(f, Precision::Full), vec![ty.clone(), ty.clone()], ty.clone()));
+        }
+        for f in [Fma, Mad, Clamp, Mix, Smoothstep] {
+            calls.push((Builtin::Math(f, Precision::Full), vec![ty.clone(), ty.clone(), ty.clone()], ty.clone()));
+        }
+        let int_ty = if ty == Type::Scalar(Scalar::Double) { int() } else if ty.width() > 1 { Type::Vector(Scalar::Int, 4) } else { int() };
+        for f in [IsNan, IsInf, IsFinite, Signbit] {
+            calls.push((Builtin::Math(f, Precision::Full), vec![ty.clone()], int_ty.clone()));
+        }
+    }
+    for f in [Exp, Exp2, Exp10, Log, Log2, Log10, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Cbrt, Radians, Degrees] {
+        calls.push((Builtin::Math(f, Precision::Full), vec![float()], float()));
+    }
+    for f in [Pow, Powr, Atan2] {
+        calls.push((Builtin::Math(f, Precision::Full), vec![float(), float()], float()));
+    }
+    let f4 = Type::Vector(Scalar::Float, 4);
+    calls.push((Builtin::Math(Cross, Precision::Full), vec![f4.clone(), f4.clone()], f4.clone()));
+    calls.push((Builtin::Math(Dot, Precision::Full), vec![f4.clone(), f4.clone()], float()));
+    calls.push((Builtin::Math(Length, Precision::Full), vec![f4.clone()], float()));
+    calls.push((Builtin::Math(Normalize, Precision::Full), vec![f4.clone()], f4.clone()));
+    calls.push((Builtin::Select, vec![f4.clone(), f4.clone(), Type::Vector(Scalar::Int, 4)], f4.clone()));
+    calls.push((Builtin::Select, vec![int(), int(), int()], int()));
+    calls.push((Builtin::Bitselect, vec![uint(), uint(), uint()], uint()));
+    build(&builtin_kernel(calls), &[]);
+}
+
+#[test]
+fn constant_table_with_non_finite_values() {
+    // constant float tbl[3] = {1.0f, INFINITY, NAN};
+    // kernel void k(global float* out) { out[get_global_id(0)] = tbl[get_global_id(0) % 3] + INFINITY; }
+    let tbl_ty = Type::Array { elem: Box::new(float()), len: 3 };
+    let bytes: Vec<u8> = [1.0f32, f32::INFINITY, f32::NAN].iter().flat_map(|f| f.to_le_bytes()).collect();
+    let tbl = place(PlaceKind::Constant(ConstId(0)), tbl_ty.clone(), Space::Constant);
+    let idx = bin(BinaryOp::Rem, global_id(0), int_lit(3, ulong()));
+    let elem = place(PlaceKind::Index(Box::new(tbl), Box::new(idx)), float(), Space::Constant);
+    let value = bin(BinaryOp::Add, load(elem), e(ExprKind::Float(f64::INFINITY), float()));
+    let body = vec![assign(index_ptr(0, float(), Space::Global, global_id(0)), value)];
+    let mut p = program(vec![kernel("k", vec![("out", gptr(float()))], vec![], body)]);
+    p.constants.push(ConstantVar { name: "tbl".into(), ty: tbl_ty, bytes: bytes.clone(), loc: L });
+    let k = build(&p, &[]);
+    let data = k[0].constant_data();
+    assert_eq!(data.len(), 1);
+    assert_eq!(&data[0].bytes[..12], &bytes[..]);
+    assert_eq!(data[0].bytes.len(), 16);
+    // The binding is not one of the argument's.
+    assert!(matches!(&k[0].args()[0].kind, ArgKind::Buffer { bindings, .. } if !bindings.contains(&data[0].binding)));
+}

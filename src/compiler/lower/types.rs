@@ -48,10 +48,16 @@ impl TypeMap {
     pub fn naga(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<Handle<Type>, LowerError> {
         Ok(match ty {
             T::Scalar(s) => intern(module, TypeInner::Scalar(reg_scalar(*s))),
-            T::Vector(s, n) => {
-                let size = vector_size(*n).ok_or_else(|| LowerError::new(loc, "vectors of 8 and 16 components are not supported yet"))?;
-                intern(module, TypeInner::Vector { size, scalar: reg_scalar(*s) })
-            }
+            T::Vector(s, n) => match vector_size(*n) {
+                Some(size) => intern(module, TypeInner::Vector { size, scalar: reg_scalar(*s) }),
+                None => {
+                    // 8 or 16 components: an array of 4-component parts (see `wide.rs`).
+                    let scalar = reg_scalar(*s);
+                    let base = intern(module, TypeInner::Vector { size: VectorSize::Quad, scalar });
+                    let parts = std::num::NonZeroU32::new(u32::from(*n) / 4).ok_or_else(|| LowerError::new(loc, "internal: vector width"))?;
+                    intern(module, TypeInner::Array { base, size: ArraySize::Constant(parts), stride: u32::from(scalar.width) * 4 })
+                }
+            },
             T::Array { elem, len } => {
                 let base = self.naga(module, types, elem, loc)?;
                 let stride = self.naga_size(module, types, elem, loc)?;

@@ -4,49 +4,19 @@
 
 use super::abi::{self, Abi};
 use super::builder::{intern, FnBuilder};
+use crate::compiler::sema::model::WorkItemFn;
 use naga::{
     AddressSpace, BinaryOperator as B, Binding, BuiltIn, Expression, FunctionArgument,
     GlobalVariable, Handle, MemoryDecorations, Module, Scalar, Span, TypeInner, VectorSize,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WorkItemFn {
-    GlobalId,
-    LocalId,
-    GroupId,
-    GlobalSize,
-    LocalSize,
-    EnqueuedLocalSize,
-    NumGroups,
-    GlobalOffset,
-    WorkDim,
-    GlobalLinearId,
-    LocalLinearId,
-}
-
-impl WorkItemFn {
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "get_global_id" => Self::GlobalId,
-            "get_local_id" => Self::LocalId,
-            "get_group_id" => Self::GroupId,
-            "get_global_size" => Self::GlobalSize,
-            "get_local_size" => Self::LocalSize,
-            "get_enqueued_local_size" => Self::EnqueuedLocalSize,
-            "get_num_groups" => Self::NumGroups,
-            "get_global_offset" => Self::GlobalOffset,
-            "get_work_dim" => Self::WorkDim,
-            "get_global_linear_id" => Self::GlobalLinearId,
-            "get_local_linear_id" => Self::LocalLinearId,
-            _ => return None,
-        })
-    }
-}
-
 /// The private copies of the built-in IDs.
 pub struct WorkItem {
     local_id: Handle<GlobalVariable>,
     group_id: Handle<GlobalVariable>,
+    /// The work-group size. Code reads it from this variable, not from the overrides: naga
+    /// constant-folds expressions of overrides at specialisation and cannot fold every cast.
+    local_size: Handle<GlobalVariable>,
 }
 
 impl WorkItem {
@@ -63,11 +33,12 @@ impl WorkItem {
             };
             module.global_variables.append(var, Span::UNDEFINED)
         };
-        WorkItem { local_id: private("local_id"), group_id: private("group_id") }
+        WorkItem { local_id: private("local_id"), group_id: private("group_id"), local_size: private("local_size") }
     }
 
-    /// Adds the built-in arguments to `main` and stores them into the private copies.
-    pub fn prologue(&self, module: &mut Module, b: &mut FnBuilder) {
+    /// Adds the built-in arguments to `main` and stores them and the work-group size into the
+    /// private copies.
+    pub fn prologue(&self, module: &mut Module, abi: &Abi, b: &mut FnBuilder) {
         let uvec3 = intern(module, TypeInner::Vector { size: VectorSize::Tri, scalar: Scalar::U32 });
         for (i, (builtin, var)) in
             [(BuiltIn::LocalInvocationId, self.local_id), (BuiltIn::WorkGroupId, self.group_id)]
@@ -83,35 +54,28 @@ impl WorkItem {
             let ptr = b.expr(Expression::GlobalVariable(var));
             b.store(ptr, value);
         }
+        let sizes = abi.local_size.map(|o| b.expr(Expression::Override(o))).to_vec();
+        let size = b.compose(uvec3, sizes);
+        let ptr = b.expr(Expression::GlobalVariable(self.local_size));
+        b.store(ptr, size);
     }
 
     /// The value (u32) of `f(dim)`; `dim` is a u32 expression. Out-of-range dimensions give
     /// the spec's defaults (0 for IDs and offsets, 1 for sizes).
     pub fn call(&self, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn, dim: Handle<Expression>) -> Handle<Expression> {
-        match f {
-            WorkItemFn::WorkDim => {
-                let w = b.u32(abi::WORK_DIM);
-                abi.launch_word(b, w)
-            }
-            WorkItemFn::GlobalLinearId => self.linear(abi, b, WorkItemFn::GlobalId, WorkItemFn::GlobalSize, true),
-            WorkItemFn::LocalLinearId => self.linear(abi, b, WorkItemFn::LocalId, WorkItemFn::LocalSize, false),
-            _ => {
-                let in_range = {
-                    let three = b.u32(3);
-                    b.binary(B::Less, dim, three)
-                };
-                let zero = b.u32(0);
-                // Clamp so the vector/array access stays in bounds; select the default after.
-                let d = b.select(in_range, dim, zero);
-                let v = self.per_dim(abi, b, f, d);
-                let fallback = if matches!(f, WorkItemFn::GlobalSize | WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize | WorkItemFn::NumGroups) {
-                    b.u32(1)
-                } else {
-                    zero
-                };
-                b.select(in_range, v, fallback)
-            }
+        if f == WorkItemFn::WorkDim {
+            let w = b.u32(abi::WORK_DIM);
+            return abi.launch_word(b, w);
         }
+        let three = b.u32(3);
+        let in_range = b.binary(B::Less, dim, three);
+        let zero = b.u32(0);
+        // Clamp so the vector/array access stays in bounds; select the default after.
+        let d = b.select(in_range, dim, zero);
+        let v = self.per_dim(abi, b, f, d);
+        let sizes = [WorkItemFn::GlobalSize, WorkItemFn::LocalSize, WorkItemFn::EnqueuedLocalSize, WorkItemFn::NumGroups];
+        let fallback = if sizes.contains(&f) { b.u32(1) } else { zero };
+        b.select(in_range, v, fallback)
     }
 
     fn per_dim(&self, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn, d: Handle<Expression>) -> Handle<Expression> {
@@ -122,18 +86,18 @@ impl WorkItem {
                 let off = self.launch_at(abi, b, abi::GROUP_OFFSET, d);
                 b.binary(B::Add, wg, off)
             }
-            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize => local_size(abi, b, d),
+            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize => self.id(b, self.local_size, d),
             WorkItemFn::GlobalSize => self.launch_at(abi, b, abi::GLOBAL_SIZE, d),
             WorkItemFn::GlobalOffset => self.launch_at(abi, b, abi::GLOBAL_OFFSET, d),
             WorkItemFn::NumGroups => {
                 let g = self.launch_at(abi, b, abi::GLOBAL_SIZE, d);
-                let l = local_size(abi, b, d);
+                let l = self.id(b, self.local_size, d);
                 b.binary(B::Divide, g, l)
             }
             _ => {
                 // get_global_id = (group_offset + group_id) * local_size + local_id + offset
                 let group = self.per_dim(abi, b, WorkItemFn::GroupId, d);
-                let l = local_size(abi, b, d);
+                let l = self.id(b, self.local_size, d);
                 let scaled = b.binary(B::Multiply, group, l);
                 let lid = self.id(b, self.local_id, d);
                 let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, d);
@@ -154,31 +118,4 @@ impl WorkItem {
         let word = b.binary(B::Add, base, d);
         abi.launch_word(b, word)
     }
-
-    /// Row-major linear id over the three dimensions (minus the global offset for global).
-    fn linear(&self, abi: &Abi, b: &mut FnBuilder, id: WorkItemFn, size: WorkItemFn, global: bool) -> Handle<Expression> {
-        let mut acc = b.u32(0);
-        for d in (0..3).rev() {
-            let dim = b.u32(d);
-            let mut i = self.per_dim(abi, b, id, dim);
-            if global {
-                let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, dim);
-                i = b.binary(B::Subtract, i, off);
-            }
-            let s = self.per_dim(abi, b, size, dim);
-            let scaled = b.binary(B::Multiply, acc, s);
-            acc = b.binary(B::Add, scaled, i);
-        }
-        acc
-    }
-}
-
-/// The work-group size in dimension `d` (an override resolved at specialisation).
-fn local_size(abi: &Abi, b: &mut FnBuilder, d: Handle<Expression>) -> Handle<Expression> {
-    let [x, y, z] = abi.local_size.map(|o| b.expr(Expression::Override(o)));
-    let (zero, two) = (b.u32(0), b.u32(2));
-    let is_x = b.binary(B::Equal, d, zero);
-    let is_z = b.binary(B::Equal, d, two);
-    let yz = b.select(is_z, z, y);
-    b.select(is_x, x, yz)
 }

@@ -160,7 +160,9 @@ impl Parser<'_> {
     /// `sizeof`, `vec_step`, `__alignof`: each takes a type in parentheses or an expression.
     fn type_operator(&mut self, word: String) -> PResult<Option<Expr>> {
         let loc = self.loc();
-        let (on_type, on_expr): (fn(Box<TypeName>) -> ExprKind, fn(Box<Expr>) -> ExprKind) =
+        type OnType = fn(Box<TypeName>) -> ExprKind;
+        type OnExpr = fn(Box<Expr>) -> ExprKind;
+        let (on_type, on_expr): (OnType, OnExpr) =
             match word.as_str() {
                 "sizeof" => (ExprKind::SizeofType, ExprKind::SizeofExpr),
                 "vec_step" => (ExprKind::VecStepType, ExprKind::VecStepExpr),
@@ -235,7 +237,8 @@ impl Parser<'_> {
                     self.pos += 1;
                     let index = self.expression()?;
                     self.expect_punct("]")?;
-                    e = Expr { kind: ExprKind::Index(Box::new(e), Box::new(index)), loc };
+                    let at = e.loc;
+                    e = Expr { kind: ExprKind::Index(Box::new(e), Box::new(index)), loc: at };
                 }
                 Some("(") => {
                     self.pos += 1;
@@ -258,12 +261,13 @@ impl Parser<'_> {
                         _ => return self.error(at, format!("expected a member name after '{op}'")),
                     };
                     self.pos += 1;
+                    let start = e.loc;
                     let kind = if op == "." {
                         ExprKind::Member(Box::new(e), name, at)
                     } else {
                         ExprKind::Arrow(Box::new(e), name, at)
                     };
-                    e = Expr { kind, loc };
+                    e = Expr { kind, loc: start };
                 }
                 Some("++") => {
                     self.pos += 1;

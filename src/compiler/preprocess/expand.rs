@@ -446,7 +446,7 @@ impl Expander<'_> {
             if b.is_punct("##") && next.is_some() {
                 let (rhs, used) = self.paste_operand(m, i + 1, args, site);
                 let va_comma = m.variadic
-                    && next.and_then(|n| m.param_index(n)) == Some(args.len() - 1)
+                    && next.and_then(|n| m.param_index(n)) == Some(args.len().saturating_sub(1))
                     && out
                         .last()
                         .is_some_and(|l| l.as_ref().is_some_and(|l| l.pp.is_punct(",")));

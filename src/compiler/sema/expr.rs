@@ -1,10 +1,11 @@
 //! Expressions: names, literals, operators, member access and swizzles, casts, vector and
 //! compound literals, `sizeof`/`vec_step`/`__alignof`, calls.
 
+use super::consteval::{eval, num_kind, CValue};
 use super::conv::promoted;
 use super::model::{
     BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space, Type,
-    UnaryOp, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
+    UnaryOp,
 };
 use super::scope::{Symbol, VarRef};
 use super::Sema;
@@ -24,6 +25,16 @@ fn int(value: u64, s: Scalar, loc: Loc) -> Expr {
 
 fn node(kind: ExprKind, ty: Type, loc: Loc) -> Expr {
     Expr { kind, ty, loc }
+}
+
+/// A scalar operation on constants becomes a constant (vectors and anything that cannot be
+/// evaluated, such as a division by zero, stay as they are).
+fn fold(e: Expr) -> Expr {
+    let Some(s) = e.ty.scalar() else { return e };
+    match eval(&e) {
+        Ok(CValue::Num(n)) => Expr { kind: num_kind(n, s), ..e },
+        _ => e,
+    }
 }
 
 /// The result type of a comparison of operands of type `operand`.
@@ -72,23 +83,26 @@ impl Sema<'_> {
     /// An rvalue: places are loaded, arrays decay to pointers.
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Option<Expr> {
         let v = self.val(e)?;
-        Some(self.rvalue(v))
+        self.rvalue(v)
     }
 
-    pub(super) fn rvalue(&mut self, v: Val) -> Expr {
-        match v {
+    /// Loads a place (arrays decay). Without cl_khr_fp16, `half` data is reached only through
+    /// `vload_half`/`vstore_half`.
+    pub(super) fn rvalue(&mut self, v: Val) -> Option<Expr> {
+        Some(match v {
             Val::Value(e) => e,
             Val::Place(p) => {
                 let loc = p.loc;
                 if let Type::Array { elem, .. } = &p.ty {
                     let quals = Quals { is_const: p.is_const, is_volatile: false };
                     let ty = Type::Pointer { pointee: elem.clone(), space: p.space, quals };
-                    return node(ExprKind::Decay(Box::new(p)), ty, loc);
+                    return Some(node(ExprKind::Decay(Box::new(p)), ty, loc));
                 }
+                self.check_half_value(&p.ty, loc)?;
                 let ty = p.ty.clone();
                 node(ExprKind::Load(Box::new(p)), ty, loc)
             }
-        }
+        })
     }
 
     /// An lvalue (a location that can be assigned or have its address taken).
@@ -111,6 +125,7 @@ impl Sema<'_> {
         if matches!(p.ty, Type::Array { .. }) {
             return self.err(loc, "arrays cannot be assigned");
         }
+        self.check_half_value(&p.ty, loc)?;
         if let PlaceKind::Swizzle(_, idx) = &p.kind {
             if idx.iter().enumerate().any(|(i, c)| idx[..i].contains(c)) {
                 return self.err(loc, "cannot assign to a swizzle that repeats a component");
@@ -243,10 +258,12 @@ impl Sema<'_> {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
             Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
-            None => match name {
-                "CLK_LOCAL_MEM_FENCE" => Some(Val::Value(int(CLK_LOCAL_MEM_FENCE, Scalar::UInt, loc))),
-                "CLK_GLOBAL_MEM_FENCE" => Some(Val::Value(int(CLK_GLOBAL_MEM_FENCE, Scalar::UInt, loc))),
-                _ => self.err(loc, format!("use of undeclared identifier '{name}'")),
+            None => match super::names::predefined_constant(name, loc) {
+                Some(Expr { ty: Type::Scalar(Scalar::Double), .. }) if !self.target.fp64 => {
+                    self.err(loc, format!("'{name}' is a double constant, which needs the cl_khr_fp64 extension"))
+                }
+                Some(e) => Some(Val::Value(e)),
+                None => self.err(loc, format!("use of undeclared identifier '{name}'")),
             },
         }
     }
@@ -305,7 +322,7 @@ impl Sema<'_> {
             U::PreInc | U::PreDec | U::PostInc | U::PostDec => self.inc_dec(op, operand, loc)?,
             U::Plus | U::Neg | U::BitNot | U::Not => {
                 let v = self.expr(operand)?;
-                self.arith_unary(op, v, loc)?
+                fold(self.arith_unary(op, v, loc)?)
             }
         };
         Some(Val::Value(value))
@@ -317,7 +334,7 @@ impl Sema<'_> {
                 let ty = compare_result(&v.ty);
                 return Some(node(ExprKind::Unary(UnaryOp::Not, Box::new(v)), ty, loc));
             }
-            let b = self.to_bool(v)?;
+            let b = self.truth_value(v)?;
             return Some(node(ExprKind::Unary(UnaryOp::Not, Box::new(b)), Type::Scalar(Scalar::Int), loc));
         }
         let Some(elem) = v.ty.element() else {
@@ -391,8 +408,12 @@ impl Sema<'_> {
         Some(node(ExprKind::Assign { place: Box::new(place), value: Box::new(value), yields_old: false }, ty, loc))
     }
 
-    /// A binary operator on analysed operands.
+    /// A binary operator on analysed operands; constant operands are folded.
     pub(super) fn binary(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, loc: Loc) -> Option<Expr> {
+        self.binary_node(op, l, r, loc).map(fold)
+    }
+
+    fn binary_node(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, loc: Loc) -> Option<Expr> {
         use ast::BinaryOp as B;
         match op {
             B::Add | B::Sub if l.ty.is_pointer() || r.ty.is_pointer() => self.pointer_arith(op, l, r, loc),
@@ -504,8 +525,8 @@ impl Sema<'_> {
             let result = compare_result(&ty);
             return Some(node(ExprKind::Logic(lop, Box::new(l), Box::new(r)), result, loc));
         }
-        let l = self.to_bool(l)?;
-        let r = self.to_bool(r)?;
+        let l = self.truth_value(l)?;
+        let r = self.truth_value(r)?;
         Some(node(ExprKind::Logic(lop, Box::new(l), Box::new(r)), Type::Scalar(Scalar::Int), loc))
     }
 
@@ -530,14 +551,7 @@ impl Sema<'_> {
         };
         let elem = ty.element().unwrap_or(Scalar::Int);
         let mask = self.convert(int(u64::from(promoted(elem).size() * 8 - 1), promoted(elem), loc), &ty);
-        let masked = node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc);
-        let masked = super::consteval::eval(&masked)
-            .ok()
-            .and_then(|v| match v {
-                super::consteval::CValue::Num(n) => Some(node(super::consteval::num_kind(n, elem), ty.clone(), loc)),
-                _ => None,
-            })
-            .unwrap_or(masked);
+        let masked = fold(node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc));
         let op = if op == ast::BinaryOp::Shl { BinaryOp::Shl } else { BinaryOp::Shr };
         Some(node(ExprKind::Binary(op, Box::new(l), Box::new(masked)), ty, loc))
     }
@@ -554,7 +568,7 @@ impl Sema<'_> {
             }
             return Some(node(ExprKind::Builtin(super::model::Builtin::Select, vec![b, a, c]), ty, loc));
         }
-        let c = self.to_bool(c)?;
+        let c = self.truth_value(c)?;
         let (a, b) = if a.ty.is_arithmetic() && b.ty.is_arithmetic() {
             let (a, b, _) = self.arith_operands(a, b, loc)?;
             (a, b)
@@ -637,7 +651,7 @@ impl Sema<'_> {
                 Some(Val::Value(node(ExprKind::Extract(Box::new(v), Box::new(idx)), ty, loc)))
             }
             other => {
-                let ptr = self.rvalue(other);
+                let ptr = self.rvalue(other)?;
                 if !ptr.ty.is_pointer() {
                     return self.err(loc, format!("cannot index a value of type '{}'", self.type_str(&ptr.ty)));
                 }

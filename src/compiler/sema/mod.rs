@@ -8,6 +8,7 @@ mod conv;
 mod decl;
 mod expr;
 pub mod model;
+mod names;
 mod scope;
 mod stmt;
 mod types;
@@ -32,6 +33,12 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options { cl_std: 120, single_precision_constant: false }
+    }
+}
+
+impl Options {
+    pub fn from_build(opts: &super::options::BuildOptions) -> Self {
+        Options { cl_std: opts.c_version(), single_precision_constant: opts.single_precision_constant }
     }
 }
 
@@ -150,3 +157,6 @@ fn space_name(space: Space) -> &'static str {
         Space::Private => "__private",
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,466 @@
+//! Runs compiled kernels on a Vulkan device (lavapipe on a build machine) to check what they
+//! compute, binding them exactly as the ABI in `mod.rs` says. Skipped when no device exists.
+
+use super::lower::tests::target;
+use super::{build, ArgKind, Kernel, LAUNCH_BLOCK_SIZE};
+use ash::vk;
+
+/// A kernel argument for [`run`].
+pub enum Arg {
+    Buffer(Vec<u8>),
+    Local(u32),
+    Pod(Vec<u8>),
+}
+
+struct Gpu {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+    queue: vk::Queue,
+    family: u32,
+    memory: vk::PhysicalDeviceMemoryProperties,
+}
+
+impl Gpu {
+    fn new() -> Option<Gpu> {
+        unsafe {
+            let entry = ash::Entry::load().ok()?;
+            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+            let instance = entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None).ok()?;
+            let pdev = *instance.enumerate_physical_devices().ok()?.first()?;
+            let family = instance
+                .get_physical_device_queue_family_properties(pdev)
+                .iter()
+                .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))? as u32;
+            let prio = [1.0];
+            let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
+            let available = instance.get_physical_device_features(pdev);
+            let features = vk::PhysicalDeviceFeatures::default()
+                .shader_int64(available.shader_int64 != 0)
+                .shader_float64(available.shader_float64 != 0);
+            let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
+                .shader_buffer_int64_atomics(true)
+                .shader_shared_int64_atomics(true)
+                .uniform_buffer_standard_layout(true);
+            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features).push_next(&mut v12);
+            let device = instance.create_device(pdev, &info, None).ok()?;
+            let queue = device.get_device_queue(family, 0);
+            let memory = instance.get_physical_device_memory_properties(pdev);
+            Some(Gpu { _entry: entry, instance, device, queue, family, memory })
+        }
+    }
+
+    /// A host-visible buffer holding `data` (at least 16 bytes).
+    unsafe fn buffer(&self, data: &[u8]) -> (vk::Buffer, vk::DeviceMemory, usize) {
+        let size = data.len().max(16).div_ceil(16) * 16;
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER;
+        let buffer = self.device.create_buffer(&vk::BufferCreateInfo::default().size(size as u64).usage(usage), None).unwrap();
+        let req = self.device.get_buffer_memory_requirements(buffer);
+        let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let index = (0..self.memory.memory_type_count)
+            .find(|&i| req.memory_type_bits & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(wanted))
+            .unwrap();
+        let mem = self.device.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(index), None).unwrap();
+        self.device.bind_buffer_memory(buffer, mem, 0).unwrap();
+        let ptr = self.device.map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *mut u8;
+        std::ptr::write_bytes(ptr, 0, size);
+        std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len());
+        self.device.unmap_memory(mem);
+        (buffer, mem, size)
+    }
+
+    unsafe fn read(&self, mem: vk::DeviceMemory, len: usize) -> Vec<u8> {
+        let ptr = self.device.map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).unwrap() as *const u8;
+        let out = std::slice::from_raw_parts(ptr, len).to_vec();
+        self.device.unmap_memory(mem);
+        out
+    }
+}
+
+/// Runs `kernel` over `global` work-items in groups of `local` and returns the final contents
+/// of its buffer arguments (in argument order, `None` for the others).
+unsafe fn dispatch(gpu: &Gpu, kernel: &dyn Kernel, global: [u32; 3], local: [u32; 3], args: &[Arg]) -> Vec<Option<Vec<u8>>> {
+    let d = &gpu.device;
+    let local_sizes: Vec<u32> = args.iter().filter_map(|a| if let Arg::Local(n) = a { Some(*n) } else { None }).collect();
+    let words = kernel.specialize(local, &local_sizes).unwrap();
+    let module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None).unwrap();
+    // Buffers: each argument's buffer on all its bindings; constant data; the POD uniform.
+    let mut writes: Vec<(u32, vk::DescriptorType, vk::Buffer, usize)> = Vec::new();
+    let mut owned = Vec::new();
+    let mut push = vec![0u8; kernel.push_constants_size() as usize];
+    let work_dim = global.iter().rposition(|&g| g > 1).map_or(1, |i| i + 1) as u32;
+    let launch: Vec<u32> = [[0, 0, 0].as_slice(), &[work_dim], &global, &[0, 0, 0]].concat();
+    push[..LAUNCH_BLOCK_SIZE as usize].copy_from_slice(&launch.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>());
+    let mut uniform = vec![0u8; kernel.pod_uniform().map_or(0, |(_, s)| s as usize)];
+    for (arg, info) in args.iter().zip(kernel.args()) {
+        match (arg, &info.kind) {
+            (Arg::Buffer(data), ArgKind::Buffer { bindings, .. }) => {
+                let (buf, mem, size) = gpu.buffer(data);
+                for &b in bindings {
+                    writes.push((b, vk::DescriptorType::STORAGE_BUFFER, buf, size));
+                }
+                owned.push(Some((buf, mem, data.len())));
+                continue;
+            }
+            (Arg::Pod(bytes), ArgKind::Pod { offset, uniform: false, .. }) => push[*offset as usize..][..bytes.len()].copy_from_slice(bytes),
+            (Arg::Pod(bytes), ArgKind::Pod { offset, uniform: true, .. }) => uniform[*offset as usize..][..bytes.len()].copy_from_slice(bytes),
+            (Arg::Local(_), ArgKind::Local { .. }) => {}
+            _ => panic!("argument kinds differ: {:?}", info.kind),
+        }
+        owned.push(None);
+    }
+    let mut extra = Vec::new();
+    for c in kernel.constant_data() {
+        let (buf, mem, size) = gpu.buffer(&c.bytes);
+        writes.push((c.binding, vk::DescriptorType::STORAGE_BUFFER, buf, size));
+        extra.push((buf, mem));
+    }
+    if let Some((binding, _)) = kernel.pod_uniform() {
+        let (buf, mem, size) = gpu.buffer(&uniform);
+        writes.push((binding, vk::DescriptorType::UNIFORM_BUFFER, buf, size));
+        extra.push((buf, mem));
+    }
+    let layout_bindings: Vec<_> = writes
+        .iter()
+        .map(|&(b, t, _, _)| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(t).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
+        .collect();
+    let set_layout = d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings), None).unwrap();
+    let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(push.len() as u32)];
+    let layouts = [set_layout];
+    let pipeline_layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts).push_constant_ranges(&ranges), None).unwrap();
+    let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
+    let pipeline = d
+        .create_compute_pipelines(vk::PipelineCache::null(), &[vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline_layout)], None)
+        .unwrap()[0];
+    let sizes = [
+        vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: 64 },
+        vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: 4 },
+    ];
+    let pool = d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None).unwrap();
+    let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts)).unwrap()[0];
+    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = writes.iter().map(|&(_, _, buf, size)| [vk::DescriptorBufferInfo { buffer: buf, offset: 0, range: size as u64 }]).collect();
+    let descriptor_writes: Vec<_> = writes
+        .iter()
+        .zip(&infos)
+        .map(|(&(b, t, _, _), info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(b).descriptor_type(t).buffer_info(info))
+        .collect();
+    d.update_descriptor_sets(&descriptor_writes, &[]);
+    let cmd_pool = d.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(gpu.family), None).unwrap();
+    let cmd = d.allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cmd_pool).command_buffer_count(1)).unwrap()[0];
+    d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default()).unwrap();
+    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+    d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, pipeline_layout, 0, &[set], &[]);
+    d.cmd_push_constants(cmd, pipeline_layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
+    d.cmd_dispatch(cmd, global[0] / local[0], global[1] / local[1], global[2] / local[2]);
+    d.end_command_buffer(cmd).unwrap();
+    let cmds = [cmd];
+    d.queue_submit(gpu.queue, &[vk::SubmitInfo::default().command_buffers(&cmds)], vk::Fence::null()).unwrap();
+    d.queue_wait_idle(gpu.queue).unwrap();
+    let out = owned.iter().map(|o| o.map(|(_, mem, len)| gpu.read(mem, len))).collect();
+    d.destroy_command_pool(cmd_pool, None);
+    d.destroy_descriptor_pool(pool, None);
+    d.destroy_pipeline(pipeline, None);
+    d.destroy_pipeline_layout(pipeline_layout, None);
+    d.destroy_descriptor_set_layout(set_layout, None);
+    d.destroy_shader_module(module, None);
+    for (buf, mem) in owned.into_iter().flatten().map(|(b, m, _)| (b, m)).chain(extra) {
+        d.destroy_buffer(buf, None);
+        d.free_memory(mem, None);
+    }
+    out
+}
+
+/// Builds `src`, runs its first kernel and returns the buffers; `None` without a device.
+pub fn run(src: &str, global: [u32; 3], local: [u32; 3], args: &[Arg]) -> Option<Vec<Option<Vec<u8>>>> {
+    let gpu = Gpu::new()?;
+    let program = build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+    let out = unsafe { dispatch(&gpu, program.kernels[0].as_ref(), global, local, args) };
+    unsafe {
+        gpu.device.destroy_device(None);
+        gpu.instance.destroy_instance(None);
+    }
+    Some(out)
+}
+
+pub fn ints(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn as_ints(b: &[u8]) -> Vec<i32> {
+    b.chunks(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+pub fn floats(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn as_floats(b: &[u8]) -> Vec<f32> {
+    b.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// The buffer of argument `i`.
+pub fn buf(out: &[Option<Vec<u8>>], i: usize) -> &[u8] {
+    out[i].as_deref().unwrap_or(&[])
+}
+
+#[test]
+fn vector_add_runs() {
+    let src = "kernel void add(global const int *a, global const int *b, global int *c) {
+        size_t i = get_global_id(0); c[i] = a[i] + b[i]; }";
+    let a: Vec<i32> = (0..64).collect();
+    let b: Vec<i32> = (0..64).map(|x| 1000 * x).collect();
+    let Some(out) = run(src, [64, 1, 1], [16, 1, 1], &[Arg::Buffer(ints(&a)), Arg::Buffer(ints(&b)), Arg::Buffer(ints(&[0; 64]))]) else { return };
+    let expected: Vec<i32> = (0..64).map(|x| 1001 * x).collect();
+    assert_eq!(as_ints(buf(&out, 2)), expected);
+}
+
+#[test]
+fn work_item_functions_in_two_dimensions() {
+    let src = "kernel void k(global uint *o) {
+        uint i = get_global_id(1) * get_global_size(0) + get_global_id(0);
+        global uint *p = o + 8 * i;
+        p[0] = get_global_id(0); p[1] = get_global_id(1); p[2] = get_local_id(0) + 10 * get_local_id(1);
+        p[3] = get_group_id(0) + 10 * get_group_id(1); p[4] = get_num_groups(0) + 10 * get_num_groups(1);
+        p[5] = get_local_size(0) + 10 * get_local_size(1); p[6] = get_work_dim();
+        p[7] = get_global_id(3) + 10 * get_local_size(7); }";
+    let Some(out) = run(src, [8, 4, 1], [4, 2, 1], &[Arg::Buffer(ints(&[0; 8 * 32]))]) else { return };
+    let got = as_ints(buf(&out, 0));
+    for y in 0..4i32 {
+        for x in 0..8i32 {
+            let i = (y * 8 + x) as usize;
+            let want = [x, y, x % 4 + 10 * (y % 2), x / 4 + 10 * (y / 2), 2 + 10 * 2, 4 + 10 * 2, 2, 10];
+            assert_eq!(&got[8 * i..8 * i + 8], &want, "work-item ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn neighbouring_byte_and_short_stores_stay_exact() {
+    let src = "kernel void k(global uchar *b, global short *s, global char4 *c4, char bias) {
+        int i = get_global_id(0);
+        b[i] = (uchar)(i * 3 + bias);
+        s[i] = (short)(-i * 1000);
+        c4[i] = (char4)(i, -i, 2 * i, bias); }";
+    let Some(out) = run(src, [64, 1, 1], [16, 1, 1], &[Arg::Buffer(vec![0xff; 64]), Arg::Buffer(vec![0; 128]), Arg::Buffer(vec![0; 256]), Arg::Pod(vec![5])]) else { return };
+    let want: Vec<u8> = (0..64).map(|i| (i * 3 + 5) as u8).collect();
+    assert_eq!(buf(&out, 0), &want[..]);
+    let shorts: Vec<i16> = buf(&out, 1).chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    assert_eq!(shorts, (0..64).map(|i: i32| (-i * 1000) as i16).collect::<Vec<_>>());
+    let c4: Vec<i8> = buf(&out, 2).iter().map(|&b| b as i8).collect();
+    for i in 0..64usize {
+        assert_eq!(&c4[4 * i..4 * i + 4], &[i as i8, -(i as i8), (2 * i) as i8, 5]);
+    }
+}
+
+#[test]
+fn control_flow_and_inlined_helpers() {
+    let src = "
+        int first_at_least(global const int *p, int n, int v) {
+            for (int i = 0; i < n; i++) { if (p[i] >= v) return i; }
+            return -1;
+        }
+        int classify(int x) {
+            int r = 0;
+            switch (x) { case 0: r += 1; case 1: r += 10; break; case 2: case 3: r = 100; break; default: r = -1; }
+            return r;
+        }
+        kernel void k(global const int *data, global int *out) {
+            int i = get_global_id(0);
+            int c = 0;
+            do { c++; } while (c < i);
+            out[4 * i] = classify(i);
+            out[4 * i + 1] = first_at_least(data, 16, i * 3);
+            out[4 * i + 2] = c;
+            int s = 0;
+            for (int j = 0; j < 10; j++) { if (j == i) continue; if (j > 7) break; s += j; }
+            out[4 * i + 3] = s;
+        }";
+    let data: Vec<i32> = (0..16).map(|x| x * x).collect();
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&data)), Arg::Buffer(ints(&[0; 32]))]) else { return };
+    let got = as_ints(buf(&out, 1));
+    for i in 0..8i32 {
+        let classify = match i { 0 => 11, 1 => 10, 2 | 3 => 100, _ => -1 };
+        let first = (0..16).position(|j: i32| j * j >= i * 3).map_or(-1, |p| p as i32);
+        let s: i32 = (0..8).filter(|&j| j != i).sum();
+        assert_eq!(&got[4 * i as usize..4 * i as usize + 4], &[classify, first, i.max(1), s], "i = {i}");
+    }
+}
+
+#[test]
+fn local_memory_reduction_with_barriers() {
+    let src = "kernel void k(global const float *in, global float *out, local float *scratch) {
+        local float total;
+        uint l = get_local_id(0);
+        scratch[l] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (l < s) scratch[l] += scratch[l + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (l == 0) total = scratch[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = total; }";
+    let input: Vec<f32> = (0..64).map(|x| x as f32).collect();
+    let Some(out) = run(src, [64, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&input)), Arg::Buffer(floats(&[0.0; 64])), Arg::Local(64)]) else { return };
+    let got = as_floats(buf(&out, 1));
+    for g in 0..4 {
+        let sum: f32 = (16 * g..16 * g + 16).map(|x| x as f32).sum();
+        assert!(got[16 * g..16 * g + 16].iter().all(|&v| v == sum), "group {g}: {:?}", &got[16 * g..16 * g + 16]);
+    }
+}
+
+#[test]
+fn value_arguments_constants_and_pod_uniform() {
+    let src = "
+        constant int table[4] = { 7, 11, 13, 17 };
+        kernel void k(global int *out, constant int *c, int a, float4 f, long l, float4 g, float4 h, float4 m, float4 n, int last) {
+            int i = get_global_id(0);
+            out[i] = a + (int)f.y + (int)(l >> 32) + table[i & 3] + c[i & 1] + (int)(g.x + h.y + m.z + n.w) + last; }";
+    let f4 = |v: [f32; 4]| floats(&v);
+    let args = [
+        Arg::Buffer(ints(&[0; 8])),
+        Arg::Buffer(ints(&[100, 200])),
+        Arg::Pod(ints(&[1])),
+        Arg::Pod(f4([0.0, 2.0, 0.0, 0.0])),
+        Arg::Pod((3i64 << 32).to_le_bytes().to_vec()),
+        Arg::Pod(f4([1000.0, 0.0, 0.0, 0.0])),
+        Arg::Pod(f4([0.0, 2000.0, 0.0, 0.0])),
+        Arg::Pod(f4([0.0, 0.0, 3000.0, 0.0])),
+        Arg::Pod(f4([0.0, 0.0, 0.0, 4000.0])),
+        Arg::Pod(ints(&[50000])),
+    ];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &args) else { return };
+    let table = [7, 11, 13, 17];
+    let want: Vec<i32> = (0..8).map(|i| 1 + 2 + 3 + table[i & 3] + [100, 200][i & 1] + 10000 + 50000).collect();
+    assert_eq!(as_ints(buf(&out, 0)), want);
+}
+
+#[test]
+fn integer_builtins_compute_the_spec_results() {
+    let src = "kernel void k(global const int *a, global const int *b, global int *o, global ulong *u) {
+        int i = get_global_id(0);
+        int x = a[i], y = b[i];
+        o[8 * i + 0] = add_sat(x, y);
+        o[8 * i + 1] = sub_sat(x, y);
+        o[8 * i + 2] = mul_hi(x, y);
+        o[8 * i + 3] = (int)mul_hi((uint)x, (uint)y);
+        o[8 * i + 4] = rotate(x, y);
+        o[8 * i + 5] = clz(x) + 100 * popcount(x);
+        o[8 * i + 6] = add_sat((char)x, (char)y) + 1000 * hadd(x, y);
+        o[8 * i + 7] = abs_diff(x, y);
+        uint ux = x, uy = y;
+        ulong w = ((ulong)ux << 32) | uy;
+        u[3 * i] = clz(w) + 100 * popcount(w) + 10000 * ctz(w);
+        u[3 * i + 1] = mul_hi(w, w ^ 0x9e3779b97f4a7c15UL);
+        u[3 * i + 2] = (ulong)mul_hi((long)w, -(long)w); }";
+    let a = [i32::MAX, i32::MIN, -7, 123456789, 0, -1, 100, 5];
+    let b = [1, -1, 3, 987654, 0, 31, -100, 33];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&a)), Arg::Buffer(ints(&b)), Arg::Buffer(ints(&[0; 64])), Arg::Buffer(vec![0; 8 * 24])]) else { return };
+    let o = as_ints(buf(&out, 2));
+    let u: Vec<u64> = buf(&out, 3).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    for i in 0..8 {
+        let (x, y) = (a[i], b[i]);
+        let want = [
+            x.saturating_add(y),
+            x.saturating_sub(y),
+            ((i64::from(x) * i64::from(y)) >> 32) as i32,
+            ((u64::from(x as u32) * u64::from(y as u32)) >> 32) as i32,
+            x.rotate_left((y & 31) as u32),
+            x.leading_zeros() as i32 + 100 * x.count_ones() as i32,
+            i32::from((x as i8).saturating_add(y as i8)).wrapping_add(1000i32.wrapping_mul(((i64::from(x) + i64::from(y)) >> 1) as i32)),
+            (x.max(y) as i64 - x.min(y) as i64) as u32 as i32,
+        ];
+        assert_eq!(&o[8 * i..8 * i + 8], &want, "x = {x}, y = {y}");
+        let w = (u64::from(x as u32) << 32) | u64::from(y as u32);
+        let ctz = if w == 0 { 64 } else { w.trailing_zeros() };
+        assert_eq!(u[3 * i], u64::from(w.leading_zeros() + 100 * w.count_ones() + 10000 * ctz), "w = {w:#x}");
+        let v = w ^ 0x9e37_79b9_7f4a_7c15;
+        assert_eq!(u[3 * i + 1], ((u128::from(w) * u128::from(v)) >> 64) as u64, "w = {w:#x}");
+        let (sw, sn) = (w as i64, (w as i64).wrapping_neg());
+        assert_eq!(u[3 * i + 2] as i64, ((i128::from(sw) * i128::from(sn)) >> 64) as i64, "w = {w:#x}");
+    }
+}
+
+#[test]
+fn wide_vectors_swizzles_and_conversions() {
+    let src = "kernel void k(global float8 *a, global int16 *b, global uchar16 *c) {
+        int i = get_global_id(0);
+        float8 v = a[i];
+        v.s7 = v.s0 + 100.0f;
+        v.lo = v.hi * 2.0f;
+        a[i] = v;
+        int16 w = b[i] + (int16)(1);
+        w.sf = w[3];
+        b[i] = w > 5;
+        c[i] = convert_uchar16_sat(convert_int16(c[i]) * 20); }";
+    let a: Vec<f32> = (0..16).map(|x| x as f32).collect();
+    let b: Vec<i32> = (0..32).collect();
+    let c: Vec<u8> = (0..32).collect();
+    let Some(out) = run(src, [2, 1, 1], [2, 1, 1], &[Arg::Buffer(floats(&a)), Arg::Buffer(ints(&b)), Arg::Buffer(c.clone())]) else { return };
+    let got = as_floats(buf(&out, 0));
+    for i in 0..2 {
+        let s: Vec<f32> = (0..8).map(|k| (8 * i + k) as f32).collect();
+        let hi = [s[4], s[5], s[6], s[0] + 100.0];
+        let want = [hi[0] * 2.0, hi[1] * 2.0, hi[2] * 2.0, hi[3] * 2.0, hi[0], hi[1], hi[2], hi[3]];
+        assert_eq!(&got[8 * i..8 * i + 8], &want);
+    }
+    let got = as_ints(buf(&out, 1));
+    for i in 0..2 {
+        let mut w: Vec<i32> = (0..16).map(|k| 16 * i + k + 1).collect();
+        w[15] = w[3];
+        let want: Vec<i32> = w.iter().map(|&x| if x > 5 { -1 } else { 0 }).collect();
+        assert_eq!(&got[16 * i as usize..16 * i as usize + 16], &want[..]);
+    }
+    let want: Vec<u8> = c.iter().map(|&x| (u32::from(x) * 20).min(255) as u8).collect();
+    assert_eq!(buf(&out, 2), &want[..]);
+}
+
+#[test]
+fn atomics_pointers_and_casts() {
+    let src = "
+        void bump(global int *p, int n) { for (int k = 0; k < n; k++) atomic_inc(p + k); }
+        kernel void k(global int *counts, global float *f, global int *order) {
+            local int seen;
+            if (get_local_id(0) == 0) seen = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atomic_add(&seen, 2);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int i = get_global_id(0);
+            bump(counts, 3);
+            atomic_max(counts + 3, i);
+            global uint *bits = (global uint *)f;
+            bits[i] ^= 0x80000000u;
+            global int *p = order + 2 * i;
+            *p++ = seen;
+            *p = (int)(p - order);
+        }";
+    let Some(out) = run(src, [32, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&[0; 4])), Arg::Buffer(floats(&(0..32).map(|x| x as f32 + 0.5).collect::<Vec<_>>())), Arg::Buffer(ints(&[0; 64]))]) else { return };
+    assert_eq!(as_ints(buf(&out, 0)), vec![32, 32, 32, 31]);
+    assert_eq!(as_floats(buf(&out, 1)), (0..32).map(|x| -(x as f32 + 0.5)).collect::<Vec<_>>());
+    let order = as_ints(buf(&out, 2));
+    for i in 0..32 {
+        assert_eq!(&order[2 * i..2 * i + 2], &[16, 2 * i as i32 + 1]);
+    }
+}
+
+#[test]
+fn float_rounding_and_nan_handling() {
+    let src = "kernel void k(global const float *x, global float *o) {
+        int i = get_global_id(0);
+        float v = x[i];
+        o[6 * i] = round(v);
+        o[6 * i + 1] = rint(v);
+        o[6 * i + 2] = fmin(v, 1.0f);
+        o[6 * i + 3] = fmax(as_float(0x7fc00000), v);
+        o[6 * i + 4] = isnan(v) ? 1.0f : (isinf(v) ? 2.0f : 0.0f);
+        o[6 * i + 5] = fmod(v, 2.0f); }";
+    let x = [2.5f32, -2.5, 0.5, 1.49999, -0.5, f32::NAN, f32::INFINITY, 7.25];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 48]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    for (i, &v) in x.iter().enumerate() {
+        let want = [v.round(), v.round_ties_even(), if v.is_nan() { 1.0 } else { v.min(1.0) }, v, if v.is_nan() { 1.0 } else if v.is_infinite() { 2.0 } else { 0.0 }, v % 2.0];
+        for (k, (g, w)) in o[6 * i..6 * i + 6].iter().zip(want).enumerate() {
+            assert!(g == &w || (g.is_nan() && w.is_nan()), "x = {v}, result {k}: {g} != {w}");
+        }
+    }
+}

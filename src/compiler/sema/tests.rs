@@ -1,0 +1,796 @@
+//! Programs that must be accepted (with assertions on the model) and one negative test per
+//! rule (message and line:column).
+
+use super::model::*;
+use super::{analyze, Options};
+use crate::compiler::diag::{Diagnostics, Severity};
+use crate::compiler::parse::tests::toks;
+use crate::compiler::Target;
+
+fn target() -> Target {
+    Target {
+        address_bits: 64,
+        int64: true,
+        int16: true,
+        fp64: false,
+        fp16: false,
+        storage_8bit: true,
+        storage_16bit: true,
+        max_push_constants_size: 256,
+        max_constant_args: 8,
+        max_constant_buffer_size: 65536,
+        max_uniform_buffer_range: 65536,
+        max_work_group_size: 1024,
+        max_work_item_sizes: [1024, 1024, 64],
+        local_mem_size: 49152,
+        subgroup_size: 32,
+        opencl_c_version: 300,
+    }
+}
+
+fn run(src: &str, target: &Target, opts: &Options) -> (Option<Program>, Diagnostics) {
+    let mut d = Diagnostics::default();
+    let p = analyze(&toks(src), target, opts, &mut d);
+    (p, d)
+}
+
+fn ok(src: &str) -> Program {
+    let (p, d) = run(src, &target(), &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    p.expect("a program")
+}
+
+fn errors_with(src: &str, target: &Target, opts: &Options) -> Vec<(u32, u32, String)> {
+    let (p, d) = run(src, target, opts);
+    assert!(p.is_none());
+    d.list.into_iter().filter(|d| d.severity == Severity::Error).map(|d| (d.loc.line, d.loc.col, d.message)).collect()
+}
+
+fn errors(src: &str) -> Vec<(u32, u32, String)> {
+    errors_with(src, &target(), &Options::default())
+}
+
+/// Asserts the first error's position and that its message contains `text`.
+fn first_error(src: &str, line: u32, col: u32, text: &str) {
+    let errs = errors(src);
+    let (l, c, m) = errs.first().cloned().unwrap_or_default();
+    assert!((l, c) == (line, col) && m.contains(text), "expected {line}:{col} '{text}', got {errs:?}");
+}
+
+fn kernel<'a>(p: &'a Program, name: &str) -> &'a Function {
+    p.functions.iter().find(|f| f.name == name).expect("function")
+}
+
+fn local_ty(f: &Function, i: u32) -> &Type {
+    &f.locals[i as usize].ty
+}
+
+fn stmt_expr(s: &Stmt) -> &Expr {
+    match s {
+        Stmt::Expr(e) => e,
+        other => panic!("not an expression statement: {other:?}"),
+    }
+}
+
+fn decl_init(s: &Stmt) -> &Expr {
+    match s {
+        Stmt::Decl { init: Some(e), .. } => e,
+        other => panic!("not an initialised declaration: {other:?}"),
+    }
+}
+
+fn load_local(e: &Expr) -> Option<u32> {
+    match &e.kind {
+        ExprKind::Load(p) => match p.kind {
+            PlaceKind::Local(LocalId(i)) => Some(i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+const INT: Type = Type::Scalar(Scalar::Int);
+const FLOAT: Type = Type::Scalar(Scalar::Float);
+
+#[test]
+fn clinfo_sum_kernel() {
+    let p = ok("kernel void sum(global int* restrict out, global const int* restrict in1, global const int* restrict in2) { int i = get_global_id(0); out[i] = in1[i] + in2[i]; }");
+    let f = kernel(&p, "sum");
+    assert!(f.is_kernel());
+    assert_eq!(f.params.len(), 3);
+    assert_eq!(f.params[1].type_name, "int*");
+    assert!(f.params[0].is_restrict);
+    assert_eq!(
+        local_ty(f, 1),
+        &Type::Pointer { pointee: Box::new(INT), space: Space::Global, quals: Quals { is_const: true, is_volatile: false } }
+    );
+    // int i = (int)get_global_id((uint)0): size_t is ulong with 64-bit addresses.
+    let init = decl_init(&f.body[0]);
+    assert_eq!(init.ty, INT);
+    let ExprKind::Convert { value, .. } = &init.kind else { panic!("{init:?}") };
+    assert_eq!(value.ty, Type::Scalar(Scalar::ULong));
+    let ExprKind::Builtin(Builtin::WorkItem(WorkItemFn::GlobalId), args) = &value.kind else { panic!() };
+    assert_eq!((&args[0].kind, &args[0].ty), (&ExprKind::Int(0), &Type::Scalar(Scalar::UInt)));
+    // out[i] = in1[i] + in2[i]: a store through Deref(PtrAdd(out, i)).
+    let e = stmt_expr(&f.body[1]);
+    let ExprKind::Assign { place, value, yields_old: false } = &e.kind else { panic!() };
+    assert_eq!(place.space, Space::Global);
+    let PlaceKind::Deref(ptr) = &place.kind else { panic!() };
+    let ExprKind::PtrAdd(base, index) = &ptr.kind else { panic!() };
+    assert_eq!((load_local(base), load_local(index)), (Some(0), Some(3)));
+    let ExprKind::Binary(BinaryOp::Add, l, _) = &value.kind else { panic!() };
+    assert!(matches!(&l.kind, ExprKind::Load(p) if matches!(p.kind, PlaceKind::Deref(_)) && p.is_const));
+}
+
+#[test]
+fn local_memory_reduction_with_barrier() {
+    let p = ok("kernel void reduce(global const float* in, global float* out, local float* scratch) {
+        __local float tile[64];
+        size_t lid = get_local_id(0);
+        tile[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = 32; s > 0; s >>= 1) {
+            if (lid < s) tile[lid] += tile[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        }
+        if (lid == 0) out[get_group_id(0)] = tile[0] + scratch[0];
+    }");
+    let f = kernel(&p, "reduce");
+    assert_eq!(p.workgroup_vars.len(), 1);
+    let w = &p.workgroup_vars[0];
+    assert_eq!((w.name.as_str(), &w.ty, w.kernel), ("tile", &Type::Array { elem: Box::new(FLOAT), len: 64 }, FuncId(0)));
+    assert_eq!(f.workgroup_vars, vec![WorkgroupId(0)]);
+    assert_eq!(local_ty(f, 2), &Type::ptr(FLOAT, Space::Local));
+    // The __local declaration emits no statement: size_t lid, store, barrier, for, if.
+    assert_eq!(f.body.len(), 5);
+    let b = stmt_expr(&f.body[2]);
+    assert_eq!(b.kind, ExprKind::Builtin(Builtin::Barrier(FenceFlags { local: true, global: false }), vec![]));
+    let Stmt::For { init, cond, step, body } = &f.body[3] else { panic!() };
+    assert_eq!(init.len(), 1);
+    assert_eq!(cond.as_ref().map(|c| &c.ty), Some(&Type::Scalar(Scalar::Bool)));
+    let step = step.as_ref().unwrap();
+    // s >>= 1: s = s >> (1 & 31), the count folded.
+    let ExprKind::Assign { value, .. } = &step.kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::Shr, cur, count) = &value.kind else { panic!("{value:?}") };
+    assert_eq!((&cur.kind, &count.kind, &count.ty), (&ExprKind::Current, &ExprKind::Int(1), &Type::Scalar(Scalar::UInt)));
+    let Stmt::Block(inner) = &**body else { panic!() };
+    let Stmt::Expr(e) = &inner[1] else { panic!() };
+    assert_eq!(e.kind, ExprKind::Builtin(Builtin::Barrier(FenceFlags { local: true, global: true }), vec![]));
+    // tile[lid] += ...: an Index place of a workgroup variable.
+    let Stmt::If { then, .. } = &inner[0] else { panic!() };
+    let Stmt::Expr(e) = &**then else { panic!() };
+    let ExprKind::Assign { place, .. } = &e.kind else { panic!() };
+    assert_eq!(place.space, Space::Local);
+    assert!(matches!(&place.kind, PlaceKind::Index(b, _) if b.kind == PlaceKind::Workgroup(WorkgroupId(0))));
+}
+
+#[test]
+fn constant_arrays_become_bytes() {
+    let p = ok("constant float coeffs[4] = {1.0f, 2.0f, 0.5f};
+        __constant int n = 3 * 2 - 3;
+        constant uchar table[] = {1, 2, 255, 256};
+        kernel void k(global float* o) { o[0] = coeffs[n - 1]; }");
+    assert_eq!(p.constants.len(), 3);
+    let mut expect = Vec::new();
+    for f in [1.0f32, 2.0, 0.5, 0.0] {
+        expect.extend(f.to_le_bytes());
+    }
+    assert_eq!(p.constants[0].bytes, expect);
+    assert_eq!(p.constants[1].bytes, vec![3, 0, 0, 0]);
+    assert_eq!(p.constants[2].ty, Type::Array { elem: Box::new(Type::Scalar(Scalar::UChar)), len: 4 });
+    assert_eq!(p.constants[2].bytes, vec![1, 2, 255, 0]);
+    let e = stmt_expr(&kernel(&p, "k").body[0]);
+    let ExprKind::Assign { value, .. } = &e.kind else { panic!() };
+    let ExprKind::Load(place) = &value.kind else { panic!() };
+    assert_eq!(place.space, Space::Constant);
+    assert!(matches!(&place.kind, PlaceKind::Index(b, _) if b.kind == PlaceKind::Constant(ConstId(0))));
+}
+
+#[test]
+fn struct_union_layout() {
+    let p = ok("typedef struct { char c; float4 v; int i; float3 w; short s; } S;
+        struct P { char a; int b; } __attribute__((packed));
+        union U { int i; char c[6]; };
+        kernel void k(global S* s, global struct P* q, global union U* u) { int n = sizeof(S) + sizeof(struct P) + sizeof(union U); }");
+    let s = &p.types.records[0];
+    assert_eq!(s.name, "S");
+    let offsets: Vec<u32> = s.members.iter().map(|m| m.offset).collect();
+    assert_eq!(offsets, vec![0, 16, 32, 48, 64]);
+    assert_eq!((s.size, s.align), (80, 16));
+    let packed = &p.types.records[1];
+    assert_eq!((packed.members[1].offset, packed.size, packed.align), (1, 5, 1));
+    let u = &p.types.records[2];
+    assert!(u.is_union);
+    assert_eq!((u.members[1].offset, u.size, u.align), (0, 8, 4));
+    // sizeof folds: 80 + 5 + 8.
+    assert_eq!(decl_init(&kernel(&p, "k").body[0]).kind, ExprKind::Int(93));
+    assert_eq!(kernel(&p, "k").params[0].type_name, "S*");
+    assert_eq!(kernel(&p, "k").params[1].type_name, "struct P*");
+}
+
+#[test]
+fn swizzles_and_vector_literals() {
+    let p = ok("kernel void k(global float4* o) {
+        float4 v = (float4)(1.0f, (float2)(2.0f, 3.0f), 4);
+        v.xy = v.wz;
+        float s = v.s3;
+        v.hi = (float2)(s);
+        o[0] = v;
+    }");
+    let f = kernel(&p, "k");
+    let init = decl_init(&f.body[0]);
+    let ExprKind::Vector(parts) = &init.kind else { panic!() };
+    assert_eq!(parts.len(), 3);
+    assert_eq!((&parts[1].ty, &parts[2].kind), (&Type::Vector(Scalar::Float, 2), &ExprKind::Float(4.0)));
+    let e = stmt_expr(&f.body[1]);
+    let ExprKind::Assign { place, value, .. } = &e.kind else { panic!() };
+    assert!(matches!(&place.kind, PlaceKind::Swizzle(_, c) if c == &vec![0, 1]));
+    let ExprKind::Load(src) = &value.kind else { panic!() };
+    assert!(matches!(&src.kind, PlaceKind::Swizzle(_, c) if c == &vec![3, 2]));
+    let init = decl_init(&f.body[2]);
+    assert_eq!(init.ty, FLOAT);
+    let e = stmt_expr(&f.body[3]);
+    let ExprKind::Assign { place, value, .. } = &e.kind else { panic!() };
+    assert!(matches!(&place.kind, PlaceKind::Swizzle(_, c) if c == &vec![2, 3]));
+    assert!(matches!(value.kind, ExprKind::Splat(_)));
+}
+
+#[test]
+fn switch_fall_through() {
+    let p = ok("kernel void k(global int* o, int x) {
+        int y = 0;
+        switch (x) { case 1: y = 1; case 2: case 3: y += 2; break; default: y = 7; }
+        o[0] = y;
+    }");
+    let Stmt::Switch { selector, cases } = &kernel(&p, "k").body[1] else { panic!() };
+    assert_eq!(selector.ty, INT);
+    assert_eq!(cases.len(), 3);
+    assert_eq!((cases[0].values.clone(), cases[0].falls_through, cases[0].body.len()), (vec![1], true, 1));
+    assert_eq!((cases[1].values.clone(), cases[1].falls_through, cases[1].body.len()), (vec![2, 3], false, 1));
+    assert!(cases[2].is_default && !cases[2].falls_through);
+}
+
+#[test]
+fn pointer_arithmetic() {
+    let p = ok("kernel void k(global float* p, global long* out) {
+        global float* q = p + 4;
+        q++;
+        out[0] = q - p;
+        *(q - 1) = 2.0f;
+    }");
+    let f = kernel(&p, "k");
+    assert!(matches!(decl_init(&f.body[0]).kind, ExprKind::PtrAdd(..)));
+    let e = stmt_expr(&f.body[1]);
+    let ExprKind::Assign { value, yields_old: true, .. } = &e.kind else { panic!() };
+    let ExprKind::PtrAdd(cur, one) = &value.kind else { panic!() };
+    assert_eq!((&cur.kind, &one.kind), (&ExprKind::Current, &ExprKind::Int(1)));
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[2]).kind else { panic!() };
+    assert!(matches!(value.kind, ExprKind::PtrDiff(..)));
+    assert_eq!(value.ty, Type::Scalar(Scalar::Long));
+    let ExprKind::Assign { place, .. } = &stmt_expr(&f.body[3]).kind else { panic!() };
+    let PlaceKind::Deref(ptr) = &place.kind else { panic!() };
+    let ExprKind::PtrAdd(_, neg) = &ptr.kind else { panic!() };
+    assert!(matches!(neg.kind, ExprKind::Unary(UnaryOp::Neg, _)));
+}
+
+#[test]
+fn implicit_conversions_are_explicit() {
+    let p = ok("kernel void k(global int4* o, global float4* f, char c, uint u) {
+        int r = c + 1;
+        f[0] = f[0] * 2;
+        o[0] = f[0] < f[1];
+        int b = f[0].x < 2;
+        o[1] = o[1] << u;
+        uint w = u << 35;
+    }");
+    let f = kernel(&p, "k");
+    let ExprKind::Binary(BinaryOp::Add, l, r) = &decl_init(&f.body[0]).kind else { panic!() };
+    assert!(matches!(&l.kind, ExprKind::Convert { .. }) && l.ty == INT);
+    assert_eq!(r.kind, ExprKind::Int(1));
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[1]).kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::Mul, _, two) = &value.kind else { panic!() };
+    let ExprKind::Splat(s) = &two.kind else { panic!() };
+    assert_eq!((&s.kind, &s.ty), (&ExprKind::Float(2.0), &FLOAT));
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[2]).kind else { panic!() };
+    assert!(matches!(value.kind, ExprKind::Compare(CmpOp::Lt, ..)));
+    assert_eq!(value.ty, Type::Vector(Scalar::Int, 4));
+    let cmp = decl_init(&f.body[3]);
+    let ExprKind::Compare(CmpOp::Lt, _, two) = &cmp.kind else { panic!() };
+    assert_eq!((&cmp.ty, &two.kind, &two.ty), (&INT, &ExprKind::Float(2.0), &FLOAT));
+    assert_eq!(decl_init(&ok("kernel void k() { int b = 1.5f < 2; }").functions[0].body[0]).kind, ExprKind::Int(1));
+    // Vector shift by a scalar: the count is splatted, converted and masked by 31.
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[4]).kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert_eq!(count.ty, Type::Vector(Scalar::Int, 4));
+    assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(31)));
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &decl_init(&f.body[5]).kind else { panic!() };
+    assert_eq!(count.kind, ExprKind::Int(3));
+}
+
+#[test]
+fn builtins_resolve_overloads() {
+    let p = ok("kernel void k(global float4* o, global int* c, global uint* a) {
+        float4 v = o[0];
+        float4 m = fmax(v, 0.5f);
+        float d = dot(v, m);
+        int4 n = convert_int4_sat_rte(v);
+        uint bits = as_uint(d);
+        float4 l = vload4(1, (global float*)o);
+        vstore4(l, 0, (global float*)o);
+        uint old = atomic_add(a, 1);
+        int mn = min(c[0], 3);
+        uint ab = abs(c[0]);
+        float4 cl = clamp(v, 0.0f, 1.0f);
+        float ns = native_sqrt(d);
+        int4 gt = isgreater(v, m);
+        int anyg = any(gt);
+    }");
+    let f = kernel(&p, "k");
+    let init = |i: usize| decl_init(&f.body[i]);
+    let ExprKind::Builtin(Builtin::Math(MathFn::Fmax, Precision::Full), args) = &init(1).kind else { panic!() };
+    assert!(matches!(args[1].kind, ExprKind::Splat(_)));
+    assert_eq!(init(2).ty, FLOAT);
+    assert!(matches!(init(3).kind, ExprKind::Convert { sat: true, rounding: Rounding::Rte, .. }));
+    assert_eq!(init(3).ty, Type::Vector(Scalar::Int, 4));
+    assert!(matches!(init(4).kind, ExprKind::Bitcast(_)));
+    assert!(matches!(init(5).kind, ExprKind::Builtin(Builtin::Vload(4), _)));
+    assert!(matches!(stmt_expr(&f.body[6]).kind, ExprKind::Builtin(Builtin::Vstore(4), _)));
+    let ExprKind::Builtin(Builtin::Atomic(AtomicOp::Add), args) = &init(7).kind else { panic!() };
+    assert_eq!((&args[1].kind, &args[1].ty), (&ExprKind::Int(1), &Type::Scalar(Scalar::UInt)));
+    assert!(matches!(init(8).kind, ExprKind::Builtin(Builtin::Int(IntFn::Min), _)));
+    assert!(matches!(init(9).kind, ExprKind::Builtin(Builtin::Int(IntFn::Abs), _)));
+    assert_eq!(init(9).ty, Type::Scalar(Scalar::UInt));
+    assert!(matches!(init(10).kind, ExprKind::Builtin(Builtin::Math(MathFn::Clamp, _), _)));
+    assert!(matches!(init(11).kind, ExprKind::Builtin(Builtin::Math(MathFn::Sqrt, Precision::Native), _)));
+    assert!(matches!(init(12).kind, ExprKind::Compare(CmpOp::Gt, ..)));
+    assert_eq!(init(12).ty, Type::Vector(Scalar::Int, 4));
+    assert!(matches!(init(13).kind, ExprKind::Builtin(Builtin::Any, _)));
+}
+
+#[test]
+fn predefined_constants() {
+    let p = ok("kernel void k(global float* o, global uint* u) { o[0] = M_PI_F; o[1] = -FLT_MAX; u[0] = UINT_MAX; }");
+    let f = kernel(&p, "k");
+    let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value(0), ExprKind::Float(f64::from(std::f32::consts::PI)));
+    assert_eq!(value(1), ExprKind::Float(-f64::from(f32::MAX)));
+    assert_eq!(value(2), ExprKind::Int(0xffff_ffff));
+    first_error("kernel void k(global float* o) { o[0] = M_PI; }", 1, 41, "needs the cl_khr_fp64 extension");
+    let p = ok("kernel void k(global int* o) { global int* p = NULL; bool b = true; if (p != (global int*)0 && b) o[0] = 1; }");
+    let f = kernel(&p, "k");
+    assert_eq!(decl_init(&f.body[0]).kind, ExprKind::Zero);
+    assert_eq!(decl_init(&f.body[0]).ty, Type::ptr(INT, Space::Global));
+    assert_eq!(decl_init(&f.body[1]).kind, ExprKind::Int(1));
+}
+
+#[test]
+fn helpers_come_before_callers() {
+    let p = ok("float twice(float x) { return x * 2; }
+        float quad(float x) { return twice(twice(x)); }
+        kernel void k(global float* o) { o[0] = quad(o[0]); }");
+    let names: Vec<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, vec!["twice", "quad", "k"]);
+    let Stmt::Return(Some(e)) = &p.functions[1].body[0] else { panic!() };
+    assert!(matches!(e.kind, ExprKind::Call(FuncId(0), _)));
+    let ExprKind::Assign { value, .. } = &stmt_expr(&p.functions[2].body[0]).kind else { panic!() };
+    assert!(matches!(value.kind, ExprKind::Call(FuncId(1), _)));
+}
+
+// ---- Address-space rules A1–A17 -------------------------------------------------------------
+
+#[test]
+fn a1_names_with_and_without_underscores() {
+    let p = ok("kernel void k(__global int* a, global int* b, __local int* c, local int* d, __constant int* e, constant int* f) { private int x = 1; __private int y = 2; }");
+    let f = kernel(&p, "k");
+    let spaces: Vec<Space> = (0..6).map(|i| match local_ty(f, i) {
+        Type::Pointer { space, .. } => *space,
+        _ => panic!(),
+    }).collect();
+    use Space::*;
+    assert_eq!(spaces, vec![Global, Global, Local, Local, Constant, Constant]);
+}
+
+#[test]
+fn a2_reserved_names() {
+    first_error("kernel void k() {\n  int local = 0;\n}", 2, 7, "'local' is a reserved address-space qualifier");
+    first_error("kernel void k(global int* __constant) {}", 1, 27, "'__constant' is a reserved");
+}
+
+#[test]
+fn a3_parameters_are_private() {
+    first_error("void f(global int x) {}", 1, 8, "parameter 'x' cannot be declared in the __global address space");
+    first_error("kernel void k(global int* p,\n  local int n) {}", 2, 3, "parameter 'n' cannot be declared in the __local address space");
+    ok("void f(private int x) {} kernel void k() { f(1); }");
+}
+
+#[test]
+fn a4_kernel_pointers_need_a_named_space() {
+    first_error("kernel void k(int* p) {}", 1, 20, "pointer argument 'p' must point to __global, __local or __constant memory, not __private (an unqualified pointer points to __private)");
+    first_error("kernel void k(private float* p) {}", 1, 30, "must point to __global, __local or __constant");
+}
+
+#[test]
+fn a5_no_conversion_between_spaces() {
+    first_error("kernel void k(global int* g, local int* l) {\n  l = g;\n}", 2, 7, "assignment changes the address space of a pointer: '__global int*' to '__local int*'");
+    first_error("kernel void k(global int* g) {\n  local int* l = (local int*)g;\n}", 2, 18, "casting '__global int*' to '__local int*' converts between address spaces");
+    first_error("void f(global int* p) {}\nkernel void k(constant int* c) { f(c); }", 2, 36, "argument 1 of 'f' changes the address space");
+}
+
+#[test]
+fn a6_local_only_at_kernel_outermost_scope() {
+    first_error("void f() {\n  local int x;\n}", 2, 3, "can only be declared in a kernel function");
+    first_error("kernel void k() {\n  if (1) { __local int x; }\n}", 2, 12, "outermost scope of the kernel, not in a nested block");
+}
+
+#[test]
+fn a7_local_cannot_be_initialized() {
+    first_error("kernel void k() {\n  local float a = 1;\n}", 2, 15, "__local variable 'a' cannot be initialized");
+    ok("kernel void k() { local float b; b = 1; }");
+}
+
+#[test]
+fn a9_constant_needs_initializer_and_is_read_only() {
+    first_error("constant int c;", 1, 14, "__constant variable 'c' must be initialized");
+    first_error("constant int c = 1;\nkernel void k() { c = 2; }", 2, 21, "cannot write to __constant memory");
+    first_error("kernel void k(constant int* p) {\n  p[0] = 1;\n}", 2, 8, "cannot write to __constant memory");
+    first_error("kernel void k(global int* o) {\n  int x = o[0];\n  constant int c = x;\n}", 3, 20, "not a compile-time constant");
+    let p = ok("kernel void k(global int* o) { constant int c[2] = {5, 6}; o[0] = c[1]; }");
+    assert_eq!(kernel(&p, "k").own_constants, vec![ConstId(0)]);
+}
+
+#[test]
+fn a10_constant_argument_count_and_size() {
+    let args: Vec<String> = (0..9).map(|i| format!("constant int* c{i}")).collect();
+    let src = format!("kernel void k({}) {{}}", args.join(", "));
+    first_error(&src, 1, 13, "kernel 'k' uses 9 constant arguments (__constant pointer arguments and __constant variables), more than the device limit of 8 (CL_DEVICE_MAX_CONSTANT_ARGS)");
+    // Seven arguments plus two program-scope constants used through a helper.
+    let args: Vec<String> = (0..7).map(|i| format!("constant int* c{i}")).collect();
+    let src = format!(
+        "constant int a = 1;\nconstant int b = 2;\nint h() {{ return a + b; }}\nkernel void k({}) {{ int x = h(); }}",
+        args.join(", ")
+    );
+    first_error(&src, 4, 13, "uses 9 constant arguments");
+    first_error(
+        "constant uchar big[40000] = {1};\nconstant uchar big2[40000] = {1};\nkernel void k(global uchar* o) { o[0] = big[0] + big2[0]; }",
+        3,
+        13,
+        "uses 80000 bytes of __constant data, more than the device limit of 65536 bytes",
+    );
+    first_error("constant uchar big[70000] = {1};", 1, 16, "'big' takes 70000 bytes, more than the device limit of 65536 bytes");
+}
+
+#[test]
+fn a12_program_scope_variables_must_be_constant() {
+    first_error("int g = 1;", 1, 5, "program-scope variable 'g' must be declared in the __constant address space");
+    let opts = Options { cl_std: 300, ..Options::default() };
+    let errs = errors_with("global int g;", &target(), &opts);
+    assert_eq!((errs[0].0, errs[0].1), (1, 12));
+    assert!(errs[0].2.contains("__opencl_c_program_scope_global_variables is not supported"));
+}
+
+#[test]
+fn a13_return_type_qualifiers() {
+    first_error("private int f() { return 1; }", 1, 1, "return type of 'f' cannot be qualified with __private");
+    first_error("local int * private g(local int* p) { return p; }", 1, 13, "return type of 'g' cannot be qualified with __private");
+    ok("local int* f(local int* p) { return p; } kernel void k(local int* l) { f(l)[0] = 1; }");
+}
+
+#[test]
+fn a16_pointer_size_follows_address_bits() {
+    let p = ok("kernel void k(global ulong* o) { o[0] = sizeof(global int*) + sizeof(size_t); }");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&kernel(&p, "k").body[0]).kind else { panic!() };
+    assert_eq!(value.kind, ExprKind::Int(16));
+    let t32 = Target { address_bits: 32, ..target() };
+    let (p, d) = run("kernel void k(global uint* o) { o[0] = sizeof(local char*) + sizeof(size_t); }", &t32, &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.unwrap();
+    let ExprKind::Assign { value, .. } = &stmt_expr(&p.functions[0].body[0]).kind else { panic!() };
+    assert_eq!(value.kind, ExprKind::Int(8));
+}
+
+#[test]
+fn a17_generic_space_is_not_supported() {
+    first_error("void f(generic int* p) {}", 1, 8, "the generic address space is not supported");
+    let p = ok("void f(int* p) { *p = 1; } kernel void k() { int x; f(&x); }");
+    assert_eq!(local_ty(&p.functions[0], 0), &Type::ptr(INT, Space::Private));
+}
+
+// ---- Other checks --------------------------------------------------------------------------
+
+#[test]
+fn kernel_signature_rules() {
+    first_error("kernel int k() { return 1; }", 1, 12, "kernel function 'k' must return void");
+    first_error("kernel void k(bool b) {}", 1, 20, "argument 'b' cannot have type 'bool'");
+    first_error("kernel void k(size_t n) {}", 1, 22, "argument 'n' cannot have type 'size_t'");
+    first_error("kernel void k(half h) {}", 1, 20, "'half' values require the cl_khr_fp16 extension");
+    ok("kernel void k(global half* h) { vstore_half(1.0f, 0, h); }");
+    first_error("kernel void k(global half* h, global float* f) {\n  f[0] = h[0];\n}", 2, 10, "'half' values require the cl_khr_fp16 extension");
+    let fp16 = Target { fp16: true, ..target() };
+    let (p, d) = run("kernel void k(global half* h, half x) { h[0] = h[1] * x; }", &fp16, &Options::default());
+    assert!(p.is_some(), "{:?}", d.list);
+}
+
+#[test]
+fn calls_are_checked() {
+    first_error("kernel void k() {\n  foo(1);\n}", 2, 3, "call to undeclared function 'foo'");
+    first_error("int f(int a) { return a; }\nkernel void k() { f(1, 2); }", 2, 19, "function 'f' takes 1 argument(s), but 2 were given");
+    first_error("int f(int a);\nkernel void k() { f(1); }", 2, 19, "function 'f' is declared but never defined");
+    first_error("int f(int a) {\n  return f(a - 1);\n}", 2, 10, "recursion is not supported in OpenCL C: 'f' calls itself");
+    first_error(
+        "int f(int x);\nint g(int x) { return f(x); }\nint f(int x) { return g(x); }\nkernel void k(global int* o) { o[0] = g(1); }",
+        2,
+        23,
+        "recursion is not supported in OpenCL C: 'g' calls 'f', which is on the call chain",
+    );
+    first_error("kernel void k(global float4* o) { o[0] = sqrt(o[0], 1); }", 1, 42, "'sqrt' takes 1 argument(s), but 2 were given");
+    first_error("kernel void k(global float4* o, global int4* i) { o[0] = fmin(o[0], i[0]); }", 1, 58, "no overload of 'fmin'");
+}
+
+#[test]
+fn types_and_returns_are_checked() {
+    first_error("kernel void k() {\n  double d = 1.0;\n}", 2, 3, "type 'double' requires the cl_khr_fp64 extension");
+    first_error("int f() {\n  return;\n}", 2, 3, "non-void function must return a value");
+    let (_, d) = run("int f(int x) { if (x) return 1; }", &target(), &Options::default());
+    assert_eq!(d.list[0].message, "control may reach the end of non-void function 'f'");
+    assert_eq!(d.list[0].severity, Severity::Warning);
+    let (_, d) = run("int f(int x) { if (x) { return 1; } else return 2; }", &target(), &Options::default());
+    assert!(d.list.is_empty());
+    first_error("kernel void k(global float4* o, global int4* i) {\n  o[0] = i[0];\n}", 2, 10, "cannot convert 'int4' to 'float4' implicitly");
+    first_error("kernel void k() {\n  int x = y;\n}", 2, 11, "use of undeclared identifier 'y'");
+    first_error("kernel void k(global const int* p) {\n  p[1] = 2;\n}", 2, 8, "cannot assign to a const-qualified location");
+    first_error("kernel void k(const int n) {\n  n++;\n}", 2, 4, "cannot assign to a const-qualified location");
+    first_error("kernel void k() {\n  int x;\n  float x;\n}", 3, 9, "redefinition of 'x'");
+    first_error("kernel void k() { float4 v; v.xx = (float2)(1.0f, 2.0f); }", 1, 34, "repeats a component");
+    first_error("kernel void k() { float2 v; float f = v.z; }", 1, 41, "out of range");
+}
+
+#[test]
+fn several_errors_are_reported() {
+    let errs = errors("kernel void k() {\n  int a = b;\n  int c = d;\n}");
+    assert_eq!(errs.len(), 2);
+    assert_eq!((errs[0].0, errs[1].0), (2, 3));
+}
+
+/// Source → lexer → preprocessor → analysis, as the driver runs it.
+fn pipeline(src: &str) -> (Option<Program>, Diagnostics) {
+    use crate::compiler::options::BuildOptions;
+    use crate::compiler::preprocess::{predefined_macros, preprocess};
+    use crate::compiler::source::SourceMap;
+    let opts = BuildOptions::default();
+    let target = target();
+    let mut sources = SourceMap::default();
+    let main = sources.add("main.cl", src);
+    let mut d = Diagnostics::default();
+    let pp = preprocess(&mut sources, main, &opts, &predefined_macros(&target, &opts), &[], &mut d);
+    let p = analyze(&pp.tokens, &target, &Options::from_build(&opts), &mut d);
+    (p, d)
+}
+
+#[test]
+fn preprocessed_programs() {
+    let (p, d) = pipeline(
+        "#define N 64\n\
+         #define SQ(x) ((x) * (x))\n\
+         typedef struct { float2 pos; uint id; } Item;\n\
+         __kernel __attribute__((reqd_work_group_size(N, 1, 1)))\n\
+         void k(__global const Item* restrict items, __global float* out, const uint count) {\n\
+           const size_t i = get_global_id(0);\n\
+           if (i >= count) return;\n\
+           float acc = 0.0f;\n\
+           for (uint j = 0u; j < count; ++j) { acc += SQ(items[j].pos.x) * 0.5f + (float)items[j].id; }\n\
+           out[i] = acc > 1e3f ? 1e3f : acc;\n\
+         }\n",
+    );
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.unwrap();
+    let f = kernel(&p, "k");
+    let FunctionKind::Kernel(attrs) = &f.kind else { panic!() };
+    assert_eq!(attrs.reqd_work_group_size, Some([64, 1, 1]));
+    assert_eq!(f.params[0].type_name, "Item*");
+    assert_eq!(p.types.records[0].size, 16);
+
+    let (_, d) = pipeline("kernel void k(global int* p) {\n  p[0] = 1\n}\n");
+    let e = d.list.iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!((e.loc.line, e.loc.col), (3, 1));
+    assert!(e.message.contains("expected ';'"), "{}", e.message);
+}
+
+#[test]
+fn deep_nesting_within_the_limit_is_analysed() {
+    let chain = format!("x = 1{};", " + x".repeat(120));
+    let parens = format!("x = {}x{};", "(".repeat(60), ")".repeat(60));
+    let blocks = format!("{}x = 2;{}", "{".repeat(100), "}".repeat(100));
+    let ifs = format!("{}x = 3;", "if (x) ".repeat(60));
+    let src = format!("kernel void k(global int* o) {{ int x = 0; {chain} {parens} {blocks} {ifs} o[0] = x; }}");
+    let (p, d) = run(&src, &target(), &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    assert!(p.is_some());
+}
+
+#[test]
+fn huge_types_are_rejected() {
+    first_error("kernel void k() { int a[65536][65536][2]; }", 1, 24, "array is too large");
+    first_error("kernel void k() { int a[100000] = {1}; }", 1, 35, "arrays of more than 65536 elements");
+    let stars = "*".repeat(20);
+    let errs = errors(&format!("kernel void k() {{ int {stars}p; }}"));
+    assert!(errs[0].2.contains("declarator too complex"), "{errs:?}");
+    let typedefs: String = (0..40).map(|i| format!("typedef T{i}* T{};\n", i + 1)).collect();
+    let errs = errors(&format!("typedef int T0;\n{typedefs}"));
+    assert!(errs[0].2.contains("type nesting too deep"), "{errs:?}");
+}
+
+/// Random token soup must give diagnostics, never a panic.
+#[test]
+fn garbage_never_panics() {
+    let words = [
+        "kernel", "void", "k", "(", ")", "{", "}", "global", "int", "*", "p", "[", "]", "=", ";", "1",
+        "float4", ".", "xyzw", "+", "-", "<<", "?", ":", "struct", "S", "switch", "case", "default",
+        "for", "while", "do", "if", "else", "return", "sizeof", "constant", "local", "(float4)",
+        "barrier", "get_global_id", ",", "typedef", "__attribute__", "((", "))", "enum", "0x7fffffff",
+        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..300 {
+        let mut src = String::new();
+        for _ in 0..60 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            src.push_str(words[(seed % words.len() as u64) as usize]);
+            src.push(' ');
+        }
+        let _ = run(&src, &target(), &Options::default());
+        let _ = run(&format!("kernel void k(global int* p) {{ {src} }}"), &target(), &Options::default());
+    }
+}
+
+#[test]
+fn attributes_and_images() {
+    let p = ok("__kernel __attribute__((work_group_size_hint(8, 4, 1))) __attribute__((vec_type_hint(float4)))
+        void k(global float* o) {}");
+    let FunctionKind::Kernel(a) = &p.functions[0].kind else { panic!() };
+    assert_eq!((a.work_group_size_hint, a.vec_type_hint.as_deref(), a.reqd_work_group_size), (Some([8, 4, 1]), Some("float4"), None));
+    first_error("kernel __attribute__((reqd_work_group_size(2048, 1, 1))) void k() {}", 1, 23, "2048 work-items, more than the device's maximum work-group size 1024");
+    first_error("kernel void k(read_only image2d_t img) {}", 1, 15, "image and sampler types ('image2d_t') are not supported yet");
+}
+
+#[test]
+fn initializers_enums_and_aggregates() {
+    let p = ok("typedef struct { int a; float b[2]; } T;
+        union U { uint u; float f; };
+        enum Mode { A, B = 5, C };
+        constant T table[2] = { { 1, { 2.0f } }, [1] = { .b = { [1] = 3.0f }, .a = C } };
+        constant union U bits = { 0x3f800000 };
+        kernel void k(global T* out) {
+            float m[2][3] = { { 1, 2, 3 }, { 4 } };
+            T t = (T){ .a = B };
+            global T* p = out;
+            p->b[1] = m[1][0] + t.a;
+            int i = 0;
+            do { i++; if (i == 2) continue; } while (i < 4);
+        }");
+    let mut expect = Vec::new();
+    for w in [1u32, 2.0f32.to_bits(), 0, 6, 0, 3.0f32.to_bits()] {
+        expect.extend(w.to_le_bytes());
+    }
+    assert_eq!(p.constants[0].bytes, expect);
+    assert_eq!(p.constants[1].bytes, 0x3f80_0000u32.to_le_bytes().to_vec());
+    let f = kernel(&p, "k");
+    let m = decl_init(&f.body[0]);
+    let ExprKind::Aggregate(rows) = &m.kind else { panic!() };
+    let ExprKind::Aggregate(second) = &rows[1].kind else { panic!() };
+    assert_eq!((&second[0].kind, &second[1].kind), (&ExprKind::Float(4.0), &ExprKind::Zero));
+    let ExprKind::Aggregate(fields) = &decl_init(&f.body[1]).kind else { panic!() };
+    assert_eq!((&fields[0].kind, &fields[1].kind), (&ExprKind::Int(5), &ExprKind::Zero));
+    let ExprKind::Assign { place, .. } = &stmt_expr(&f.body[3]).kind else { panic!() };
+    let PlaceKind::Index(member, _) = &place.kind else { panic!() };
+    assert!(matches!(&member.kind, PlaceKind::Member(base, 1) if matches!(base.kind, PlaceKind::Deref(_))));
+}
+
+#[test]
+fn control_flow_errors() {
+    first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
+    first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
+    first_error("kernel void k(int x) {\n  case 1: x = 2;\n}", 2, 3, "case label must be directly inside the body of a switch");
+    first_error("kernel void k(int x) { switch (x) { case 1: continue; } }", 1, 45, "'continue' outside a loop");
+    let p = ok("kernel void k(global int* o) { for (int i = 0; i < 4; i++) { switch (i) { case 0: continue; default: o[i] = i; } } }");
+    let Stmt::For { body, .. } = &p.functions[0].body[0] else { panic!() };
+    let Stmt::Block(b) = &**body else { panic!() };
+    let Stmt::Switch { cases, .. } = &b[0] else { panic!() };
+    assert_eq!((cases[0].body.clone(), cases[0].falls_through), (vec![Stmt::Continue], false));
+}
+
+/// Typical kernels, through the preprocessor, must be accepted.
+#[test]
+fn corpus_of_typical_kernels() {
+    let corpus = [
+        "#define TILE 16
+        __kernel void matmul(const int N, __global const float* A, __global const float* B, __global float* C) {
+            __local float As[TILE][TILE];
+            __local float Bs[TILE][TILE];
+            int row = get_global_id(1), col = get_global_id(0);
+            int lr = get_local_id(1), lc = get_local_id(0);
+            float acc = 0.0f;
+            for (int t = 0; t < N / TILE; ++t) {
+                As[lr][lc] = A[row * N + t * TILE + lc];
+                Bs[lr][lc] = B[(t * TILE + lr) * N + col];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                #pragma unroll
+                for (int k = 0; k < TILE; k++) acc = mad(As[lr][k], Bs[k][lc], acc);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            C[row * N + col] = acc;
+        }",
+        "__kernel void histogram(__global const uchar* data, uint n, __global uint* bins) {
+            __local uint local_bins[256];
+            for (uint i = get_local_id(0); i < 256; i += get_local_size(0)) local_bins[i] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) atomic_inc(&local_bins[data[i]]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint i = get_local_id(0); i < 256; i += get_local_size(0)) atomic_add(&bins[i], local_bins[i]);
+        }",
+        "typedef struct { float4 pos; float4 vel; } Body;
+        __kernel void nbody(__global Body* bodies, const uint count, const float dt, const float eps) {
+            uint i = get_global_id(0);
+            if (i >= count) return;
+            float4 p = bodies[i].pos, a = (float4)(0.0f);
+            for (uint j = 0; j < count; j++) {
+                float4 d = bodies[j].pos - p;
+                d.w = 0.0f;
+                float inv = rsqrt(dot(d, d) + eps * eps);
+                a += d * (bodies[j].pos.w * inv * inv * inv);
+            }
+            bodies[i].vel += a * dt;
+            bodies[i].pos.xyz += bodies[i].vel.xyz * dt;
+        }",
+        "__kernel void mandel(__global uchar4* out, int w, int h, int max_iter) {
+            int x = get_global_id(0), y = get_global_id(1);
+            float cr = 3.0f * x / w - 2.0f, ci = 2.0f * y / h - 1.0f;
+            float zr = 0, zi = 0;
+            int it = 0;
+            while (zr * zr + zi * zi < 4.0f && it < max_iter) {
+                float t = zr * zr - zi * zi + cr;
+                zi = 2 * zr * zi + ci;
+                zr = t;
+                ++it;
+            }
+            uchar c = (uchar)(255 * it / max_iter);
+            out[y * w + x] = (uchar4)(c, c, c, 255);
+        }",
+        "#define BLOCK 16
+        __kernel void transpose(__global float* out, __global const float* in, int width, int height, __local float* block) {
+            unsigned int x = get_global_id(0), y = get_global_id(1);
+            if (x < width && y < height) block[get_local_id(1) * (BLOCK + 1) + get_local_id(0)] = in[y * width + x];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            x = get_group_id(1) * BLOCK + get_local_id(0);
+            y = get_group_id(0) * BLOCK + get_local_id(1);
+            if (x < height && y < width) out[y * height + x] = block[get_local_id(0) * (BLOCK + 1) + get_local_id(1)];
+        }",
+        "inline float lerp1(float a, float b, float t) { return a + (b - a) * t; }
+        static float2 cmul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+        __constant float weights[5] = { 0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f };
+        __kernel void blur(__global const float* src, __global float* dst, int n) {
+            int i = get_global_id(0);
+            float s = 0.0f;
+            #pragma unroll 5
+            for (int k = -2; k <= 2; k++) {
+                int j = clamp(i + k, 0, n - 1);
+                s += weights[k + 2] * src[j];
+            }
+            float2 z = cmul((float2)(s, 1.0f), (float2)(0.5f, -0.5f));
+            dst[i] = lerp1(s, z.x, 0.5f) > 0 ? s : -s;
+            dst[i] = select(dst[i], 0.0f, isnan(dst[i]));
+            int4 v = convert_int4_rtz(vload4(0, src));
+            vstore4(convert_float4(v) * 2.0f, i, dst);
+        }",
+    ];
+    for src in corpus {
+        let (p, d) = pipeline(src);
+        let errors: Vec<_> = d.list.iter().filter(|d| d.severity == Severity::Error).collect();
+        assert!(errors.is_empty() && p.is_some(), "{errors:?}\n{src}");
+    }
+}
