@@ -178,7 +178,14 @@ impl Program {
                 Some(obj) if self.source.is_empty() => obj.clone(),
                 _ => compiler::compile(&self.source, &[], options, &device.target)?,
             };
-            link_cached(device, std::slice::from_ref(&obj), options).map(|e| (Some(obj), e))
+            match link_cached(device, std::slice::from_ref(&obj), options) {
+                // The object's text has lost the source's lines and columns: build the source
+                // itself for a log that points into what the application wrote.
+                Err(BuildError::Failed(log)) if !self.source.is_empty() => {
+                    Err(compiler::build(&self.source, options, &device.target).err().unwrap_or(BuildError::Failed(log)))
+                }
+                linked => linked.map(|e| (Some(obj), e)),
+            }
         })
     }
 
