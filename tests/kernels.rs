@@ -247,3 +247,197 @@ fn build_failure_reports_line_and_column() {
     assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
     ok(unsafe { clReleaseProgram(program) });
 }
+
+const MORE: &str = r#"
+kernel void group_sums(global const int* in, global int* out, local int* tmp) {
+    size_t l = get_local_id(0);
+    tmp[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (size_t i = 0; i < get_local_size(0); i++) {
+            s += tmp[i];
+        }
+        out[get_group_id(0)] = s;
+    }
+}
+
+kernel void mark(global int* out) {
+    out[get_global_id(0)] = (int)get_global_id(0) + 1;
+}
+
+kernel void scale_add(global const int* x, global int* y, int k) {
+    size_t i = get_global_id(0);
+    y[i] = k * x[i] + y[i];
+}
+
+kernel void single(global int* out) {
+    out[0] = 42;
+}
+"#;
+
+#[test]
+fn local_memory_arguments() {
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let k = kernel(program, "group_sums");
+    let (n, group) = (1024usize, 64usize);
+    let input = ints(n, 7);
+    let (mi, mo) = (env.buffer_from(bytes_of(&input)), env.buffer(CL_MEM_READ_WRITE, n / group * 4));
+    set_arg(k, 0, &mi.0);
+    set_arg(k, 1, &mo.0);
+    ok(unsafe { clSetKernelArg(k, 2, group * 4, null()) });
+    run(&env, k, &[n], Some(&[group]));
+    let expected: Vec<i32> = input.chunks(group).map(|c| c.iter().fold(0i32, |a, b| a.wrapping_add(*b))).collect();
+    assert_eq!(read_as::<i32>(&env, &mo, n / group), expected);
+    assert_eq!(unsafe { clSetKernelArg(k, 2, 0, null()) }, CL_INVALID_ARG_SIZE, "a __local size of 0");
+    assert_eq!(unsafe { clSetKernelArg(k, 2, 4, (&0i32 as *const i32).cast()) }, CL_INVALID_ARG_VALUE, "a __local argument takes no value");
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
+
+#[test]
+fn global_offsets_tasks_and_sub_buffer_arguments() {
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let k = kernel(program, "mark");
+    let out = env.buffer_from(&[0u8; 64 * 4]);
+    set_arg(k, 0, &out.0);
+    let (offset, global) = ([16usize], [32usize]);
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, offset.as_ptr(), global.as_ptr(), null(), 0, null(), null_mut()) });
+    let expected: Vec<i32> = (0..64).map(|i| if (16..48).contains(&i) { i + 1 } else { 0 }).collect();
+    assert_eq!(read_as::<i32>(&env, &out, 64), expected);
+
+    // A sub-buffer argument sees the kernel's index 0 at its origin.
+    let align = device_info::<cl_uint>(CL_DEVICE_MEM_BASE_ADDR_ALIGN) as usize / 8;
+    let parent = env.buffer_from(&vec![0u8; align * 2 + 64]);
+    let region = cl_buffer_region { origin: align, size: 64 };
+    let mut err = 1;
+    let sub = Mem(unsafe { clCreateSubBuffer(parent.0, 0, CL_BUFFER_CREATE_TYPE_REGION, (&region as *const cl_buffer_region).cast(), &mut err) });
+    ok(err);
+    set_arg(k, 0, &sub.0);
+    run(&env, k, &[16], None);
+    let mut expected = vec![0i32; (align * 2 + 64) / 4];
+    (0..16).for_each(|i| expected[align / 4 + i] = i as i32 + 1);
+    assert_eq!(read_as::<i32>(&env, &parent, expected.len()), expected);
+
+    let task = kernel(program, "single");
+    set_arg(task, 0, &out.0);
+    let mut e = null_mut();
+    ok(unsafe { clEnqueueTask(env.queue, task, 0, null(), &mut e) });
+    ok(unsafe { clWaitForEvents(1, &e) });
+    let ty: cl_command_type = info_value(|s, v, r| unsafe { clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, s, v, r) });
+    assert_eq!(ty, CL_COMMAND_TASK);
+    assert_eq!(read_as::<i32>(&env, &out, 1), [42]);
+    unsafe {
+        ok(clReleaseEvent(e));
+        ok(clReleaseKernel(task));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn arguments_are_captured_at_enqueue() {
+    // Two launches gated by a user event, with the argument changed in between: each uses the
+    // value it was enqueued with.
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let k = kernel(program, "scale_add");
+    let n = 256;
+    let (x, y) = (ints(n, 8), ints(n, 9));
+    let (mx, my) = (env.buffer_from(bytes_of(&x)), env.buffer_from(bytes_of(&y)));
+    set_arg(k, 0, &mx.0);
+    set_arg(k, 1, &my.0);
+    let mut err = 1;
+    let gate = unsafe { clCreateUserEvent(env.context, &mut err) };
+    ok(err);
+    let global = [n];
+    for factor in [3i32, 5] {
+        set_arg(k, 2, &factor);
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), global.as_ptr(), null(), 1, &gate, null_mut()) });
+    }
+    // A clone copies the arguments as they are now.
+    let clone = unsafe { clCloneKernel(k, &mut err) };
+    ok(err);
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    let expected: Vec<i32> = x.iter().zip(&y).map(|(x, y)| y.wrapping_add(x.wrapping_mul(8))).collect();
+    assert_eq!(read_as::<i32>(&env, &my, n), expected);
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, clone, 1, null(), global.as_ptr(), null(), 0, null(), null_mut()) });
+    let expected: Vec<i32> = expected.iter().zip(&x).map(|(y, x)| y.wrapping_add(x.wrapping_mul(5))).collect();
+    assert_eq!(read_as::<i32>(&env, &my, n), expected);
+    unsafe {
+        ok(clReleaseEvent(gate));
+        ok(clReleaseKernel(clone));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn program_binaries_round_trip() {
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let sizes: Vec<usize> = info_array(|s, v, r| unsafe { clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, s, v, r) });
+    assert_eq!(sizes.len(), 1);
+    assert!(sizes[0] > 0);
+    let mut binary = vec![0u8; sizes[0]];
+    let mut slots = [binary.as_mut_ptr()];
+    ok(unsafe { clGetProgramInfo(program, CL_PROGRAM_BINARIES, std::mem::size_of_val(&slots), slots.as_mut_ptr().cast(), null_mut()) });
+    let (len, ptr) = (binary.len(), binary.as_ptr());
+    let (mut status, mut err) = (1, 1);
+    let loaded = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &len, &ptr, &mut status, &mut err) };
+    ok(err);
+    ok(status);
+    ok(unsafe { clBuildProgram(loaded, 1, &env.device, null(), None, null_mut()) });
+    let k = kernel(loaded, "mark");
+    let out = env.buffer(CL_MEM_READ_WRITE, 16 * 4);
+    set_arg(k, 0, &out.0);
+    run(&env, k, &[16], None);
+    assert_eq!(read_as::<i32>(&env, &out, 16), (1..=16).collect::<Vec<i32>>());
+    // Garbage is not a binary.
+    let junk = [0u8; 64];
+    let (jl, jp) = (junk.len(), junk.as_ptr());
+    let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &jl, &jp, &mut status, &mut err) };
+    assert!(bad.is_null());
+    assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY));
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(loaded));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn compile_and_link_separately() {
+    let env = Env::new();
+    let header = "int twice(int x);\n";
+    let lib_source = "int twice(int x) { return 2 * x; }\n";
+    let main_source = "#include \"twice.h\"\nkernel void k(global int* out) { out[get_global_id(0)] = twice((int)get_global_id(0)); }\n";
+    let create = |text: &str| {
+        let c = std::ffi::CString::new(text).unwrap();
+        let p = c.as_ptr();
+        let mut err = 1;
+        let program = unsafe { clCreateProgramWithSource(env.context, 1, &p, null(), &mut err) };
+        ok(err);
+        program
+    };
+    let (h, lib, main) = (create(header), create(lib_source), create(main_source));
+    let name = c"twice.h".as_ptr();
+    ok(unsafe { clCompileProgram(lib, 1, &env.device, null(), 0, null(), null(), None, null_mut()) });
+    ok(unsafe { clCompileProgram(main, 1, &env.device, null(), 1, &h, &name, None, null_mut()) });
+    let inputs = [main, lib];
+    let mut err = 1;
+    let linked = unsafe { clLinkProgram(env.context, 1, &env.device, null(), 2, inputs.as_ptr(), None, null_mut(), &mut err) };
+    ok(err);
+    let k = kernel(linked, "k");
+    let out = env.buffer(CL_MEM_READ_WRITE, 32 * 4);
+    set_arg(k, 0, &out.0);
+    run(&env, k, &[32], None);
+    assert_eq!(read_as::<i32>(&env, &out, 32), (0..32).map(|i| 2 * i).collect::<Vec<i32>>());
+    unsafe {
+        ok(clReleaseKernel(k));
+        [h, lib, main, linked].iter().for_each(|&p| ok(clReleaseProgram(p)));
+    }
+}
