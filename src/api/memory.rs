@@ -295,20 +295,28 @@ fn rect_in(r: &Rect, extent: [usize; 3], size: usize) -> CLResult<()> {
     }
 }
 
+/// Checks the buffer and host rectangles of a `*BufferRect` transfer, resolving their pitches
+/// (`[buffer row, buffer slice, host row, host slice]`).
+unsafe fn rect_transfer(m: &Mem, ptr: *const c_void, [buffer_origin, host_origin]: [*const usize; 2], reg: *const usize, pitches: [usize; 4]) -> CLResult<Transfer> {
+    let extent = region(reg)?;
+    let buf = rect(buffer_origin, extent, pitches[0], pitches[1])?;
+    let host = rect(host_origin, extent, pitches[2], pitches[3])?;
+    rect_in(&buf, extent, m.size)?;
+    if ptr.is_null() || rect_end(&host, extent).is_none() {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok((buf, host, extent))
+}
+
 entry! {
     fn clEnqueueReadBufferRect(q: cl_command_queue, mem: cl_mem, blocking: cl_bool, buffer_origin: *const usize, host_origin: *const usize, reg: *const usize,
         buffer_row_pitch: usize, buffer_slice_pitch: usize, host_row_pitch: usize, host_slice_pitch: usize, ptr: *mut c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let extent = region(reg)?;
-        let buf = rect(buffer_origin, extent, buffer_row_pitch, buffer_slice_pitch)?;
-        let host = rect(host_origin, extent, host_row_pitch, host_slice_pitch)?;
-        rect_in(&buf, extent, m.size)?;
-        if ptr.is_null() || rect_end(&host, extent).is_none() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let pitches = [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch];
+        let transfer = rect_transfer(&m, ptr, [buffer_origin, host_origin], reg, pitches)?;
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        read(&q, &m, CL_COMMAND_READ_BUFFER_RECT, (buf, host, extent), ptr.cast(), (n, list), blocking != 0, event)
+        read(&q, &m, CL_COMMAND_READ_BUFFER_RECT, transfer, ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -317,15 +325,10 @@ entry! {
         buffer_row_pitch: usize, buffer_slice_pitch: usize, host_row_pitch: usize, host_slice_pitch: usize, ptr: *const c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let extent = region(reg)?;
-        let buf = rect(buffer_origin, extent, buffer_row_pitch, buffer_slice_pitch)?;
-        let host = rect(host_origin, extent, host_row_pitch, host_slice_pitch)?;
-        rect_in(&buf, extent, m.size)?;
-        if ptr.is_null() || rect_end(&host, extent).is_none() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let pitches = [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch];
+        let transfer = rect_transfer(&m, ptr, [buffer_origin, host_origin], reg, pitches)?;
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        write(&q, &m, CL_COMMAND_WRITE_BUFFER_RECT, (buf, host, extent), ptr.cast(), (n, list), blocking != 0, event)
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER_RECT, transfer, ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
