@@ -274,6 +274,14 @@ kernel void scale_add(global const int* x, global int* y, int k) {
 kernel void single(global int* out) {
     out[0] = 42;
 }
+
+kernel void index3d(global int* out) {
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t z = get_global_id(2) - get_global_offset(2);
+    size_t i = (z * get_global_size(1) + y) * get_global_size(0) + x;
+    out[i] = (int)(get_global_id(0) + 100 * get_global_id(1) + 10000 * get_global_id(2) + 1000000 * get_group_id(0) + 10000000 * get_local_id(1));
+}
 "#;
 
 #[test]
@@ -440,4 +448,49 @@ fn compile_and_link_separately() {
         ok(clReleaseKernel(k));
         [h, lib, main, linked].iter().for_each(|&p| ok(clReleaseProgram(p)));
     }
+}
+
+#[test]
+fn awkward_and_large_grids() {
+    // A prime size (work-groups of 1), and more groups than one dispatch may hold in x
+    // (131074 = 2 * 65537: 65537 groups of 2, past Vulkan's usual 65535 per dispatch).
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let k = kernel(program, "mark");
+    for n in [997usize, 131_074] {
+        let out = env.buffer(CL_MEM_READ_WRITE, n * 4);
+        set_arg(k, 0, &out.0);
+        run(&env, k, &[n], None);
+        let got = read_as::<i32>(&env, &out, n);
+        let wrong = got.iter().enumerate().find(|(i, &v)| v != *i as i32 + 1);
+        assert!(wrong.is_none(), "n={n}: first wrong element {wrong:?}");
+    }
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
+
+#[test]
+fn three_dimensions_with_offsets() {
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let k = kernel(program, "index3d");
+    let (offset, global, local) = ([1usize, 2, 3], [8usize, 4, 2], [4usize, 2, 1]);
+    let n = global.iter().product::<usize>();
+    let out = env.buffer(CL_MEM_READ_WRITE, n * 4);
+    set_arg(k, 0, &out.0);
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 3, offset.as_ptr(), global.as_ptr(), local.as_ptr(), 0, null(), null_mut()) });
+    let mut expected = Vec::new();
+    for z in 0..global[2] {
+        for y in 0..global[1] {
+            for x in 0..global[0] {
+                let (gx, gy, gz) = (x + offset[0], y + offset[1], z + offset[2]);
+                // Group ids count from the offset's group: (gx - offset) / local.
+                let (group_x, local_y) = (x / local[0], y % local[1]);
+                expected.push((gx + 100 * gy + 10000 * gz + 1_000_000 * group_x + 10_000_000 * local_y) as i32);
+            }
+        }
+    }
+    assert_eq!(read_as::<i32>(&env, &out, n), expected);
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
 }
