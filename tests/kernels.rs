@@ -494,3 +494,33 @@ fn three_dimensions_with_offsets() {
     ok(unsafe { clReleaseKernel(k) });
     ok(unsafe { clReleaseProgram(program) });
 }
+
+#[test]
+fn kernels_on_host_pointer_buffers() {
+    // A kernel writes into a USE_HOST_PTR buffer: a map shows the result in the host memory, and
+    // an ALLOC_HOST_PTR buffer's map shows it too.
+    let env = Env::new();
+    let program = build(env.context, env.device, MORE);
+    let k = kernel(program, "mark");
+    let n = 256;
+    let mut host = vec![0i32; n];
+    let base = host.as_mut_ptr();
+    let use_ptr = Mem(create_buffer(env.context, CL_MEM_USE_HOST_PTR, n * 4, base.cast()));
+    let alloc = env.buffer(CL_MEM_ALLOC_HOST_PTR, n * 4);
+    let expected: Vec<i32> = (1..=n as i32).collect();
+    for mem in [&use_ptr, &alloc] {
+        set_arg(k, 0, &mem.0);
+        run(&env, k, &[n], None);
+        let mut err = 1;
+        let p = unsafe { clEnqueueMapBuffer(env.queue, mem.0, CL_TRUE, CL_MAP_READ, 0, n * 4, 0, null(), null_mut(), &mut err) };
+        ok(err);
+        assert_eq!(unsafe { std::slice::from_raw_parts(p.cast::<i32>(), n) }, &expected[..]);
+        if mem.0 == use_ptr.0 {
+            assert_eq!(p, base.cast());
+        }
+        ok(unsafe { clEnqueueUnmapMemObject(env.queue, mem.0, p, 0, null(), null_mut()) });
+        env.finish();
+    }
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
