@@ -389,3 +389,22 @@ fn barrier_on_another_queues_event() {
     release(&[gate, first, b, second, m]);
     ok(unsafe { clReleaseCommandQueue(q2) });
 }
+
+#[test]
+fn blocking_read_waits_for_a_user_event_set_by_another_thread() {
+    let env = Env::new();
+    let mem = env.buffer_from(&[8u8; 256]);
+    let gate = user_event(&env);
+    let w = write_after(env.queue, &mem, 0, &[9u8; 256], &[gate]);
+    let gate_handle = gate as usize;
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(SETTLE);
+        ok(unsafe { clSetUserEventStatus(gate_handle as cl_event, CL_COMPLETE) });
+    });
+    let start = Instant::now();
+    // In order: the read waits for the gated write, hence for the other thread.
+    assert_eq!(env.read(&mem, 0, 256), [9u8; 256]);
+    assert!(start.elapsed() >= SETTLE / 2, "returned before the user event was set");
+    setter.join().unwrap();
+    release(&[gate, w]);
+}
