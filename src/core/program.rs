@@ -5,6 +5,7 @@ use super::device::Device;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
+use crate::compiler::options::{BuildOptions, Stage};
 use crate::compiler::{self, BuildError, Object};
 use crate::vk::pipeline::Pipeline;
 use std::collections::hash_map::DefaultHasher;
@@ -175,10 +176,16 @@ impl Program {
     pub fn build(&self, which: &[usize], options: &str) -> CLResult<()> {
         self.run(which, options, |b, device| {
             let obj = match &b.object {
-                Some(obj) if self.source.is_empty() => obj.clone(),
+                Some(obj) if self.source.is_empty() => {
+                    // A binary is compiled already: its build options are only checked.
+                    BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
+                    obj.clone()
+                }
                 _ => compiler::compile(&self.source, &[], options, &device.target)?,
             };
-            match link_cached(device, std::slice::from_ref(&obj), options) {
+            // clBuildProgram's options are compiler options (`-D`, `-cl-std`, ...), which the
+            // linker refuses; linking one object takes its language options from the object.
+            match link_cached(device, std::slice::from_ref(&obj), "") {
                 // The object's text has lost the source's lines and columns: build the source
                 // itself for a log that points into what the application wrote.
                 Err(BuildError::Failed(log)) if !self.source.is_empty() => {
