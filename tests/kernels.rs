@@ -524,3 +524,68 @@ fn kernels_on_host_pointer_buffers() {
     ok(unsafe { clReleaseKernel(k) });
     ok(unsafe { clReleaseProgram(program) });
 }
+
+extern "C" fn count_build(_program: cl_program, user_data: *mut c_void) {
+    // SAFETY: the test passes a pointer to an AtomicUsize that outlives the build.
+    unsafe { &*(user_data as *const std::sync::atomic::AtomicUsize) }.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn build_options_callbacks_and_devices() {
+    let env = Env::new();
+    let text = std::ffi::CString::new(MORE).unwrap();
+    let ptr = text.as_ptr();
+    let mut err = 1;
+    let program = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
+    ok(err);
+    let build_with = |options: &std::ffi::CStr| unsafe { clBuildProgram(program, 1, &env.device, options.as_ptr(), None, null_mut()) };
+    assert_eq!(build_with(c"-no-such-option"), CL_INVALID_BUILD_OPTIONS);
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let data = (&calls as *const std::sync::atomic::AtomicUsize).cast_mut().cast::<c_void>();
+    assert_eq!(unsafe { clBuildProgram(program, 1, &env.device, null(), None, data) }, CL_INVALID_VALUE, "user data without a callback");
+    ok(unsafe { clBuildProgram(program, 1, &env.device, c"-cl-std=CL1.2 -DVALUE=3".as_ptr(), Some(count_build), data) });
+    // The callback may run on another thread after the call returns.
+    let start = std::time::Instant::now();
+    while calls.load(std::sync::atomic::Ordering::SeqCst) == 0 && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::yield_now();
+    }
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let options = info_string(|s, v, r| unsafe { clGetProgramBuildInfo(program, env.device, CL_PROGRAM_BUILD_OPTIONS, s, v, r) });
+    assert_eq!(options, "-cl-std=CL1.2 -DVALUE=3");
+    assert_eq!(unsafe { clGetProgramBuildInfo(program, env.context as cl_device_id, CL_PROGRAM_BUILD_STATUS, 0, null_mut(), null_mut()) }, CL_INVALID_DEVICE);
+    assert_eq!(unsafe { clBuildProgram(program, 1, [env.context as cl_device_id].as_ptr(), null(), None, null_mut()) }, CL_INVALID_DEVICE);
+    assert_eq!(unsafe { clBuildProgram(program, 1, null(), null(), None, null_mut()) }, CL_INVALID_VALUE);
+    ok(unsafe { clReleaseProgram(program) });
+}
+
+#[test]
+fn build_options_reach_the_compiler() {
+    let env = Env::new();
+    let source = "kernel void v(global int* out) { out[0] = VALUE * 2; }\n";
+    let text = std::ffi::CString::new(source).unwrap();
+    let ptr = text.as_ptr();
+    let mut err = 1;
+    let program = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
+    ok(err);
+    ok(unsafe { clBuildProgram(program, 1, &env.device, c"-D VALUE=21 -cl-std=CL3.0 -cl-mad-enable -w".as_ptr(), None, null_mut()) });
+    let k = kernel(program, "v");
+    let out = env.buffer(CL_MEM_READ_WRITE, 4);
+    set_arg(k, 0, &out.0);
+    run(&env, k, &[1], None);
+    assert_eq!(read_as::<i32>(&env, &out, 1), [42]);
+    // A binary takes compiler options too (they are checked, the binary is already compiled).
+    let size: Vec<usize> = info_array(|s, v, r| unsafe { clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, s, v, r) });
+    let mut binary = vec![0u8; size[0]];
+    let mut slots = [binary.as_mut_ptr()];
+    ok(unsafe { clGetProgramInfo(program, CL_PROGRAM_BINARIES, 8, slots.as_mut_ptr().cast(), null_mut()) });
+    let (len, bin) = (binary.len(), binary.as_ptr());
+    let loaded = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &len, &bin, null_mut(), &mut err) };
+    ok(err);
+    assert_eq!(unsafe { clBuildProgram(loaded, 1, &env.device, c"-bogus".as_ptr(), None, null_mut()) }, CL_INVALID_BUILD_OPTIONS);
+    ok(unsafe { clBuildProgram(loaded, 1, &env.device, c"-D VALUE=21".as_ptr(), None, null_mut()) });
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(loaded));
+        ok(clReleaseProgram(program));
+    }
+}
