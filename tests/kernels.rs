@@ -589,3 +589,97 @@ fn build_options_reach_the_compiler() {
         ok(clReleaseProgram(program));
     }
 }
+
+const EXTRA: &str = r#"
+constant int table[4] = { 3, 5, 7, 11 };
+
+__attribute__((reqd_work_group_size(8, 1, 1)))
+kernel void fixed(global int* out) {
+    out[get_global_id(0)] = table[get_global_id(0) % 4] * (int)get_local_size(0);
+}
+
+kernel void bytes(global const uchar* in, global short* out) {
+    size_t i = get_global_id(0);
+    out[i] = (short)in[i] * -3;
+}
+"#;
+
+#[test]
+fn required_group_size_constant_data_and_small_types() {
+    let env = Env::new();
+    let program = build(env.context, env.device, EXTRA);
+    let k = kernel(program, "fixed");
+    let reqd: Vec<usize> = info_array(|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, env.device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, s, v, r) });
+    assert_eq!(reqd, [8, 1, 1]);
+    let out = env.buffer(CL_MEM_READ_WRITE, 32 * 4);
+    set_arg(k, 0, &out.0);
+    run(&env, k, &[32], None);
+    let expected: Vec<i32> = (0..32).map(|i| [3, 5, 7, 11][i % 4] * 8).collect();
+    assert_eq!(read_as::<i32>(&env, &out, 32), expected);
+    let (global, local) = ([32usize], [16usize]);
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), global.as_ptr(), local.as_ptr(), 0, null(), null_mut()) };
+    assert_eq!(code, CL_INVALID_WORK_GROUP_SIZE, "a local size other than the required one");
+
+    let k2 = kernel(program, "bytes");
+    let n = 100;
+    let input = pattern(n, 40);
+    let (mi, mo) = (env.buffer_from(&input), env.buffer(CL_MEM_READ_WRITE, n * 2));
+    set_arg(k2, 0, &mi.0);
+    set_arg(k2, 1, &mo.0);
+    run(&env, k2, &[n], None);
+    let expected: Vec<i16> = input.iter().map(|&b| b as i16 * -3).collect();
+    assert_eq!(read_as::<i16>(&env, &mo, n), expected);
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseKernel(k2));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn many_value_arguments() {
+    // 64 ints do not fit in the push constants: they travel in a uniform buffer.
+    let params: Vec<String> = (0..64).map(|i| format!("int a{i}")).collect();
+    let sum: Vec<String> = (0..64).map(|i| format!("a{i} * {}", i + 1)).collect();
+    let source = format!("kernel void wide(global int* out, {}) {{ out[get_global_id(0)] = {} + (int)get_global_id(0); }}\n", params.join(", "), sum.join(" + "));
+    let env = Env::new();
+    let program = build(env.context, env.device, &source);
+    let k = kernel(program, "wide");
+    let out = env.buffer(CL_MEM_READ_WRITE, 16 * 4);
+    set_arg(k, 0, &out.0);
+    let values: Vec<i32> = (0..64).map(|i| i * 7 - 100).collect();
+    for (i, v) in values.iter().enumerate() {
+        set_arg(k, i as u32 + 1, v);
+    }
+    run(&env, k, &[16], None);
+    let base: i32 = values.iter().enumerate().map(|(i, v)| v * (i as i32 + 1)).sum();
+    assert_eq!(read_as::<i32>(&env, &out, 16), (0..16).map(|i| base + i).collect::<Vec<i32>>());
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
+
+#[test]
+fn argument_info_and_kernels_in_program() {
+    let b = Built::new();
+    let k = kernel(b.program, "axpy");
+    let name = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, s, v, r) });
+    let ty = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, s, v, r) });
+    let space = |i| info_value::<cl_kernel_arg_address_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r) });
+    assert_eq!([name(0), name(1), name(2)], ["k", "x", "y"]);
+    assert_eq!([ty(0), ty(1), ty(2)], ["float", "float*", "float*"]);
+    assert_eq!([space(0), space(1), space(2)], [CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_GLOBAL]);
+    let qualifiers: cl_bitfield = info_value(|s, v, r| unsafe { clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_TYPE_QUALIFIER, s, v, r) });
+    assert_eq!(qualifiers & CL_KERNEL_ARG_TYPE_CONST, CL_KERNEL_ARG_TYPE_CONST);
+    assert_eq!(unsafe { clGetKernelArgInfo(k, 3, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) }, CL_INVALID_ARG_INDEX);
+    let mut n = 0;
+    ok(unsafe { clCreateKernelsInProgram(b.program, 0, null_mut(), &mut n) });
+    assert_eq!(n, 4);
+    let mut kernels = vec![null_mut(); n as usize];
+    assert_eq!(unsafe { clCreateKernelsInProgram(b.program, 1, kernels.as_mut_ptr(), null_mut()) }, CL_INVALID_VALUE, "room for fewer kernels than there are");
+    ok(unsafe { clCreateKernelsInProgram(b.program, n, kernels.as_mut_ptr(), null_mut()) });
+    let mut names: Vec<String> = kernels.iter().map(|&k| info_string(|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, s, v, r) })).collect();
+    names.sort();
+    assert_eq!(names, ["add_float", "add_int", "axpy", "index2d"]);
+    kernels.iter().for_each(|&k| ok(unsafe { clReleaseKernel(k) }));
+    ok(unsafe { clReleaseKernel(k) });
+}
