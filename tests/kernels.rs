@@ -683,3 +683,49 @@ fn argument_info_and_kernels_in_program() {
     kernels.iter().for_each(|&k| ok(unsafe { clReleaseKernel(k) }));
     ok(unsafe { clReleaseKernel(k) });
 }
+
+#[test]
+fn libraries_and_link_options() {
+    let env = Env::new();
+    let create = |text: &str| {
+        let c = std::ffi::CString::new(text).unwrap();
+        let p = c.as_ptr();
+        let mut err = 1;
+        let program = unsafe { clCreateProgramWithSource(env.context, 1, &p, null(), &mut err) };
+        ok(err);
+        program
+    };
+    let binary_type = |p: cl_program| info_value::<cl_program_binary_type>(|s, v, r| unsafe { clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BINARY_TYPE, s, v, r) });
+    let helper = create("int triple(int x) { return SCALE * x; }\n");
+    let main = create("int triple(int x);\nkernel void k(global int* out) { out[get_global_id(0)] = triple((int)get_global_id(0)); }\n");
+    ok(unsafe { clCompileProgram(helper, 1, &env.device, c"-DSCALE=3".as_ptr(), 0, null(), null(), None, null_mut()) });
+    ok(unsafe { clCompileProgram(main, 1, &env.device, null(), 0, null(), null(), None, null_mut()) });
+    assert_eq!(binary_type(helper), CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT as cl_program_binary_type);
+    let mut err = 1;
+    let library = unsafe { clLinkProgram(env.context, 1, &env.device, c"-create-library".as_ptr(), 1, &helper, None, null_mut(), &mut err) };
+    ok(err);
+    assert_eq!(binary_type(library), CL_PROGRAM_BINARY_TYPE_LIBRARY as cl_program_binary_type);
+    let inputs = [main, library];
+    let exe = unsafe { clLinkProgram(env.context, 1, &env.device, c"-cl-fast-relaxed-math".as_ptr(), 2, inputs.as_ptr(), None, null_mut(), &mut err) };
+    ok(err);
+    assert_eq!(binary_type(exe), CL_PROGRAM_BINARY_TYPE_EXECUTABLE as cl_program_binary_type);
+    let k = kernel(exe, "k");
+    let out = env.buffer(CL_MEM_READ_WRITE, 8 * 4);
+    set_arg(k, 0, &out.0);
+    run(&env, k, &[8], None);
+    assert_eq!(read_as::<i32>(&env, &out, 8), (0..8).map(|i| 3 * i).collect::<Vec<i32>>());
+    // A compiler-only option is not a linker option.
+    let bad = unsafe { clLinkProgram(env.context, 1, &env.device, c"-DX=1".as_ptr(), 1, &main, None, null_mut(), &mut err) };
+    assert!(bad.is_null());
+    assert_eq!(err, CL_INVALID_LINKER_OPTIONS);
+    // A function called but defined nowhere fails the link.
+    let alone = unsafe { clLinkProgram(env.context, 1, &env.device, null(), 1, &main, None, null_mut(), &mut err) };
+    assert_eq!(err, CL_LINK_PROGRAM_FAILURE);
+    unsafe {
+        if !alone.is_null() {
+            ok(clReleaseProgram(alone));
+        }
+        ok(clReleaseKernel(k));
+        [helper, main, library, exe].iter().for_each(|&p| ok(clReleaseProgram(p)));
+    }
+}
