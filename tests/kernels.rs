@@ -729,3 +729,57 @@ fn libraries_and_link_options() {
         [helper, main, library, exe].iter().for_each(|&p| ok(clReleaseProgram(p)));
     }
 }
+
+#[test]
+fn hostile_sources_fail_cleanly() {
+    let env = Env::new();
+    let deep_parens = format!("kernel void k(global int* o) {{ o[0] = {}1{}; }}", "(".repeat(20_000), ")".repeat(20_000));
+    let deep_blocks = format!("kernel void k() {{ {} }}", "{".repeat(20_000) + &"}".repeat(20_000));
+    let deep_if = format!("kernel void k(global int* o) {{ {} o[0] = 1; }}", "if (o[0]) ".repeat(20_000));
+    let sources = [
+        "",
+        "   \n\t\n",
+        "/* unterminated comment",
+        "kernel void k(global int* o) { o[0] = \"unterminated; }",
+        "#include \"no/such/header.h\"\nkernel void k() {}",
+        "#error stop here\n",
+        "#define A A B\n#define B A\nkernel void k(global int* o) { o[0] = A; }",
+        "#if 1 / 0\n#endif\n",
+        "kernel void k(global int* o) { o[0] = 1 / 0; o[1] = 1 << 40; }",
+        "kernel kernel kernel",
+        "\u{1}\u{2}\u{ff}\u{fffd}\u{7f}",
+        "kernel void k(global int* o) { int a[1000000000]; o[0] = a[0]; }",
+        "kernel void k(global int* o) { k(o); }",
+        &deep_parens,
+        &deep_blocks,
+        &deep_if,
+    ];
+    for source in sources {
+        let (program, code) = try_build(env.context, env.device, source);
+        assert!(code == CL_SUCCESS || code == CL_BUILD_PROGRAM_FAILURE, "{} for {:?}", error_name(code), &source[..source.len().min(60)]);
+        if code == CL_BUILD_PROGRAM_FAILURE {
+            assert!(!build_log(program, env.device).is_empty(), "a failed build explains itself");
+        }
+        ok(unsafe { clReleaseProgram(program) });
+    }
+}
+
+#[test]
+fn sources_in_pieces_with_lengths() {
+    let env = Env::new();
+    let pieces = ["kernel void k(global int* o) ", "{ o[get_global_id(0)] = 5; }GARBAGE"];
+    let ptrs = [pieces[0].as_ptr().cast::<std::ffi::c_char>(), pieces[1].as_ptr().cast()];
+    // The second piece's length stops before the garbage; the first is not NUL-terminated.
+    let lengths = [pieces[0].len(), pieces[1].len() - "GARBAGE".len()];
+    let mut err = 1;
+    let program = unsafe { clCreateProgramWithSource(env.context, 2, ptrs.as_ptr(), lengths.as_ptr(), &mut err) };
+    ok(err);
+    ok(unsafe { clBuildProgram(program, 1, &env.device, null(), None, null_mut()) });
+    let k = kernel(program, "k");
+    let out = env.buffer(CL_MEM_READ_WRITE, 16);
+    set_arg(k, 0, &out.0);
+    run(&env, k, &[4], None);
+    assert_eq!(read_as::<i32>(&env, &out, 4), [5, 5, 5, 5]);
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
