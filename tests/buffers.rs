@@ -415,3 +415,41 @@ fn buffers_larger_than_a_storage_descriptor_range() {
     assert!(env.read(&mem, size - 8192, 4096).chunks(4).all(|c| c == word));
     assert_eq!(env.read(&mem, 8192, 4096), pattern(4096, 21));
 }
+
+#[test]
+fn non_blocking_map_after_a_gated_write() {
+    let env = Env::new();
+    let mem = env.buffer_from(&[0u8; 4096]);
+    let data = pattern(4096, 30);
+    let mut err = 1;
+    let gate = unsafe { clCreateUserEvent(env.context, &mut err) };
+    ok(err);
+    let mut w = null_mut();
+    ok(unsafe { clEnqueueWriteBuffer(env.queue, mem.0, CL_FALSE, 0, 4096, data.as_ptr().cast(), 1, &gate, &mut w) });
+    let mut mapped = null_mut();
+    let p = unsafe { clEnqueueMapBuffer(env.queue, mem.0, CL_FALSE, CL_MAP_READ, 1024, 2048, 0, null(), &mut mapped, &mut err) };
+    ok(err);
+    assert!(!p.is_null(), "the pointer is known before the map completes");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    ok(unsafe { clWaitForEvents(1, &mapped) });
+    assert_eq!(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), 2048) }, &data[1024..3072]);
+    unmap(&env, &mem, p.cast());
+    unsafe { [gate, w, mapped].iter().for_each(|&e| ok(clReleaseEvent(e))) };
+}
+
+#[test]
+fn sub_buffer_of_a_use_host_ptr_buffer() {
+    let env = Env::new();
+    let align = device_info::<cl_uint>(CL_DEVICE_MEM_BASE_ADDR_ALIGN) as usize / 8;
+    let mut host = pattern(align * 4, 31);
+    let base = host.as_mut_ptr();
+    let parent = Mem(create_buffer(env.context, CL_MEM_USE_HOST_PTR, host.len(), base.cast()));
+    let sub = sub_buffer(&parent, 0, align, align).expect("sub-buffer");
+    assert_eq!(mem_info::<*mut c_void>(sub.0, CL_MEM_HOST_PTR), unsafe { base.add(align) }.cast());
+    let update = pattern(64, 32);
+    env.write(&sub, 8, &update);
+    let p = map(&env, &sub, CL_MAP_READ, 8, 64);
+    assert_eq!(p, unsafe { base.add(align + 8) });
+    assert_eq!(unsafe { std::slice::from_raw_parts(p, 64) }, &update[..]);
+    unmap(&env, &sub, p);
+}

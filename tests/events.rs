@@ -365,3 +365,46 @@ fn profiling_times_are_ordered() {
     assert_eq!(profile(e, CL_PROFILING_COMMAND_END), Err(CL_PROFILING_INFO_NOT_AVAILABLE), "queue without profiling");
     release(&[e]);
 }
+
+#[test]
+fn barrier_on_another_queues_event() {
+    let env = Env::new();
+    let q2 = env.queue(0);
+    let mem = env.buffer(CL_MEM_READ_WRITE, 64);
+    let gate = user_event(&env);
+    let first = write_after(q2, &mem, 0, &[6u8; 64], &[gate]);
+    let b = barrier(env.queue, &[first]);
+    let second = write_after(env.queue, &mem, 0, &[7u8; 64], &[]);
+    assert!(settled_status(env.queue, second) > CL_COMPLETE, "ran before the other queue's command");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    ok(unsafe { clWaitForEvents(1, &second) });
+    assert_eq!(env.read(&mem, 0, 64), [7u8; 64]);
+    // Migration is an ordering point too.
+    let mut m = null_mut();
+    ok(unsafe { clEnqueueMigrateMemObjects(env.queue, 1, &mem.0, CL_MIGRATE_MEM_OBJECT_HOST, 1, &first, &mut m) });
+    ok(unsafe { clWaitForEvents(1, &m) });
+    assert_eq!(event_info::<cl_command_type>(m, CL_EVENT_COMMAND_TYPE), CL_COMMAND_MIGRATE_MEM_OBJECTS);
+    assert_eq!(unsafe { clEnqueueMigrateMemObjects(env.queue, 1, &mem.0, 1 << 7, 0, null(), null_mut()) }, CL_INVALID_VALUE);
+    assert_eq!(unsafe { clEnqueueMigrateMemObjects(env.queue, 0, null(), 0, 0, null(), null_mut()) }, CL_INVALID_VALUE);
+    release(&[gate, first, b, second, m]);
+    ok(unsafe { clReleaseCommandQueue(q2) });
+}
+
+#[test]
+fn blocking_read_waits_for_a_user_event_set_by_another_thread() {
+    let env = Env::new();
+    let mem = env.buffer_from(&[8u8; 256]);
+    let gate = user_event(&env);
+    let w = write_after(env.queue, &mem, 0, &[9u8; 256], &[gate]);
+    let gate_handle = gate as usize;
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(SETTLE);
+        ok(unsafe { clSetUserEventStatus(gate_handle as cl_event, CL_COMPLETE) });
+    });
+    let start = Instant::now();
+    // In order: the read waits for the gated write, hence for the other thread.
+    assert_eq!(env.read(&mem, 0, 256), [9u8; 256]);
+    assert!(start.elapsed() >= SETTLE / 2, "returned before the user event was set");
+    setter.join().unwrap();
+    release(&[gate, w]);
+}

@@ -17,6 +17,9 @@ pub struct Event {
     pub command_type: cl_command_type,
     state: Mutex<State>,
     changed: Condvar,
+    /// Held while callbacks run: two threads moving the event on (the submitting one and the
+    /// completion thread) still call them in status order.
+    notifying: Mutex<()>,
 }
 object!(Event, Event, CL_INVALID_EVENT);
 
@@ -50,7 +53,7 @@ pub struct Snapshot {
 impl Event {
     fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_command_type, status: cl_int) -> Arc<Event> {
         let state = State { status, recorded: false, timeline: None, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new() };
-        Arc::new(Event { header: Header::new(Kind::Event), context, queue, command_type, state: Mutex::new(state), changed: Condvar::new() })
+        Arc::new(Event { header: Header::new(Kind::Event), context, queue, command_type, state: Mutex::new(state), changed: Condvar::new(), notifying: Mutex::new(()) })
     }
 
     pub fn new_user(context: Arc<Context>) -> Arc<Event> {
@@ -89,7 +92,8 @@ impl Event {
     /// Moves the event to `status` (never backwards), then runs the callbacks that became due
     /// and wakes the queues waiting for it. Called with no driver lock held.
     pub fn set_status(self: &Arc<Self>, status: cl_int) {
-        let (due, waiters) = {
+        let notifying = self.notifying.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut due, waiters): (Vec<_>, _) = {
             let mut s = self.lock();
             if status >= s.status || s.status <= CL_COMPLETE {
                 return;
@@ -106,6 +110,8 @@ impl Event {
         };
         self.changed.notify_all();
         let handle = handle_of(self);
+        // A jump over several statuses calls SUBMITTED, then RUNNING, then COMPLETE callbacks.
+        due.sort_by_key(|(on, _)| std::cmp::Reverse(*on));
         for (on, cb) in due {
             let reported = if status < 0 { status } else { on };
             if let Some(f) = cb.func {
@@ -113,6 +119,7 @@ impl Event {
                 unsafe { f(handle, reported, cb.user_data) };
             }
         }
+        drop(notifying);
         waiters.iter().filter_map(Weak::upgrade).for_each(|q| q.dependency_done());
     }
 

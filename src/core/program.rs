@@ -5,6 +5,7 @@ use super::device::Device;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
+use crate::compiler::options::{BuildOptions, Stage};
 use crate::compiler::{self, BuildError, Object};
 use crate::vk::pipeline::Pipeline;
 use std::collections::hash_map::DefaultHasher;
@@ -183,11 +184,23 @@ impl Program {
         self.run(which, options, |b, device| {
             let obj = match (&self.source, &b.object) {
                 (Some(source), _) => compiler::compile(source, &[], options, &device.target)?,
-                (None, Some(obj)) => obj.clone(),
+                (None, Some(obj)) => {
+                    // A binary is compiled already: its build options are only checked.
+                    BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
+                    obj.clone()
+                }
                 (None, None) => return Err(BuildError::Failed("no binary was loaded for this device".into())),
             };
-            // Build options are compile options; the object carries them into the link.
-            link_cached(device, std::slice::from_ref(&obj), "").map(|e| (Some(obj), e))
+            // clBuildProgram's options are compiler options (`-D`, `-cl-std`, ...), which the
+            // linker refuses; linking one object takes its language options from the object.
+            match (link_cached(device, std::slice::from_ref(&obj), ""), &self.source) {
+                // The object's text has lost the source's lines and columns: build the source
+                // itself for a log that points into what the application wrote.
+                (Err(BuildError::Failed(log)), Some(source)) => {
+                    Err(compiler::build(source, options, &device.target).err().unwrap_or(BuildError::Failed(log)))
+                }
+                (linked, _) => linked.map(|e| (Some(obj), e)),
+            }
         })
     }
 
