@@ -174,6 +174,7 @@ impl Sema<'_> {
             return self.atomic_call(a, name, args, loc);
         }
         match name {
+            "__builtin_inff" | "__builtin_nanf" | "__builtin_inf" => self.special_float(name, args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
             "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
@@ -414,6 +415,19 @@ impl Sema<'_> {
         }
         args.push(c);
         Some(call(Builtin::Select, args, ty, loc))
+    }
+
+    /// The infinity and quiet NaN constants behind `INFINITY`, `HUGE_VALF`, `HUGE_VAL` and
+    /// `NAN` (see `preprocess/standard.rs`).
+    fn special_float(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 0, loc)?;
+        let (value, s) = match name {
+            "__builtin_nanf" => (f64::NAN, Scalar::Float),
+            "__builtin_inff" => (f64::INFINITY, Scalar::Float),
+            _ if self.target.fp64 => (f64::INFINITY, Scalar::Double),
+            _ => return self.err(loc, format!("'{name}' is a double, which needs the cl_khr_fp64 extension")),
+        };
+        Some(Expr { kind: ExprKind::Float(value), ty: Type::Scalar(s), loc })
     }
 
     /// `barrier(flags)` and the fences: the flags must be a constant.

@@ -258,13 +258,7 @@ impl Sema<'_> {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
             Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
-            None => match super::names::predefined_constant(name, loc) {
-                Some(Expr { ty: Type::Scalar(Scalar::Double), .. }) if !self.target.fp64 => {
-                    self.err(loc, format!("'{name}' is a double constant, which needs the cl_khr_fp64 extension"))
-                }
-                Some(e) => Some(Val::Value(e)),
-                None => self.err(loc, format!("use of undeclared identifier '{name}'")),
-            },
+            None => self.err(loc, format!("use of undeclared identifier '{name}'")),
         }
     }
 

@@ -8,7 +8,6 @@ mod conv;
 mod decl;
 mod expr;
 pub mod model;
-mod names;
 mod scope;
 mod stmt;
 mod types;
