@@ -113,3 +113,164 @@ fn scalar_arithmetic() {
     s.check("promotions float", &s.get::<f32>(&f, 1), &[-2.5]);
     s.finish();
 }
+
+/// `got` is within `rel` (relative) or `abs` (absolute) of `want`; NaN matches NaN.
+fn near(got: f32, want: f32, rel: f32, abs: f32) -> bool {
+    got == want || (got.is_nan() && want.is_nan()) || (got - want).abs() <= abs.max(rel * want.abs())
+}
+
+/// Records every component of `got` not near `want`.
+fn check_near(s: &Suite, what: &str, got: &[f32], want: &[f32], rel: f32, abs: f32) {
+    let bad: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (&g, &w))| !near(g, w, rel, abs))
+        .take(6)
+        .map(|(i, (g, w))| format!("[{i}] got {g} want {w}"))
+        .collect();
+    if got.len() != want.len() || !bad.is_empty() {
+        s.fail(format!("{what}: {} values (want {}); {}", got.len(), want.len(), bad.join(", ")));
+    }
+}
+
+#[test]
+fn conversions() {
+    let s = Suite::new(include_str!("kernels/conversions.cl"));
+    let f: Vec<f32> = vec![0.0, -0.5, 1.5, 2.5, -2.5, 2e9, -3e9, f32::NAN, 255.7, -1.2, 2.1e9, 65535.9, 127.5, -128.9, 7.49, -7.51];
+    let i: Vec<i32> = vec![0, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769, 65535, 65536, i32::MAX, i32::MIN];
+    let n = f.len();
+    let (bf, bi) = (s.buf(&f), s.buf(&i));
+    let outs = (s.zeros::<i8>(n), s.zeros::<u8>(n), s.zeros::<i16>(n), s.zeros::<u16>(n), s.zeros::<i32>(n), s.zeros::<u32>(n));
+    s.run("sat", &[Arg::Buf(&bf), Arg::Buf(&bi), Arg::Buf(&outs.0), Arg::Buf(&outs.1), Arg::Buf(&outs.2), Arg::Buf(&outs.3), Arg::Buf(&outs.4), Arg::Buf(&outs.5)], &[n], None);
+    s.check("convert_char_sat", &s.get::<i8>(&outs.0, n), &i.iter().map(|&v| v.clamp(-128, 127) as i8).collect::<Vec<_>>());
+    s.check("convert_uchar_sat", &s.get::<u8>(&outs.1, n), &i.iter().map(|&v| v.clamp(0, 255) as u8).collect::<Vec<_>>());
+    s.check("convert_short_sat", &s.get::<i16>(&outs.2, n), &i.iter().map(|&v| v.clamp(-32768, 32767) as i16).collect::<Vec<_>>());
+    s.check("convert_ushort_sat", &s.get::<u16>(&outs.3, n), &i.iter().map(|&v| v.clamp(0, 65535) as u16).collect::<Vec<_>>());
+    // Rust's float → integer `as` saturates and maps NaN to 0, like convert_T_sat.
+    s.check("convert_int_sat(float)", &s.get::<i32>(&outs.4, n), &f.iter().map(|&v| v as i32).collect::<Vec<_>>());
+    s.check("convert_uint_sat(float)", &s.get::<u32>(&outs.5, n), &f.iter().map(|&v| v as u32).collect::<Vec<_>>());
+
+    let r: Vec<f32> = vec![0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, 2.6, -2.4, -2.6, 7.0, -7.0, 0.49999997, 1e6 + 0.5, -3.75, 100.25];
+    let (br, o) = (s.buf(&r), s.zeros::<i32>(r.len() * 5));
+    s.run("rounding", &[Arg::Buf(&br), Arg::Buf(&o)], &[r.len()], None);
+    let want: Vec<i32> = r.iter().flat_map(|&v| [v.trunc(), v.trunc(), v.trunc(), v.ceil(), v.floor()].map(|x| x as i32)).collect();
+    s.check("convert_int, convert_int_rtz", &s.get::<i32>(&o, r.len() * 5), &want);
+
+    let c: Vec<i32> = vec![0, 1, -1, 16_777_217, -16_777_219, 255, 256, -257, i32::MAX, i32::MIN, 123_456_789, 1000];
+    let n = c.len();
+    let (bc, f, l, u, back) = (s.buf(&c), s.zeros::<f32>(n), s.zeros::<i64>(n), s.zeros::<u8>(n), s.zeros::<i32>(n));
+    s.run("casts", &[Arg::Buf(&bc), Arg::Buf(&f), Arg::Buf(&l), Arg::Buf(&u), Arg::Buf(&back)], &[n], None);
+    s.check("(float)int", &s.get::<f32>(&f, n), &c.iter().map(|&v| v as f32).collect::<Vec<_>>());
+    s.check("(long)int * 3", &s.get::<i64>(&l, n), &c.iter().map(|&v| v as i64 * 3).collect::<Vec<_>>());
+    s.check("(uchar)int", &s.get::<u8>(&u, n), &c.iter().map(|&v| v as u8).collect::<Vec<_>>());
+    s.check("(int)(float * 0.5f)", &s.get::<i32>(&back, n), &c.iter().map(|&v| (v as f32 * 0.5) as i32).collect::<Vec<_>>());
+
+    let f: Vec<f32> = vec![1.0, -2.5, 0.0, f32::INFINITY, 3.4e38, 1e-40, -0.0, 0.1];
+    let n = f.len();
+    let (bf, u, back, bits) = (s.buf(&f), s.zeros::<u32>(n), s.zeros::<f32>(n), s.zeros::<i32>(n));
+    s.run("reinterpret", &[Arg::Buf(&bf), Arg::Buf(&u), Arg::Buf(&back), Arg::Buf(&bits)], &[n], None);
+    s.check("as_uint", &s.get::<u32>(&u, n), &f.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    s.check("as_float", &s.get::<u32>(&back, n), &f.iter().map(|v| (-v).to_bits()).collect::<Vec<_>>());
+    s.check("as_int2(float2)", &s.get::<i32>(&bits, n), &vec![i32::MIN; n]);
+
+    let v: Vec<f32> = vec![1.5, -1.5, 300.0, -7.25, 255.5, 0.99, -0.01, 1e9];
+    let (bv, i4, sat, back) = (s.buf(&v), s.zeros::<i32>(8), s.zeros::<u8>(8), s.zeros::<f32>(8));
+    s.run("vector_convert", &[Arg::Buf(&bv), Arg::Buf(&i4), Arg::Buf(&sat), Arg::Buf(&back)], &[2], None);
+    s.check("convert_int4", &s.get::<i32>(&i4, 8), &v.iter().map(|&x| x as i32).collect::<Vec<_>>());
+    s.check("convert_uchar4_sat", &s.get::<u8>(&sat, 8), &v.iter().map(|&x| x as u8).collect::<Vec<_>>());
+    s.check("convert_float4(convert_int4_rtz)", &s.get::<f32>(&back, 8), &v.iter().map(|&x| x as i32 as f32).collect::<Vec<_>>());
+
+    let l: Vec<i64> = vec![0, -1, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, 2_147_483_648, -2_147_483_649, 123_456_789_012, 16_777_217];
+    let n = l.len();
+    let (bl, sat, u, f) = (s.buf(&l), s.zeros::<i32>(n), s.zeros::<u64>(n), s.zeros::<f32>(n));
+    s.run("long_convert", &[Arg::Buf(&bl), Arg::Buf(&sat), Arg::Buf(&u), Arg::Buf(&f)], &[n], None);
+    s.check("convert_int_sat(long)", &s.get::<i32>(&sat, n), &l.iter().map(|&x| x.clamp(i32::MIN.into(), i32::MAX.into()) as i32).collect::<Vec<_>>());
+    s.check("convert_ulong_sat(long)", &s.get::<u64>(&u, n), &l.iter().map(|&x| x.max(0) as u64).collect::<Vec<_>>());
+    s.check("convert_float(long)", &s.get::<f32>(&f, n), &l.iter().map(|&x| x as f32).collect::<Vec<_>>());
+    s.finish();
+}
+
+#[test]
+fn vectors() {
+    let s = Suite::new(include_str!("kernels/vectors.cl"));
+    let o = s.zeros::<i32>(7);
+    s.run("literals", &[Arg::Buf(&o)], &[1], None);
+    s.check("literals", &s.get::<i32>(&o, 7), &[21, 321, 16, 281, 71604, 416, 1664]);
+
+    let (input, o, h, w) = (s.buf(&[1.0f32, 2.0, 3.0, 4.0]), s.zeros::<f32>(12), s.zeros::<f32>(12), s.zeros::<f32>(8));
+    s.run("swizzle_values", &[Arg::Buf(&input), Arg::Buf(&o), Arg::Buf(&h), Arg::Buf(&w)], &[1], None);
+    s.check("swizzle values", &s.get::<f32>(&o, 12), &[4.0, 3.0, 2.0, 1.0, 1.0, 1.0, 2.0, 2.0, 4.0, 3.0, 1.0, 2.0]);
+    s.check(".lo .hi .even .odd", &s.get::<f32>(&h, 12), &[1.0, 2.0, 3.0, 4.0, 1.0, 3.0, 2.0, 4.0, 10.0, 20.0, 10.0, 40.0]);
+    s.check("float8 reversed", &s.get::<f32>(&w, 8), &[40.0, 30.0, 20.0, 10.0, 4.0, 3.0, 2.0, 1.0]);
+
+    let (o, w, t) = (s.zeros::<i32>(20), s.zeros::<i32>(8), s.zeros::<i32>(4));
+    s.run("swizzle_lvalues", &[Arg::Buf(&o), Arg::Buf(&w), Arg::Buf(&t)], &[1], None);
+    s.check("swizzle lvalues", &s.get::<i32>(&o, 20), &[1, 2, 3, 4, 3, 4, 3, 4, 3, 7, 3, 9, 41, 42, 43, 44, 241, 42, 43, 144]);
+    s.check("int8 lvalues", &s.get::<i32>(&w, 8), &[10, 0, 12, 0, 14, 5, 16, 7]);
+    s.check("int3 c.zx = c.xz", &s.get::<i32>(&t, 3), &[3, 2, 1]);
+
+    let a: Vec<i32> = values::<i32>(4 * N, 20).iter().map(|v| v >> 12).collect();
+    let mut b: Vec<i32> = values::<i32>(4 * N, 21).iter().map(|v| v >> 12).collect();
+    b[5] = a[5];
+    let (ba, bb, o) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(4 * N * 9));
+    s.run("componentwise", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o)], &[N], None);
+    let got = s.get::<i32>(&o, 4 * N * 9);
+    let mask = |c: bool| if c { -1 } else { 0 };
+    let mut want = Vec::new();
+    for g in 0..N {
+        let (x, y) = (&a[g * 4..g * 4 + 4], &b[g * 4..g * 4 + 4]);
+        let ops: [fn(i32, i32) -> i32; 9] = [
+            |x, y| x.wrapping_add(y),
+            |x, y| x.wrapping_mul(y).wrapping_sub(3),
+            |x, y| x / (y | 1),
+            |x, y| (x & y) ^ 5,
+            |x, _| x << 2,
+            |x, y| if x < y { -1 } else { 0 },
+            |x, y| if x == y { -1 } else { 0 },
+            |x, _| if x == 0 { -1 } else { 0 },
+            |x, _| x.wrapping_neg(),
+        ];
+        for op in ops {
+            want.extend((0..4).map(|c| op(x[c], y[c])));
+        }
+    }
+    s.check("int4 component-wise", &got, &want);
+
+    let fa: Vec<f32> = vec![1.0, -2.0, f32::NAN, 4.0, 0.0, 6.5, -1.0, 8.0, 1.0, -2.0, 3.5, 4.0, 0.0, 6.5, -1.0, 8.0];
+    let fb: Vec<f32> = vec![1.0, 2.0, 3.0, -4.0, 0.5, 6.5, -2.0, f32::NAN, 1.0, 2.0, 3.0, -4.0, -0.0, 6.5, -2.0, 8.5];
+    let c: Vec<i16> = (0..16).map(|i| i * 1000 - 7000).collect();
+    let l: Vec<i64> = vec![-5, 5];
+    let (ba, bb, o, bc, so, bl, lo) = (s.buf(&fa), s.buf(&fb), s.zeros::<i32>(24), s.buf(&c), s.zeros::<i16>(16), s.buf(&l), s.zeros::<i64>(2));
+    s.run("compare_types", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&bc), Arg::Buf(&so), Arg::Buf(&bl), Arg::Buf(&lo)], &[1], None);
+    let (fa0, fb0) = (&fa[..8], &fb[..8]);
+    let mut want: Vec<i32> = fa0.iter().zip(fb0).map(|(x, y)| mask(x > y)).collect();
+    want.extend(fa[8..].iter().zip(&fb[8..]).map(|(x, y)| mask(x != y)));
+    want.extend(fa0.iter().zip(fb0).map(|(x, &y)| mask(*x <= y && y > 0.0)));
+    s.check("float8 comparisons (NaN unordered)", &s.get::<i32>(&o, 24), &want);
+    s.check("short16 >=", &s.get::<i16>(&so, 16), &c.iter().map(|&v| if v >= 0 { -1 } else { 0 }).collect::<Vec<i16>>());
+    s.check("long2 <", &s.get::<i64>(&lo, 2), &[-1, 0]);
+
+    let (x, y) = ([5, -3, 7, 0], [2, 9, 7, -1]);
+    let fv = [1.5f32, -2.0, -0.0, 3.0];
+    let (ba, bb, bf, o, fo) = (s.buf(&x), s.buf(&y), s.buf(&fv), s.zeros::<i32>(16), s.zeros::<f32>(4));
+    s.run("selects", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bf), Arg::Buf(&o), Arg::Buf(&fo)], &[1], None);
+    s.check("select/?:/bitselect", &s.get::<i32>(&o, 16), &[5, 9, 7, 0, 5, 9, 7, -1, 2, -3, 7, -1, 1, 2, 0x0f33, 0]);
+    s.check("select float4", &s.get::<f32>(&fo, 4), &[1.5, 2.0, -0.0, 3.0]);
+
+    let a: Vec<u8> = values(16 * 4, 22);
+    let b: Vec<u8> = values(16 * 4, 23);
+    let (ba, bb, o, c) = (s.buf(&a), s.buf(&b), s.zeros::<u8>(16 * 12), s.zeros::<i8>(8));
+    s.run("uchar_ops", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&c)], &[4], None);
+    let mut want = Vec::new();
+    for g in 0..4 {
+        let (x, y) = (&a[g * 16..g * 16 + 16], &b[g * 16..g * 16 + 16]);
+        want.extend(x.iter().zip(y).map(|(p, q)| p.wrapping_add(*q)));
+        want.extend(x.iter().map(|p| p >> 3));
+        want.extend(x.iter().zip(y).map(|(p, q)| *p.max(q)));
+    }
+    s.check("uchar16 ops", &s.get::<u8>(&o, 16 * 12), &want);
+    let c3 = s.get::<i8>(&c, 8);
+    s.check("char3 ops", &[&c3[0..3], &c3[4..7]].concat(), &[-3, 6, -9, 7, 7, 7]);
+    s.finish();
+}
