@@ -274,3 +274,146 @@ fn vectors() {
     s.check("char3 ops", &[&c3[0..3], &c3[4..7]].concat(), &[-3, 6, -9, 7, 7, 7]);
     s.finish();
 }
+
+/// `Item` of structs.cl with the OpenCL C layout: `float3` takes 16 bytes, aligned to 16.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Item {
+    c: i32,
+    _pad0: [u32; 3],
+    v: [f32; 4],
+    i: i32,
+    _pad1: u32,
+    s: [i32; 2],
+    l: i64,
+    _pad2: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pair {
+    a: i32,
+    b: f32,
+}
+
+#[test]
+fn structs_arrays_pointers() {
+    assert_eq!(std::mem::size_of::<Item>(), 64);
+    let s = Suite::new(include_str!("kernels/structs.cl"));
+    let o = s.zeros::<u64>(4);
+    s.run("layout", &[Arg::Buf(&o)], &[1], None);
+    s.check("sizeof/alignof", &s.get::<u64>(&o, 4), &[64, 16, 16, 8]);
+
+    let items: Vec<Item> = (0..N as i32)
+        .map(|g| Item {
+            c: g - 20,
+            _pad0: [0xdead; 3],
+            v: [g as f32, 0.5, -(g as f32), 99.0],
+            i: g * 7,
+            _pad1: 0xbeef,
+            s: [g, 3 - g],
+            l: 1 << 40 | g as i64,
+            _pad2: 7,
+        })
+        .collect();
+    let b = s.buf(&items);
+    s.run("update_items", &[Arg::Buf(&b)], &[N], None);
+    let got = s.get::<Item>(&b, N);
+    let want: Vec<Item> = items
+        .iter()
+        .enumerate()
+        .map(|(g, it)| {
+            let c = it.c as f32;
+            Item {
+                c: -it.c,
+                v: [it.v[0] * 2.0 + c, it.v[1] * 2.0 + c, it.v[2] * 2.0 + c, got[g].v[3]],
+                i: it.i + it.s[0] * it.s[1],
+                l: it.l * 3 - g as i64,
+                ..*it
+            }
+        })
+        .collect();
+    s.check("struct Item through a __global pointer", &got, &want);
+
+    let it = items[5];
+    let pair = Pair { a: 3, b: 1.25 };
+    let (o, oi) = (s.zeros::<f32>(2), s.zeros::<i32>(2));
+    s.run("by_value", &[Arg::Val(bytes(&[it])), Arg::Val(bytes(&[pair])), Arg::Buf(&o), Arg::Buf(&oi)], &[1], None);
+    s.check("structs by value (float)", &s.get::<f32>(&o, 2), &[4.0 * 2.5, it.v[0] + it.v[1] + it.v[2]]);
+    s.check("structs by value (int)", &s.get::<i32>(&oi, 2), &[it.c + it.i + it.s[1] + it.l as i32, 7 + it.i]);
+
+    let data: Vec<i32> = (0..8).collect();
+    let pairs = [Pair { a: 1, b: 1.0 }, Pair { a: 2, b: 2.0 }, Pair { a: 3, b: 3.0 }];
+    let (bd, bp, o) = (s.buf(&data), s.buf(&pairs), s.zeros::<i32>(8));
+    s.run("pointers", &[Arg::Buf(&bd), Arg::Buf(&bp), Arg::Buf(&o)], &[1], None);
+    s.check("pointer arithmetic", &s.get::<i32>(&o, 8), &[4, 25, 1, 9, 25, 2, 21, 3]);
+    s.check("helper on a __global pointer", &s.get::<i32>(&bd, 8), &[0, 1, 2, 3, 104, 105, 106, 107]);
+    s.check("struct members", &s.get::<Pair>(&bp, 3), &[Pair { a: 1, b: 2.5 }, Pair { a: 55, b: 3.0 }, Pair { a: 56, b: 3.0 }]);
+
+    let input: Vec<i32> = values::<i32>(64, 30).iter().map(|v| v >> 8).collect();
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(4));
+    s.run("local_helper", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(16 * 4)], &[64], Some(&[16]));
+    let want: Vec<i32> = input.chunks(16).map(|c| c.iter().sum::<i32>() + 120).collect();
+    s.check("helper on a __local pointer", &s.get::<i32>(&o, 4), &want);
+    s.finish();
+}
+
+fn classify(mut v: i32) -> i32 {
+    match v & 7 {
+        0 => return 100,
+        1 | 2 => v = (v + 10) * 2,
+        3 => v *= 2,
+        4 => v -= 1,
+        _ => v = v.wrapping_neg(),
+    }
+    v
+}
+
+fn collatz(mut n: i32) -> i32 {
+    let mut steps = 0;
+    while n != 1 && steps < 1000 {
+        n = if n & 1 != 0 { 3 * n + 1 } else { n / 2 };
+        steps += 1;
+    }
+    steps
+}
+
+#[test]
+fn control_flow() {
+    let s = Suite::new(include_str!("kernels/control.cl"));
+    let mut input: Vec<i32> = values::<i32>(N, 40).iter().map(|v| v >> 20).collect();
+    input[..8].copy_from_slice(&[0, 1, 2, 3, 4, 5, -2000, 150]);
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(N * 6));
+    s.run("control", &[Arg::Buf(&bi), Arg::Buf(&o)], &[N], None);
+    let want: Vec<i32> = input
+        .iter()
+        .flat_map(|&v| {
+            let odd_sum: i32 = (0..(v & 31)).filter(|i| i & 1 == 1).sum();
+            let first = (0..5).find(|&w| w == v % 5).unwrap_or(-1);
+            let count: i32 = (0..4).flat_map(|i| (0..=i).map(move |j| (i + j) & v)).sum();
+            let sign = if v > 0 { if v > 100 { 2 } else { 1 } } else { 0 };
+            [classify(v), collatz((v & 63) + 1), odd_sum, first, count, if v < -1000 { sign } else { sign + 10 }]
+        })
+        .collect();
+    s.check("switch, loops, early return", &s.get::<i32>(&o, N * 6), &want);
+
+    let o = s.buf(&vec![-1i32; N]);
+    s.run("early_exit", &[Arg::Buf(&o), val(40i32)], &[N], None);
+    s.check("early return", &s.get::<i32>(&o, N), &(0..N as i32).map(|g| if g < 40 { g * 2 } else { -1 }).collect::<Vec<_>>());
+
+    let o = s.zeros::<i32>(4);
+    s.run("goto_free_loops", &[Arg::Buf(&o)], &[1], None);
+    let (mut i, mut acc) = (0, 0);
+    loop {
+        i += 1;
+        if i % 3 == 0 {
+            continue;
+        }
+        acc += i;
+        if i > 20 {
+            break;
+        }
+    }
+    s.check("while/do-while/switch in a loop", &s.get::<i32>(&o, 4), &[acc, i, -2, 5321]);
+    s.finish();
+}
