@@ -417,3 +417,107 @@ fn control_flow() {
     s.check("while/do-while/switch in a loop", &s.get::<i32>(&o, 4), &[acc, i, -2, 5321]);
     s.finish();
 }
+
+#[test]
+fn local_constant_and_atomic_memory() {
+    let s = Suite::new(include_str!("kernels/memory.cl"));
+    let input: Vec<i32> = values::<i32>(256, 50).iter().map(|v| v >> 16).collect();
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(256));
+    s.run("reverse_groups", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(64 * 4)], &[256], Some(&[64]));
+    let want: Vec<i32> = (0..256).map(|g| input[g / 64 * 64 + 63 - g % 64] * 1000 + (g / 64) as i32).collect();
+    s.check("A8: each group sees its own __local memory", &s.get::<i32>(&o, 256), &want);
+
+    for group in [64usize, 32, 16] {
+        let o = s.zeros::<i32>(256 / group);
+        s.run("group_sum", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(group * 4)], &[256], Some(&[group]));
+        let want: Vec<i32> = input.chunks(group).map(|c| c.iter().sum()).collect();
+        s.check(&format!("group_sum, groups of {group}"), &s.get::<i32>(&o, 256 / group), &want);
+    }
+
+    let o = s.zeros::<f32>(64);
+    s.run("two_locals", &[Arg::Buf(&o), Arg::Local(32 * 4), Arg::Local(32 * 2)], &[64], Some(&[32]));
+    let want: Vec<f32> = (0..64).map(|g| ((g % 32 + 1) % 32) as f32 * 0.5 + (((g % 32 + 2) % 32) * 3) as f32).collect();
+    s.check("two __local arguments", &s.get::<f32>(&o, 64), &want);
+
+    let c: Vec<i32> = (0..16).map(|i| i * i - 30).collect();
+    let cv = [2.0f32, 4.0, -1.0, 0.5];
+    let (bc, bcv, o, f) = (s.buf(&c), s.buf(&cv), s.zeros::<i32>(16), s.zeros::<f32>(16));
+    s.run("constants", &[Arg::Buf(&bc), Arg::Buf(&bcv), Arg::Buf(&o), Arg::Buf(&f)], &[16], None);
+    let table = [1, 1, 2, 3, 5, 8, 13, 21];
+    let want: Vec<i32> = (0..16).map(|g| c[g] + table[g & 7] + 7 + [10, 20, 30][g % 3] + 8).collect();
+    s.check("__constant arguments and program-scope data", &s.get::<i32>(&o, 16), &want);
+    let w = 2.0 * 0.5 + 4.0 * 0.25 + -1.0 * 2.0 + 0.5 * -1.0 + 1.5 * 2.0;
+    s.check("__constant float4 and struct", &s.get::<f32>(&f, 16), &[w; 16]);
+
+    // 61 work-items over buffers of 64 elements: the last 3 stay untouched.
+    let n = 61;
+    let (c, u, sh, c3) = (s.zeros::<i8>(64), s.zeros::<u8>(64), s.zeros::<i16>(64), s.buf(&vec![0x55u8; n * 4]));
+    s.run("byte_stores", &[Arg::Buf(&c), Arg::Buf(&u), Arg::Buf(&sh), Arg::Buf(&c3)], &[n], None);
+    let tail = |v: Vec<i64>| v.into_iter().chain([0; 3]).collect::<Vec<i64>>();
+    let widen = |v: Vec<i8>| v.into_iter().map(i64::from).collect::<Vec<_>>();
+    s.check("char stores", &widen(s.get::<i8>(&c, 64)), &tail((0..n).map(|g| ((g * 3) as i8).wrapping_sub(100) as i64).collect()));
+    s.check("uchar stores", &s.get::<u8>(&u, 64).into_iter().map(i64::from).collect::<Vec<_>>(), &tail((0..n).map(|g| 255 - g as i64).collect()));
+    s.check("short stores", &s.get::<i16>(&sh, 64).into_iter().map(i64::from).collect::<Vec<_>>(), &tail((0..n).map(|g| (g as i16).wrapping_mul(-7) as i64).collect()));
+    let got: Vec<i8> = s.get::<i8>(&c3, n * 4).chunks(4).flat_map(|c| c[..3].to_vec()).collect();
+    s.check("char3 stores", &got, &(0..n).flat_map(|g| [g as i8, -(g as i8), (g * 2) as i8]).collect::<Vec<_>>());
+
+    let n = 60;
+    let counters = s.zeros::<i32>(5);
+    let bits = s.buf(&[0u32, u32::MAX, 0]);
+    let minmax = s.buf(&[i32::MAX, i32::MIN]);
+    let old = s.buf(&(0..192).map(|i| i * 10).collect::<Vec<i32>>());
+    s.run("atomics", &[Arg::Buf(&counters), Arg::Buf(&bits), Arg::Buf(&minmax), Arg::Buf(&old)], &[n], None);
+    let cs = s.get::<i32>(&counters, 5);
+    s.check("atomic add/sub/inc/dec", &cs[..4], &[60, -120, 60, -60]);
+    s.check("atomic or/and/xor", &s.get::<u32>(&bits, 3), &[u32::MAX, 0, 0xf0]);
+    s.check("atomic min/max", &s.get::<i32>(&minmax, 2), &[-50, 127]);
+    let got = s.get::<i32>(&old, 192);
+    s.check("atomic_xchg", &got[..128], &(0..128).map(|i| if i < 60 { i } else if (64..124).contains(&i) { (i - 64) * 10 } else { i * 10 }).collect::<Vec<_>>());
+    let winner = cs[4] - 1000;
+    let want: Vec<i32> = (0..60).map(|g| if g == winner { 0 } else { cs[4] }).collect();
+    if !(0..60).contains(&winner) {
+        s.fail(format!("atomic_cmpxchg: counter {}", cs[4]));
+    }
+    s.check("atomic_cmpxchg results", &got[128..188], &want);
+
+    let o = s.zeros::<i32>(8);
+    s.run("local_atomics", &[Arg::Buf(&o)], &[128], Some(&[32]));
+    s.check("atomics on __local memory", &s.get::<i32>(&o, 8), &[496, -1, 496, -1, 496, -1, 496, -1]);
+    s.finish();
+}
+
+#[test]
+fn work_item_functions() {
+    let s = Suite::new(include_str!("kernels/workitem.cl"));
+    let cases: [(&[usize], &[usize], &[usize]); 4] = [
+        (&[3], &[8], &[4]),
+        (&[1, 2], &[4, 6], &[2, 3]),
+        (&[0, 5, 7], &[4, 2, 2], &[2, 1, 2]),
+        (&[0, 0, 0], &[2, 3, 4], &[1, 3, 2]),
+    ];
+    for (offset, global, local) in cases {
+        let dims = global.len();
+        let at = |v: &[usize], d: usize, default: usize| v.get(d).copied().unwrap_or(default);
+        let total: usize = global.iter().product();
+        let o = s.zeros::<u32>(total * 16);
+        s.run_at("ids", &[Arg::Buf(&o)], Some(offset), global, Some(local));
+        let mut want = vec![0u32; total * 16];
+        for flat in 0..total {
+            let pos = [flat % at(global, 0, 1), flat / at(global, 0, 1) % at(global, 1, 1), flat / (at(global, 0, 1) * at(global, 1, 1))];
+            let r = &mut want[flat * 16..flat * 16 + 16];
+            for d in 0..3 {
+                let (g, l) = (at(global, d, 1), at(local, d, 1));
+                r[d] = (pos[d] + at(offset, d, 0)) as u32;
+                r[3 + d] = (pos[d] % l) as u32;
+                r[6 + d] = (pos[d] / l) as u32;
+                r[9 + d] = (g / l * 100 + l) as u32;
+            }
+            r[12] = dims as u32;
+            r[13] = (at(global, 0, 1) * 10000 + at(global, 1, 1) * 100 + at(global, 2, 1)) as u32;
+            r[14] = (at(offset, 0, 0) * 10000 + at(offset, 1, 0) * 100 + at(offset, 2, 0)) as u32;
+            r[15] = 1;
+        }
+        s.check(&format!("work-item functions, {dims}-D, offset {offset:?}"), &s.get::<u32>(&o, total * 16), &want);
+    }
+    s.finish();
+}
