@@ -521,3 +521,133 @@ fn work_item_functions() {
     }
     s.finish();
 }
+
+#[test]
+fn math_and_integer_builtins() {
+    let s = Suite::new(include_str!("kernels/builtins.cl"));
+    let x: Vec<f32> = vec![0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.7, -3.7, 10.25, -7.75, 0.1, 19.9, -12.5, 1.0, -1.0];
+    let n = x.len();
+    let (bx, o) = (s.buf(&x), s.zeros::<f32>(n * 24));
+    s.run("math1", &[Arg::Buf(&bx), Arg::Buf(&o)], &[n], None);
+    let got = s.get::<f32>(&o, n * 24);
+    let sign = |v: f32| if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { v };
+    let exact: [fn(f32) -> f32; 24] = [
+        |v| v.abs().sqrt(),
+        f32::floor,
+        f32::ceil,
+        f32::trunc,
+        f32::round,
+        f32::round_ties_even,
+        |v| (v * 0.1).exp(),
+        |v| (v.abs() + 1.0).ln(),
+        f32::sin,
+        f32::cos,
+        |v| v.abs().powf(1.5),
+        |v| v.min(0.5),
+        |v| v.max(0.5),
+        |v| v % 3.0,
+        |v| 2.0f32.copysign(v),
+        |v| v * 2.0 + 1.0,
+        |v| v.mul_add(v, -1.0),
+        |v| v.clamp(-1.0, 1.0),
+        |_| 2.5,
+        |v| if v < 0.0 { 0.0 } else { 1.0 },
+        |v| 1.0 / (v.abs() + 1.0).sqrt(),
+        |v| v.atan2(2.0),
+        |v| v.hypot(3.0),
+        |_| 0.0,
+    ];
+    // Exact results, then those the spec allows a few ulp (checked to a relative 1e-5).
+    let approximate = [0, 6, 7, 8, 9, 10, 15, 16, 20, 21, 22];
+    for (i, &v) in x.iter().enumerate() {
+        for (k, f) in exact.iter().enumerate() {
+            let want = if k == 23 { sign(v) } else { f(v) };
+            let g = got[i * 24 + k];
+            let (rel, abs) = if approximate.contains(&k) { (1e-5, 1e-6) } else { (0.0, 0.0) };
+            if !near(g, want, rel, abs) {
+                s.fail(format!("math1 x={v} function #{k}: got {g} want {want}"));
+            }
+        }
+    }
+
+    let (o, i) = (s.zeros::<f32>(20), s.zeros::<i32>(12));
+    s.run("math_misc", &[Arg::Buf(&o), Arg::Buf(&i)], &[1], None);
+    use std::f32::consts::*;
+    let want = [
+        8.0, 5.0, 100.0, 3.0, 3.0, PI, 180.0, 0.5f32.tan(), FRAC_PI_6, FRAC_PI_3, FRAC_PI_4, 1.0f32.sinh(), 1.0f32.cosh(),
+        0.5f32.tanh(), 4.0, 1.0, 0.5, f32::MAX, f32::EPSILON, f32::INFINITY,
+    ];
+    check_near(&s, "math built-ins and constants", &s.get::<f32>(&o, 20), &want, 1e-5, 1e-6);
+    s.check("classification and relational built-ins", &s.get::<i32>(&i, 12), &[1, 1, 1, 1, 1, 1, 0, 0, -1, 0, -1, 1]);
+
+    let (a, b) = ([1.0f32, 2.0, 3.0, 4.0], [0.5f32, -1.0, 2.0, 0.0]);
+    let (ba, bb, o, v) = (s.buf(&a), s.buf(&b), s.zeros::<f32>(4), s.zeros::<f32>(28));
+    s.run("geometric", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&v)], &[1], None);
+    check_near(&s, "dot/length/distance", &s.get::<f32>(&o, 4), &[4.5, 30f32.sqrt(), 26.25f32.sqrt(), -1.5], 1e-6, 0.0);
+    let r = 30f32.sqrt();
+    let want = [
+        1.0 / r, 2.0 / r, 3.0 / r, 4.0 / r,
+        7.0, -0.5, -2.0, 0.0,
+        0.5, -1.0, 2.0, 0.0,
+        1.0, 2.0, 3.0, 4.0,
+        1.0, 1.0, 1.0, 1.0,
+        0.5, 1.0, 2.0, 0.0,
+        0.75, 0.5, 2.5, 2.0,
+    ];
+    check_near(&s, "normalize/cross/min/max/clamp/fabs/mix", &s.get::<f32>(&v, 28), &want, 1e-6, 0.0);
+
+    let mut a: Vec<i32> = values(N, 60);
+    let mut b: Vec<i32> = values(N, 61);
+    a[..4].copy_from_slice(&[i32::MAX, i32::MIN, 0, -1]);
+    b[..4].copy_from_slice(&[1, -1, 0, i32::MIN]);
+    let (ba, bb, o, u) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(N * 10), s.zeros::<u32>(N * 6));
+    s.run("integer", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&u)], &[N], None);
+    let want: Vec<i32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            let (wx, wy) = (i64::from(x), i64::from(y));
+            [
+                x.unsigned_abs() as i32,
+                (wx - wy).unsigned_abs() as u32 as i32,
+                x.saturating_add(y),
+                x.saturating_sub(y),
+                ((wx + wy) >> 1) as i32,
+                ((wx + wy + 1) >> 1) as i32,
+                x.min(y),
+                x.max(y),
+                x.clamp(-1000, 1000),
+                ((wx * wy) >> 32) as i32,
+            ]
+        })
+        .collect();
+    s.check("int built-ins", &s.get::<i32>(&o, N * 10), &want);
+    let want: Vec<u32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            let (ux, uy) = (x as u32, y as u32);
+            [
+                ux.leading_zeros(),
+                ux.count_ones(),
+                ux.rotate_left(uy % 32),
+                (ux & 0xff_ffff).wrapping_mul(uy & 0xff_ffff).wrapping_add(7),
+                (ux & 0xff_ffff) * 3,
+                (u64::from(ux) * 2 + u64::from(uy)).min(u64::from(u32::MAX)) as u32,
+            ]
+        })
+        .collect();
+    s.check("uint built-ins", &s.get::<u32>(&u, N * 6), &want);
+
+    let a: Vec<u8> = values(N, 62);
+    let sh: Vec<i16> = values(N, 63);
+    let (ba, bs, o, so, l) = (s.buf(&a), s.buf(&sh), s.zeros::<u8>(N * 4), s.zeros::<i16>(N * 2), s.zeros::<i64>(N));
+    s.run("integer_small", &[Arg::Buf(&ba), Arg::Buf(&bs), Arg::Buf(&o), Arg::Buf(&so), Arg::Buf(&l)], &[N], None);
+    let want: Vec<u8> = a.iter().flat_map(|&x| [x.saturating_add(200), x.saturating_sub(100), x.leading_zeros() as u8, x.rotate_left(3)]).collect();
+    s.check("uchar built-ins", &s.get::<u8>(&o, N * 4), &want);
+    let want: Vec<i16> = a.iter().zip(&sh).flat_map(|(&x, &v)| [v.saturating_add(30000), ((v as i8 as i16) << 8) | i16::from(x)]).collect();
+    s.check("short built-ins, upsample", &s.get::<i16>(&so, N * 2), &want);
+    let want: Vec<i64> = a.iter().zip(&sh).map(|(&x, &v)| ((i64::from(v) * 1000) << 32) | i64::from(u32::from(x) * 3)).collect();
+    s.check("upsample(int, uint)", &s.get::<i64>(&l, N), &want);
+    s.finish();
+}
