@@ -820,3 +820,29 @@ fn corpus_of_typical_kernels() {
         assert!(errors.is_empty() && p.is_some(), "{errors:?}\n{src}");
     }
 }
+
+#[test]
+fn integer_literal_types_depend_on_the_radix() {
+    use Scalar::*;
+    let cases = [
+        ("2147483647", Int),
+        ("2147483648", Long),
+        ("4294967295", Long),
+        ("0xffffffff", UInt),
+        ("037777777777", UInt),
+        ("0x80000000", UInt),
+        ("4294967295u", UInt),
+        ("4294967296u", ULong),
+        ("9223372036854775807", Long),
+        ("9223372036854775808", ULong),
+        ("0xffffffffffffffff", ULong),
+        ("10l", Long),
+        ("0x8000000000000000l", ULong),
+    ];
+    let body: String = cases.iter().map(|(text, _)| format!("{text};")).collect();
+    let p = ok(&format!("kernel void k() {{ {body} }}"));
+    let f = kernel(&p, "k");
+    for (i, (text, s)) in cases.iter().enumerate() {
+        assert_eq!(stmt_expr(&f.body[i]).ty, Type::Scalar(*s), "{text}");
+    }
+}
