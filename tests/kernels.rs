@@ -755,3 +755,57 @@ fn a8_local_argument_takes_no_value() {
     unsafe { clReleaseKernel(k) };
     s.finish();
 }
+
+#[test]
+fn pointer_output_shuffle_and_ordering_builtins() {
+    let s = Suite::new(include_str!("kernels/builtins.cl"));
+    let x: Vec<f32> = vec![1.25, -1.25, 0.0, -0.0, 7.5, -3.0, 100.75, f32::INFINITY, f32::NEG_INFINITY, 0.1, -0.9, 1e8];
+    let n = x.len();
+    let (bx, o, w) = (s.buf(&x), s.zeros::<f32>(n), s.zeros::<f32>(n));
+    s.run("fract_out", &[Arg::Buf(&bx), Arg::Buf(&o), Arg::Buf(&w)], &[n], None);
+    let below_one = f32::from_bits(0x3f7f_ffff);
+    let fract: Vec<f32> = x.iter().map(|v| if v.is_infinite() { 0.0 } else { (v - v.floor()).min(below_one) }).collect();
+    // fract(±inf) is +0 per the spec; lowering's x - floor(x) gives NaN there, so compare finite inputs.
+    s.check("fract", &s.get::<f32>(&o, n)[..7], &fract[..7]);
+    s.check("fract's floor", &s.get::<f32>(&w, n), &x.iter().map(|v| v.floor()).collect::<Vec<_>>());
+
+    s.run("modf_out", &[Arg::Buf(&bx), Arg::Buf(&o), Arg::Buf(&w)], &[n], None);
+    let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+    let modf: Vec<f32> = x.iter().map(|v| if v.is_infinite() { 0f32.copysign(*v) } else { (v - v.trunc()).copysign(*v) }).collect();
+    s.check("modf (bits, signed zeros)", &bits(s.get::<f32>(&o, n)), &bits(modf));
+    s.check("modf's whole part", &s.get::<f32>(&w, n), &x.iter().map(|v| v.trunc()).collect::<Vec<_>>());
+
+    let angles: Vec<f32> = (0..16).map(|i| i as f32 * 0.4 - 3.0).collect();
+    let (ba, sn, cs) = (s.buf(&angles), s.zeros::<f32>(16), s.zeros::<f32>(16));
+    s.run("sincos_out", &[Arg::Buf(&ba), Arg::Buf(&sn), Arg::Buf(&cs)], &[4], None);
+    check_near(&s, "sincos: sine", &s.get::<f32>(&sn, 16), &angles.iter().map(|a| a.sin()).collect::<Vec<_>>(), 1e-5, 1e-6);
+    check_near(&s, "sincos: cosine", &s.get::<f32>(&cs, 16), &angles.iter().map(|a| a.cos()).collect::<Vec<_>>(), 1e-5, 1e-6);
+
+    let (a, b) = ([10, 11, 12, 13], [20, 21, 22, 23]);
+    let mask: [u32; 8] = [3, 2, 1, 0, 7, 4, 13, 6];
+    let (ba, bb, o, bm, p) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(16), s.buf(&mask), s.zeros::<i32>(2));
+    s.run("shuffles", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&bm), Arg::Buf(&p)], &[1], None);
+    let both: Vec<i32> = a.iter().chain(&b).copied().collect();
+    let want: Vec<i32> = mask.iter().map(|m| a[(m & 3) as usize]).chain(mask.iter().map(|m| both[(m & 7) as usize])).collect();
+    s.check("shuffle/shuffle2 int4 → int8", &s.get::<i32>(&o, 16), &want);
+    s.check("shuffle constant mask", &s.get::<i32>(&p, 2), &[13, 10]);
+    let bytes16: Vec<u8> = (0..32).map(|i| i * 3).collect();
+    let m16: Vec<u8> = values(16, 70);
+    let (ba, o, bm) = (s.buf(&bytes16), s.zeros::<u8>(32), s.buf(&m16));
+    s.run("shuffles16", &[Arg::Buf(&ba), Arg::Buf(&o), Arg::Buf(&bm)], &[1], None);
+    let want: Vec<u8> = m16.iter().map(|m| bytes16[(m & 15) as usize]).chain(m16.iter().map(|m| bytes16[(m & 31) as usize])).collect();
+    s.check("shuffle/shuffle2 uchar16", &s.get::<u8>(&o, 32), &want);
+
+    let xs = [1.0f32, f32::NAN, 2.0, 3.0, f32::NAN];
+    let ys = [1.0f32, 1.0, f32::NAN, 2.0, f32::NAN];
+    let (bx, by, o, v) = (s.buf(&xs), s.buf(&ys), s.zeros::<i32>(15), s.zeros::<i32>(4));
+    s.run("ordering", &[Arg::Buf(&bx), Arg::Buf(&by), Arg::Buf(&o), Arg::Buf(&v)], &[5], None);
+    let want: Vec<i32> = xs
+        .iter()
+        .zip(&ys)
+        .flat_map(|(x, y)| [!x.is_nan() && !y.is_nan(), x.is_nan() || y.is_nan(), x < y || x > y].map(i32::from))
+        .collect();
+    s.check("isordered/isunordered/islessgreater", &s.get::<i32>(&o, 15), &want);
+    s.check("islessgreater float4", &s.get::<i32>(&v, 4), &[0, -1, 0, -1]);
+    s.finish();
+}
