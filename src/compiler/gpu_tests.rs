@@ -464,3 +464,40 @@ fn float_rounding_and_nan_handling() {
         }
     }
 }
+
+#[test]
+fn conversions_with_rounding_and_saturation() {
+    let src = "kernel void k(global const float *x, global int *o) {
+        int i = get_global_id(0);
+        float v = x[i];
+        o[7 * i] = convert_int_rte(v);
+        o[7 * i + 1] = convert_int_rtp(v);
+        o[7 * i + 2] = convert_int_rtn(v);
+        o[7 * i + 3] = convert_int_sat(v * 1e9f);
+        o[7 * i + 4] = convert_uchar_sat(v * 100.0f);
+        o[7 * i + 5] = convert_char_sat((int)(v * 100.0f));
+        half h = v; float back = h;
+        o[7 * i + 6] = as_int(back); }";
+    let x = [2.5f32, -2.5, 2.1, -2.1, 0.0, 1.0001, f32::NAN, 3.75];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(ints(&[0; 56]))]) else { return };
+    let o = as_ints(buf(&out, 1));
+    let half = |v: f32| -> f32 {
+        // Round to the nearest binary16 value (ties to even), for these normal inputs.
+        if v.is_nan() { return v; }
+        let scale = 2f32.powi(10 - v.abs().log2().floor() as i32);
+        (v * scale).round_ties_even() / scale
+    };
+    for (i, &v) in x.iter().enumerate() {
+        let sat = |f: f32, lo: f32, hi: f32| if f.is_nan() { 0 } else { f.clamp(lo, hi) as i32 };
+        let want = [
+            if v.is_nan() { o[7 * i] } else { v.round_ties_even() as i32 },
+            if v.is_nan() { o[7 * i + 1] } else { v.ceil() as i32 },
+            if v.is_nan() { o[7 * i + 2] } else { v.floor() as i32 },
+            sat(v * 1e9, i32::MIN as f32, i32::MAX as f32),
+            sat(v * 100.0, 0.0, 255.0),
+            if v.is_nan() { o[7 * i + 5] } else { ((v * 100.0) as i32).clamp(-128, 127) },
+            if v == 0.0 || v.is_nan() { o[7 * i + 6] } else { half(v).to_bits() as i32 },
+        ];
+        assert_eq!(&o[7 * i..7 * i + 7], &want, "x = {v}");
+    }
+}

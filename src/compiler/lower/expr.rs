@@ -56,9 +56,12 @@ impl Ctx<'_> {
                 self.b.compose(ty, parts)
             }
             ExprKind::Load(place) => self.load_place(place)?,
-            ExprKind::Convert { value, sat, .. } => {
+            ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
-                self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| cx.convert(v[0], &t[0], r, *sat, loc))?
+                self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {
+                    let v = cx.round_for_int(v[0], &t[0], r, *rounding);
+                    cx.convert(v, &t[0], r, *sat, loc)
+                })?
             }
             ExprKind::Splat(v) => {
                 let v = self.eval_value(v)?;
@@ -512,6 +515,36 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Applies an explicit rounding mode before a float → integer conversion (which truncates).
+    /// Other rounding modes are not honoured (the default rounding is used).
+    fn round_for_int(&mut self, v: Handle<Expression>, from: &T, to: &T, rounding: model::Rounding) -> Handle<Expression> {
+        let float_to_int = from.element().is_some_and(S::is_float) && to.element().is_some_and(S::is_integer);
+        let fun = match rounding {
+            model::Rounding::Rte => naga::MathFunction::Round,
+            model::Rounding::Rtp => naga::MathFunction::Ceil,
+            model::Rounding::Rtn => naga::MathFunction::Floor,
+            model::Rounding::Rtz | model::Rounding::Default => return v,
+        };
+        if float_to_int { self.b.math(fun, &[v]) } else { v }
+    }
+
+    /// Rounds f32 values to half precision (`half` computes in f32 registers).
+    fn quantize_half(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let pair_ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::F32 });
+        let zero = self.b.lit(Literal::F32(0.0));
+        let comps = self.components(v, ty);
+        let rounded = comps
+            .into_iter()
+            .map(|c| {
+                let pair = self.b.compose(pair_ty, vec![c, zero]);
+                let bits = self.b.math(naga::MathFunction::Pack2x16float, &[pair]);
+                let back = self.b.math(naga::MathFunction::Unpack2x16float, &[bits]);
+                self.b.member(back, 0)
+            })
+            .collect();
+        self.from_components(rounded, ty, loc)
+    }
+
     /// C conversion of `v` from `from` to `to` (same component count).
     pub(super) fn convert(&mut self, v: Handle<Expression>, from: &T, to: &T, sat: bool, loc: Loc) -> R<Handle<Expression>> {
         let (Some(fs), Some(ts)) = (from.element(), to.element()) else {
@@ -526,9 +559,24 @@ impl Ctx<'_> {
             let zero = self.zero_of(to, loc)?;
             return Ok(self.b.select(v, one, zero));
         }
+        if ts == S::Half && fs != S::Half {
+            let f = if fs == S::Float { v } else { self.b.cast(v, ScalarKind::Float, Some(4)) };
+            return self.quantize_half(f, to, loc);
+        }
         let target = reg_scalar(ts);
+        let input = v;
         let v = if sat && ts.is_integer() { self.saturate_input(v, fs, ts, from, loc)? } else { v };
-        let r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        let mut r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        if sat && fs.is_float() && ts.size() >= 4 {
+            // The largest 32/64-bit integer is not a float: naga's conversion clamps to the
+            // largest float below it, so inputs at or above 2^bits give the maximum here.
+            let bits = ts.size() * 8 - u32::from(ts.is_signed());
+            let limit = self.float_like(2f64.powi(bits as i32), from, loc)?;
+            let over = self.b.binary(B::GreaterEqual, input, limit);
+            let max = if ts.is_signed() { u64::MAX >> (65 - ts.size() * 8) } else { u64::MAX >> (64 - ts.size() * 8) };
+            let max = self.int_literal(max, to, loc)?;
+            r = self.b.select(over, max, r);
+        }
         Ok(if reg_scalar(fs).width == 4 && target.width == 4 && !fs.is_float() && fs.size() <= ts.size() && fs.is_signed() == ts.is_signed() {
             r
         } else {
