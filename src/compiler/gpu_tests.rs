@@ -172,9 +172,15 @@ unsafe fn dispatch(gpu: &Gpu, kernel: &dyn Kernel, global: [u32; 3], local: [u32
 
 /// Builds `src`, runs its first kernel and returns the buffers; `None` without a device.
 pub fn run(src: &str, global: [u32; 3], local: [u32; 3], args: &[Arg]) -> Option<Vec<Option<Vec<u8>>>> {
+    run_kernel(src, None, global, local, args)
+}
+
+/// [`run`] for the kernel called `name` (the first one without a name).
+pub fn run_kernel(src: &str, name: Option<&str>, global: [u32; 3], local: [u32; 3], args: &[Arg]) -> Option<Vec<Option<Vec<u8>>>> {
     let gpu = Gpu::new()?;
     let program = build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"));
-    let out = unsafe { dispatch(&gpu, program.kernels[0].as_ref(), global, local, args) };
+    let kernel = program.kernels.iter().find(|k| name.is_none_or(|n| k.name() == n)).expect("no such kernel");
+    let out = unsafe { dispatch(&gpu, kernel.as_ref(), global, local, args) };
     unsafe {
         gpu.device.destroy_device(None);
         gpu.instance.destroy_instance(None);
@@ -500,4 +506,58 @@ fn conversions_with_rounding_and_saturation() {
         ];
         assert_eq!(&o[7 * i..7 * i + 7], &want, "x = {v}");
     }
+}
+
+#[test]
+fn pointer_walks_structs_and_narrow_local_memory() {
+    let src = "
+        typedef struct { float4 pos; float3 vel; int id; } particle;
+        int length_of(global const char *s) { int n = 0; while (*s) { s++; n++; } return n; }
+        float sum3(float3 v) { return v.x + v.y + v.z; }
+        kernel void k(global const char *text, global particle *ps, global int *out, local char *scratch) {
+            int i = get_global_id(0);
+            out[2 * i] = length_of(text + i);
+            global particle *p = ps + i;
+            p->pos.w = sum3(p->vel) + (float)p->id;
+            p->vel.y = -1.0f;
+            scratch[get_local_id(0)] = (char)(100 + i);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[2 * i + 1] = scratch[(get_local_id(0) + 1) % get_local_size(0)];
+        }";
+    let text = b"abcdefgh\0".to_vec();
+    // particle: float4 pos (16), float3 vel (16), int id (4) -> size 48 with alignment 16.
+    let mut ps = vec![0u8; 8 * 48];
+    for i in 0..8 {
+        let base = 48 * i;
+        for (k, v) in [1.0f32, 2.0, 3.0].iter().enumerate() {
+            ps[base + 16 + 4 * k..][..4].copy_from_slice(&(v * i as f32).to_le_bytes());
+        }
+        ps[base + 32..][..4].copy_from_slice(&(i as i32 * 10).to_le_bytes());
+    }
+    let Some(out) = run(src, [8, 1, 1], [4, 1, 1], &[Arg::Buffer(text), Arg::Buffer(ps), Arg::Buffer(ints(&[0; 16])), Arg::Local(4)]) else { return };
+    let o = as_ints(buf(&out, 2));
+    let ps = as_floats(buf(&out, 1));
+    for i in 0..8usize {
+        assert_eq!(o[2 * i], 8 - i as i32, "length from {i}");
+        let next = (i / 4) * 4 + (i % 4 + 1) % 4;
+        assert_eq!(o[2 * i + 1], 100 + next as i32);
+        assert_eq!(ps[12 * i + 3], 6.0 * i as f32 + 10.0 * i as f32);
+        assert_eq!(ps[12 * i + 5], -1.0);
+        assert_eq!(ps[12 * i + 4], i as f32);
+    }
+}
+
+#[test]
+fn spin_lock_with_compare_exchange() {
+    let src = "kernel void k(global int *lock, global int *total) {
+        // One work-item per group takes the lock, so there is no intra-group spinning.
+        if (get_local_id(0) == 0) {
+            while (atomic_cmpxchg(lock, 0, 1) != 0) {}
+            total[0] += (int)get_group_id(0) + 1;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            atomic_xchg(lock, 0);
+        } }";
+    let Some(out) = run(src, [64, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&[0])), Arg::Buffer(ints(&[0]))]) else { return };
+    assert_eq!(as_ints(buf(&out, 1)), vec![36]);
+    assert_eq!(as_ints(buf(&out, 0)), vec![0]);
 }

@@ -292,9 +292,6 @@ impl<'p> Ctx<'p> {
             return Err(LowerError::new(loc, "function calls nested too deeply"));
         }
         let callee = self.function(id)?;
-        if callee.is_kernel() {
-            return Err(LowerError::new(loc, "calling a kernel from a kernel is not supported"));
-        }
         if callee.ret.is_pointer() {
             return Err(LowerError::new(loc, "functions returning pointers are not supported"));
         }
