@@ -561,3 +561,45 @@ fn spin_lock_with_compare_exchange() {
     assert_eq!(as_ints(buf(&out, 1)), vec![36]);
     assert_eq!(as_ints(buf(&out, 0)), vec![0]);
 }
+
+#[test]
+fn structs_with_narrow_members_in_buffers() {
+    // Layout: a@0 (char), b@2 (short), c@4 (int), d@8 (float), e@16 (long), f@24 (uchar4): 32 bytes.
+    let src = "typedef struct { char a; short b; int c; float d; long e; uchar4 f; } rec;
+        kernel void k(global rec *r, global rec *copy) {
+            int i = get_global_id(0);
+            rec t = r[i];
+            copy[i] = t;
+            r[i].a = (char)(t.a + 1);
+            r[i].b = (short)(t.b * 2);
+            r[i].c = t.c + t.a;
+            r[i].d = t.d * 0.5f;
+            r[i].e = t.e << 4;
+            r[i].f.y = (uchar)i;
+        }";
+    let mut data = vec![0u8; 4 * 32];
+    for i in 0..4usize {
+        let r = &mut data[32 * i..32 * i + 32];
+        r[0] = (10 + i) as u8;
+        r[2..4].copy_from_slice(&(-300i16 + i as i16).to_le_bytes());
+        r[4..8].copy_from_slice(&(1000 * i as i32).to_le_bytes());
+        r[8..12].copy_from_slice(&(i as f32 + 0.25).to_le_bytes());
+        r[16..24].copy_from_slice(&(0x1_0000_0001i64 * i as i64).to_le_bytes());
+        r[24..28].copy_from_slice(&[1, 2, 3, 4]);
+    }
+    let Some(out) = run(src, [4, 1, 1], [4, 1, 1], &[Arg::Buffer(data.clone()), Arg::Buffer(vec![0; 4 * 32])]) else { return };
+    let (r, copy) = (buf(&out, 0), buf(&out, 1));
+    for i in 0..4usize {
+        let (old, new, c) = (&data[32 * i..][..32], &r[32 * i..][..32], &copy[32 * i..][..32]);
+        // The copy holds every member (padding is not compared).
+        for range in [0..1, 2..12, 16..28] {
+            assert_eq!(&c[range.clone()], &old[range], "copy {i}");
+        }
+        assert_eq!(new[0], (11 + i) as u8);
+        assert_eq!(i16::from_le_bytes([new[2], new[3]]), (-300 + i as i16) * 2);
+        assert_eq!(i32::from_le_bytes(new[4..8].try_into().unwrap()), 1000 * i as i32 + 10 + i as i32);
+        assert_eq!(f32::from_le_bytes(new[8..12].try_into().unwrap()), (i as f32 + 0.25) * 0.5);
+        assert_eq!(i64::from_le_bytes(new[16..24].try_into().unwrap()), (0x1_0000_0001i64 * i as i64) << 4);
+        assert_eq!(&new[24..28], &[1, i as u8, 3, 4]);
+    }
+}

@@ -282,14 +282,14 @@ impl Ctx<'_> {
                 let v = self.load_access(base, loc)?;
                 self.swizzle(v, vty, comps, loc)
             }
-            Access::Narrow { arg, byte, elem } => self.narrow_load(*arg, *byte, elem, loc),
+            Access::Bytes { arg, byte, ty } => self.load_bytes(*arg, *byte, ty, loc),
         }
     }
 
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
-            Access::Narrow { arg, byte, elem } => self.narrow_store(*arg, *byte, elem, value, loc)?,
+            Access::Bytes { arg, byte, ty: elem } => self.store_bytes(*arg, *byte, elem, value, loc)?,
             Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
                 let old = self.load_access(base, loc)?;

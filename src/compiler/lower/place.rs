@@ -50,8 +50,8 @@ pub enum Access {
     Ptr(Handle<Expression>),
     /// Components `comps` of the vector of type `vty` at `base`.
     Swizzle { base: Box<Access>, comps: Vec<u8>, vty: T },
-    /// An 8/16-bit scalar or vector at a byte offset of a buffer argument (see `memory.rs`).
-    Narrow { arg: usize, byte: Handle<Expression>, elem: T },
+    /// A value of type `ty` at a byte offset of a word-viewed buffer (see `memory.rs`).
+    Bytes { arg: usize, byte: Handle<Expression>, ty: T },
 }
 
 impl Ctx<'_> {
@@ -108,22 +108,41 @@ impl Ctx<'_> {
         let Some((arg, view)) = self.narrow_buffer(ptr) else {
             return Ok(Access::Ptr(self.materialize(ptr, loc)?));
         };
-        let size = self.program.types.size_of(&view) as u32;
-        let (index, elem, extra) = match (ptr.steps.as_slice(), &view) {
-            ([Step::Index(i)], _) => (*i, view.clone(), None),
-            ([Step::Index(i), Step::Index(k)], T::Vector(s, _)) => {
-                let w = self.b.u32(s.size());
-                (*i, T::Scalar(*s), Some(self.b.binary(B::Multiply, *k, w)))
-            }
-            ([Step::Index(i), Step::Member(k)], T::Vector(s, _)) => (*i, T::Scalar(*s), Some(self.b.u32(k * s.size()))),
-            _ => return Err(LowerError::new(loc, "8/16-bit members of structs in buffers are not supported yet")),
+        // Word-viewed buffer: follow the steps as byte offsets.
+        let mut steps = ptr.steps.iter();
+        let Some(Step::Index(first)) = steps.next() else {
+            return Err(LowerError::new(loc, "internal: buffer pointer without an element index"));
         };
-        let sz = self.b.u32(size);
-        let mut byte = self.b.binary(B::Multiply, index, sz);
-        if let Some(e) = extra {
-            byte = self.b.binary(B::Add, byte, e);
+        let size = self.b.u32(self.program.types.size_of(&view) as u32);
+        let mut byte = self.b.binary(B::Multiply, *first, size);
+        let mut ty = view;
+        for step in steps {
+            let (offset, next) = self.step_offset(&ty, *step, loc)?;
+            byte = self.b.binary(B::Add, byte, offset);
+            ty = next;
         }
-        Ok(Access::Narrow { arg, byte, elem })
+        Ok(Access::Bytes { arg, byte, ty })
+    }
+
+    /// Byte offset and type reached by one step into a value of type `ty`.
+    fn step_offset(&mut self, ty: &T, step: Step, loc: Loc) -> R<(Handle<Expression>, T)> {
+        let scaled = |cx: &mut Self, i: Handle<Expression>, size: u32| {
+            let s = cx.b.u32(size);
+            cx.b.binary(B::Multiply, i, s)
+        };
+        Ok(match (ty, step) {
+            (T::Record(id), Step::Member(m)) => {
+                let member = self.program.types.record(*id).and_then(|r| r.members.get(m as usize));
+                let member = member.ok_or_else(|| LowerError::new(loc, "internal: unknown member"))?;
+                (self.b.u32(member.offset), member.ty.clone())
+            }
+            (T::Array { elem, .. }, Step::Index(i)) => (scaled(self, i, self.program.types.size_of(elem) as u32), (**elem).clone()),
+            // A part of an 8/16-vector (see `wide.rs`), then a component.
+            (T::Vector(s, n), Step::Index(i)) if *n > 4 => (scaled(self, i, 4 * s.size()), T::Vector(*s, 4)),
+            (T::Vector(s, _), Step::Index(i)) => (scaled(self, i, s.size()), T::Scalar(*s)),
+            (T::Vector(s, _), Step::Member(k)) => (self.b.u32(k * s.size()), T::Scalar(*s)),
+            _ => return Err(LowerError::new(loc, "internal: bad access path")),
+        })
     }
 
     /// The buffer argument and view type of a pointer into 8/16-bit buffer data.
