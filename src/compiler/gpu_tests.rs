@@ -603,3 +603,25 @@ fn structs_with_narrow_members_in_buffers() {
         assert_eq!(&new[24..28], &[1, i as u8, 3, 4]);
     }
 }
+
+#[test]
+fn functions_returning_pointers() {
+    let src = "
+        global int *row(global int *m, int i) { return m + 4 * i; }
+        local int *pick(local int *a, int k) { if (k > 2) return a + 1; return a; }
+        kernel void k(global int *m) {
+            local int tmp[2];
+            int i = get_global_id(0);
+            if (i == 0) { tmp[0] = 5; tmp[1] = 9; }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            global int *r = row(m, i);
+            r[3] = r[0] + r[1] + *pick(tmp, i);
+        }";
+    let m: Vec<i32> = (0..16).collect();
+    let Some(out) = run(src, [4, 1, 1], [4, 1, 1], &[Arg::Buffer(ints(&m))]) else { return };
+    let got = as_ints(buf(&out, 0));
+    for i in 0..4 {
+        let base = 4 * i as i32;
+        assert_eq!(got[4 * i + 3], base + base + 1 + if i > 2 { 9 } else { 5 });
+    }
+}

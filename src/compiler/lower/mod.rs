@@ -65,8 +65,9 @@ enum Slot {
 struct Frame {
     func: FuncId,
     locals: Vec<Slot>,
-    /// For inlined callees: where `return` leaves its value, and the flag it sets.
-    ret: Option<(Option<Handle<LocalVariable>>, Handle<LocalVariable>)>,
+    /// For inlined callees: where `return` leaves its value (a pointer slot for functions
+    /// returning pointers), and the flag it sets.
+    ret: Option<(Option<Slot>, Handle<LocalVariable>)>,
     /// Values of `ExprKind::Current` of the enclosing assignments, innermost last.
     current: Vec<Handle<naga::Expression>>,
     /// The same for assignments to pointer variables.

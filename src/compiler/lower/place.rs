@@ -270,7 +270,15 @@ impl Ctx<'_> {
 
     /// Stores pointer `ptr` into pointer variable `id`, fixing its base on the first store.
     pub(super) fn assign_ptr_var(&mut self, id: model::LocalId, ptr: Ptr, loc: Loc) -> R<()> {
-        let (var, index) = match self.slot(id, loc)? {
+        let slot = self.slot(id, loc)?;
+        let slot = self.store_ptr_slot(slot, ptr, loc)?;
+        self.set_slot(id, slot);
+        Ok(())
+    }
+
+    /// Stores `ptr` into a pointer slot; returns the slot with its base fixed.
+    pub(super) fn store_ptr_slot(&mut self, slot: Slot, ptr: Ptr, loc: Loc) -> R<Slot> {
+        let (var, index) = match slot {
             Slot::Ptr(v, index) => (v, index),
             Slot::Var(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
         };
@@ -282,26 +290,32 @@ impl Ctx<'_> {
             return Err(LowerError::new(loc, "a pointer variable may not point into an array element chosen at run time"));
         }
         let fresh = PtrVar { root: ptr.root, view: ptr.view.clone(), prefix, space: ptr.space, indexed: last.is_some() };
-        match var {
-            None => self.set_slot(id, Slot::Ptr(Some(fresh), index)),
-            Some(old) if self.same_base(&old, &fresh) => {}
+        let fixed = match var {
+            None => fresh,
+            Some(old) if self.same_base(&old, &fresh) => old,
             Some(_) => {
                 return Err(LowerError::new(
                     loc,
                     "a pointer variable may only point into one object (a buffer argument, an array or a variable); this one is assigned pointers to different objects",
                 ))
             }
-        }
+        };
         if let Some(i) = last {
             let p = self.b.expr(Expression::LocalVariable(index));
             self.b.store(p, i);
         }
-        Ok(())
+        Ok(Slot::Ptr(Some(fixed), index))
     }
 
     /// The pointer held by pointer variable `id`.
     pub(super) fn load_ptr_var(&mut self, id: model::LocalId, loc: Loc) -> R<Ptr> {
-        match self.slot(id, loc)? {
+        let slot = self.slot(id, loc)?;
+        self.load_ptr_slot(&slot, loc)
+    }
+
+    /// The pointer held by a pointer slot.
+    pub(super) fn load_ptr_slot(&mut self, slot: &Slot, loc: Loc) -> R<Ptr> {
+        match slot.clone() {
             Slot::Ptr(Some(v), index) => {
                 let mut steps = v.prefix.clone();
                 if v.indexed {
