@@ -4,7 +4,7 @@
 //! against. See `docs/compiler.md` for the design.
 
 pub mod diag;
-pub mod driver;
+mod driver;
 pub mod lex;
 pub mod lower;
 pub mod options;

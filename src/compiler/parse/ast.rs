@@ -122,7 +122,7 @@ pub struct Attribute {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttrArg {
     Expr(Expr),
-    Type(TypeName),
+    Type(Box<TypeName>),
 }
 
 /// A declarator: the name and what is built around the base type, innermost (closest to the

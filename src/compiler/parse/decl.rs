@@ -26,6 +26,9 @@ pub fn vector_name_parts(name: &str) -> Option<(&str, u8)> {
     (SCALAR_NAMES.contains(&base) && matches!(n, 2 | 3 | 4 | 8 | 16)).then_some((base, n))
 }
 
+/// Most pointer/array levels in one declarator (types stay shallow for later recursion).
+const MAX_DERIVED: usize = 16;
+
 /// Keywords that build a type from parts (`unsigned long int`).
 const TYPE_KEYWORDS: [&str; 11] =
     ["void", "bool", "_Bool", "char", "short", "int", "long", "float", "double", "half", "signed"];
@@ -308,7 +311,7 @@ impl Parser<'_> {
                 if self.eat_punct("(") {
                     while !self.eat_punct(")") {
                         args.push(if self.starts_decl() {
-                            AttrArg::Type(self.type_name()?)
+                            AttrArg::Type(Box::new(self.type_name()?))
                         } else {
                             AttrArg::Expr(self.assignment_expr()?)
                         });
@@ -331,10 +334,7 @@ impl Parser<'_> {
 
     fn record_spec(&mut self, is_union: bool, loc: crate::compiler::source::Loc) -> PResult<RecordSpec> {
         let mut attrs = self.attributes()?;
-        let tag = self.ident_at(0).map(str::to_owned);
-        if tag.is_some() {
-            self.pos += 1;
-        }
+        let tag = self.optional_name();
         let mut members = None;
         if self.eat_punct("{") {
             let mut list = Vec::new();
@@ -355,11 +355,17 @@ impl Parser<'_> {
         Ok(RecordSpec { is_union, tag, members, attrs, loc })
     }
 
-    fn enum_spec(&mut self, loc: crate::compiler::source::Loc) -> PResult<EnumSpec> {
-        let tag = self.ident_at(0).map(str::to_owned);
-        if tag.is_some() {
+    /// The tag after `struct`/`union`/`enum`, if any.
+    fn optional_name(&mut self) -> Option<String> {
+        let name = self.ident_at(0).map(str::to_owned);
+        if name.is_some() {
             self.pos += 1;
         }
+        name
+    }
+
+    fn enum_spec(&mut self, loc: crate::compiler::source::Loc) -> PResult<EnumSpec> {
+        let tag = self.optional_name();
         let mut variants = None;
         if self.eat_punct("{") {
             let mut list = Vec::new();
@@ -430,6 +436,9 @@ impl Parser<'_> {
         };
         self.declarator_suffixes(&mut result.derived)?;
         result.derived.extend(pointers.into_iter().rev());
+        if result.derived.len() > MAX_DERIVED {
+            return self.error(loc, format!("declarator too complex (more than {MAX_DERIVED} pointer and array levels)"));
+        }
         result.attrs.extend(self.attributes()?);
         Ok(result)
     }

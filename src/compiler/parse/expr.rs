@@ -160,7 +160,9 @@ impl Parser<'_> {
     /// `sizeof`, `vec_step`, `__alignof`: each takes a type in parentheses or an expression.
     fn type_operator(&mut self, word: String) -> PResult<Option<Expr>> {
         let loc = self.loc();
-        let (on_type, on_expr): (fn(Box<TypeName>) -> ExprKind, fn(Box<Expr>) -> ExprKind) =
+        type OnType = fn(Box<TypeName>) -> ExprKind;
+        type OnExpr = fn(Box<Expr>) -> ExprKind;
+        let (on_type, on_expr): (OnType, OnExpr) =
             match word.as_str() {
                 "sizeof" => (ExprKind::SizeofType, ExprKind::SizeofExpr),
                 "vec_step" => (ExprKind::VecStepType, ExprKind::VecStepExpr),

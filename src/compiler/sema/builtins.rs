@@ -7,7 +7,9 @@ use super::model::{
     AtomicOp, Builtin, Expr, ExprKind, FenceFlags, FenceKind, IntFn, MathFn, Precision,
     Rounding, Scalar, Space, Type, WorkItemFn, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
 };
+use super::conv::to_unsigned;
 use super::Sema;
+use crate::compiler::parse::ast::BinaryOp;
 use crate::compiler::parse::is_builtin_type_name;
 use crate::compiler::source::Loc;
 
@@ -144,16 +146,6 @@ fn call(b: Builtin, args: Vec<Expr>, ty: Type, loc: Loc) -> Expr {
     Expr { kind: ExprKind::Builtin(b, args), ty, loc }
 }
 
-fn unsigned_of(s: Scalar) -> Scalar {
-    match s {
-        Scalar::Char => Scalar::UChar,
-        Scalar::Short => Scalar::UShort,
-        Scalar::Int => Scalar::UInt,
-        Scalar::Long => Scalar::ULong,
-        s => s,
-    }
-}
-
 fn with_element(ty: &Type, s: Scalar) -> Type {
     match ty {
         Type::Vector(_, n) => Type::Vector(s, *n),
@@ -182,6 +174,7 @@ impl Sema<'_> {
             return self.atomic_call(a, name, args, loc);
         }
         match name {
+            "__builtin_inff" | "__builtin_nanf" | "__builtin_inf" => self.special_float(name, args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
             "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
@@ -190,6 +183,10 @@ impl Sema<'_> {
             "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, args, loc),
             "isnan" | "isinf" | "isfinite" | "signbit" => self.relational_call(name, args, loc),
             "select" | "bitselect" => self.select_call(name, args, loc),
+            "any" | "all" => self.any_all_call(name, args, loc),
+            "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless" | "islessequal" => {
+                self.relational_compare(name, args, loc)
+            }
             _ => self.prefixed_call(name, args, loc),
         }
     }
@@ -284,7 +281,7 @@ impl Sema<'_> {
         let args = self.fit(name, args, &ty, loc)?;
         let elem = ty.element()?;
         let result = match f {
-            IntFn::Abs | IntFn::AbsDiff => with_element(&ty, unsigned_of(elem)),
+            IntFn::Abs | IntFn::AbsDiff => with_element(&ty, to_unsigned(elem)),
             _ => ty,
         };
         Some(call(Builtin::Int(f), args, result, loc))
@@ -305,7 +302,7 @@ impl Sema<'_> {
             Scalar::UInt => Scalar::ULong,
             _ => return self.no_overload(name, &args, loc),
         };
-        if lo != unsigned_of(hi) || args[0].ty.width() != args[1].ty.width() {
+        if lo != to_unsigned(hi) || args[0].ty.width() != args[1].ty.width() {
             return self.no_overload(name, &args, loc);
         }
         let ty = with_element(&args[0].ty, wide);
@@ -369,6 +366,33 @@ impl Sema<'_> {
         Some(call(Builtin::Math(f, Precision::Full), args, result, loc))
     }
 
+    fn any_all_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 1, loc)?;
+        if !args[0].ty.element().is_some_and(|s| s.is_integer() && s.is_signed()) {
+            return self.no_overload(name, &args, loc);
+        }
+        let b = if name == "any" { Builtin::Any } else { Builtin::All };
+        Some(call(b, args, Type::Scalar(Scalar::Int), loc))
+    }
+
+    /// `isequal(x, y)` & co. are the comparison operators on floats (unordered: `isnotequal`
+    /// is true for NaN, the others false, as with `!=` and `==`, `<`...).
+    fn relational_compare(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 2, loc)?;
+        let ty = self.gentype(name, &args, true, loc)?;
+        let mut args = self.fit(name, args, &ty, loc)?.into_iter();
+        let (l, r) = (args.next()?, args.next()?);
+        let op = match name {
+            "isequal" => BinaryOp::Eq,
+            "isnotequal" => BinaryOp::Ne,
+            "isgreater" => BinaryOp::Gt,
+            "isgreaterequal" => BinaryOp::Ge,
+            "isless" => BinaryOp::Lt,
+            _ => BinaryOp::Le,
+        };
+        self.binary(op, l, r, loc)
+    }
+
     /// `select(a, b, c)`: `c` is an integer of `a`'s width (per component for vectors);
     /// `bitselect(a, b, c)`: all three of one type.
     fn select_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
@@ -391,6 +415,19 @@ impl Sema<'_> {
         }
         args.push(c);
         Some(call(Builtin::Select, args, ty, loc))
+    }
+
+    /// The infinity and quiet NaN constants behind `INFINITY`, `HUGE_VALF`, `HUGE_VAL` and
+    /// `NAN` (see `preprocess/standard.rs`).
+    fn special_float(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 0, loc)?;
+        let (value, s) = match name {
+            "__builtin_nanf" => (f64::NAN, Scalar::Float),
+            "__builtin_inff" => (f64::INFINITY, Scalar::Float),
+            _ if self.target.fp64 => (f64::INFINITY, Scalar::Double),
+            _ => return self.err(loc, format!("'{name}' is a double, which needs the cl_khr_fp64 extension")),
+        };
+        Some(Expr { kind: ExprKind::Float(value), ty: Type::Scalar(s), loc })
     }
 
     /// `barrier(flags)` and the fences: the flags must be a constant.

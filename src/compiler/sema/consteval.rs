@@ -359,7 +359,7 @@ impl Sema<'_> {
     /// An integer constant expression of the source (array sizes, case labels, enumerators).
     pub(super) fn const_int(&mut self, e: &ast::Expr) -> Option<i64> {
         let value = self.expr(e)?;
-        if !value.ty.scalar().is_some_and(|s| !s.is_float()) {
+        if value.ty.scalar().is_none_or(Scalar::is_float) {
             return self.err(e.loc, "expected an integer constant expression");
         }
         match self.eval_expr(&value)? {

@@ -18,7 +18,8 @@ fn int_rank(s: Scalar) -> u8 {
     }
 }
 
-fn to_unsigned(s: Scalar) -> Scalar {
+/// The unsigned integer type of the same width.
+pub fn to_unsigned(s: Scalar) -> Scalar {
     match s {
         Scalar::Char => Scalar::UChar,
         Scalar::Short => Scalar::UShort,
@@ -61,9 +62,14 @@ pub fn common_scalar(a: Scalar, b: Scalar) -> Scalar {
     }
 }
 
-/// `e` is an integer constant 0 (a null pointer constant).
+/// `e` is a null pointer constant: an integer constant 0, or `NULL` / `(void*)0` (a zero of a
+/// pointer type, which converts to a pointer into any space).
 fn is_null_constant(e: &Expr) -> bool {
-    matches!(e.kind, ExprKind::Int(0)) && e.ty.scalar().is_some_and(|s| s.is_integer())
+    match e.kind {
+        ExprKind::Int(0) => e.ty.scalar().is_some_and(|s| s.is_integer()),
+        ExprKind::Zero => e.ty.is_pointer(),
+        _ => false,
+    }
 }
 
 impl Sema<'_> {
@@ -125,7 +131,7 @@ impl Sema<'_> {
 
     /// A scalar condition (`if`, loops, `?:`, `&&`, `!`) as `bool`: numbers compare with 0,
     /// pointers with null.
-    pub(super) fn to_bool(&mut self, e: Expr) -> Option<Expr> {
+    pub(super) fn truth_value(&mut self, e: Expr) -> Option<Expr> {
         let loc = e.loc;
         match &e.ty {
             Type::Scalar(_) => Some(self.convert(e, &Type::Scalar(Scalar::Bool))),
@@ -161,7 +167,7 @@ impl Sema<'_> {
                     self.type_str(ty)
                 ),
             ),
-            (Type::Scalar(_), Type::Pointer { .. }) if is_null_constant(&e) => {
+            (Type::Scalar(_) | Type::Pointer { .. }, Type::Pointer { .. }) if is_null_constant(&e) => {
                 Some(Expr { kind: ExprKind::Zero, ty: ty.clone(), loc })
             }
             (Type::Pointer { pointee: from, space: fs, quals: fq }, Type::Pointer { pointee: to, space: ts, quals: tq }) => {
@@ -215,6 +221,9 @@ impl Sema<'_> {
                     self.type_str(ty)
                 ),
             ),
+            (Type::Scalar(_) | Type::Pointer { .. }, Type::Pointer { .. }) if is_null_constant(&e) => {
+                Some(Expr { kind: ExprKind::Zero, ty: ty.clone(), loc })
+            }
             (Type::Pointer { .. }, Type::Pointer { .. }) => {
                 let (from, to) = (pointee_space(&e.ty), pointee_space(ty));
                 if from != to {
@@ -228,9 +237,6 @@ impl Sema<'_> {
                     );
                 }
                 Some(Expr { kind: ExprKind::PtrCast(Box::new(e)), ty: ty.clone(), loc })
-            }
-            (Type::Scalar(_), Type::Pointer { .. }) if is_null_constant(&e) => {
-                Some(Expr { kind: ExprKind::Zero, ty: ty.clone(), loc })
             }
             (Type::Scalar(_), Type::Pointer { .. }) | (Type::Pointer { .. }, Type::Scalar(_)) => {
                 self.err(loc, "casts between pointers and integers are not supported")

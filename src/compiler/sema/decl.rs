@@ -15,6 +15,9 @@ use crate::compiler::source::Loc;
 use crate::compiler::KernelAttributes;
 use std::collections::BTreeSet;
 
+/// Largest array an initializer list may fill (the model lists every element).
+const MAX_INIT_ELEMENTS: u32 = 1 << 16;
+
 /// A function's signature as written.
 struct Signature {
     name: String,
@@ -39,16 +42,15 @@ impl Sema<'_> {
     fn file_decl(&mut self, d: &ast::Declaration) {
         let Some(base) = self.spec_type(&d.spec) else { return };
         for id in &d.declarators {
-            if matches!(id.declarator.derived.first(), Some(Derived::Function(..))) {
-                if !d.spec.storage.is_typedef {
-                    self.declare_function(&d.spec, &id.declarator);
-                    continue;
-                }
+            let is_function = matches!(id.declarator.derived.first(), Some(Derived::Function(..)));
+            if is_function && !d.spec.storage.is_typedef {
+                self.declare_function(&d.spec, &id.declarator);
+                continue;
             }
             let Some(decl) = self.declared(&d.spec, base.clone(), &id.declarator, false) else { continue };
             let Some((name, loc)) = decl.name.clone() else { continue };
             if d.spec.storage.is_typedef {
-                self.scopes.declare(&name, Symbol::Typedef(decl.ty));
+                self.declare_typedef(&name, decl.ty);
             } else {
                 self.program_var(decl, id.init.as_ref(), &name, loc);
             }
@@ -81,6 +83,13 @@ impl Sema<'_> {
         };
         if self.contains_pointer(&decl.ty) {
             return self.err(loc, format!("__constant variable '{name}' cannot hold pointers"));
+        }
+        let size = self.size_of(&decl.ty);
+        if size > self.target.max_constant_buffer_size {
+            return self.err(
+                loc,
+                format!("__constant variable '{name}' takes {size} bytes, more than the device limit of {} bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)", self.target.max_constant_buffer_size),
+            );
         }
         self.check_half_value(&decl.ty, loc)?;
         let value = self.initializer_value(init, &decl.ty)?;
@@ -137,6 +146,11 @@ impl Sema<'_> {
             }
             Initializer::List(items, loc) => (items, *loc),
         };
+        if let Type::Array { len, .. } = ty {
+            if *len > MAX_INIT_ELEMENTS {
+                return self.err(loc, format!("initializer lists for arrays of more than {MAX_INIT_ELEMENTS} elements are not supported"));
+            }
+        }
         let zero = |t: &Type| Expr { kind: ExprKind::Zero, ty: t.clone(), loc };
         let slots: Vec<(Option<String>, Type)> = match ty {
             Type::Array { elem, len } => (0..*len).map(|_| (None, (**elem).clone())).collect(),
@@ -326,6 +340,9 @@ impl Sema<'_> {
         }
         let body = self.body(&f.body);
         self.scopes.pop();
+        if sig.ret != Type::Void && !always_returns(&body) {
+            self.diags.warning(sig.loc, format!("control may reach the end of non-void function '{}'", sig.name));
+        }
         let ctx = self.cur.take()?;
         let function = Function {
             name: sig.name,
@@ -553,6 +570,19 @@ impl Sema<'_> {
             }
         }
         ok.then_some(())
+    }
+}
+
+/// Whether a statement list ends in a `return` on every path (a conservative check).
+fn always_returns(stmts: &[super::model::Stmt]) -> bool {
+    use super::model::Stmt;
+    match stmts.last() {
+        Some(Stmt::Return(_)) => true,
+        Some(Stmt::Block(b)) => always_returns(b),
+        Some(Stmt::If { then, otherwise: Some(o), .. }) => {
+            always_returns(std::slice::from_ref(then)) && always_returns(std::slice::from_ref(o))
+        }
+        _ => false,
     }
 }
 

@@ -5,7 +5,7 @@ use super::consteval::{eval, num_kind, CValue};
 use super::conv::promoted;
 use super::model::{
     BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space, Type,
-    UnaryOp, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
+    UnaryOp,
 };
 use super::scope::{Symbol, VarRef};
 use super::Sema;
@@ -83,23 +83,26 @@ impl Sema<'_> {
     /// An rvalue: places are loaded, arrays decay to pointers.
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Option<Expr> {
         let v = self.val(e)?;
-        Some(self.rvalue(v))
+        self.rvalue(v)
     }
 
-    pub(super) fn rvalue(&mut self, v: Val) -> Expr {
-        match v {
+    /// Loads a place (arrays decay). Without cl_khr_fp16, `half` data is reached only through
+    /// `vload_half`/`vstore_half`.
+    pub(super) fn rvalue(&mut self, v: Val) -> Option<Expr> {
+        Some(match v {
             Val::Value(e) => e,
             Val::Place(p) => {
                 let loc = p.loc;
                 if let Type::Array { elem, .. } = &p.ty {
                     let quals = Quals { is_const: p.is_const, is_volatile: false };
                     let ty = Type::Pointer { pointee: elem.clone(), space: p.space, quals };
-                    return node(ExprKind::Decay(Box::new(p)), ty, loc);
+                    return Some(node(ExprKind::Decay(Box::new(p)), ty, loc));
                 }
+                self.check_half_value(&p.ty, loc)?;
                 let ty = p.ty.clone();
                 node(ExprKind::Load(Box::new(p)), ty, loc)
             }
-        }
+        })
     }
 
     /// An lvalue (a location that can be assigned or have its address taken).
@@ -122,6 +125,7 @@ impl Sema<'_> {
         if matches!(p.ty, Type::Array { .. }) {
             return self.err(loc, "arrays cannot be assigned");
         }
+        self.check_half_value(&p.ty, loc)?;
         if let PlaceKind::Swizzle(_, idx) = &p.kind {
             if idx.iter().enumerate().any(|(i, c)| idx[..i].contains(c)) {
                 return self.err(loc, "cannot assign to a swizzle that repeats a component");
@@ -254,11 +258,7 @@ impl Sema<'_> {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
             Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
-            None => match name {
-                "CLK_LOCAL_MEM_FENCE" => Some(Val::Value(int(CLK_LOCAL_MEM_FENCE, Scalar::UInt, loc))),
-                "CLK_GLOBAL_MEM_FENCE" => Some(Val::Value(int(CLK_GLOBAL_MEM_FENCE, Scalar::UInt, loc))),
-                _ => self.err(loc, format!("use of undeclared identifier '{name}'")),
-            },
+            None => self.err(loc, format!("use of undeclared identifier '{name}'")),
         }
     }
 
@@ -328,7 +328,7 @@ impl Sema<'_> {
                 let ty = compare_result(&v.ty);
                 return Some(node(ExprKind::Unary(UnaryOp::Not, Box::new(v)), ty, loc));
             }
-            let b = self.to_bool(v)?;
+            let b = self.truth_value(v)?;
             return Some(node(ExprKind::Unary(UnaryOp::Not, Box::new(b)), Type::Scalar(Scalar::Int), loc));
         }
         let Some(elem) = v.ty.element() else {
@@ -519,8 +519,8 @@ impl Sema<'_> {
             let result = compare_result(&ty);
             return Some(node(ExprKind::Logic(lop, Box::new(l), Box::new(r)), result, loc));
         }
-        let l = self.to_bool(l)?;
-        let r = self.to_bool(r)?;
+        let l = self.truth_value(l)?;
+        let r = self.truth_value(r)?;
         Some(node(ExprKind::Logic(lop, Box::new(l), Box::new(r)), Type::Scalar(Scalar::Int), loc))
     }
 
@@ -562,7 +562,7 @@ impl Sema<'_> {
             }
             return Some(node(ExprKind::Builtin(super::model::Builtin::Select, vec![b, a, c]), ty, loc));
         }
-        let c = self.to_bool(c)?;
+        let c = self.truth_value(c)?;
         let (a, b) = if a.ty.is_arithmetic() && b.ty.is_arithmetic() {
             let (a, b, _) = self.arith_operands(a, b, loc)?;
             (a, b)
@@ -645,7 +645,7 @@ impl Sema<'_> {
                 Some(Val::Value(node(ExprKind::Extract(Box::new(v), Box::new(idx)), ty, loc)))
             }
             other => {
-                let ptr = self.rvalue(other);
+                let ptr = self.rvalue(other)?;
                 if !ptr.ty.is_pointer() {
                     return self.err(loc, format!("cannot index a value of type '{}'", self.type_str(&ptr.ty)));
                 }

@@ -35,6 +35,12 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    pub fn from_build(opts: &super::options::BuildOptions) -> Self {
+        Options { cl_std: opts.c_version(), single_precision_constant: opts.single_precision_constant }
+    }
+}
+
 /// Parses and checks a preprocessed program (`Newline` tokens are ignored). Returns `None` if
 /// there were errors, which are in `diags`.
 pub fn analyze(

@@ -207,14 +207,15 @@ impl Types {
         self.records.get(id.0 as usize)
     }
 
-    /// Size in bytes (`sizeof`); 0 for `void`.
+    /// Size in bytes (`sizeof`); 0 for `void`. Saturates instead of overflowing (sema rejects
+    /// types larger than 4 GiB).
     pub fn size_of(&self, ty: &Type) -> u64 {
         match ty {
             Type::Void => 0,
             Type::Scalar(s) => u64::from(s.size()),
             Type::Vector(s, n) => u64::from(s.size()) * u64::from(vector_slots(*n)),
             Type::Pointer { .. } => u64::from(self.pointer_size),
-            Type::Array { elem, len } => self.size_of(elem) * u64::from(*len),
+            Type::Array { elem, len } => self.size_of(elem).saturating_mul(u64::from(*len)),
             Type::Record(id) => self.record(*id).map_or(0, |r| u64::from(r.size)),
         }
     }
@@ -353,9 +354,12 @@ impl Program {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Block(Vec<Stmt>),
-    /// A local declaration; `init` (if any) has the local's type (arrays and records: an
-    /// [`ExprKind::Aggregate`], complete, missing elements as [`ExprKind::Zero`]). A local
-    /// without initializer holds an indeterminate value (lowering may zero it).
+    /// A private local's declaration; `init` (if any) has the local's type (arrays and
+    /// records: an [`ExprKind::Aggregate`], complete, missing elements as [`ExprKind::Zero`];
+    /// braces on a vector: an [`ExprKind::Vector`]). A local without initializer holds an
+    /// indeterminate value (lowering may zero it). Kernel-scope `__local` and `__constant`
+    /// declarations leave no statement (see [`Function::workgroup_vars`] and
+    /// [`Function::own_constants`]); an empty statement `;` is an empty `Block`.
     Decl { local: LocalId, init: Option<Expr> },
     Expr(Expr),
     /// `cond` has type `bool`.
@@ -519,7 +523,7 @@ pub enum ExprKind {
     Logic(LogicOp, Box<Expr>, Box<Expr>),
     /// `pointer + count` elements (count: any integer type, may be negative if signed).
     PtrAdd(Box<Expr>, Box<Expr>),
-    /// `(p - q)` in elements, type `ptrdiff_t`.
+    /// `(p - q)` in elements, type `ptrdiff_t`; both pointers have the same type.
     PtrDiff(Box<Expr>, Box<Expr>),
     /// `cond ? a : b` with a scalar `bool` condition: only the chosen side is evaluated.
     /// (A vector condition becomes the builtin `select`.)
@@ -732,6 +736,10 @@ pub enum Builtin {
     Select,
     /// `bitselect(a, b, c)`: bitwise `(a & ~c) | (b & c)`.
     Bitselect,
+    /// `any(x)` / `all(x)` on a signed integer scalar or vector: `int` 1 if the most
+    /// significant bit of any / every component is set, else 0.
+    Any,
+    All,
     /// `vloadn(offset, p)`: reads `n` elements at `p + offset * n`; args `(size_t, pointer)`.
     Vload(u8),
     /// `vstoren(data, offset, p)`: writes `n` elements at `p + offset * n`; returns void.

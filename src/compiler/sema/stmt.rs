@@ -108,7 +108,7 @@ impl Sema<'_> {
 
     fn condition(&mut self, e: &ast::Expr) -> Option<Expr> {
         let v = self.expr(e)?;
-        self.to_bool(v)
+        self.truth_value(v)
     }
 
     fn for_stmt(
@@ -261,7 +261,7 @@ impl Sema<'_> {
                 continue;
             }
             if d.spec.storage.is_typedef {
-                self.scopes.declare(&name, Symbol::Typedef(decl.ty));
+                self.declare_typedef(&name, decl.ty);
                 continue;
             }
             if let Some(s) = self.local_var(d, decl, id.init.as_ref(), &name, loc) {

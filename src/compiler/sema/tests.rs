@@ -4,7 +4,6 @@
 use super::model::*;
 use super::{analyze, Options};
 use crate::compiler::diag::{Diagnostics, Severity};
-use crate::compiler::parse::tests::toks;
 use crate::compiler::Target;
 
 fn target() -> Target {
@@ -28,10 +27,22 @@ fn target() -> Target {
     }
 }
 
+/// Source → lexer → preprocessor (with the predefined macros) → analysis, as the driver runs it.
 fn run(src: &str, target: &Target, opts: &Options) -> (Option<Program>, Diagnostics) {
+    use crate::compiler::options::BuildOptions;
+    use crate::compiler::preprocess::{predefined_macros, preprocess};
+    use crate::compiler::source::SourceMap;
+    let build = BuildOptions::default();
+    let mut sources = SourceMap::default();
+    let main = sources.add("main.cl", src);
     let mut d = Diagnostics::default();
-    let p = analyze(&toks(src), target, opts, &mut d);
+    let pp = preprocess(&mut sources, main, &build, &predefined_macros(target, &build), &[], &mut d);
+    let p = analyze(&pp.tokens, target, opts, &mut d);
     (p, d)
+}
+
+fn run_default(src: &str) -> (Option<Program>, Diagnostics) {
+    run(src, &target(), &Options::default())
 }
 
 fn ok(src: &str) -> Program {
@@ -193,6 +204,7 @@ fn struct_union_layout() {
         union U { int i; char c[6]; };
         kernel void k(global S* s, global struct P* q, global union U* u) { int n = sizeof(S) + sizeof(struct P) + sizeof(union U); }");
     let s = &p.types.records[0];
+    assert_eq!(s.name, "S");
     let offsets: Vec<u32> = s.members.iter().map(|m| m.offset).collect();
     assert_eq!(offsets, vec![0, 16, 32, 48, 64]);
     assert_eq!((s.size, s.align), (80, 16));
@@ -322,6 +334,8 @@ fn builtins_resolve_overloads() {
         uint ab = abs(c[0]);
         float4 cl = clamp(v, 0.0f, 1.0f);
         float ns = native_sqrt(d);
+        int4 gt = isgreater(v, m);
+        int anyg = any(gt);
     }");
     let f = kernel(&p, "k");
     let init = |i: usize| decl_init(&f.body[i]);
@@ -340,6 +354,58 @@ fn builtins_resolve_overloads() {
     assert_eq!(init(9).ty, Type::Scalar(Scalar::UInt));
     assert!(matches!(init(10).kind, ExprKind::Builtin(Builtin::Math(MathFn::Clamp, _), _)));
     assert!(matches!(init(11).kind, ExprKind::Builtin(Builtin::Math(MathFn::Sqrt, Precision::Native), _)));
+    assert!(matches!(init(12).kind, ExprKind::Compare(CmpOp::Gt, ..)));
+    assert_eq!(init(12).ty, Type::Vector(Scalar::Int, 4));
+    assert!(matches!(init(13).kind, ExprKind::Builtin(Builtin::Any, _)));
+}
+
+#[test]
+fn predefined_constants() {
+    let p = ok("kernel void k(global float* o, global uint* u, global long* l) {\n\
+        o[0] = M_PI_F; o[1] = -FLT_MAX; o[2] = FLT_MIN; o[3] = FLT_EPSILON; o[4] = INFINITY; o[5] = NAN;\n\
+        o[6] = M_SQRT1_2_F; o[7] = M_LOG10E_F; o[8] = MAXFLOAT; o[9] = HUGE_VALF;\n\
+        u[0] = UINT_MAX; u[1] = INT_MIN; u[2] = USHRT_MAX; u[3] = CHAR_MIN; u[4] = FLT_DIG;\n\
+        l[0] = LONG_MIN; l[1] = ULONG_MAX; }");
+    let f = kernel(&p, "k");
+    let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    };
+    let float = |v: f32| ExprKind::Float(f64::from(v));
+    use std::f32::consts;
+    let floats = [consts::PI, -f32::MAX, f32::MIN_POSITIVE, f32::EPSILON, f32::INFINITY];
+    for (i, v) in floats.into_iter().enumerate() {
+        assert_eq!(value(i), float(v), "o[{i}]");
+    }
+    assert!(matches!(value(5), ExprKind::Float(v) if v.is_nan()));
+    let floats = [consts::FRAC_1_SQRT_2, consts::LOG10_E, f32::MAX, f32::INFINITY];
+    for (i, v) in floats.into_iter().enumerate() {
+        assert_eq!(value(i + 6), float(v), "o[{}]", i + 6);
+    }
+    let ints: [u64; 7] = [0xffff_ffff, 0x8000_0000, 65535, (-128i32) as u32 as u64, 6, 1 << 63, u64::MAX];
+    for (i, v) in ints.into_iter().enumerate() {
+        assert_eq!(value(i + 10), ExprKind::Int(v), "integer {i}");
+    }
+    first_error("kernel void k(global float* o) { o[0] = M_PI; }", 1, 41, "undeclared identifier 'M_PI'");
+    let p = ok("kernel void k(global int* o) { global int* p = NULL; bool b = true; if (p != (global int*)0 && b) o[0] = 1; }");
+    let f = kernel(&p, "k");
+    assert_eq!(decl_init(&f.body[0]).kind, ExprKind::Zero);
+    assert_eq!(decl_init(&f.body[0]).ty, Type::ptr(INT, Space::Global));
+    assert_eq!(decl_init(&f.body[1]).kind, ExprKind::Int(1));
+}
+
+#[test]
+fn double_constants_with_fp64() {
+    let fp64 = Target { fp64: true, ..target() };
+    let (p, d) = run("kernel void k(global double* o) { o[0] = M_PI; o[1] = DBL_EPSILON; o[2] = HUGE_VAL; }", &fp64, &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.expect("a program");
+    let f = kernel(&p, "k");
+    let values: Vec<ExprKind> = f.body.iter().take(3).map(|s| match &stmt_expr(s).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    }).collect();
+    assert_eq!(values, [std::f64::consts::PI, f64::EPSILON, f64::INFINITY].map(ExprKind::Float));
 }
 
 #[test]
@@ -430,11 +496,12 @@ fn a10_constant_argument_count_and_size() {
     );
     first_error(&src, 4, 13, "uses 9 constant arguments");
     first_error(
-        "constant uchar big[70000] = {1};\nkernel void k(global uchar* o) { o[0] = big[0]; }",
-        2,
+        "constant uchar big[40000] = {1};\nconstant uchar big2[40000] = {1};\nkernel void k(global uchar* o) { o[0] = big[0] + big2[0]; }",
+        3,
         13,
-        "uses 70000 bytes of __constant data, more than the device limit of 65536 bytes",
+        "uses 80000 bytes of __constant data, more than the device limit of 65536 bytes",
     );
+    first_error("constant uchar big[70000] = {1};", 1, 16, "'big' takes 70000 bytes, more than the device limit of 65536 bytes");
 }
 
 #[test]
@@ -480,8 +547,12 @@ fn kernel_signature_rules() {
     first_error("kernel int k() { return 1; }", 1, 12, "kernel function 'k' must return void");
     first_error("kernel void k(bool b) {}", 1, 20, "argument 'b' cannot have type 'bool'");
     first_error("kernel void k(size_t n) {}", 1, 22, "argument 'n' cannot have type 'size_t'");
-    first_error("kernel void k(half h) {}", 1, 20, "requires the cl_khr_fp16 extension");
+    first_error("kernel void k(half h) {}", 1, 20, "'half' values require the cl_khr_fp16 extension");
     ok("kernel void k(global half* h) { vstore_half(1.0f, 0, h); }");
+    first_error("kernel void k(global half* h, global float* f) {\n  f[0] = h[0];\n}", 2, 10, "'half' values require the cl_khr_fp16 extension");
+    let fp16 = Target { fp16: true, ..target() };
+    let (p, d) = run("kernel void k(global half* h, half x) { h[0] = h[1] * x; }", &fp16, &Options::default());
+    assert!(p.is_some(), "{:?}", d.list);
 }
 
 #[test]
@@ -490,6 +561,12 @@ fn calls_are_checked() {
     first_error("int f(int a) { return a; }\nkernel void k() { f(1, 2); }", 2, 19, "function 'f' takes 1 argument(s), but 2 were given");
     first_error("int f(int a);\nkernel void k() { f(1); }", 2, 19, "function 'f' is declared but never defined");
     first_error("int f(int a) {\n  return f(a - 1);\n}", 2, 10, "recursion is not supported in OpenCL C: 'f' calls itself");
+    first_error(
+        "int f(int x);\nint g(int x) { return f(x); }\nint f(int x) { return g(x); }\nkernel void k(global int* o) { o[0] = g(1); }",
+        2,
+        23,
+        "recursion is not supported in OpenCL C: 'g' calls 'f', which is on the call chain",
+    );
     first_error("kernel void k(global float4* o) { o[0] = sqrt(o[0], 1); }", 1, 42, "'sqrt' takes 1 argument(s), but 2 were given");
     first_error("kernel void k(global float4* o, global int4* i) { o[0] = fmin(o[0], i[0]); }", 1, 58, "no overload of 'fmin'");
 }
@@ -498,8 +575,16 @@ fn calls_are_checked() {
 fn types_and_returns_are_checked() {
     first_error("kernel void k() {\n  double d = 1.0;\n}", 2, 3, "type 'double' requires the cl_khr_fp64 extension");
     first_error("int f() {\n  return;\n}", 2, 3, "non-void function must return a value");
+    let (_, d) = run("int f(int x) { if (x) return 1; }", &target(), &Options::default());
+    assert_eq!(d.list[0].message, "control may reach the end of non-void function 'f'");
+    assert_eq!(d.list[0].severity, Severity::Warning);
+    let (_, d) = run("int f(int x) { if (x) { return 1; } else return 2; }", &target(), &Options::default());
+    assert!(d.list.is_empty());
     first_error("kernel void k(global float4* o, global int4* i) {\n  o[0] = i[0];\n}", 2, 10, "cannot convert 'int4' to 'float4' implicitly");
     first_error("kernel void k() {\n  int x = y;\n}", 2, 11, "use of undeclared identifier 'y'");
+    first_error("kernel void k(global const int* p) {\n  p[1] = 2;\n}", 2, 8, "cannot assign to a const-qualified location");
+    first_error("kernel void k(const int n) {\n  n++;\n}", 2, 4, "cannot assign to a const-qualified location");
+    first_error("kernel void k() {\n  int x;\n  float x;\n}", 3, 9, "redefinition of 'x'");
     first_error("kernel void k() { float4 v; v.xx = (float2)(1.0f, 2.0f); }", 1, 34, "repeats a component");
     first_error("kernel void k() { float2 v; float f = v.z; }", 1, 41, "out of range");
 }
@@ -509,4 +594,229 @@ fn several_errors_are_reported() {
     let errs = errors("kernel void k() {\n  int a = b;\n  int c = d;\n}");
     assert_eq!(errs.len(), 2);
     assert_eq!((errs[0].0, errs[1].0), (2, 3));
+}
+
+#[test]
+fn preprocessed_programs() {
+    let (p, d) = run_default(
+        "#define N 64\n\
+         #define SQ(x) ((x) * (x))\n\
+         typedef struct { float2 pos; uint id; } Item;\n\
+         __kernel __attribute__((reqd_work_group_size(N, 1, 1)))\n\
+         void k(__global const Item* restrict items, __global float* out, const uint count) {\n\
+           const size_t i = get_global_id(0);\n\
+           if (i >= count) return;\n\
+           float acc = 0.0f;\n\
+           for (uint j = 0u; j < count; ++j) { acc += SQ(items[j].pos.x) * 0.5f + (float)items[j].id; }\n\
+           out[i] = acc > 1e3f ? 1e3f : acc;\n\
+         }\n",
+    );
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.unwrap();
+    let f = kernel(&p, "k");
+    let FunctionKind::Kernel(attrs) = &f.kind else { panic!() };
+    assert_eq!(attrs.reqd_work_group_size, Some([64, 1, 1]));
+    assert_eq!(f.params[0].type_name, "Item*");
+    assert_eq!(p.types.records[0].size, 16);
+
+    let (_, d) = run_default("kernel void k(global int* p) {\n  p[0] = 1\n}\n");
+    let e = d.list.iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!((e.loc.line, e.loc.col), (3, 1));
+    assert!(e.message.contains("expected ';'"), "{}", e.message);
+}
+
+#[test]
+fn deep_nesting_within_the_limit_is_analysed() {
+    let chain = format!("x = 1{};", " + x".repeat(120));
+    let parens = format!("x = {}x{};", "(".repeat(60), ")".repeat(60));
+    let blocks = format!("{}x = 2;{}", "{".repeat(100), "}".repeat(100));
+    let ifs = format!("{}x = 3;", "if (x) ".repeat(60));
+    let src = format!("kernel void k(global int* o) {{ int x = 0; {chain} {parens} {blocks} {ifs} o[0] = x; }}");
+    let (p, d) = run(&src, &target(), &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    assert!(p.is_some());
+}
+
+#[test]
+fn huge_types_are_rejected() {
+    first_error("kernel void k() { int a[65536][65536][2]; }", 1, 24, "array is too large");
+    first_error("kernel void k() { int a[100000] = {1}; }", 1, 35, "arrays of more than 65536 elements");
+    let stars = "*".repeat(20);
+    let errs = errors(&format!("kernel void k() {{ int {stars}p; }}"));
+    assert!(errs[0].2.contains("declarator too complex"), "{errs:?}");
+    let typedefs: String = (0..40).map(|i| format!("typedef T{i}* T{};\n", i + 1)).collect();
+    let errs = errors(&format!("typedef int T0;\n{typedefs}"));
+    assert!(errs[0].2.contains("type nesting too deep"), "{errs:?}");
+}
+
+/// Random token soup must give diagnostics, never a panic.
+#[test]
+fn garbage_never_panics() {
+    let words = [
+        "kernel", "void", "k", "(", ")", "{", "}", "global", "int", "*", "p", "[", "]", "=", ";", "1",
+        "float4", ".", "xyzw", "+", "-", "<<", "?", ":", "struct", "S", "switch", "case", "default",
+        "for", "while", "do", "if", "else", "return", "sizeof", "constant", "local", "(float4)",
+        "barrier", "get_global_id", ",", "typedef", "__attribute__", "((", "))", "enum", "0x7fffffff",
+        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..300 {
+        let mut src = String::new();
+        for _ in 0..60 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            src.push_str(words[(seed % words.len() as u64) as usize]);
+            src.push(' ');
+        }
+        let _ = run(&src, &target(), &Options::default());
+        let _ = run(&format!("kernel void k(global int* p) {{ {src} }}"), &target(), &Options::default());
+    }
+}
+
+#[test]
+fn attributes_and_images() {
+    let p = ok("__kernel __attribute__((work_group_size_hint(8, 4, 1))) __attribute__((vec_type_hint(float4)))
+        void k(global float* o) {}");
+    let FunctionKind::Kernel(a) = &p.functions[0].kind else { panic!() };
+    assert_eq!((a.work_group_size_hint, a.vec_type_hint.as_deref(), a.reqd_work_group_size), (Some([8, 4, 1]), Some("float4"), None));
+    first_error("kernel __attribute__((reqd_work_group_size(2048, 1, 1))) void k() {}", 1, 23, "2048 work-items, more than the device's maximum work-group size 1024");
+    first_error("kernel void k(read_only image2d_t img) {}", 1, 15, "image and sampler types ('image2d_t') are not supported yet");
+}
+
+#[test]
+fn initializers_enums_and_aggregates() {
+    let p = ok("typedef struct { int a; float b[2]; } T;
+        union U { uint u; float f; };
+        enum Mode { A, B = 5, C };
+        constant T table[2] = { { 1, { 2.0f } }, [1] = { .b = { [1] = 3.0f }, .a = C } };
+        constant union U bits = { 0x3f800000 };
+        kernel void k(global T* out) {
+            float m[2][3] = { { 1, 2, 3 }, { 4 } };
+            T t = (T){ .a = B };
+            global T* p = out;
+            p->b[1] = m[1][0] + t.a;
+            int i = 0;
+            do { i++; if (i == 2) continue; } while (i < 4);
+        }");
+    let mut expect = Vec::new();
+    for w in [1u32, 2.0f32.to_bits(), 0, 6, 0, 3.0f32.to_bits()] {
+        expect.extend(w.to_le_bytes());
+    }
+    assert_eq!(p.constants[0].bytes, expect);
+    assert_eq!(p.constants[1].bytes, 0x3f80_0000u32.to_le_bytes().to_vec());
+    let f = kernel(&p, "k");
+    let m = decl_init(&f.body[0]);
+    let ExprKind::Aggregate(rows) = &m.kind else { panic!() };
+    let ExprKind::Aggregate(second) = &rows[1].kind else { panic!() };
+    assert_eq!((&second[0].kind, &second[1].kind), (&ExprKind::Float(4.0), &ExprKind::Zero));
+    let ExprKind::Aggregate(fields) = &decl_init(&f.body[1]).kind else { panic!() };
+    assert_eq!((&fields[0].kind, &fields[1].kind), (&ExprKind::Int(5), &ExprKind::Zero));
+    let ExprKind::Assign { place, .. } = &stmt_expr(&f.body[3]).kind else { panic!() };
+    let PlaceKind::Index(member, _) = &place.kind else { panic!() };
+    assert!(matches!(&member.kind, PlaceKind::Member(base, 1) if matches!(base.kind, PlaceKind::Deref(_))));
+}
+
+#[test]
+fn control_flow_errors() {
+    first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
+    first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
+    first_error("kernel void k(int x) {\n  case 1: x = 2;\n}", 2, 3, "case label must be directly inside the body of a switch");
+    first_error("kernel void k(int x) { switch (x) { case 1: continue; } }", 1, 45, "'continue' outside a loop");
+    let p = ok("kernel void k(global int* o) { for (int i = 0; i < 4; i++) { switch (i) { case 0: continue; default: o[i] = i; } } }");
+    let Stmt::For { body, .. } = &p.functions[0].body[0] else { panic!() };
+    let Stmt::Block(b) = &**body else { panic!() };
+    let Stmt::Switch { cases, .. } = &b[0] else { panic!() };
+    assert_eq!((cases[0].body.clone(), cases[0].falls_through), (vec![Stmt::Continue], false));
+}
+
+/// Typical kernels, through the preprocessor, must be accepted.
+#[test]
+fn corpus_of_typical_kernels() {
+    let corpus = [
+        "#define TILE 16
+        __kernel void matmul(const int N, __global const float* A, __global const float* B, __global float* C) {
+            __local float As[TILE][TILE];
+            __local float Bs[TILE][TILE];
+            int row = get_global_id(1), col = get_global_id(0);
+            int lr = get_local_id(1), lc = get_local_id(0);
+            float acc = 0.0f;
+            for (int t = 0; t < N / TILE; ++t) {
+                As[lr][lc] = A[row * N + t * TILE + lc];
+                Bs[lr][lc] = B[(t * TILE + lr) * N + col];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                #pragma unroll
+                for (int k = 0; k < TILE; k++) acc = mad(As[lr][k], Bs[k][lc], acc);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            C[row * N + col] = acc;
+        }",
+        "__kernel void histogram(__global const uchar* data, uint n, __global uint* bins) {
+            __local uint local_bins[256];
+            for (uint i = get_local_id(0); i < 256; i += get_local_size(0)) local_bins[i] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (size_t i = get_global_id(0); i < n; i += get_global_size(0)) atomic_inc(&local_bins[data[i]]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint i = get_local_id(0); i < 256; i += get_local_size(0)) atomic_add(&bins[i], local_bins[i]);
+        }",
+        "typedef struct { float4 pos; float4 vel; } Body;
+        __kernel void nbody(__global Body* bodies, const uint count, const float dt, const float eps) {
+            uint i = get_global_id(0);
+            if (i >= count) return;
+            float4 p = bodies[i].pos, a = (float4)(0.0f);
+            for (uint j = 0; j < count; j++) {
+                float4 d = bodies[j].pos - p;
+                d.w = 0.0f;
+                float inv = rsqrt(dot(d, d) + eps * eps);
+                a += d * (bodies[j].pos.w * inv * inv * inv);
+            }
+            bodies[i].vel += a * dt;
+            bodies[i].pos.xyz += bodies[i].vel.xyz * dt;
+        }",
+        "__kernel void mandel(__global uchar4* out, int w, int h, int max_iter) {
+            int x = get_global_id(0), y = get_global_id(1);
+            float cr = 3.0f * x / w - 2.0f, ci = 2.0f * y / h - 1.0f;
+            float zr = 0, zi = 0;
+            int it = 0;
+            while (zr * zr + zi * zi < 4.0f && it < max_iter) {
+                float t = zr * zr - zi * zi + cr;
+                zi = 2 * zr * zi + ci;
+                zr = t;
+                ++it;
+            }
+            uchar c = (uchar)(255 * it / max_iter);
+            out[y * w + x] = (uchar4)(c, c, c, 255);
+        }",
+        "#define BLOCK 16
+        __kernel void transpose(__global float* out, __global const float* in, int width, int height, __local float* block) {
+            unsigned int x = get_global_id(0), y = get_global_id(1);
+            if (x < width && y < height) block[get_local_id(1) * (BLOCK + 1) + get_local_id(0)] = in[y * width + x];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            x = get_group_id(1) * BLOCK + get_local_id(0);
+            y = get_group_id(0) * BLOCK + get_local_id(1);
+            if (x < height && y < width) out[y * height + x] = block[get_local_id(0) * (BLOCK + 1) + get_local_id(1)];
+        }",
+        "inline float lerp1(float a, float b, float t) { return a + (b - a) * t; }
+        static float2 cmul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+        __constant float weights[5] = { 0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f };
+        __kernel void blur(__global const float* src, __global float* dst, int n) {
+            int i = get_global_id(0);
+            float s = 0.0f;
+            #pragma unroll 5
+            for (int k = -2; k <= 2; k++) {
+                int j = clamp(i + k, 0, n - 1);
+                s += weights[k + 2] * src[j];
+            }
+            float2 z = cmul((float2)(s, 1.0f), (float2)(0.5f, -0.5f));
+            dst[i] = lerp1(s, z.x, 0.5f) > 0 ? s : -s;
+            dst[i] = select(dst[i], 0.0f, isnan(dst[i]));
+            int4 v = convert_int4_rtz(vload4(0, src));
+            vstore4(convert_float4(v) * 2.0f, i, dst);
+        }",
+    ];
+    for src in corpus {
+        let (p, d) = run_default(src);
+        let errors: Vec<_> = d.list.iter().filter(|d| d.severity == Severity::Error).collect();
+        assert!(errors.is_empty() && p.is_some(), "{errors:?}\n{src}");
+    }
 }

@@ -21,6 +21,19 @@ pub struct Declared {
     pub unsized_array: bool,
 }
 
+/// Most pointer/array levels of a type (typedefs can stack declarators).
+const MAX_TYPE_DEPTH: usize = 32;
+
+/// Pointer and array levels of a type, counted without recursion.
+fn type_depth(mut ty: &Type) -> usize {
+    let mut depth = 0;
+    while let Type::Pointer { pointee: inner, .. } | Type::Array { elem: inner, .. } = ty {
+        depth += 1;
+        ty = inner;
+    }
+    depth
+}
+
 fn scalar_by_name(name: &str) -> Option<Scalar> {
     Some(match name {
         "bool" => Scalar::Bool,
@@ -81,7 +94,7 @@ impl Sema<'_> {
             t => t.element(),
         };
         if elem == Some(Scalar::Half) && !self.target.fp16 {
-            return self.err(loc, "declaring a 'half' value requires the cl_khr_fp16 extension; only pointers to half are allowed");
+            return self.err(loc, "'half' values require the cl_khr_fp16 extension; without it, use pointers to half with vload_half/vstore_half");
         }
         Some(())
     }
@@ -140,11 +153,17 @@ impl Sema<'_> {
                         }
                     };
                     ty = Type::Array { elem: Box::new(ty), len };
+                    if self.size_of(&ty) > u64::from(u32::MAX) {
+                        return self.err(*at, "array is too large (more than 4 GiB)");
+                    }
                 }
                 Derived::Function(_, at) => {
                     return self.err(*at, "function pointers and functions returning functions are not supported in OpenCL C");
                 }
             }
+        }
+        if type_depth(&ty) > MAX_TYPE_DEPTH {
+            return self.err(declarator.loc, format!("type nesting too deep (more than {MAX_TYPE_DEPTH} pointer and array levels)"));
         }
         Some(Declared {
             name: declarator.name.clone(),
@@ -263,6 +282,17 @@ impl Sema<'_> {
             }
         }
         Some(Type::Scalar(Scalar::Int))
+    }
+
+    /// A typedef; an anonymous struct or union takes the typedef's name (for messages and
+    /// `Record::name`).
+    pub(super) fn declare_typedef(&mut self, name: &str, ty: Type) {
+        if let Type::Record(id) = ty {
+            if let Some(r) = self.types.records.get_mut(id.0 as usize).filter(|r| r.name.is_empty()) {
+                r.name = name.to_string();
+            }
+        }
+        self.scopes.declare(name, Symbol::Typedef(ty));
     }
 
     /// The type as messages print it, e.g. `__global float4*`.

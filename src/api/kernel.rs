@@ -1,0 +1,267 @@
+//! Kernel entry points: creation, arguments, queries and the NDRange enqueue.
+
+use super::entry::{entry, CLResult};
+use super::handle::{get, handle_of, publish, release, retain, Object};
+use super::info::{self, Info};
+use super::queue::queue;
+use super::types::*;
+use super::util::{finish_enqueue, wait_list};
+use crate::compiler::{AddressQualifier, ArgKind};
+use crate::core::device::Device;
+use crate::core::kernel::{ArgValue, Kernel, NdRange};
+use crate::core::memory::Mem;
+use crate::core::program::Program;
+use std::ffi::{c_char, CStr};
+use std::sync::Arc;
+
+entry! {
+    fn clCreateKernel(program: cl_program, name: *const c_char; errcode_ret) -> CLResult<cl_kernel> {
+        let p = get::<Program>(program)?;
+        if name.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        p.executable()?;
+        let name = CStr::from_ptr(name).to_str().map_err(|_| CL_INVALID_KERNEL_NAME)?;
+        Ok(publish(Kernel::new(p, name)?))
+    }
+}
+
+entry! {
+    fn clCreateKernelsInProgram(program: cl_program, n: cl_uint, kernels: *mut cl_kernel, n_ret: *mut cl_uint) -> CLResult<()> {
+        let p = get::<Program>(program)?;
+        let names: Vec<String> = p.executable()?.program.kernels.iter().map(|k| k.name().to_string()).collect();
+        if !kernels.is_null() {
+            if (n as usize) < names.len() {
+                return Err(CL_INVALID_VALUE);
+            }
+            for (i, name) in names.iter().enumerate() {
+                kernels.add(i).write(publish(Kernel::new(p.clone(), name)?));
+            }
+        }
+        super::util::write_opt(n_ret, names.len() as cl_uint);
+        Ok(())
+    }
+}
+
+entry! {
+    fn clCloneKernel(kernel: cl_kernel; errcode_ret) -> CLResult<cl_kernel> {
+        Ok(publish(get::<Kernel>(kernel)?.duplicate()))
+    }
+}
+
+entry! {
+    fn clRetainKernel(kernel: cl_kernel) -> CLResult<()> {
+        retain::<Kernel>(kernel)
+    }
+}
+
+entry! {
+    fn clReleaseKernel(kernel: cl_kernel) -> CLResult<()> {
+        release::<Kernel>(kernel)
+    }
+}
+
+entry! {
+    fn clSetKernelArg(kernel: cl_kernel, index: cl_uint, size: usize, value: *const c_void) -> CLResult<()> {
+        let k = get::<Kernel>(kernel)?;
+        let arg = k.info().args().get(index as usize).cloned().ok_or(CL_INVALID_ARG_INDEX)?;
+        let v = match arg.kind {
+            ArgKind::Buffer { .. } => {
+                if size != std::mem::size_of::<cl_mem>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                let handle = if value.is_null() { std::ptr::null_mut() } else { *(value as *const cl_mem) };
+                let mem = if handle.is_null() { None } else { Some(get::<Mem>(handle)?) };
+                if mem.as_ref().is_some_and(|m| !Arc::ptr_eq(&m.context, &k.program.context)) {
+                    return Err(CL_INVALID_MEM_OBJECT);
+                }
+                ArgValue::Buffer(mem)
+            }
+            ArgKind::Local { .. } => {
+                if !value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                if size == 0 || size > u32::MAX as usize {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                ArgValue::Local(size as u32)
+            }
+            ArgKind::Pod { size: expected, .. } => {
+                if size != expected as usize {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                if value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                ArgValue::Pod(std::slice::from_raw_parts(value as *const u8, size).to_vec())
+            }
+        };
+        k.set_arg(index as usize, v);
+        Ok(())
+    }
+}
+
+entry! {
+    fn clGetKernelInfo(kernel: cl_kernel, param: cl_kernel_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+        let k = get::<Kernel>(kernel)?;
+        let answer = match param {
+            CL_KERNEL_FUNCTION_NAME => Ok(k.name.as_str().into()),
+            CL_KERNEL_NUM_ARGS => Ok((k.info().args().len() as cl_uint).into()),
+            CL_KERNEL_REFERENCE_COUNT => Ok(k.header().ref_count().into()),
+            CL_KERNEL_CONTEXT => Ok(handle_of(&k.program.context).into()),
+            CL_KERNEL_PROGRAM => Ok(handle_of(&k.program).into()),
+            CL_KERNEL_ATTRIBUTES => Ok(k.info().attribute_string().as_str().into()),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        info::write(answer, size, value, size_ret)
+    }
+}
+
+/// The device a per-device kernel query is about: NULL is allowed when there is only one.
+fn query_device(k: &Kernel, device: cl_device_id) -> CLResult<Arc<Device>> {
+    if device.is_null() {
+        return match k.program.devices.as_slice() {
+            [d] => Ok(d.clone()),
+            _ => Err(CL_INVALID_DEVICE),
+        };
+    }
+    let d = get::<Device>(device)?;
+    k.compiled_for(&d).map_err(|_| CL_INVALID_DEVICE)?;
+    Ok(d)
+}
+
+entry! {
+    fn clGetKernelWorkGroupInfo(kernel: cl_kernel, device: cl_device_id, param: cl_kernel_work_group_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+        let k = get::<Kernel>(kernel)?;
+        let d = query_device(&k, device)?;
+        let info = k.info();
+        let answer = match param {
+            CL_KERNEL_WORK_GROUP_SIZE => Ok((d.target.max_work_group_size as usize).into()),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => Ok(Info::slice(&info.attributes().reqd_work_group_size.unwrap_or([0; 3]).map(|s| s as usize))),
+            CL_KERNEL_LOCAL_MEM_SIZE => Ok(k.local_mem_size().into()),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Ok((d.target.subgroup_size as usize).into()),
+            CL_KERNEL_PRIVATE_MEM_SIZE => Ok(info.private_mem_size().into()),
+            // Only for custom devices and built-in kernels.
+            _ => Err(CL_INVALID_VALUE),
+        };
+        info::write(answer, size, value, size_ret)
+    }
+}
+
+fn address_qualifier(a: AddressQualifier) -> cl_kernel_arg_address_qualifier {
+    match a {
+        AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+        AddressQualifier::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+        AddressQualifier::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+        AddressQualifier::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+    }
+}
+
+entry! {
+    fn clGetKernelArgInfo(kernel: cl_kernel, index: cl_uint, param: cl_kernel_arg_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+        let k = get::<Kernel>(kernel)?;
+        let arg = k.info().args().get(index as usize).cloned().ok_or(CL_INVALID_ARG_INDEX)?;
+        if k.program.source.is_empty() {
+            // Argument names are not kept in binaries.
+            return Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+        }
+        let answer = match param {
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => Ok(Info::value(address_qualifier(arg.address))),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => Ok(Info::value(CL_KERNEL_ARG_ACCESS_NONE)),
+            CL_KERNEL_ARG_TYPE_NAME => Ok(arg.type_name.as_str().into()),
+            CL_KERNEL_ARG_TYPE_QUALIFIER => Ok(Info::value(arg.type_qualifiers)),
+            CL_KERNEL_ARG_NAME => Ok(arg.name.as_str().into()),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        info::write(answer, size, value, size_ret)
+    }
+}
+
+/// Reads an optional `work_dim`-long size array, padding with `fill`.
+unsafe fn sizes(ptr: *const usize, work_dim: u32, fill: usize) -> Option<[usize; 3]> {
+    if ptr.is_null() {
+        return None;
+    }
+    let mut out = [fill; 3];
+    for (i, o) in out.iter_mut().enumerate().take(work_dim as usize) {
+        *o = *ptr.add(i);
+    }
+    Some(out)
+}
+
+/// Chooses a work-group size: the largest power-of-two split of the device's preferred size
+/// that divides the global size in each dimension.
+fn choose_local(global: [usize; 3], work_dim: u32, max_total: usize, max_dims: [u32; 3]) -> [usize; 3] {
+    let mut local = [1usize; 3];
+    let mut budget = max_total.min(256);
+    for i in 0..work_dim as usize {
+        let mut l = 1;
+        while l * 2 <= budget && l * 2 <= max_dims[i] as usize && global[i] % (l * 2) == 0 {
+            l *= 2;
+        }
+        local[i] = l;
+        budget /= l;
+    }
+    local
+}
+
+/// Validates the NDRange of `k` on `d` and resolves the work-group size.
+fn nd_range(k: &Kernel, d: &Device, work_dim: u32, offset: Option<[usize; 3]>, global: Option<[usize; 3]>, local: Option<[usize; 3]>) -> CLResult<NdRange> {
+    if !(1..=3).contains(&work_dim) {
+        return Err(CL_INVALID_WORK_DIMENSION);
+    }
+    let global = global.ok_or(CL_INVALID_GLOBAL_WORK_SIZE)?;
+    let offset = offset.unwrap_or([0; 3]);
+    let limit = 1usize << d.target.address_bits.min(63);
+    if (0..3).any(|i| global[i].checked_add(offset[i]).is_none_or(|end| end > limit)) {
+        return Err(CL_INVALID_GLOBAL_OFFSET);
+    }
+    let reqd = k.info().attributes().reqd_work_group_size.map(|r| r.map(|v| v as usize));
+    let max_dims = d.target.max_work_item_sizes;
+    let local = match (local, reqd) {
+        (Some(l), Some(r)) if l != r => return Err(CL_INVALID_WORK_GROUP_SIZE),
+        (None, Some(r)) => r,
+        (Some(l), _) => l,
+        (None, None) => choose_local(global, work_dim, d.target.max_work_group_size as usize, max_dims),
+    };
+    if local.contains(&0) || local.iter().product::<usize>() > d.target.max_work_group_size as usize {
+        return Err(CL_INVALID_WORK_GROUP_SIZE);
+    }
+    if (0..3).any(|i| local[i] > max_dims[i] as usize) {
+        return Err(CL_INVALID_WORK_ITEM_SIZE);
+    }
+    // Non-uniform work-groups are an optional feature this device does not report.
+    if (0..3).any(|i| global[i] % local[i] != 0) {
+        return Err(CL_INVALID_WORK_GROUP_SIZE);
+    }
+    Ok(NdRange { work_dim, offset, global, local })
+}
+
+unsafe fn enqueue_kernel(q: cl_command_queue, kernel: cl_kernel, work_dim: u32, offset: *const usize, global: *const usize, local: *const usize,
+    n: cl_uint, list: *const cl_event, event: *mut cl_event, ty: cl_command_type) -> CLResult<()> {
+    let q = queue(q)?;
+    let k = get::<Kernel>(kernel)?;
+    if !Arc::ptr_eq(&k.program.context, &q.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    k.compiled_for(&q.device)?;
+    let range = nd_range(&k, &q.device, work_dim, sizes(offset, work_dim, 0), sizes(global, work_dim, 1), sizes(local, work_dim, 1))?;
+    let deps = wait_list(&q, n, list)?;
+    let work = k.launch(&q.device, &range)?;
+    let ev = q.enqueue(ty, deps, work);
+    finish_enqueue(&q, ev, false, event)
+}
+
+entry! {
+    fn clEnqueueNDRangeKernel(q: cl_command_queue, kernel: cl_kernel, work_dim: cl_uint, offset: *const usize, global: *const usize, local: *const usize,
+        n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
+        enqueue_kernel(q, kernel, work_dim, offset, global, local, n, list, event, CL_COMMAND_NDRANGE_KERNEL)
+    }
+}
+
+entry! {
+    fn clEnqueueTask(q: cl_command_queue, kernel: cl_kernel, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
+        let one = [1usize];
+        enqueue_kernel(q, kernel, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), n, list, event, CL_COMMAND_TASK)
+    }
+}

@@ -1,0 +1,18 @@
+//! The C surface: entry points, argument checks, handle validation and the info protocol.
+#![allow(non_snake_case)]
+//! Each file holds the entry points of one object family.
+pub mod context;
+pub mod device;
+pub mod entry;
+pub mod event;
+pub mod handle;
+pub mod icd;
+pub mod info;
+pub mod kernel;
+pub mod memory;
+pub mod platform;
+pub mod program;
+pub mod queue;
+pub mod types;
+pub mod unsupported;
+pub mod util;

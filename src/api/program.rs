@@ -1,0 +1,242 @@
+//! Program entry points: creation, build/compile/link, queries.
+
+use super::entry::{entry, CLResult};
+use super::handle::{get, get_list, handle_of, publish, release, retain, Object};
+use super::info::{self, Info};
+use super::types::*;
+use crate::core::context::Context;
+use crate::core::device::Device;
+use crate::core::program::{encode_binary, Program};
+use std::ffi::{c_char, CStr};
+use std::sync::Arc;
+
+type BuildCallback = Option<unsafe extern "system" fn(cl_program, *mut c_void)>;
+
+/// Joins `count` strings, each NUL-terminated or of the given length.
+unsafe fn sources(count: cl_uint, strings: *const *const c_char, lengths: *const usize) -> CLResult<String> {
+    if count == 0 || strings.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    let mut text = String::new();
+    for i in 0..count as usize {
+        let s = *strings.add(i);
+        if s.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let len = if lengths.is_null() { 0 } else { *lengths.add(i) };
+        let bytes = if len == 0 { CStr::from_ptr(s).to_bytes() } else { std::slice::from_raw_parts(s as *const u8, len) };
+        text.push_str(&String::from_utf8_lossy(bytes));
+    }
+    Ok(text)
+}
+
+unsafe fn options(options: *const c_char) -> String {
+    if options.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(options).to_string_lossy().into_owned()
+    }
+}
+
+/// The devices a build call names (all of the program's when none), checked.
+unsafe fn build_devices(p: &Program, n: cl_uint, list: *const cl_device_id) -> CLResult<Vec<usize>> {
+    let devices = get_list::<Device>(n, list, CL_INVALID_VALUE)?;
+    p.device_indices(&devices)
+}
+
+fn callback_args(func: BuildCallback, user_data: *mut c_void) -> CLResult<()> {
+    if func.is_none() && !user_data.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+/// Builds run synchronously; the callback, if any, is called when done, as the spec allows.
+unsafe fn notify(program: cl_program, func: BuildCallback, user_data: *mut c_void) {
+    if let Some(f) = func {
+        f(program, user_data);
+    }
+}
+
+entry! {
+    fn clCreateProgramWithSource(context: cl_context, count: cl_uint, strings: *const *const c_char, lengths: *const usize; errcode_ret) -> CLResult<cl_program> {
+        let c = get::<Context>(context)?;
+        Ok(publish(Program::with_source(c, sources(count, strings, lengths)?)))
+    }
+}
+
+entry! {
+    fn clCreateProgramWithBinary(context: cl_context, n: cl_uint, devices: *const cl_device_id, lengths: *const usize, binaries: *const *const u8, status: *mut cl_int; errcode_ret) -> CLResult<cl_program> {
+        let c = get::<Context>(context)?;
+        if n == 0 || devices.is_null() || lengths.is_null() || binaries.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let list = get_list::<Device>(n, devices, CL_INVALID_VALUE)?;
+        if list.iter().any(|d| !c.has_device(d)) {
+            return Err(CL_INVALID_DEVICE);
+        }
+        let mut blobs = Vec::new();
+        for i in 0..n as usize {
+            let (len, ptr) = (*lengths.add(i), *binaries.add(i));
+            if len == 0 || ptr.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            blobs.push(std::slice::from_raw_parts(ptr, len));
+        }
+        let result = Program::with_binaries(c, list, &blobs);
+        let codes = result.as_ref().err().cloned().unwrap_or_else(|| vec![CL_SUCCESS; n as usize]);
+        if !status.is_null() {
+            codes.iter().enumerate().for_each(|(i, c)| status.add(i).write(*c));
+        }
+        result.map(publish).map_err(|_| CL_INVALID_BINARY)
+    }
+}
+
+entry! {
+    fn clCreateProgramWithBuiltInKernels(context: cl_context, n: cl_uint, devices: *const cl_device_id, names: *const c_char; errcode_ret) -> CLResult<cl_program> {
+        get::<Context>(context)?;
+        get_list::<Device>(n, devices, CL_INVALID_VALUE)?;
+        let _ = names;
+        // CL_DEVICE_BUILT_IN_KERNELS is empty: no name can be valid.
+        Err(CL_INVALID_VALUE)
+    }
+}
+
+entry! {
+    fn clRetainProgram(program: cl_program) -> CLResult<()> {
+        retain::<Program>(program)
+    }
+}
+
+entry! {
+    fn clReleaseProgram(program: cl_program) -> CLResult<()> {
+        release::<Program>(program)
+    }
+}
+
+entry! {
+    fn clBuildProgram(program: cl_program, n: cl_uint, devices: *const cl_device_id, opts: *const c_char, func: BuildCallback, user_data: *mut c_void) -> CLResult<()> {
+        let p = get::<Program>(program)?;
+        let which = build_devices(&p, n, devices)?;
+        callback_args(func, user_data)?;
+        if p.kernel_attached() {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let result = p.build(&which, &options(opts));
+        notify(program, func, user_data);
+        result
+    }
+}
+
+entry! {
+    fn clCompileProgram(program: cl_program, n: cl_uint, devices: *const cl_device_id, opts: *const c_char, num_headers: cl_uint, headers: *const cl_program,
+        names: *const *const c_char, func: BuildCallback, user_data: *mut c_void) -> CLResult<()> {
+        let p = get::<Program>(program)?;
+        let which = build_devices(&p, n, devices)?;
+        callback_args(func, user_data)?;
+        if (num_headers == 0) != (headers.is_null() && names.is_null()) || (num_headers > 0 && (headers.is_null() || names.is_null())) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut included = Vec::new();
+        for i in 0..num_headers as usize {
+            let h = get::<Program>(*headers.add(i))?;
+            let name = *names.add(i);
+            if name.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            included.push((CStr::from_ptr(name).to_string_lossy().into_owned(), h.source.clone()));
+        }
+        if p.kernel_attached() {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let result = p.compile(&which, &options(opts), &included);
+        notify(program, func, user_data);
+        result
+    }
+}
+
+entry! {
+    fn clLinkProgram(context: cl_context, n: cl_uint, devices: *const cl_device_id, opts: *const c_char, num_inputs: cl_uint, inputs: *const cl_program,
+        func: BuildCallback, user_data: *mut c_void; errcode_ret) -> CLResult<cl_program> {
+        let c = get::<Context>(context)?;
+        callback_args(func, user_data)?;
+        let list = get_list::<Device>(n, devices, CL_INVALID_VALUE)?;
+        if list.iter().any(|d| !c.has_device(d)) {
+            return Err(CL_INVALID_DEVICE);
+        }
+        let list = if list.is_empty() { c.devices.clone() } else { list };
+        if num_inputs == 0 || inputs.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let programs = get_list::<Program>(num_inputs, inputs, CL_INVALID_VALUE)?;
+        if programs.iter().any(|p| !Arc::ptr_eq(&p.context, &c)) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        let linked = Program::link(c, list, &programs, &options(opts))?;
+        let handle = publish(linked);
+        notify(handle, func, user_data);
+        Ok(handle)
+    }
+}
+
+entry! {
+    fn clGetProgramInfo(program: cl_program, param: cl_program_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+        let p = get::<Program>(program)?;
+        if param == CL_PROGRAM_BINARIES {
+            return write_binaries(&p, size, value, size_ret);
+        }
+        let builds = p.all_builds();
+        let kernels = || p.executable().map(|e| e.program.kernels.iter().map(|k| k.name().to_string()).collect::<Vec<_>>());
+        let answer = match param {
+            CL_PROGRAM_REFERENCE_COUNT => Ok(p.header().ref_count().into()),
+            CL_PROGRAM_CONTEXT => Ok(handle_of(&p.context).into()),
+            CL_PROGRAM_NUM_DEVICES => Ok((p.devices.len() as cl_uint).into()),
+            CL_PROGRAM_DEVICES => Ok(Info::slice(&p.devices.iter().map(handle_of).collect::<Vec<_>>())),
+            CL_PROGRAM_SOURCE => Ok(p.source.as_str().into()),
+            CL_PROGRAM_IL => Ok(Info::bytes(Vec::new())),
+            CL_PROGRAM_BINARY_SIZES => Ok(Info::slice(&builds.iter().map(|b| encode_binary(b).len()).collect::<Vec<_>>())),
+            CL_PROGRAM_NUM_KERNELS => kernels().map(|k| k.len().into()),
+            CL_PROGRAM_KERNEL_NAMES => kernels().map(|k| k.join(";").as_str().into()),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => Ok(Info::bool(false)),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        info::write(answer, size, value, size_ret)
+    }
+}
+
+/// `CL_PROGRAM_BINARIES` is an array of pointers the application allocated, one per device.
+unsafe fn write_binaries(p: &Program, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+    let bytes = p.devices.len() * std::mem::size_of::<*mut u8>();
+    if !value.is_null() {
+        if size < bytes {
+            return Err(CL_INVALID_VALUE);
+        }
+        let slots = value as *const *mut u8;
+        for (i, b) in p.all_builds().iter().enumerate() {
+            let dst = *slots.add(i);
+            let bin = encode_binary(b);
+            if !dst.is_null() {
+                std::ptr::copy_nonoverlapping(bin.as_ptr(), dst, bin.len());
+            }
+        }
+    }
+    super::util::write_opt(size_ret, bytes);
+    Ok(())
+}
+
+entry! {
+    fn clGetProgramBuildInfo(program: cl_program, device: cl_device_id, param: cl_program_build_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+        let p = get::<Program>(program)?;
+        let d = get::<Device>(device)?;
+        let b = p.build_of(&d).ok_or(CL_INVALID_DEVICE)?;
+        let answer = match param {
+            CL_PROGRAM_BUILD_STATUS => Ok(Info::value(b.status)),
+            CL_PROGRAM_BUILD_OPTIONS => Ok(b.options.as_str().into()),
+            CL_PROGRAM_BUILD_LOG => Ok(b.log.as_str().into()),
+            CL_PROGRAM_BINARY_TYPE => Ok(Info::value(b.binary_type)),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(0usize.into()),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        info::write(answer, size, value, size_ret)
+    }
+}

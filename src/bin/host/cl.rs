@@ -1,0 +1,218 @@
+//! A small safe wrapper over the OpenCL API (through the system's ICD loader) for ferrocl's
+//! demo and benchmark programs. It is an application of OpenCL, not part of the driver.
+#![allow(dead_code)]
+
+use cl_sys::*;
+use std::ffi::{c_void, CString};
+use std::ptr::{null, null_mut};
+
+pub type Result<T> = std::result::Result<T, String>;
+
+fn check(code: cl_int, what: &str) -> Result<()> {
+    if code == CL_SUCCESS {
+        Ok(())
+    } else {
+        Err(format!("{what} failed: error {code}"))
+    }
+}
+
+fn info_string(f: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> String {
+    let mut size = 0;
+    if f(0, null_mut(), &mut size) != CL_SUCCESS {
+        return String::new();
+    }
+    let mut buf = vec![0u8; size];
+    f(size, buf.as_mut_ptr().cast(), null_mut());
+    String::from_utf8_lossy(&buf).trim_end_matches('\0').to_string()
+}
+
+pub struct Platform {
+    pub id: cl_platform_id,
+    pub name: String,
+}
+
+/// Every platform the loader finds.
+pub fn platforms() -> Vec<Platform> {
+    let mut n = 0;
+    // SAFETY: standard two-call enumeration.
+    unsafe {
+        if clGetPlatformIDs(0, null_mut(), &mut n) != CL_SUCCESS || n == 0 {
+            return Vec::new();
+        }
+        let mut ids = vec![null_mut(); n as usize];
+        clGetPlatformIDs(n, ids.as_mut_ptr(), null_mut());
+        ids.into_iter()
+            .map(|id| Platform { id, name: info_string(|s, v, r| clGetPlatformInfo(id, CL_PLATFORM_NAME, s, v, r)) })
+            .collect()
+    }
+}
+
+/// One device of a platform with a context and a queue on it.
+pub struct Env {
+    pub platform: String,
+    pub device: cl_device_id,
+    pub device_name: String,
+    pub context: cl_context,
+    pub queue: cl_command_queue,
+}
+
+impl Env {
+    pub fn new(p: &Platform, profiling: bool) -> Result<Env> {
+        let mut device = null_mut();
+        // SAFETY: valid platform id; the out-pointers live on this frame.
+        unsafe {
+            check(clGetDeviceIDs(p.id, CL_DEVICE_TYPE_DEFAULT, 1, &mut device, null_mut()), "clGetDeviceIDs")?;
+            let mut err = 0;
+            let context = clCreateContext(null(), 1, &device, None, null_mut(), &mut err);
+            check(err, "clCreateContext")?;
+            let props = if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 };
+            let queue = clCreateCommandQueue(context, device, props, &mut err);
+            check(err, "clCreateCommandQueue")?;
+            let device_name = info_string(|s, v, r| clGetDeviceInfo(device, CL_DEVICE_NAME, s, v, r));
+            Ok(Env { platform: p.name.clone(), device, device_name, context, queue })
+        }
+    }
+
+    pub fn device_u64(&self, param: cl_device_info) -> u64 {
+        let mut v = [0u8; 8];
+        // SAFETY: 8 bytes hold every scalar device query.
+        unsafe { clGetDeviceInfo(self.device, param, 8, v.as_mut_ptr().cast(), null_mut()) };
+        u64::from_le_bytes(v)
+    }
+
+    pub fn buffer(&self, size: usize) -> Result<Mem> {
+        let mut err = 0;
+        // SAFETY: valid context.
+        let m = unsafe { clCreateBuffer(self.context, CL_MEM_READ_WRITE, size, null_mut(), &mut err) };
+        check(err, "clCreateBuffer")?;
+        Ok(Mem(m, size))
+    }
+
+    pub fn write<T: Copy>(&self, m: &Mem, data: &[T]) -> Result<()> {
+        // SAFETY: `data` holds the bytes written; the call blocks.
+        check(unsafe { clEnqueueWriteBuffer(self.queue, m.0, CL_TRUE, 0, std::mem::size_of_val(data), data.as_ptr().cast(), 0, null(), null_mut()) }, "write")
+    }
+
+    pub fn read<T: Copy>(&self, m: &Mem, data: &mut [T]) -> Result<()> {
+        // SAFETY: `data` has room for the bytes read; the call blocks.
+        check(unsafe { clEnqueueReadBuffer(self.queue, m.0, CL_TRUE, 0, std::mem::size_of_val(data), data.as_mut_ptr().cast(), 0, null(), null_mut()) }, "read")
+    }
+
+    /// Builds `source`; the error holds the build log.
+    pub fn program(&self, source: &str, options: &str) -> Result<Program> {
+        let src = CString::new(source).map_err(|e| e.to_string())?;
+        let opts = CString::new(options).map_err(|e| e.to_string())?;
+        let mut err = 0;
+        // SAFETY: valid context and NUL-terminated strings.
+        unsafe {
+            let p = clCreateProgramWithSource(self.context, 1, &src.as_ptr(), null(), &mut err);
+            check(err, "clCreateProgramWithSource")?;
+            let program = Program(p);
+            if clBuildProgram(p, 1, &self.device, opts.as_ptr(), None, null_mut()) != CL_SUCCESS {
+                let log = info_string(|s, v, r| clGetProgramBuildInfo(p, self.device, CL_PROGRAM_BUILD_LOG, s, v, r));
+                return Err(format!("build failed:\n{log}"));
+            }
+            Ok(program)
+        }
+    }
+
+    pub fn finish(&self) -> Result<()> {
+        // SAFETY: valid queue.
+        check(unsafe { clFinish(self.queue) }, "clFinish")
+    }
+
+    /// Enqueues `k` over `global` work-items (work-group size `local`, or the driver's choice).
+    pub fn run(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>) -> Result<Event> {
+        let mut ev = null_mut();
+        let local_ptr = local.map_or(null(), |l| l.as_ptr());
+        // SAFETY: sizes arrays hold `global.len()` entries.
+        check(unsafe { clEnqueueNDRangeKernel(self.queue, k.0, global.len() as u32, null(), global.as_ptr(), local_ptr, 0, null(), &mut ev) }, "clEnqueueNDRangeKernel")?;
+        Ok(Event(ev))
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        // SAFETY: the handles were created by this Env.
+        unsafe {
+            clReleaseCommandQueue(self.queue);
+            clReleaseContext(self.context);
+        }
+    }
+}
+
+pub struct Mem(pub cl_mem, pub usize);
+impl Drop for Mem {
+    fn drop(&mut self) {
+        // SAFETY: created by `Env::buffer`.
+        unsafe { clReleaseMemObject(self.0) };
+    }
+}
+
+pub struct Program(pub cl_program);
+impl Program {
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let name = CString::new(name).map_err(|e| e.to_string())?;
+        let mut err = 0;
+        // SAFETY: built program, NUL-terminated name.
+        let k = unsafe { clCreateKernel(self.0, name.as_ptr(), &mut err) };
+        check(err, "clCreateKernel")?;
+        Ok(Kernel(k))
+    }
+}
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: created by `Env::program`.
+        unsafe { clReleaseProgram(self.0) };
+    }
+}
+
+pub struct Kernel(pub cl_kernel);
+impl Kernel {
+    pub fn arg<T: Copy>(&self, index: u32, value: T) -> Result<&Self> {
+        // SAFETY: `value` lives across the call, which copies it.
+        check(unsafe { clSetKernelArg(self.0, index, std::mem::size_of::<T>(), (&value as *const T).cast()) }, "clSetKernelArg")?;
+        Ok(self)
+    }
+
+    pub fn mem(&self, index: u32, m: &Mem) -> Result<&Self> {
+        self.arg(index, m.0)
+    }
+
+    pub fn local(&self, index: u32, bytes: usize) -> Result<&Self> {
+        // SAFETY: a NULL value with a size declares a `__local` buffer.
+        check(unsafe { clSetKernelArg(self.0, index, bytes, null()) }, "clSetKernelArg(local)")?;
+        Ok(self)
+    }
+}
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        // SAFETY: created by `Program::kernel`.
+        unsafe { clReleaseKernel(self.0) };
+    }
+}
+
+pub struct Event(pub cl_event);
+impl Event {
+    pub fn wait(&self) -> Result<()> {
+        // SAFETY: valid event.
+        check(unsafe { clWaitForEvents(1, &self.0) }, "clWaitForEvents")
+    }
+
+    /// Start-to-end time of a profiled command, in nanoseconds.
+    pub fn duration_ns(&self) -> Result<u64> {
+        let (mut start, mut end) = (0u64, 0u64);
+        // SAFETY: valid, completed event on a profiling queue.
+        unsafe {
+            check(clGetEventProfilingInfo(self.0, CL_PROFILING_COMMAND_START, 8, (&mut start as *mut u64).cast(), null_mut()), "profiling start")?;
+            check(clGetEventProfilingInfo(self.0, CL_PROFILING_COMMAND_END, 8, (&mut end as *mut u64).cast(), null_mut()), "profiling end")?;
+        }
+        Ok(end.saturating_sub(start))
+    }
+}
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created by an enqueue.
+        unsafe { clReleaseEvent(self.0) };
+    }
+}

@@ -1,0 +1,128 @@
+//! An OpenCL device: a Vulkan physical device opened for compute, with the limits OpenCL reports
+//! derived once from the Vulkan properties.
+
+use crate::api::handle::{object, Header, Kind};
+use crate::api::types::*;
+use crate::compiler::Target;
+use crate::vk::device::Gpu;
+use crate::vk::instance::Instance;
+use crate::vk::vk;
+use std::sync::{Arc, Mutex};
+
+#[repr(C)]
+pub struct Device {
+    header: Header,
+    pub gpu: Arc<Gpu>,
+    pub device_type: cl_device_type,
+    pub name: String,
+    pub compute_units: u32,
+    pub global_mem_size: u64,
+    pub max_alloc_size: u64,
+    pub max_constant_args: u32,
+    /// `CL_DEVICE_MEM_BASE_ADDR_ALIGN` in bytes: sub-buffer origins must be multiples of it.
+    pub base_align: u64,
+    pub target: Target,
+    /// Serialises the scheduling of every queue of this device (they share one Vulkan queue).
+    pub sched: Mutex<()>,
+}
+object!(Device, Device, CL_INVALID_DEVICE);
+
+/// Bytes of the largest OpenCL C type, `long16`: the minimum base alignment.
+const LARGEST_TYPE: u64 = 128;
+
+impl Device {
+    pub fn open(instance: &Instance, physical: vk::PhysicalDevice) -> Result<Device, String> {
+        let gpu = Gpu::open(instance, physical)?;
+        let p = &gpu.props;
+        let l = p.limits();
+        let device_type = match p.base.device_type {
+            vk::PhysicalDeviceType::CPU => CL_DEVICE_TYPE_CPU,
+            _ => CL_DEVICE_TYPE_GPU,
+        };
+        let global_mem_size = p.device_local_heap();
+        // 32-bit addresses (CL_DEVICE_ADDRESS_BITS): no single buffer may exceed 4 GiB.
+        let max_alloc_size = p.max_memory_allocation_size.min(p.max_buffer_size).min(global_mem_size).min(u32::MAX as u64);
+        let compute_units = match (p.sm_count, device_type) {
+            (Some(n), _) => n,
+            (None, CL_DEVICE_TYPE_CPU) => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            _ => 1,
+        };
+        // One uniform buffer stays free for value arguments that overflow the push constants.
+        let max_constant_args = l.max_per_stage_descriptor_uniform_buffers.saturating_sub(1).min(15);
+        let target = Target {
+            address_bits: 32,
+            int64: gpu.features.int64,
+            int16: gpu.features.int16,
+            fp64: false,
+            fp16: false,
+            storage_8bit: gpu.features.storage_8bit,
+            storage_16bit: gpu.features.storage_16bit,
+            max_push_constants_size: l.max_push_constants_size,
+            max_constant_args,
+            max_constant_buffer_size: l.max_uniform_buffer_range as u64,
+            max_uniform_buffer_range: l.max_uniform_buffer_range as u64,
+            max_work_group_size: l.max_compute_work_group_invocations,
+            max_work_item_sizes: l.max_compute_work_group_size,
+            local_mem_size: l.max_compute_shared_memory_size as u64,
+            subgroup_size: p.subgroup_size,
+            opencl_c_version: 300,
+        };
+        let base_align = (l.min_storage_buffer_offset_alignment).max(l.min_uniform_buffer_offset_alignment).max(LARGEST_TYPE);
+        Ok(Device {
+            header: Header::new(Kind::Device),
+            name: p.name(),
+            gpu,
+            device_type,
+            compute_units,
+            global_mem_size,
+            max_alloc_size,
+            max_constant_args,
+            base_align,
+            target,
+            sched: Mutex::new(()),
+        })
+    }
+
+    /// Sort key: discrete GPUs first, CPUs (lavapipe) last.
+    pub fn rank(&self) -> u32 {
+        match self.gpu.props.base.device_type {
+            vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+            vk::PhysicalDeviceType::CPU => 4,
+            _ => 3,
+        }
+    }
+
+    pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        self.gpu.props.limits()
+    }
+
+    /// Extensions with their versions; the compiler's predefined macros follow the same flags.
+    pub fn extensions(&self) -> Vec<(&'static str, cl_version)> {
+        let v1 = cl_make_version(1, 0, 0);
+        let mut list = vec![
+            ("cl_khr_icd", cl_make_version(2, 0, 0)),
+            ("cl_khr_byte_addressable_store", v1),
+            ("cl_khr_global_int32_base_atomics", v1),
+            ("cl_khr_global_int32_extended_atomics", v1),
+            ("cl_khr_local_int32_base_atomics", v1),
+            ("cl_khr_local_int32_extended_atomics", v1),
+            ("cl_khr_extended_versioning", v1),
+            ("cl_khr_device_uuid", v1),
+        ];
+        if self.gpu.props.pci_bus.is_some() {
+            list.push(("cl_khr_pci_bus_info", v1));
+        }
+        list
+    }
+
+    /// OpenCL C 3.0 optional features this device supports.
+    pub fn c_features(&self) -> Vec<&'static str> {
+        let mut list = Vec::new();
+        if self.target.int64 {
+            list.push("__opencl_c_int64");
+        }
+        list
+    }
+}

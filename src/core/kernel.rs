@@ -1,0 +1,276 @@
+//! Kernels: argument values, pipelines specialised per work-group size and `__local` sizes,
+//! and the NDRange command.
+
+use super::device::Device;
+use super::memory::Mem;
+use super::program::{Executable, Program};
+use super::queue::Work;
+use crate::api::entry::CLResult;
+use crate::api::handle::{object, Header, Kind};
+use crate::api::types::*;
+use crate::compiler::{self, ArgKind, DescriptorKind, LAUNCH_BLOCK_SIZE};
+use crate::vk::memory::{Buffer, Placement};
+use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The value set for one argument.
+#[derive(Clone)]
+pub enum ArgValue {
+    Buffer(Option<Arc<Mem>>),
+    Local(u32),
+    Pod(Vec<u8>),
+}
+
+#[repr(C)]
+pub struct Kernel {
+    header: Header,
+    pub program: Arc<Program>,
+    pub name: String,
+    /// For each device of the program (same order), if built there: its executable and the
+    /// kernel's index in it.
+    pub compiled: Vec<Option<(Arc<Executable>, usize)>>,
+    args: Mutex<Vec<Option<ArgValue>>>,
+    /// Program-scope `__constant` data, uploaded once per device.
+    constants: Mutex<HashMap<usize, Arc<Vec<(u32, bool, Arc<Buffer>)>>>>,
+}
+object!(Kernel, Kernel, CL_INVALID_KERNEL);
+
+/// Everything an NDRange needs, validated by the API layer.
+pub struct NdRange {
+    pub work_dim: u32,
+    pub offset: [usize; 3],
+    pub global: [usize; 3],
+    pub local: [usize; 3],
+}
+
+impl Kernel {
+    pub fn new(program: Arc<Program>, name: &str) -> CLResult<Arc<Kernel>> {
+        let compiled: Vec<_> = program
+            .all_builds()
+            .iter()
+            .map(|b| {
+                let exe = b.program.clone()?;
+                let index = exe.program.kernels.iter().position(|k| k.name() == name)?;
+                Some((exe, index))
+            })
+            .collect();
+        let (exe, index) = compiled.iter().flatten().next().ok_or(CL_INVALID_KERNEL_NAME)?;
+        let args = vec![None; exe.program.kernels[*index].args().len()];
+        program.kernels.fetch_add(1, Ordering::AcqRel);
+        Ok(Arc::new(Kernel {
+            header: Header::new(Kind::Kernel),
+            program,
+            name: name.into(),
+            compiled,
+            args: Mutex::new(args),
+            constants: Mutex::default(),
+        }))
+    }
+
+    /// `clCloneKernel`: same program, a copy of the argument values.
+    pub fn duplicate(&self) -> Arc<Kernel> {
+        self.program.kernels.fetch_add(1, Ordering::AcqRel);
+        Arc::new(Kernel {
+            header: Header::new(Kind::Kernel),
+            program: self.program.clone(),
+            name: self.name.clone(),
+            compiled: self.compiled.clone(),
+            args: Mutex::new(self.args().clone()),
+            constants: Mutex::default(),
+        })
+    }
+
+    /// The reflection of the kernel (identical on every device).
+    pub fn info(&self) -> &Arc<dyn compiler::Kernel> {
+        let (exe, index) = self.compiled.iter().flatten().next().expect("a kernel exists on some device");
+        &exe.program.kernels[*index]
+    }
+
+    fn args(&self) -> MutexGuard<'_, Vec<Option<ArgValue>>> {
+        self.args.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn set_arg(&self, index: usize, value: ArgValue) {
+        if let Some(slot) = self.args().get_mut(index) {
+            *slot = Some(value);
+        }
+    }
+
+    /// The device's index in the program, its executable and the kernel's index there.
+    pub fn compiled_for(&self, device: &Arc<Device>) -> CLResult<(usize, Arc<Executable>, usize)> {
+        let i = self.program.devices.iter().position(|d| Arc::ptr_eq(d, device)).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let (exe, k) = self.compiled[i].clone().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        Ok((i, exe, k))
+    }
+
+    /// `__local` memory the kernel uses with the current argument sizes.
+    pub fn local_mem_size(&self) -> u64 {
+        let args: u64 = self.args().iter().map(|a| if let Some(ArgValue::Local(n)) = a { *n as u64 } else { 0 }).sum();
+        self.info().local_mem_size() + args
+    }
+
+    /// Builds the NDRange command with the arguments as they are now.
+    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: &NdRange) -> CLResult<Work> {
+        let (index, exe, k) = self.compiled_for(device)?;
+        let compiled = exe.program.kernels[k].clone();
+        let values: Vec<ArgValue> = self.args().iter().cloned().collect::<Option<_>>().ok_or(CL_INVALID_KERNEL_ARGS)?;
+        if self.local_mem_size() > device.target.local_mem_size {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
+        let local: [u32; 3] = range.local.map(|l| l as u32);
+        let local_sizes: Vec<u32> = values.iter().filter_map(|v| if let ArgValue::Local(n) = v { Some(*n) } else { None }).collect();
+        let pipeline = pipeline(device, &exe, k, local, local_sizes)?;
+        let mut buffers = Vec::new();
+        let mut keep: Vec<Arc<Buffer>> = Vec::new();
+        let mut push = vec![0u8; compiled.push_constants_size() as usize];
+        let mut pod_uniform = compiled.pod_uniform().map(|(b, size)| (b, vec![0u8; size as usize]));
+        write_launch_block(&mut push, range);
+        for (arg, value) in compiled.args().iter().zip(&values) {
+            match (&arg.kind, value) {
+                (ArgKind::Buffer { bindings, descriptor }, ArgValue::Buffer(mem)) => {
+                    let target = mem.as_ref().map(|m| (m.buffer.clone(), m.base, m.size as u64));
+                    let (buffer, offset, size) = match target {
+                        Some(t) => t,
+                        None => (self.null_buffer(device)?, 0, 16),
+                    };
+                    let uniform = *descriptor == DescriptorKind::Uniform;
+                    let range = bound_range(device, size, uniform);
+                    buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: buffer.raw, offset, range }));
+                    keep.push(buffer);
+                }
+                (ArgKind::Pod { offset, size, uniform }, ArgValue::Pod(bytes)) => {
+                    let dst = if *uniform { pod_uniform.as_mut().map(|(_, v)| v) } else { Some(&mut push) };
+                    let (o, s) = (*offset as usize, *size as usize);
+                    if let Some(slot) = dst.and_then(|d| d.get_mut(o..o + s)) {
+                        slot.copy_from_slice(&bytes[..s.min(bytes.len())]);
+                    }
+                }
+                (ArgKind::Local { .. }, ArgValue::Local(_)) => {}
+                _ => return Err(CL_INVALID_KERNEL_ARGS),
+            }
+        }
+        for (binding, uniform, buffer) in self.constants(device, index, &compiled)?.iter() {
+            buffers.push(BoundBuffer { binding: Binding { binding: *binding, uniform: *uniform }, buffer: buffer.raw, offset: 0, range: buffer.size });
+            keep.push(buffer.clone());
+        }
+        if let Some((binding, bytes)) = pod_uniform {
+            let ubo = upload(device, &bytes)?;
+            buffers.push(BoundBuffer { binding: Binding { binding, uniform: true }, buffer: ubo.raw, offset: 0, range: ubo.size });
+            keep.push(ubo);
+        }
+        let groups = split_groups(device, range);
+        let kernel = self.clone();
+        Ok(Box::new(move |batch| {
+            record_dispatch(batch, &pipeline, &buffers, &mut push, GROUP_OFFSET_AT, &groups);
+            batch.keep((pipeline, keep, kernel));
+            Ok(None)
+        }))
+    }
+
+    fn constants(&self, device: &Arc<Device>, index: usize, compiled: &Arc<dyn compiler::Kernel>) -> CLResult<Arc<Vec<(u32, bool, Arc<Buffer>)>>> {
+        let mut cache = self.constants.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cache.get(&index) {
+            return Ok(c.clone());
+        }
+        let uploaded: Vec<_> = compiled
+            .constant_data()
+            .iter()
+            .map(|c| Ok((c.binding, c.descriptor == DescriptorKind::Uniform, upload(device, &c.bytes)?)))
+            .collect::<CLResult<_>>()?;
+        let uploaded = Arc::new(uploaded);
+        cache.insert(index, uploaded.clone());
+        Ok(uploaded)
+    }
+
+    /// A small buffer bound where the application passed NULL for a buffer argument.
+    fn null_buffer(&self, device: &Arc<Device>) -> CLResult<Arc<Buffer>> {
+        upload(device, &[0u8; 16])
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program.kernels.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The pipeline of kernel `k` of `exe` for one work-group size and `__local` sizes, made once.
+fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_sizes: Vec<u32>) -> CLResult<Arc<Pipeline>> {
+    let key = (k, local, local_sizes);
+    let mut pipelines = exe.pipelines.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pipelines.get(&key) {
+        return Ok(p.clone());
+    }
+    let compiled = &exe.program.kernels[k];
+    let spirv = compiled.specialize(local, &key.2).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let bindings = bindings_of(compiled.as_ref());
+    let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size(), device.gpu.pipeline_cache).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let pipeline = Arc::new(pipeline);
+    pipelines.insert(key, pipeline.clone());
+    Ok(pipeline)
+}
+
+/// Byte offset of `group_offset[3]` in the launch block.
+const GROUP_OFFSET_AT: usize = 28;
+
+/// The launch block at the start of the push constants (see `compiler::LAUNCH_BLOCK_SIZE`).
+fn write_launch_block(push: &mut [u8], r: &NdRange) {
+    let words = [r.offset[0], r.offset[1], r.offset[2], r.work_dim as usize, r.global[0], r.global[1], r.global[2], 0, 0, 0];
+    for (i, w) in words.iter().enumerate().take(LAUNCH_BLOCK_SIZE as usize / 4) {
+        if let Some(slot) = push.get_mut(4 * i..4 * i + 4) {
+            slot.copy_from_slice(&(*w as u32).to_le_bytes());
+        }
+    }
+}
+
+/// Descriptor ranges are bounded by the device's limits; a larger buffer is bound up to them.
+fn bound_range(device: &Device, size: u64, uniform: bool) -> u64 {
+    let l = device.limits();
+    let max = if uniform { l.max_uniform_buffer_range } else { l.max_storage_buffer_range };
+    size.min(max as u64)
+}
+
+fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {
+    let mut out: Vec<Binding> = k
+        .args()
+        .iter()
+        .filter_map(|a| match &a.kind {
+            ArgKind::Buffer { bindings, descriptor } => Some(bindings.iter().map(|&b| Binding { binding: b, uniform: *descriptor == DescriptorKind::Uniform }).collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    out.extend(k.constant_data().iter().map(|c| Binding { binding: c.binding, uniform: c.descriptor == DescriptorKind::Uniform }));
+    out.extend(k.pod_uniform().map(|(b, _)| Binding { binding: b, uniform: true }));
+    out
+}
+
+/// A buffer holding `bytes`, for uniform data.
+fn upload(device: &Device, bytes: &[u8]) -> CLResult<Arc<Buffer>> {
+    let b = Buffer::new(&device.gpu, bytes.len().max(16) as u64, Placement::Upload).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
+    // SAFETY: the new buffer is mapped and at least `bytes.len()` long.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.as_ptr(), bytes.len()) };
+    Ok(Arc::new(b))
+}
+
+/// Splits the grid into dispatches no larger than `maxComputeWorkGroupCount`.
+fn split_groups(device: &Device, r: &NdRange) -> Vec<([u32; 3], [u32; 3])> {
+    let max = device.limits().max_compute_work_group_count;
+    let counts: [u64; 3] = std::array::from_fn(|i| (r.global[i] / r.local[i].max(1)) as u64);
+    if counts.contains(&0) {
+        return Vec::new();
+    }
+    let steps = |i: usize| (0..counts[i]).step_by(max[i] as usize).map(move |o| (o as u32, (counts[i] - o).min(max[i] as u64) as u32));
+    let mut out = Vec::new();
+    for (oz, cz) in steps(2) {
+        for (oy, cy) in steps(1) {
+            for (ox, cx) in steps(0) {
+                out.push(([ox, oy, oz], [cx, cy, cz]));
+            }
+        }
+    }
+    out
+}

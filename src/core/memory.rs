@@ -1,0 +1,394 @@
+//! Buffers: device memory from gpu-allocator, sub-buffers, maps, and the transfer commands.
+
+use super::context::{Callback, Context};
+use super::device::Device;
+use super::queue::{HostStep, Queue, Work};
+use crate::api::entry::CLResult;
+use crate::api::handle::{object, Header, Kind};
+use crate::api::types::*;
+use crate::vk::batch::Batch;
+use crate::vk::memory::{Buffer, Placement};
+use crate::vk::vk;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// An application pointer carried into a host step on the completion thread.
+#[derive(Clone, Copy)]
+pub struct HostPtr(pub *mut u8);
+// SAFETY: OpenCL makes the application keep the memory valid until the command completes.
+unsafe impl Send for HostPtr {}
+
+impl HostPtr {
+    /// The pointer; closures call this so they capture the `Send` wrapper, not the field.
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
+
+#[repr(C)]
+pub struct Mem {
+    header: Header,
+    pub context: Arc<Context>,
+    pub flags: cl_mem_flags,
+    pub size: usize,
+    /// The application's pointer of a `CL_MEM_USE_HOST_PTR` buffer (offset for sub-buffers).
+    pub host_ptr: *mut c_void,
+    pub properties: Vec<cl_mem_properties>,
+    pub parent: Option<Arc<Mem>>,
+    /// Offset in the parent of a sub-buffer.
+    pub origin: usize,
+    pub buffer: Arc<Buffer>,
+    /// Offset of this object's first byte in `buffer`.
+    pub base: u64,
+    maps: Mutex<Vec<Mapping>>,
+    destructors: Mutex<Vec<Callback<ObjectCallback<cl_mem>>>>,
+}
+object!(Mem, Mem, CL_INVALID_MEM_OBJECT);
+
+// SAFETY: `host_ptr` is only dereferenced by commands, which OpenCL orders with the application.
+unsafe impl Send for Mem {}
+unsafe impl Sync for Mem {}
+
+/// A live map of a region: where the application sees it, and the staging memory behind it
+/// when the buffer itself cannot be mapped there.
+struct Mapping {
+    ptr: usize,
+    offset: usize,
+    size: usize,
+    write: bool,
+    staging: Option<Arc<Buffer>>,
+}
+
+fn device_error(_: vk::Result) -> cl_int {
+    CL_MEM_OBJECT_ALLOCATION_FAILURE
+}
+
+/// Records a copy of `regions` (src offset, dst offset, size) between two Vulkan buffers.
+fn copy_regions(batch: &Batch, src: &Buffer, dst: &Buffer, regions: &[vk::BufferCopy]) {
+    // Vulkan forbids empty regions; OpenCL allows zero-byte transfers.
+    let regions: Vec<_> = regions.iter().filter(|r| r.size > 0).copied().collect();
+    if regions.is_empty() {
+        return;
+    }
+    // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
+    unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, &regions) };
+}
+
+fn span(src: u64, dst: u64, size: u64) -> vk::BufferCopy {
+    vk::BufferCopy { src_offset: src, dst_offset: dst, size }
+}
+
+fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Buffer>> {
+    Buffer::new(&device.gpu, size.max(4) as u64, placement).map(Arc::new).map_err(device_error)
+}
+
+/// Copies `len` bytes into mapped memory.
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+    std::ptr::copy_nonoverlapping(src, dst, len);
+}
+
+fn mapped(buffer: &Buffer) -> CLResult<*mut u8> {
+    buffer.mapped().map(|p| p.as_ptr()).ok_or(CL_OUT_OF_RESOURCES)
+}
+
+/// The rows of a rectangular region: `(offset, len)` for every row, given an origin and pitches.
+pub fn rect_rows(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> impl Iterator<Item = usize> {
+    (0..region[2]).flat_map(move |z| (0..region[1]).map(move |y| origin[0] + (origin[1] + y) * row_pitch + (origin[2] + z) * slice_pitch))
+}
+
+/// A rectangle in a buffer or in host memory.
+#[derive(Clone, Copy)]
+pub struct Rect {
+    pub origin: [usize; 3],
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+}
+
+impl Rect {
+    fn rows(&self, region: [usize; 3]) -> impl Iterator<Item = usize> {
+        rect_rows(self.origin, region, self.row_pitch, self.slice_pitch)
+    }
+}
+
+impl Mem {
+    pub fn new_buffer(context: Arc<Context>, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
+        let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?;
+        let buffer = Arc::new(Buffer::new(&device.gpu, size as u64, Placement::Device).map_err(device_error)?);
+        if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
+            // SAFETY: the application passes `size` readable bytes.
+            let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
+            upload_now(device, &buffer, 0, data)?;
+        }
+        let host_ptr = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr } else { std::ptr::null_mut() };
+        Ok(Arc::new(Mem {
+            header: Header::new(Kind::Mem),
+            context,
+            flags,
+            size,
+            host_ptr,
+            properties,
+            parent: None,
+            origin: 0,
+            buffer,
+            base: 0,
+            maps: Mutex::default(),
+            destructors: Mutex::default(),
+        }))
+    }
+
+    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> Arc<Mem> {
+        let host_ptr = if parent.host_ptr.is_null() { parent.host_ptr } else { parent.host_ptr.wrapping_byte_add(origin) };
+        Arc::new(Mem {
+            header: Header::new(Kind::Mem),
+            context: parent.context.clone(),
+            flags,
+            size,
+            host_ptr,
+            properties: Vec::new(),
+            parent: Some(parent.clone()),
+            origin,
+            buffer: parent.buffer.clone(),
+            base: parent.base + origin as u64,
+            maps: Mutex::default(),
+            destructors: Mutex::default(),
+        })
+    }
+
+    fn maps(&self) -> MutexGuard<'_, Vec<Mapping>> {
+        self.maps.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn map_count(&self) -> cl_uint {
+        self.maps().len() as cl_uint
+    }
+
+    pub fn add_destructor(&self, cb: Callback<ObjectCallback<cl_mem>>) {
+        self.destructors.lock().unwrap_or_else(|e| e.into_inner()).push(cb);
+    }
+
+    /// Commands can use the buffer only on the device that holds its memory.
+    pub fn check_queue(&self, queue: &Queue) -> CLResult<()> {
+        match self.context.devices.first() {
+            Some(d) if Arc::ptr_eq(d, &queue.device) => Ok(()),
+            _ => Err(CL_INVALID_OPERATION),
+        }
+    }
+
+    /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's
+    /// memory is free when the call returns; the copy into the buffer runs in order.
+    pub fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
+        let row = region[0];
+        let upload = staging(device, row * region[1] * region[2], Placement::Upload)?;
+        let dst = mapped(&upload)?;
+        for (i, h) in host.rows(region).enumerate() {
+            // SAFETY: the API checked the host rectangle; staging holds every row.
+            unsafe { copy_bytes(src.add(h), dst.add(i * row), row) };
+        }
+        let regions: Vec<_> = buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, true)).collect();
+        let mem = self.clone();
+        Ok(Box::new(move |batch| {
+            copy_regions(batch, &upload, &mem.buffer, &regions);
+            batch.keep((upload, mem));
+            Ok(None)
+        }))
+    }
+
+    /// `clEnqueueReadBuffer(Rect)`: copied out on the completion thread.
+    pub fn read_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
+        let row = region[0];
+        let host_rows: Vec<usize> = host.rows(region).collect();
+        let buf_rows: Vec<usize> = buf.rows(region).collect();
+        if self.buffer.host_cached() {
+            // The buffer is readable from the host: no copy on the GPU.
+            let base = HostPtr(mapped(&self.buffer)?.wrapping_add(self.base as usize));
+            let mem = self.clone();
+            let step: HostStep = Box::new(move || {
+                let _keep = mem;
+                for (b, h) in buf_rows.iter().zip(&host_rows) {
+                    // SAFETY: rows checked by the API; the command has executed.
+                    unsafe { copy_bytes(base.get().add(*b), dst.get().add(*h), row) };
+                }
+            });
+            return Ok(Box::new(move |_| Ok(Some(step))));
+        }
+        let readback = staging(device, row * host_rows.len(), Placement::Readback)?;
+        let regions: Vec<_> = buf_rows.iter().enumerate().map(|(i, b)| region_in(self, i * row, *b, row, false)).collect();
+        let mem = self.clone();
+        Ok(Box::new(move |batch| {
+            copy_regions(batch, &mem.buffer, &readback, &regions);
+            batch.keep(mem);
+            let src = HostPtr(mapped(&readback)?);
+            Ok(Some(Box::new(move || {
+                for (i, h) in host_rows.iter().enumerate() {
+                    // SAFETY: staging holds every row; the host rectangle was checked.
+                    unsafe { copy_bytes(src.get().add(i * row), dst.get().add(*h), row) };
+                }
+                drop(readback);
+            })))
+        }))
+    }
+
+    /// `clEnqueueCopyBuffer(Rect)` from `self` into `dst`.
+    pub fn copy_rect(self: &Arc<Self>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> Work {
+        let regions: Vec<_> = src_rect
+            .rows(region)
+            .zip(dst_rect.rows(region))
+            .map(|(s, d)| span(self.base + s as u64, dst.base + d as u64, region[0] as u64))
+            .collect();
+        let (src, dst) = (self.clone(), dst.clone());
+        Box::new(move |batch| {
+            copy_regions(batch, &src.buffer, &dst.buffer, &regions);
+            batch.keep((src, dst));
+            Ok(None)
+        })
+    }
+
+    /// `clEnqueueFillBuffer`: `vkCmdFillBuffer` when the pattern is a repeated 32-bit word on
+    /// 4-byte boundaries, otherwise copies of the pattern replicated in staging.
+    pub fn fill(self: &Arc<Self>, device: &Device, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
+        let start = self.base + offset as u64;
+        let mem = self.clone();
+        if let Some(word) = fill_word(pattern).filter(|_| start % 4 == 0 && size % 4 == 0) {
+            return Ok(Box::new(move |batch| {
+                // SAFETY: recording; the range is 4-byte aligned and inside the buffer.
+                unsafe { batch.gpu().device.cmd_fill_buffer(batch.cmd(), mem.buffer.raw, start, size as u64, word) };
+                batch.keep(mem);
+                Ok(None)
+            }));
+        }
+        const CHUNK: usize = 1 << 16;
+        let chunk = size.min((CHUNK / pattern.len()).max(1) * pattern.len());
+        let upload = staging(device, chunk, Placement::Upload)?;
+        let dst = mapped(&upload)?;
+        for i in (0..chunk).step_by(pattern.len()) {
+            // SAFETY: `chunk` is a multiple of the pattern's length and fits in staging.
+            unsafe { copy_bytes(pattern.as_ptr(), dst.add(i), pattern.len()) };
+        }
+        let regions: Vec<_> = (0..size).step_by(chunk).map(|at| span(0, start + at as u64, chunk.min(size - at) as u64)).collect();
+        Ok(Box::new(move |batch| {
+            copy_regions(batch, &upload, &mem.buffer, &regions);
+            batch.keep((upload, mem));
+            Ok(None)
+        }))
+    }
+
+    /// `clEnqueueMapBuffer`: decides now where the application will see the region and returns
+    /// that pointer with the command that makes the data valid there.
+    pub fn map(self: &Arc<Self>, device: &Device, flags: cl_map_flags, offset: usize, size: usize) -> CLResult<(*mut c_void, Work)> {
+        let write = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+        let invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
+        let direct = self.host_ptr.is_null() && self.buffer.mapped().is_some();
+        let staging_buf = if direct { None } else { Some(staging(device, size, Placement::Readback)?) };
+        let ptr = match (&staging_buf, self.host_ptr.is_null()) {
+            (None, _) => mapped(&self.buffer)?.wrapping_add(self.base as usize + offset),
+            (Some(_), false) => self.host_ptr.cast::<u8>().wrapping_add(offset),
+            (Some(s), true) => mapped(s)?,
+        };
+        self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: staging_buf.clone() });
+        let mem = self.clone();
+        let host = HostPtr(ptr);
+        let work: Work = Box::new(move |batch| {
+            let Some(s) = staging_buf.filter(|_| !invalidate) else { return Ok(None) };
+            copy_regions(batch, &mem.buffer, &s, &[span(mem.base + offset as u64, 0, size as u64)]);
+            let into_host_ptr = !mem.host_ptr.is_null();
+            batch.keep(mem);
+            let src = HostPtr(mapped(&s)?);
+            // A USE_HOST_PTR map shows the application's own memory: refresh it from the buffer.
+            Ok(into_host_ptr.then(|| -> HostStep {
+                Box::new(move || {
+                    // SAFETY: the mapped region lies in the application's host_ptr allocation.
+                    unsafe { copy_bytes(src.get(), host.get(), size) };
+                    drop(s);
+                })
+            }))
+        });
+        Ok((ptr.cast(), work))
+    }
+
+    /// `clEnqueueUnmapMemObject`: forgets the mapping and writes mapped data back when needed.
+    pub fn unmap(self: &Arc<Self>, device: &Device, ptr: *mut c_void) -> CLResult<Work> {
+        let mapping = {
+            let mut maps = self.maps();
+            let i = maps.iter().position(|m| m.ptr == ptr as usize).ok_or(CL_INVALID_VALUE)?;
+            maps.remove(i)
+        };
+        let mem = self.clone();
+        let source = match mapping.staging {
+            Some(_) if !mapping.write => None,
+            Some(s) if self.host_ptr.is_null() => Some(s),
+            Some(_) => {
+                let upload = staging(device, mapping.size, Placement::Upload)?;
+                // SAFETY: the application has finished writing the mapped region.
+                unsafe { copy_bytes(ptr as *const u8, mapped(&upload)?, mapping.size) };
+                Some(upload)
+            }
+            None => None,
+        };
+        Ok(Box::new(move |batch| {
+            if let Some(s) = source {
+                copy_regions(batch, &s, &mem.buffer, &[span(0, mem.base + mapping.offset as u64, mapping.size as u64)]);
+                batch.keep(s);
+            }
+            batch.keep(mem);
+            Ok(None)
+        }))
+    }
+}
+
+/// A copy region between staging (`staging_offset`) and a buffer row at `offset` in `mem`.
+fn region_in(mem: &Mem, staging_offset: usize, offset: usize, len: usize, into_mem: bool) -> vk::BufferCopy {
+    let (s, m) = (staging_offset as u64, mem.base + offset as u64);
+    if into_mem {
+        span(s, m, len as u64)
+    } else {
+        span(m, s, len as u64)
+    }
+}
+
+/// The 32-bit word a pattern of 1, 2 or 4 bytes repeats, if it is one.
+fn fill_word(pattern: &[u8]) -> Option<u32> {
+    let word: [u8; 4] = match *pattern {
+        [a] => [a; 4],
+        [a, b] => [a, b, a, b],
+        [a, b, c, d] => [a, b, c, d],
+        _ => return None,
+    };
+    Some(u32::from_le_bytes(word))
+}
+
+/// Fills a new buffer with initial data before any queue can use it.
+fn upload_now(device: &Device, buffer: &Arc<Buffer>, offset: u64, data: &[u8]) -> CLResult<()> {
+    if let Some(p) = buffer.mapped() {
+        // SAFETY: the buffer is new, mapped and at least `offset + data.len()` long.
+        unsafe { copy_bytes(data.as_ptr(), p.as_ptr().add(offset as usize), data.len()) };
+        return Ok(());
+    }
+    let upload = staging(device, data.len(), Placement::Upload)?;
+    // SAFETY: staging holds `data.len()` bytes.
+    unsafe { copy_bytes(data.as_ptr(), mapped(&upload)?, data.len()) };
+    let mut batch = Batch::new(&device.gpu, false).map_err(device_error)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    batch.begin_command();
+    copy_regions(&batch, &upload, buffer, &[span(0, offset, data.len() as u64)]);
+    batch.end_command(Box::new(move |r| {
+        let _ = tx.send(r.is_ok());
+    }));
+    batch.keep((upload, buffer.clone()));
+    batch.submit();
+    match rx.recv() {
+        Ok(true) => Ok(()),
+        _ => Err(CL_OUT_OF_RESOURCES),
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let handle = self as *mut Mem as cl_mem;
+        let callbacks = std::mem::take(self.destructors.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for cb in callbacks.into_iter().rev() {
+            if let Some(f) = cb.func {
+                // SAFETY: the application's destructor callback, called once, last first.
+                unsafe { f(handle, cb.user_data) };
+            }
+        }
+    }
+}

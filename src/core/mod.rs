@@ -1,0 +1,9 @@
+//! The OpenCL objects, independent of the C calling convention.
+pub mod context;
+pub mod device;
+pub mod event;
+pub mod kernel;
+pub mod memory;
+pub mod platform;
+pub mod program;
+pub mod queue;

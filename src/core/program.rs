@@ -1,0 +1,287 @@
+//! Programs: source or binaries, built per device by the compiler, with logs and binaries.
+
+use super::context::Context;
+use super::device::Device;
+use crate::api::entry::CLResult;
+use crate::api::handle::{object, Header, Kind};
+use crate::api::types::*;
+use crate::compiler::{self, BuildError, Object};
+use crate::vk::pipeline::Pipeline;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+#[repr(C)]
+pub struct Program {
+    header: Header,
+    pub context: Arc<Context>,
+    pub devices: Vec<Arc<Device>>,
+    /// The source given to `clCreateProgramWithSource` (empty for binaries and links).
+    pub source: String,
+    builds: Mutex<Vec<Build>>,
+    /// Kernel objects alive for this program: while any is, it may not be rebuilt.
+    pub kernels: AtomicUsize,
+}
+object!(Program, Program, CL_INVALID_PROGRAM);
+
+/// The state of one device's build.
+#[derive(Clone)]
+pub struct Build {
+    pub status: cl_build_status,
+    pub options: String,
+    pub log: String,
+    pub binary_type: cl_program_binary_type,
+    /// Compiled (or loaded) object: what binaries hold and what linking consumes.
+    pub object: Option<Object>,
+    pub program: Option<Arc<Executable>>,
+}
+
+/// Pipelines are specialised per (kernel index, local size, `__local` argument sizes).
+pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
+
+/// A program built for one device. It is shared by every program object built from the same text
+/// and options on that device, and so are the pipelines specialised from its kernels.
+pub struct Executable {
+    pub program: compiler::Program,
+    pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+}
+
+/// Recently built executables by (device, text, options), so rebuilding a program is a lookup.
+const CACHED_EXECUTABLES: usize = 64;
+
+fn executable_cache() -> &'static Mutex<VecDeque<(u64, Arc<Executable>)>> {
+    static CACHE: OnceLock<Mutex<VecDeque<(u64, Arc<Executable>)>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Links `objects` for `device`, or returns the executable built from the same input before.
+fn link_cached(device: &Device, objects: &[Object], options: &str) -> Result<Arc<Executable>, BuildError> {
+    let mut h = DefaultHasher::new();
+    (device as *const Device as usize, options).hash(&mut h);
+    objects.iter().for_each(|o| (&o.preprocessed, &o.options).hash(&mut h));
+    let key = h.finish();
+    let cache = executable_cache();
+    if let Some((_, e)) = cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
+        return Ok(e.clone());
+    }
+    let program = compiler::link(objects, options, &device.target)?;
+    let exe = Arc::new(Executable { program, pipelines: Mutex::default() });
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() == CACHED_EXECUTABLES {
+        cache.pop_front();
+    }
+    cache.push_back((key, exe.clone()));
+    Ok(exe)
+}
+
+impl Default for Build {
+    fn default() -> Self {
+        Build { status: CL_BUILD_NONE, options: String::new(), log: String::new(), binary_type: BINARY_NONE, object: None, program: None }
+    }
+}
+
+// cl-sys declares these bitfield-wide; `cl_program_binary_type` is a `cl_uint`.
+const BINARY_NONE: cl_program_binary_type = CL_PROGRAM_BINARY_TYPE_NONE as _;
+const BINARY_COMPILED_OBJECT: cl_program_binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT as _;
+const BINARY_LIBRARY: cl_program_binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY as _;
+const BINARY_EXECUTABLE: cl_program_binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE as _;
+
+const BINARY_MAGIC: &[u8; 8] = b"FERROCL\0";
+const BINARY_VERSION: u32 = 1;
+
+/// A program binary: magic, version, binary type, then the options and the preprocessed text.
+pub fn encode_binary(b: &Build) -> Vec<u8> {
+    let Some(obj) = &b.object else { return Vec::new() };
+    let mut out = BINARY_MAGIC.to_vec();
+    out.extend(BINARY_VERSION.to_le_bytes());
+    out.extend(b.binary_type.to_le_bytes());
+    for s in [&obj.options, &obj.preprocessed] {
+        out.extend((s.len() as u64).to_le_bytes());
+        out.extend(s.as_bytes());
+    }
+    out
+}
+
+fn decode_binary(bytes: &[u8]) -> Option<Build> {
+    let rest = bytes.strip_prefix(BINARY_MAGIC)?;
+    let word = |b: &[u8], at: usize| -> Option<u32> { Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)) };
+    if word(rest, 0)? != BINARY_VERSION {
+        return None;
+    }
+    let binary_type = word(rest, 4)? as cl_program_binary_type;
+    let mut at = 8;
+    let mut text = || -> Option<String> {
+        let len = u64::from_le_bytes(rest.get(at..at + 8)?.try_into().ok()?) as usize;
+        let s = String::from_utf8(rest.get(at + 8..at.checked_add(8 + len)?)?.to_vec()).ok()?;
+        at += 8 + len;
+        Some(s)
+    };
+    let options = text()?;
+    let preprocessed = text()?;
+    let known = [BINARY_COMPILED_OBJECT, BINARY_LIBRARY, BINARY_EXECUTABLE];
+    known.contains(&binary_type).then(|| Build {
+        binary_type,
+        object: Some(Object { preprocessed, options: options.clone(), log: String::new() }),
+        options,
+        ..Build::default()
+    })
+}
+
+impl Program {
+    fn new(context: Arc<Context>, devices: Vec<Arc<Device>>, source: String, builds: Vec<Build>) -> Arc<Program> {
+        Arc::new(Program { header: Header::new(Kind::Program), context, devices, source, builds: Mutex::new(builds), kernels: AtomicUsize::new(0) })
+    }
+
+    pub fn with_source(context: Arc<Context>, source: String) -> Arc<Program> {
+        let devices = context.devices.clone();
+        let builds = vec![Build::default(); devices.len()];
+        Self::new(context, devices, source, builds)
+    }
+
+    /// Loads binaries, one per device; on error returns the per-device status
+    /// (`CL_SUCCESS` or `CL_INVALID_BINARY`).
+    pub fn with_binaries(context: Arc<Context>, devices: Vec<Arc<Device>>, binaries: &[&[u8]]) -> Result<Arc<Program>, Vec<cl_int>> {
+        let builds: Vec<Option<Build>> = binaries.iter().map(|b| decode_binary(b)).collect();
+        if builds.iter().any(Option::is_none) {
+            return Err(builds.iter().map(|b| if b.is_some() { CL_SUCCESS } else { CL_INVALID_BINARY }).collect());
+        }
+        Ok(Self::new(context, devices, String::new(), builds.into_iter().flatten().collect()))
+    }
+
+    fn builds(&self) -> MutexGuard<'_, Vec<Build>> {
+        self.builds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn build_of(&self, device: &Arc<Device>) -> Option<Build> {
+        let i = self.devices.iter().position(|d| Arc::ptr_eq(d, device))?;
+        self.builds().get(i).cloned()
+    }
+
+    pub fn all_builds(&self) -> Vec<Build> {
+        self.builds().clone()
+    }
+
+    /// The devices' indices among `self.devices` for a device list given to a build call.
+    pub fn device_indices(&self, devices: &[Arc<Device>]) -> CLResult<Vec<usize>> {
+        if devices.is_empty() {
+            return Ok((0..self.devices.len()).collect());
+        }
+        devices.iter().map(|d| self.devices.iter().position(|p| Arc::ptr_eq(p, d)).ok_or(CL_INVALID_DEVICE)).collect()
+    }
+
+    /// `clBuildProgram` for the devices at `which`: from source, or linking loaded binaries.
+    pub fn build(&self, which: &[usize], options: &str) -> CLResult<()> {
+        self.run(which, options, |b, device| {
+            let obj = match &b.object {
+                Some(obj) if self.source.is_empty() => obj.clone(),
+                _ => compiler::compile(&self.source, &[], options, &device.target)?,
+            };
+            link_cached(device, std::slice::from_ref(&obj), options).map(|e| (Some(obj), e))
+        })
+    }
+
+    /// `clCompileProgram` for the devices at `which`.
+    pub fn compile(&self, which: &[usize], options: &str, headers: &[(String, String)]) -> CLResult<()> {
+        if self.source.is_empty() {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let mut builds = self.builds();
+        let mut failed = false;
+        for &i in which {
+            let target = &self.devices[i].target;
+            let b = &mut builds[i];
+            b.options = options.to_string();
+            match compiler::compile(&self.source, headers, options, target) {
+                Ok(obj) => {
+                    *b = Build { status: CL_BUILD_SUCCESS, options: options.into(), log: obj.log.clone(), binary_type: BINARY_COMPILED_OBJECT, object: Some(obj), program: None };
+                }
+                Err(e) => failed |= fail(b, e)?,
+            }
+        }
+        if failed { Err(CL_COMPILE_PROGRAM_FAILURE) } else { Ok(()) }
+    }
+
+    /// Builds each selected device with `step`, recording status, log and result.
+    fn run(&self, which: &[usize], options: &str, step: impl Fn(&Build, &Device) -> Result<(Option<Object>, Arc<Executable>), BuildError>) -> CLResult<()> {
+        let mut builds = self.builds();
+        let mut failed = false;
+        for &i in which {
+            let b = &mut builds[i];
+            b.options = options.to_string();
+            match step(b, &self.devices[i]) {
+                Ok((object, exe)) => {
+                    b.status = CL_BUILD_SUCCESS;
+                    b.log = exe.program.log.clone();
+                    b.binary_type = BINARY_EXECUTABLE;
+                    b.object = object;
+                    b.program = Some(exe);
+                }
+                Err(e) => failed |= fail(b, e)?,
+            }
+        }
+        if failed { Err(CL_BUILD_PROGRAM_FAILURE) } else { Ok(()) }
+    }
+
+    /// `clLinkProgram`: a new program from compiled objects and libraries.
+    pub fn link(context: Arc<Context>, devices: Vec<Arc<Device>>, inputs: &[Arc<Program>], options: &str) -> CLResult<Arc<Program>> {
+        let library = options.split_whitespace().any(|o| o == "-create-library");
+        let mut builds = Vec::new();
+        for d in &devices {
+            let objects: Vec<Object> = inputs.iter().filter_map(|p| p.build_of(d)?.object).collect();
+            if objects.len() != inputs.len() {
+                return Err(CL_INVALID_OPERATION);
+            }
+            let mut b = Build { options: options.into(), ..Build::default() };
+            // A library is its objects, merged; it is linked when used.
+            let result = if library { Ok(None) } else { link_cached(d, &objects, options).map(Some) };
+            match result {
+                Ok(program) => {
+                    b.status = CL_BUILD_SUCCESS;
+                    b.binary_type = if library { BINARY_LIBRARY } else { BINARY_EXECUTABLE };
+                    b.log = program.as_ref().map(|p| p.program.log.clone()).unwrap_or_default();
+                    b.object = Some(merge(&objects, options));
+                    b.program = program;
+                }
+                Err(e) => {
+                    fail(&mut b, e).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
+                    return Err(CL_LINK_PROGRAM_FAILURE);
+                }
+            }
+            builds.push(b);
+        }
+        Ok(Self::new(context, devices, String::new(), builds))
+    }
+
+    pub fn kernel_attached(&self) -> bool {
+        self.kernels.load(Ordering::Acquire) > 0
+    }
+
+    /// The built program of the first device that has one (kernel names are the same on all).
+    pub fn executable(&self) -> CLResult<Arc<Executable>> {
+        self.builds().iter().find_map(|b| b.program.clone()).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)
+    }
+}
+
+/// Objects merged into one, as a library or a linked program's binary holds them.
+fn merge(objects: &[Object], options: &str) -> Object {
+    let preprocessed = objects.iter().map(|o| o.preprocessed.as_str()).collect::<Vec<_>>().join("\n");
+    Object { preprocessed, options: options.into(), log: String::new() }
+}
+
+/// Records a failed build; bad options are returned as an error of their own.
+fn fail(b: &mut Build, e: BuildError) -> CLResult<bool> {
+    b.status = CL_BUILD_ERROR;
+    b.program = None;
+    match e {
+        BuildError::InvalidOptions(msg) => {
+            b.log = msg;
+            Err(CL_INVALID_BUILD_OPTIONS)
+        }
+        BuildError::Failed(log) => {
+            b.log = log;
+            Ok(true)
+        }
+    }
+}

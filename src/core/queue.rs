@@ -1,0 +1,270 @@
+//! Command queues: enqueued commands are recorded into the queue's open batch as soon as their
+//! dependencies allow, and batches are submitted on flush. See docs/design.md, "Execution model".
+
+use super::context::Context;
+use super::device::Device;
+use super::event::Event;
+use crate::api::entry::CLResult;
+use crate::api::handle::{object, Header, Kind};
+use crate::api::types::*;
+use crate::vk::batch::Batch;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+/// Host work that runs on the completion thread after a command has executed (e.g. copying
+/// read-back data to the application's pointer).
+pub type HostStep = Box<dyn FnOnce() + Send>;
+
+/// Records a command into a batch, returning its host step.
+pub type Work = Box<dyn FnOnce(&mut Batch) -> CLResult<Option<HostStep>> + Send>;
+
+struct Command {
+    event: Arc<Event>,
+    deps: Vec<Arc<Event>>,
+    work: Work,
+}
+
+#[repr(C)]
+pub struct Queue {
+    header: Header,
+    pub context: Arc<Context>,
+    pub device: Arc<Device>,
+    pub props: cl_command_queue_properties,
+    /// The properties array given to `clCreateCommandQueueWithProperties`, zero-terminated.
+    pub properties: Vec<cl_queue_properties>,
+    /// Locked only while holding `device.sched`.
+    state: Mutex<State>,
+    me: Weak<Queue>,
+}
+object!(Queue, Queue, CL_INVALID_COMMAND_QUEUE);
+
+#[derive(Default)]
+struct State {
+    batch: Option<Batch>,
+    /// Events of the open batch, to be marked submitted.
+    batch_events: Vec<Arc<Event>>,
+    /// Commands waiting for a user event or another device, in enqueue order.
+    held: VecDeque<Command>,
+    /// In-order queues: the last command; out-of-order queues: the last barrier.
+    order: Option<Weak<Event>>,
+    /// Every command not known to be complete (for markers, barriers and clFinish).
+    outstanding: Vec<Weak<Event>>,
+}
+
+/// Whether a command may be recorded now.
+enum Readiness {
+    Now,
+    Wait(Arc<Event>),
+    Failed,
+}
+
+/// Events whose status changes after the scheduler lock is released (callbacks may re-enter).
+#[derive(Default)]
+struct Updates {
+    submitted: Vec<Arc<Event>>,
+    failed: Vec<(Arc<Event>, cl_int)>,
+}
+
+impl Updates {
+    fn apply(self) {
+        self.submitted.iter().for_each(|e| e.set_status(CL_SUBMITTED));
+        self.failed.into_iter().for_each(|(e, code)| e.set_status(code));
+    }
+}
+
+impl Queue {
+    pub fn new(context: Arc<Context>, device: Arc<Device>, props: cl_command_queue_properties, properties: Vec<cl_queue_properties>) -> Arc<Queue> {
+        Arc::new_cyclic(|me| Queue { header: Header::new(Kind::Queue), context, device, props, properties, state: Mutex::default(), me: me.clone() })
+    }
+
+    fn arc(&self) -> Arc<Queue> {
+        self.me.upgrade().expect("a queue in use is alive")
+    }
+
+    pub fn in_order(&self) -> bool {
+        self.props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0
+    }
+
+    pub fn profiling(&self) -> bool {
+        self.props & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+
+    fn sched(&self) -> MutexGuard<'_, ()> {
+        self.device.sched.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Enqueues a command after `wait_list`; returns its event.
+    pub fn enqueue(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, false, work)
+    }
+
+    /// A marker or barrier: it waits for `wait_list`, or for every earlier command if empty;
+    /// a barrier also orders every later command after it.
+    pub fn enqueue_sync_point(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, barrier: bool) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, barrier, Box::new(|_| Ok(None)))
+    }
+
+    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, work: Work) -> Arc<Event> {
+        let event = Event::new_command(&self.arc(), command_type);
+        let mut updates = Updates::default();
+        {
+            let _sched = self.sched();
+            let mut st = self.state();
+            st.outstanding.retain(|w| w.upgrade().is_some_and(|e| e.status() > CL_COMPLETE));
+            let sync_point = command_type == CL_COMMAND_MARKER || command_type == CL_COMMAND_BARRIER;
+            if sync_point && deps.is_empty() && !self.in_order() {
+                deps.extend(st.outstanding.iter().filter_map(Weak::upgrade));
+            }
+            deps.extend(st.order.as_ref().and_then(Weak::upgrade));
+            if self.in_order() || barrier {
+                st.order = Some(Arc::downgrade(&event));
+            }
+            st.outstanding.push(Arc::downgrade(&event));
+            st.held.push_back(Command { event: event.clone(), deps, work });
+            self.schedule(&mut st, &mut updates);
+        }
+        updates.apply();
+        event
+    }
+
+    /// Records every held command whose dependencies allow it, in order (an in-order queue stops
+    /// at the first that must wait).
+    fn schedule(&self, st: &mut State, updates: &mut Updates) {
+        let mut i = 0;
+        while i < st.held.len() {
+            match self.readiness(&st.held[i].deps, updates) {
+                Readiness::Now => {
+                    let cmd = st.held.remove(i).expect("index in range");
+                    self.record(st, cmd, updates);
+                }
+                Readiness::Failed => {
+                    let cmd = st.held.remove(i).expect("index in range");
+                    updates.failed.push((cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
+                }
+                Readiness::Wait(dep) => {
+                    if !dep.add_waiter(&self.arc()) {
+                        continue; // it completed meanwhile: look again
+                    }
+                    if self.in_order() {
+                        return;
+                    }
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    fn readiness(&self, deps: &[Arc<Event>], updates: &mut Updates) -> Readiness {
+        for dep in deps {
+            let snap = dep.snapshot();
+            if snap.status < 0 {
+                return Readiness::Failed;
+            }
+            if snap.status == CL_COMPLETE {
+                continue;
+            }
+            match &dep.queue {
+                // Recorded on this device: the barrier in front of every command orders us after
+                // it, provided its batch is submitted before ours.
+                Some(q) if snap.recorded && Arc::ptr_eq(&q.device, &self.device) => {
+                    if !std::ptr::eq(q.as_ref(), self) && snap.status == CL_QUEUED {
+                        q.submit_locked(&mut q.state(), updates);
+                    }
+                }
+                _ => return Readiness::Wait(dep.clone()),
+            }
+        }
+        Readiness::Now
+    }
+
+    fn record(&self, st: &mut State, cmd: Command, updates: &mut Updates) {
+        if st.batch.is_none() {
+            match Batch::new(&self.device.gpu, self.profiling()) {
+                Ok(b) => st.batch = Some(b),
+                Err(_) => return updates.failed.push((cmd.event, CL_OUT_OF_RESOURCES)),
+            }
+        }
+        let Some(batch) = st.batch.as_mut() else { return };
+        batch.begin_command();
+        let event = cmd.event.clone();
+        match (cmd.work)(batch) {
+            Ok(step) => {
+                event.mark_recorded();
+                batch.end_command(Box::new(move |result| match result {
+                    Ok(times) => {
+                        if let Some(step) = step {
+                            step();
+                        }
+                        event.complete(times);
+                    }
+                    Err(_) => event.set_status(CL_OUT_OF_RESOURCES),
+                }));
+                st.batch_events.push(cmd.event);
+            }
+            Err(code) => {
+                batch.end_command(Box::new(|_| ()));
+                updates.failed.push((cmd.event, code));
+            }
+        }
+        if st.batch.as_ref().is_some_and(Batch::is_full) {
+            self.submit_locked(st, updates);
+        }
+    }
+
+    /// Submits the open batch. Caller holds the device's scheduler lock.
+    fn submit_locked(&self, st: &mut State, updates: &mut Updates) {
+        if let Some(batch) = st.batch.take() {
+            batch.submit();
+            updates.submitted.append(&mut st.batch_events);
+        }
+    }
+
+    /// `clFlush`: submits what is recorded.
+    pub fn flush(&self) {
+        let mut updates = Updates::default();
+        {
+            let _sched = self.sched();
+            self.submit_locked(&mut self.state(), &mut updates);
+        }
+        updates.apply();
+    }
+
+    /// Called when an event this queue holds commands for has completed.
+    pub fn dependency_done(&self) {
+        let mut updates = Updates::default();
+        {
+            let _sched = self.sched();
+            let mut st = self.state();
+            self.schedule(&mut st, &mut updates);
+            // Someone may already be waiting for these commands: submit them now.
+            self.submit_locked(&mut st, &mut updates);
+        }
+        updates.apply();
+    }
+
+    /// `clFinish`: flushes and waits until every command has completed.
+    pub fn finish(&self) -> CLResult<()> {
+        self.flush();
+        let pending: Vec<Arc<Event>> = {
+            let _sched = self.sched();
+            self.state().outstanding.iter().filter_map(Weak::upgrade).collect()
+        };
+        pending.iter().for_each(|e| {
+            e.wait();
+        });
+        Ok(())
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        // Commands recorded but never flushed still run: release implies a flush.
+        if let Some(batch) = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).batch.take() {
+            batch.submit();
+        }
+    }
+}

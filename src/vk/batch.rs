@@ -1,0 +1,266 @@
+//! Command batches: commands are recorded into one command buffer, submitted together with a
+//! timeline-semaphore signal, and completed in order by the device's completion thread, which
+//! runs each command's completion step with its (profiling) start and end times.
+
+use super::device::Gpu;
+use crate::clock::now_ns;
+use ash::vk;
+use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// What runs once a command has executed: `Ok(Some([start, end]))` in host nanoseconds when the
+/// batch was profiled, or the Vulkan error that lost the batch.
+pub type Done = Box<dyn FnOnce(Result<Option<[u64; 2]>, vk::Result>) + Send>;
+
+/// Commands per batch at most (a profiled batch has two timestamps per command).
+pub const MAX_COMMANDS: u32 = 256;
+
+pub struct Batch {
+    gpu: Arc<Gpu>,
+    pool: vk::CommandPool,
+    cmd: vk::CommandBuffer,
+    queries: Option<vk::QueryPool>,
+    done: Vec<Done>,
+    keep: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+impl Batch {
+    pub fn new(gpu: &Arc<Gpu>, profiling: bool) -> Result<Batch, vk::Result> {
+        let d = &gpu.device;
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(gpu.queue_family)
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+        // SAFETY: valid create infos; every object is destroyed in `release`.
+        unsafe {
+            let pool = d.create_command_pool(&pool_info, None)?;
+            let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
+            let mut batch = Batch { gpu: gpu.clone(), pool, cmd: vk::CommandBuffer::null(), queries: None, done: Vec::new(), keep: Vec::new() };
+            batch.cmd = d.allocate_command_buffers(&alloc)?[0];
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            d.begin_command_buffer(batch.cmd, &begin)?;
+            if profiling {
+                let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
+                let queries = d.create_query_pool(&info, None)?;
+                d.cmd_reset_query_pool(batch.cmd, queries, 0, 2 * MAX_COMMANDS);
+                batch.queries = Some(queries);
+            }
+            Ok(batch)
+        }
+    }
+
+    pub fn cmd(&self) -> vk::CommandBuffer {
+        self.cmd
+    }
+
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    pub fn len(&self) -> u32 {
+        self.done.len() as u32
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.len() >= MAX_COMMANDS
+    }
+
+    /// Starts a command: a full memory barrier orders it after everything submitted or recorded
+    /// before it on this Vulkan queue (OpenCL in-order semantics), then its start timestamp.
+    pub fn begin_command(&mut self) {
+        let barrier = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+        let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
+        // SAFETY: the command buffer is recording.
+        unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
+        self.timestamp(vk::PipelineStageFlags2::TOP_OF_PIPE, 0);
+    }
+
+    /// Ends the command begun last; `done` runs once it has executed.
+    pub fn end_command(&mut self, done: Done) {
+        self.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 1);
+        self.done.push(done);
+    }
+
+    fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
+        if let Some(q) = self.queries {
+            // SAFETY: the query index is below the pool's size (`is_full` bounds the batch).
+            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.len() + which) };
+        }
+    }
+
+    /// Keeps `object` (a buffer, a pipeline, staging memory) alive until the batch has executed.
+    pub fn keep(&mut self, object: impl Any + Send + Sync) {
+        self.keep.push(Box::new(object));
+    }
+
+    /// Submits the batch; the device's completion thread completes it.
+    pub fn submit(self) {
+        let gpu = self.gpu.clone();
+        let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
+        match self.end_and_submit(*queue) {
+            // Still under the queue lock, so the tracker sees batches in timeline order.
+            Ok(value) => gpu.tracker.push(&gpu, value, self),
+            // The batch never reached the GPU: fail its commands now.
+            Err(e) => {
+                drop(queue);
+                self.complete(Err(e));
+            }
+        }
+    }
+
+    /// Ends recording and submits, signalling the next timeline value, which it returns.
+    /// The caller holds the queue's lock.
+    fn end_and_submit(&self, queue: vk::Queue) -> Result<u64, vk::Result> {
+        let d = &self.gpu.device;
+        // Make every write visible to the host before the semaphore signals.
+        let barrier = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ | vk::AccessFlags2::HOST_WRITE)];
+        let value = self.gpu.submitted.load(Ordering::Acquire) + 1;
+        // SAFETY: recording state; the queue is externally synchronised by its mutex.
+        unsafe {
+            d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&barrier));
+            d.end_command_buffer(self.cmd)?;
+            let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)];
+            let signal = [vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.gpu.timeline)
+                .value(value)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+            let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cmds).signal_semaphore_infos(&signal)];
+            d.queue_submit2(queue, &submit, vk::Fence::null())?;
+        }
+        self.gpu.submitted.store(value, Ordering::Release);
+        Ok(value)
+    }
+
+    fn complete(mut self, result: Result<(), vk::Result>) {
+        let times = match (&result, self.queries) {
+            (Ok(()), Some(q)) => self.read_times(q),
+            _ => Vec::new(),
+        };
+        for (i, done) in std::mem::take(&mut self.done).into_iter().enumerate() {
+            done(result.map(|()| times.get(i).copied()));
+        }
+    }
+
+    fn read_times(&self, pool: vk::QueryPool) -> Vec<[u64; 2]> {
+        let mut raw = vec![0u64; 2 * self.done.len()];
+        // SAFETY: the batch has executed, so every written query is available.
+        if raw.is_empty() || unsafe { self.gpu.device.get_query_pool_results(pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64) }.is_err() {
+            return Vec::new();
+        }
+        raw.chunks(2).map(|t| [self.gpu.clock().to_host(t[0]), self.gpu.clock().to_host(t[1])]).collect()
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        // SAFETY: a batch drops only once executed or never submitted.
+        unsafe {
+            if let Some(q) = self.queries {
+                self.gpu.device.destroy_query_pool(q, None);
+            }
+            self.gpu.device.destroy_command_pool(self.pool, None);
+        }
+    }
+}
+
+/// Maps device timestamps to the host clock (`clock::now_ns`).
+#[derive(Default)]
+pub struct Clock {
+    period_ns: f64,
+    /// Host time of device tick zero, measured once.
+    offset_ns: f64,
+    valid_mask: u64,
+}
+
+impl Clock {
+    pub fn to_host(&self, ticks: u64) -> u64 {
+        ((ticks & self.valid_mask) as f64 * self.period_ns + self.offset_ns).max(0.0) as u64
+    }
+}
+
+/// Calibrates the device clock: one timestamp written by the GPU, compared with the host time
+/// at which it was seen complete (an upper bound, off by the submission latency).
+pub fn calibrate(gpu: &Arc<Gpu>) -> Result<Clock, vk::Result> {
+    let period_ns = gpu.props.limits().timestamp_period as f64;
+    let valid_mask = if gpu.props.timestamp_valid_bits >= 64 { u64::MAX } else { (1u64 << gpu.props.timestamp_valid_bits) - 1 };
+    let batch = Batch::new(gpu, true)?;
+    batch.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
+    let value = batch.end_and_submit(*gpu.queue.lock().unwrap_or_else(|e| e.into_inner()))?;
+    let wait = vk::SemaphoreWaitInfo::default().semaphores(std::slice::from_ref(&gpu.timeline)).values(std::slice::from_ref(&value));
+    // SAFETY: waiting on our own timeline.
+    unsafe { gpu.device.wait_semaphores(&wait, u64::MAX) }?;
+    let host = now_ns() as f64;
+    let mut tick = [0u64; 1];
+    // SAFETY: the query was written and the batch executed.
+    unsafe { gpu.device.get_query_pool_results(batch.queries.unwrap_or_default(), 0, &mut tick, vk::QueryResultFlags::TYPE_64) }?;
+    gpu.completed.store(value, Ordering::Release);
+    Ok(Clock { period_ns, offset_ns: host - (tick[0] & valid_mask) as f64 * period_ns, valid_mask })
+}
+
+/// Batches in flight on a device, completed in submission order by one thread.
+#[derive(Default)]
+pub struct Tracker {
+    state: Mutex<TrackerState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct TrackerState {
+    in_flight: VecDeque<(u64, Batch)>,
+    running: bool,
+}
+
+impl Tracker {
+    fn push(&self, gpu: &Arc<Gpu>, value: u64, batch: Batch) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.in_flight.push_back((value, batch));
+        if !state.running {
+            state.running = true;
+            let gpu = gpu.clone();
+            std::thread::Builder::new()
+                .name("ferrocl-completion".into())
+                .spawn(move || gpu.tracker.run(&gpu))
+                .map(drop)
+                .unwrap_or_else(|_| state.running = false);
+        }
+        self.wake.notify_one();
+    }
+
+    fn run(&self, gpu: &Gpu) {
+        loop {
+            let value = {
+                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                while state.in_flight.is_empty() {
+                    state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                }
+                state.in_flight[0].0
+            };
+            let result = wait_value(gpu, value);
+            let batch = self.state.lock().unwrap_or_else(|e| e.into_inner()).in_flight.pop_front();
+            if let Some((_, batch)) = batch {
+                gpu.completed.fetch_max(value, Ordering::AcqRel);
+                batch.complete(result);
+            }
+        }
+    }
+}
+
+fn wait_value(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+    let wait = vk::SemaphoreWaitInfo::default().semaphores(std::slice::from_ref(&gpu.timeline)).values(std::slice::from_ref(&value));
+    loop {
+        // SAFETY: waiting on our own timeline semaphore.
+        match unsafe { gpu.device.wait_semaphores(&wait, 1_000_000_000) } {
+            Err(vk::Result::TIMEOUT) => continue,
+            other => return other,
+        }
+    }
+}

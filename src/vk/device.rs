@@ -1,0 +1,291 @@
+//! A Vulkan physical device opened for compute: its properties, the features ferrocl enables,
+//! one queue, the memory allocator and the timeline semaphore that tracks completion.
+
+use super::instance::Instance;
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use std::ffi::CStr;
+use super::batch::{calibrate, Clock, Tracker};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The optional device features ferrocl uses, as found on the device (and then enabled).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Features {
+    pub int64: bool,
+    pub int16: bool,
+    pub int8: bool,
+    pub fp64: bool,
+    pub fp16: bool,
+    pub storage_8bit: bool,
+    pub storage_16bit: bool,
+    pub int64_atomics: bool,
+    pub buffer_device_address: bool,
+}
+
+/// Properties read once from the physical device.
+pub struct Properties {
+    pub base: vk::PhysicalDeviceProperties,
+    pub subgroup_size: u32,
+    pub device_uuid: [u8; 16],
+    pub driver_uuid: [u8; 16],
+    pub driver_name: String,
+    pub driver_info: String,
+    pub max_memory_allocation_size: u64,
+    pub max_buffer_size: u64,
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    pub timestamp_valid_bits: u32,
+    pub pci_bus: Option<vk::PhysicalDevicePCIBusInfoPropertiesEXT<'static>>,
+    /// Streaming multiprocessors, where the driver tells (VK_NV_shader_sm_builtins).
+    pub sm_count: Option<u32>,
+}
+
+impl Properties {
+    pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        &self.base.limits
+    }
+
+    pub fn name(&self) -> String {
+        self.base.device_name_as_c_str().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// Size of the largest device-local heap: the device's global memory.
+    pub fn device_local_heap(&self) -> u64 {
+        self.heaps().filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size).max().unwrap_or(0)
+    }
+
+    fn heaps(&self) -> impl Iterator<Item = &vk::MemoryHeap> {
+        self.memory.memory_heaps[..self.memory.memory_heap_count as usize].iter()
+    }
+
+    /// True where device-local memory can be mapped for its whole size (resizable BAR, unified
+    /// memory, lavapipe): buffers then live there, persistently mapped.
+    pub fn mappable_vram(&self) -> bool {
+        let wanted = vk::MemoryPropertyFlags::DEVICE_LOCAL | vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let types = &self.memory.memory_types[..self.memory.memory_type_count as usize];
+        types.iter().any(|t| {
+            t.property_flags.contains(wanted) && self.memory.memory_heaps[t.heap_index as usize].size * 2 >= self.device_local_heap()
+        })
+    }
+}
+
+pub struct Gpu {
+    pub physical: vk::PhysicalDevice,
+    pub props: Properties,
+    pub features: Features,
+    pub device: ash::Device,
+    pub push_descriptor: ash::khr::push_descriptor::Device,
+    pub queue_family: u32,
+    pub queue: Mutex<vk::Queue>,
+    pub allocator: Mutex<Allocator>,
+    pub timeline: vk::Semaphore,
+    pub pipeline_cache: vk::PipelineCache,
+    /// Pipelines were created since the cache was last written to disk.
+    pub cache_dirty: AtomicBool,
+    /// The last timeline value submitted, and the last one seen complete.
+    pub submitted: AtomicU64,
+    pub completed: AtomicU64,
+    pub tracker: Tracker,
+    clock: OnceLock<Clock>,
+}
+
+/// Picks the queue family for compute: a compute family without graphics if there is one (a
+/// dedicated compute engine), else any with compute.
+fn compute_family(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Option<u32> {
+    // SAFETY: plain query.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    let compute = |f: &vk::QueueFamilyProperties| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0;
+    let dedicated = families.iter().position(|f| compute(f) && !f.queue_flags.contains(vk::QueueFlags::GRAPHICS));
+    dedicated.or_else(|| families.iter().position(compute)).map(|i| i as u32)
+}
+
+fn has_extension(instance: &ash::Instance, physical: vk::PhysicalDevice, name: &CStr) -> bool {
+    // SAFETY: plain query.
+    let exts = unsafe { instance.enumerate_device_extension_properties(physical) }.unwrap_or_default();
+    exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32, pci: bool, sm: bool) -> Properties {
+    let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut v12 = vk::PhysicalDeviceVulkan12Properties::default();
+    let mut v13 = vk::PhysicalDeviceVulkan13Properties::default();
+    let mut pci_bus = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v11).push_next(&mut v12).push_next(&mut v13);
+    let mut sm_builtins = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
+    if pci {
+        props2 = props2.push_next(&mut pci_bus);
+    }
+    if sm {
+        props2 = props2.push_next(&mut sm_builtins);
+    }
+    // SAFETY: the chain lives on this stack frame.
+    unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
+    let base = props2.properties;
+    // SAFETY: plain queries.
+    let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    let text = |s: Result<&CStr, _>| s.map(|s: &CStr| s.to_string_lossy().into_owned()).unwrap_or_default();
+    Properties {
+        base,
+        subgroup_size: v11.subgroup_size.max(1),
+        device_uuid: v11.device_uuid,
+        driver_uuid: v11.driver_uuid,
+        driver_name: text(v12.driver_name_as_c_str()),
+        driver_info: text(v12.driver_info_as_c_str()),
+        max_memory_allocation_size: v11.max_memory_allocation_size,
+        max_buffer_size: v13.max_buffer_size,
+        memory,
+        timestamp_valid_bits: families[family as usize].timestamp_valid_bits,
+        pci_bus: pci.then(|| vk::PhysicalDevicePCIBusInfoPropertiesEXT {
+            pci_domain: pci_bus.pci_domain,
+            pci_bus: pci_bus.pci_bus,
+            pci_device: pci_bus.pci_device,
+            pci_function: pci_bus.pci_function,
+            ..Default::default()
+        }),
+        sm_count: sm.then_some(sm_builtins.shader_sm_count),
+    }
+}
+
+impl Gpu {
+    /// Opens `physical` for compute, or says why it cannot serve as an OpenCL device.
+    pub fn open(instance: &Instance, physical: vk::PhysicalDevice) -> Result<Arc<Gpu>, String> {
+        let inst = &instance.raw;
+        // SAFETY: plain query.
+        let api = unsafe { inst.get_physical_device_properties(physical) }.api_version;
+        if api < vk::API_VERSION_1_3 {
+            return Err("Vulkan 1.3 is required".into());
+        }
+        let family = compute_family(inst, physical).ok_or("no compute queue with timestamps")?;
+        if !has_extension(inst, physical, ash::khr::push_descriptor::NAME) {
+            return Err("VK_KHR_push_descriptor is required".into());
+        }
+        let pci = has_extension(inst, physical, ash::ext::pci_bus_info::NAME);
+        let sm = has_extension(inst, physical, ash::nv::shader_sm_builtins::NAME);
+        let props = read_properties(inst, physical, family, pci, sm);
+
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f11).push_next(&mut f12).push_next(&mut f13);
+        // SAFETY: the chain lives on this stack frame.
+        unsafe { inst.get_physical_device_features2(physical, &mut f2) };
+        let core = f2.features;
+        if f12.timeline_semaphore == 0 || f13.synchronization2 == 0 {
+            return Err("timeline semaphores and synchronization2 are required".into());
+        }
+        let features = Features {
+            int64: core.shader_int64 != 0,
+            int16: core.shader_int16 != 0,
+            int8: f12.shader_int8 != 0,
+            fp64: core.shader_float64 != 0,
+            fp16: f12.shader_float16 != 0,
+            storage_8bit: f12.storage_buffer8_bit_access != 0,
+            storage_16bit: f11.storage_buffer16_bit_access != 0,
+            int64_atomics: f12.shader_buffer_int64_atomics != 0 && f12.shader_shared_int64_atomics != 0,
+            buffer_device_address: f12.buffer_device_address != 0,
+        };
+        let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), pci)?;
+        let gpu = Arc::new(finish_open(instance, physical, props, features, device, family)?);
+        let clock = calibrate(&gpu).map_err(|e| format!("timestamp calibration: {e}"))?;
+        let _ = gpu.clock.set(clock);
+        Ok(gpu)
+    }
+
+    pub fn clock(&self) -> &Clock {
+        static UNCALIBRATED: OnceLock<Clock> = OnceLock::new();
+        self.clock.get().unwrap_or_else(|| UNCALIBRATED.get_or_init(Clock::default))
+    }
+
+}
+
+fn create_device(
+    inst: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    family: u32,
+    f: &Features,
+    (s11, s12, s13): (&vk::PhysicalDeviceVulkan11Features, &vk::PhysicalDeviceVulkan12Features, &vk::PhysicalDeviceVulkan13Features),
+    pci: bool,
+) -> Result<ash::Device, String> {
+    // Only what kernels can use: robustBufferAccess stays off, it costs speed OpenCL never asked for.
+    let core = vk::PhysicalDeviceFeatures::default()
+        .shader_int64(f.int64)
+        .shader_int16(f.int16)
+        .shader_float64(f.fp64);
+    let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
+        .storage_buffer16_bit_access(f.storage_16bit)
+        .uniform_and_storage_buffer16_bit_access(s11.uniform_and_storage_buffer16_bit_access != 0)
+        .storage_push_constant16(s11.storage_push_constant16 != 0);
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+        .timeline_semaphore(true)
+        .host_query_reset(s12.host_query_reset != 0)
+        .shader_int8(f.int8)
+        .shader_float16(f.fp16)
+        .storage_buffer8_bit_access(f.storage_8bit)
+        .uniform_and_storage_buffer8_bit_access(s12.uniform_and_storage_buffer8_bit_access != 0)
+        .storage_push_constant8(s12.storage_push_constant8 != 0)
+        .shader_buffer_int64_atomics(f.int64_atomics)
+        .shader_shared_int64_atomics(f.int64_atomics)
+        .uniform_buffer_standard_layout(s12.uniform_buffer_standard_layout != 0)
+        .scalar_block_layout(s12.scalar_block_layout != 0)
+        .vulkan_memory_model(s12.vulkan_memory_model != 0)
+        .vulkan_memory_model_device_scope(s12.vulkan_memory_model_device_scope != 0)
+        .buffer_device_address(f.buffer_device_address);
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
+        .synchronization2(true)
+        .maintenance4(s13.maintenance4 != 0)
+        .subgroup_size_control(s13.subgroup_size_control != 0)
+        .compute_full_subgroups(s13.compute_full_subgroups != 0);
+    let priorities = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+    let mut extensions = vec![ash::khr::push_descriptor::NAME.as_ptr()];
+    if pci {
+        extensions.push(ash::ext::pci_bus_info::NAME.as_ptr());
+    }
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&extensions)
+        .enabled_features(&core)
+        .push_next(&mut f11)
+        .push_next(&mut f12)
+        .push_next(&mut f13);
+    // SAFETY: every enabled feature was reported supported.
+    unsafe { inst.create_device(physical, &info, None) }.map_err(|e| format!("vkCreateDevice: {e}"))
+}
+
+fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32) -> Result<Gpu, String> {
+    let inst = &instance.raw;
+    let allocator = Allocator::new(&AllocatorCreateDesc {
+        instance: inst.clone(),
+        device: device.clone(),
+        physical_device: physical,
+        debug_settings: Default::default(),
+        buffer_device_address: false,
+        allocation_sizes: Default::default(),
+    })
+    .map_err(|e| format!("gpu-allocator: {e}"))?;
+    let mut timeline_info = vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE).initial_value(0);
+    let sem_info = vk::SemaphoreCreateInfo::default().push_next(&mut timeline_info);
+    // SAFETY: valid device and create info.
+    let timeline = unsafe { device.create_semaphore(&sem_info, None) }.map_err(|e| format!("vkCreateSemaphore: {e}"))?;
+    // SAFETY: the family and index were requested at device creation.
+    let queue = unsafe { device.get_device_queue(family, 0) };
+    let pipeline_cache = super::pipeline::load_cache(&device, &props.device_uuid, &props.driver_uuid);
+    Ok(Gpu {
+        physical,
+        push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
+        props,
+        features,
+        device,
+        queue_family: family,
+        queue: Mutex::new(queue),
+        allocator: Mutex::new(allocator),
+        timeline,
+        pipeline_cache,
+        cache_dirty: AtomicBool::new(false),
+        submitted: AtomicU64::new(0),
+        completed: AtomicU64::new(0),
+        tracker: Tracker::default(),
+        clock: OnceLock::new(),
+    })
+}
