@@ -131,7 +131,11 @@ unsafe fn dispatch(gpu: &Gpu, kernel: &dyn Kernel, global: [u32; 3], local: [u32
     let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
     let pipeline = d
         .create_compute_pipelines(vk::PipelineCache::null(), &[vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline_layout)], None)
-        .unwrap()[0];
+        .unwrap_or_else(|e| {
+            let path = std::env::temp_dir().join(format!("ferrocl-failed-{}.spv", kernel.name()));
+            let _ = std::fs::write(&path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+            panic!("pipeline creation failed ({:?}); SPIR-V in {}", e.1, path.display())
+        })[0];
     let sizes = [
         vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: 64 },
         vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: 4 },
@@ -623,5 +627,41 @@ fn functions_returning_pointers() {
     for i in 0..4 {
         let base = 4 * i as i32;
         assert_eq!(got[4 * i + 3], base + base + 1 + if i > 2 { 9 } else { 5 });
+    }
+}
+
+#[test]
+fn unions_in_private_local_and_global_memory() {
+    let src = "typedef union { float f; uint u; uchar b[4]; } bits;
+        typedef struct { int tag; bits v; } tagged;
+        kernel void k(global tagged *t, global uint *o) {
+            local bits shared[4];
+            int i = get_global_id(0);
+            bits x;
+            x.f = (float)i + 0.5f;
+            o[4 * i] = x.u;
+            x.b[3] = 0x3f;
+            o[4 * i + 1] = x.u;
+            shared[i].u = 0x01020304u * (uint)i;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            o[4 * i + 2] = shared[3 - i].b[0] + 256 * shared[3 - i].b[3];
+            bits init = { 2.0f };
+            t[i].v.b[1] = (uchar)(t[i].tag + i);
+            o[4 * i + 3] = t[i].v.u + init.u;
+        }";
+    let mut tagged = vec![0u8; 4 * 8];
+    for i in 0..4usize {
+        tagged[8 * i..8 * i + 4].copy_from_slice(&(10 * i as i32).to_le_bytes());
+        tagged[8 * i + 4..8 * i + 8].copy_from_slice(&0xaabb_ccddu32.to_le_bytes());
+    }
+    let Some(out) = run(src, [4, 1, 1], [4, 1, 1], &[Arg::Buffer(tagged), Arg::Buffer(ints(&[0; 16]))]) else { return };
+    let o: Vec<u32> = as_ints(buf(&out, 1)).into_iter().map(|v| v as u32).collect();
+    for i in 0..4u32 {
+        let f = (i as f32 + 0.5).to_bits();
+        let other = (3 - i) * 0x0102_0304;
+        let byte1 = (10 * i + i) & 0xff;
+        let word = (0xaabb_ccdd & !0xff00) | (byte1 << 8);
+        let want = [f, (f & 0x00ff_ffff) | 0x3f00_0000, (other & 0xff) + 256 * (other >> 24), word.wrapping_add(2.0f32.to_bits())];
+        assert_eq!(&o[4 * i as usize..4 * i as usize + 4], &want, "i = {i}");
     }
 }

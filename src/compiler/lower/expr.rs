@@ -50,6 +50,23 @@ impl Ctx<'_> {
                 self.b.expr(Expression::ZeroValue(ty))
             }
             ExprKind::Vector(parts) => self.vector(parts, &e.ty, loc)?,
+            ExprKind::Aggregate(parts) if self.is_union_type(&e.ty) => {
+                // A union value from its first member: write the member's bytes into words.
+                let (Some(part), T::Record(id)) = (parts.first(), &e.ty) else {
+                    return Err(LowerError::new(loc, "internal: union initializer"));
+                };
+                let member_ty = self.program.types.record(*id).and_then(|r| r.members.first()).map(|m| m.ty.clone());
+                let member_ty = member_ty.ok_or_else(|| LowerError::new(loc, "internal: empty union"))?;
+                let v = self.eval_value(part)?;
+                let nty = self.naga_ty(&e.ty, loc)?;
+                let tmp = self.b.local("union", nty);
+                let ptr = self.b.expr(Expression::LocalVariable(tmp));
+                let zero = self.b.expr(Expression::ZeroValue(nty));
+                self.b.store(ptr, zero);
+                let start = self.b.u32(0);
+                self.store_bytes(super::memory::Words::Var { ptr, shared: false }, start, &member_ty, v, loc)?;
+                self.b.load(ptr)
+            }
             ExprKind::Aggregate(parts) => {
                 let ty = self.naga_ty(&e.ty, loc)?;
                 let parts = parts.iter().map(|p| self.eval_value(p)).collect::<R<Vec<_>>>()?;
@@ -194,6 +211,10 @@ impl Ctx<'_> {
         }
     }
 
+    fn is_union_type(&self, ty: &T) -> bool {
+        matches!(ty, T::Record(id) if self.program.types.record(*id).is_some_and(|r| r.is_union))
+    }
+
     pub(super) fn naga_ty(&mut self, ty: &T, loc: Loc) -> R<Handle<naga::Type>> {
         self.types.naga(&mut self.module, &self.program.types, ty, loc)
     }
@@ -282,14 +303,14 @@ impl Ctx<'_> {
                 let v = self.load_access(base, loc)?;
                 self.swizzle(v, vty, comps, loc)
             }
-            Access::Bytes { arg, byte, ty } => self.load_bytes(*arg, *byte, ty, loc),
+            Access::Bytes { base, byte, ty } => self.load_bytes(*base, *byte, ty, loc),
         }
     }
 
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
-            Access::Bytes { arg, byte, ty: elem } => self.store_bytes(*arg, *byte, elem, value, loc)?,
+            Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
             Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
                 let old = self.load_access(base, loc)?;

@@ -12,6 +12,14 @@ use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, MathFunction
 
 type H = Handle<Expression>;
 
+/// Where words live: a word-viewed buffer argument, or a variable that is an array of u32
+/// words (a union in private or, atomic, in workgroup memory).
+#[derive(Clone, Copy, Debug)]
+pub enum Words {
+    Buffer(usize),
+    Var { ptr: H, shared: bool },
+}
+
 impl Ctx<'_> {
     /// The word view (`atomic: false`) or atomic word view of buffer argument `arg`.
     fn word_view(&mut self, arg: usize, atomic: bool, loc: Loc) -> R<Handle<Expression>> {
@@ -24,9 +32,13 @@ impl Ctx<'_> {
         Ok(self.b.expr(Expression::GlobalVariable(view)))
     }
 
-    /// Pointer to the word holding byte `byte`, and the bit shift of that byte in it.
-    fn word_at(&mut self, arg: usize, byte: H, atomic: bool, loc: Loc) -> R<(H, H)> {
-        let view = self.word_view(arg, atomic, loc)?;
+    /// Pointer to the word holding byte `byte`, and the bit shift of that byte in it. For a
+    /// buffer, `atomic` chooses the atomic view.
+    fn word_at(&mut self, base: Words, byte: H, atomic: bool, loc: Loc) -> R<(H, H)> {
+        let view = match base {
+            Words::Buffer(arg) => self.word_view(arg, atomic, loc)?,
+            Words::Var { ptr, .. } => ptr,
+        };
         let two = self.b.u32(2);
         let index = self.b.binary(B::ShiftRight, byte, two);
         let ptr = self.b.index(view, index);
@@ -37,7 +49,7 @@ impl Ctx<'_> {
     }
 
     /// Loads a value of type `ty` at byte offset `byte` of word-viewed buffer `arg`.
-    pub(super) fn load_bytes(&mut self, arg: usize, byte: H, ty: &T, loc: Loc) -> R<H> {
+    pub(super) fn load_bytes(&mut self, arg: Words, byte: H, ty: &T, loc: Loc) -> R<H> {
         match ty {
             T::Scalar(s) if s.size() < 4 || *s == S::Bool => {
                 let (ptr, shift) = self.word_at(arg, byte, false, loc)?;
@@ -62,6 +74,20 @@ impl Ctx<'_> {
                 let both = self.b.binary(B::InclusiveOr, up, lo);
                 Ok(self.b.cast(both, kind, None))
             }
+            T::Record(id) if self.is_union(*id) => {
+                // A union is its words.
+                let n = self.program.types.size_of(ty).div_ceil(4) as u32;
+                let words = (0..n)
+                    .map(|k| {
+                        let o = self.b.u32(4 * k);
+                        let b = self.b.binary(B::Add, byte, o);
+                        let (ptr, _) = self.word_at(arg, b, false, loc)?;
+                        Ok(self.b.load(ptr))
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                let nty = self.naga_ty(ty, loc)?;
+                Ok(self.b.compose(nty, words))
+            }
             _ => {
                 let parts = self.byte_parts(ty, loc)?;
                 let values = parts
@@ -81,6 +107,10 @@ impl Ctx<'_> {
                 }
             }
         }
+    }
+
+    fn is_union(&self, id: crate::compiler::sema::model::RecordId) -> bool {
+        self.program.types.record(id).is_some_and(|r| r.is_union)
     }
 
     /// The parts of a vector, array or record: (byte offset, type) of each component, element
@@ -147,7 +177,7 @@ impl Ctx<'_> {
     }
 
     /// Stores `value` (of type `ty`, in registers) at byte `byte` of word-viewed buffer `arg`.
-    pub(super) fn store_bytes(&mut self, arg: usize, byte: H, ty: &T, value: H, loc: Loc) -> R<()> {
+    pub(super) fn store_bytes(&mut self, arg: Words, byte: H, ty: &T, value: H, loc: Loc) -> R<()> {
         match ty {
             T::Scalar(s) if s.size() < 4 || *s == S::Bool => self.narrow_scalar_store(arg, byte, *s, value, loc),
             T::Scalar(s) => {
@@ -168,6 +198,28 @@ impl Ctx<'_> {
                 Ok(())
             }
             T::Vector(s, _) if s.size() < 4 && self.program.types.size_of(ty) % 4 == 0 => self.store_packed(arg, byte, *s, ty, value, loc),
+            T::Record(id) if self.is_union(*id) => {
+                // Whole words plainly, a partial last word byte by byte.
+                let size = self.program.types.size_of(ty) as u32;
+                for k in 0..size.div_ceil(4) {
+                    let word = self.b.member(value, k);
+                    let o = self.b.u32(4 * k);
+                    let b = self.b.binary(B::Add, byte, o);
+                    if 4 * k + 4 <= size {
+                        let (ptr, _) = self.word_at(arg, b, false, loc)?;
+                        self.b.store(ptr, word);
+                        continue;
+                    }
+                    for j in 0..size - 4 * k {
+                        let sh = self.b.u32(8 * j);
+                        let v = self.b.binary(B::ShiftRight, word, sh);
+                        let o = self.b.u32(j);
+                        let bj = self.b.binary(B::Add, b, o);
+                        self.narrow_scalar_store(arg, bj, S::UChar, v, loc)?;
+                    }
+                }
+                Ok(())
+            }
             _ => {
                 let parts = self.byte_parts(ty, loc)?;
                 let values = match ty {
@@ -185,7 +237,7 @@ impl Ctx<'_> {
     }
 
     /// A vector of 8/16-bit elements filling whole words: packed and stored plainly.
-    fn store_packed(&mut self, arg: usize, byte: H, s: S, ty: &T, value: H, loc: Loc) -> R<()> {
+    fn store_packed(&mut self, arg: Words, byte: H, s: S, ty: &T, value: H, loc: Loc) -> R<()> {
         let comps = self.components(value, ty);
         let per_word = 4 / s.size();
         for (w, chunk) in (0u32..).zip(comps.chunks(per_word as usize)) {
@@ -224,13 +276,21 @@ impl Ctx<'_> {
         self.b.binary(B::And, bits, m)
     }
 
-    fn narrow_scalar_store(&mut self, arg: usize, byte: Handle<Expression>, s: S, v: Handle<Expression>, loc: Loc) -> R<()> {
+    fn narrow_scalar_store(&mut self, arg: Words, byte: H, s: S, v: H, loc: Loc) -> R<()> {
         let (ptr, shift) = self.word_at(arg, byte, true, loc)?;
         let bits = self.scalar_bits(v, s);
         let m = self.b.u32((1u32 << (s.size() * 8)) - 1);
         let mask = self.b.binary(B::ShiftLeft, m, shift);
         let keep = self.b.unary(naga::UnaryOperator::BitwiseNot, mask);
         let placed = self.b.binary(B::ShiftLeft, bits, shift);
+        if let Words::Var { shared: false, .. } = arg {
+            // Private words: nobody else writes them.
+            let word = self.b.load(ptr);
+            let kept = self.b.binary(B::And, word, keep);
+            let new = self.b.binary(B::InclusiveOr, kept, placed);
+            self.b.store(ptr, new);
+            return Ok(());
+        }
         self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::And, value: keep, result: None });
         self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::InclusiveOr, value: placed, result: None });
         Ok(())

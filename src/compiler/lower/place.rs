@@ -4,6 +4,7 @@
 //! A pointer variable keeps its path fixed by its first assignment and holds the last index
 //! in a u32 local, so pointers never need naga pointer values across blocks.
 
+use super::memory::Words;
 use super::{Ctx, LowerError, Slot, R};
 use crate::compiler::sema::model::{self, Place, PlaceKind, Space, Type as T};
 use crate::compiler::source::Loc;
@@ -50,8 +51,9 @@ pub enum Access {
     Ptr(Handle<Expression>),
     /// Components `comps` of the vector of type `vty` at `base`.
     Swizzle { base: Box<Access>, comps: Vec<u8>, vty: T },
-    /// A value of type `ty` at a byte offset of a word-viewed buffer (see `memory.rs`).
-    Bytes { arg: usize, byte: Handle<Expression>, ty: T },
+    /// A value of type `ty` at a byte offset of words: a word-viewed buffer or a union
+    /// variable (see `memory.rs`).
+    Bytes { base: Words, byte: Handle<Expression>, ty: T },
 }
 
 impl Ctx<'_> {
@@ -68,6 +70,9 @@ impl Ctx<'_> {
                 Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local })
             }
             PlaceKind::Deref(e) => self.eval_ptr(e),
+            PlaceKind::Member(base, _) if inside_union(&self.program.types, place) => {
+                Err(LowerError::new(place.loc, "pointers into unions are not supported"))
+            }
             PlaceKind::Member(base, i) => {
                 let mut p = self.place_ptr(base)?;
                 p.steps.push(Step::Member(*i));
@@ -95,12 +100,44 @@ impl Ctx<'_> {
 
     /// `place` as something to load from or store to.
     pub(super) fn place_access(&mut self, place: &Place) -> R<Access> {
-        if let PlaceKind::Swizzle(base, comps) = &place.kind {
-            let vector = self.place_access(base)?;
-            return Ok(Access::Swizzle { base: Box::new(vector), comps: comps.clone(), vty: base.ty.clone() });
+        match &place.kind {
+            PlaceKind::Swizzle(base, comps) => {
+                let vector = self.place_access(base)?;
+                Ok(Access::Swizzle { base: Box::new(vector), comps: comps.clone(), vty: base.ty.clone() })
+            }
+            // Inside a union everything is bytes of its words.
+            PlaceKind::Member(base, m) if inside_union(&self.program.types, place) => {
+                let inner = self.place_access(base)?;
+                let step = Step::Member(*m);
+                self.bytes_step(inner, &base.ty, step, place.loc)
+            }
+            PlaceKind::Index(base, i) if inside_union(&self.program.types, place) => {
+                let inner = self.place_access(base)?;
+                let i = self.eval_value(i)?;
+                let i = self.to_u32(i, &T::Scalar(model::Scalar::Int));
+                self.bytes_step(inner, &base.ty, Step::Index(i), place.loc)
+            }
+            _ => {
+                let p = self.place_ptr(place)?;
+                self.ptr_access(&p, place.loc)
+            }
         }
-        let p = self.place_ptr(place)?;
-        self.ptr_access(&p, place.loc)
+    }
+
+    /// One more member/element step from `inner` (an access to a value of type `ty`) where the
+    /// bytes are words: the union itself (a naga pointer to its words) or bytes already.
+    fn bytes_step(&mut self, inner: Access, ty: &T, step: Step, loc: Loc) -> R<Access> {
+        let (base, byte) = match inner {
+            Access::Bytes { base, byte, .. } => (base, byte),
+            Access::Ptr(ptr) => {
+                let shared = self.is_workgroup_pointer(ptr);
+                (Words::Var { ptr, shared }, self.b.u32(0))
+            }
+            Access::Swizzle { .. } => return Err(LowerError::new(loc, "internal: swizzle inside a union")),
+        };
+        let (offset, next) = self.step_offset(ty, step, loc)?;
+        let byte = self.b.binary(B::Add, byte, offset);
+        Ok(Access::Bytes { base, byte, ty: next })
     }
 
     /// What `ptr` points to, as something to load from or store to.
@@ -121,7 +158,7 @@ impl Ctx<'_> {
             byte = self.b.binary(B::Add, byte, offset);
             ty = next;
         }
-        Ok(Access::Bytes { arg, byte, ty })
+        Ok(Access::Bytes { base: Words::Buffer(arg), byte, ty })
     }
 
     /// Byte offset and type reached by one step into a value of type `ty`.
@@ -132,6 +169,7 @@ impl Ctx<'_> {
         };
         Ok(match (ty, step) {
             (T::Record(id), Step::Member(m)) => {
+                // (Union members all start at offset 0.)
                 let member = self.program.types.record(*id).and_then(|r| r.members.get(m as usize));
                 let member = member.ok_or_else(|| LowerError::new(loc, "internal: unknown member"))?;
                 (self.b.u32(member.offset), member.ty.clone())
@@ -143,6 +181,17 @@ impl Ctx<'_> {
             (T::Vector(s, _), Step::Member(k)) => (self.b.u32(k * s.size()), T::Scalar(*s)),
             _ => return Err(LowerError::new(loc, "internal: bad access path")),
         })
+    }
+
+    /// True when the naga pointer `p` leads into a workgroup variable.
+    fn is_workgroup_pointer(&self, mut p: Handle<Expression>) -> bool {
+        loop {
+            match self.b.func.expressions[p] {
+                Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => p = base,
+                Expression::GlobalVariable(g) => return self.module.global_variables[g].space == naga::AddressSpace::WorkGroup,
+                _ => return false,
+            }
+        }
     }
 
     /// The buffer argument and view type of a pointer into 8/16-bit buffer data.
@@ -350,5 +399,16 @@ impl Ctx<'_> {
             Expression::Literal(Literal::U32(v)) => Some(v),
             _ => None,
         }
+    }
+}
+
+/// True when `place` is (part of) a member of a union, reached without a dereference.
+fn inside_union(types: &model::Types, place: &Place) -> bool {
+    match &place.kind {
+        PlaceKind::Member(base, _) => {
+            matches!(base.ty, T::Record(id) if types.record(id).is_some_and(|r| r.is_union)) || inside_union(types, base)
+        }
+        PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => inside_union(types, base),
+        _ => false,
     }
 }
