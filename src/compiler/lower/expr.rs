@@ -436,14 +436,12 @@ impl Ctx<'_> {
 
     /// A naga bool (vector) as the C result type: int 0/1, or -1/0 per vector component.
     pub(super) fn bool_to_int(&mut self, c: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let s = ty.element().unwrap_or(S::Int);
         let (t, f) = match ty {
             T::Vector(..) => (u64::MAX, 0),
             _ => (1, 0),
         };
         let tv = self.int_literal(t, ty, loc)?;
         let fv = self.int_literal(f, ty, loc)?;
-        let _ = s;
         Ok(self.b.select(c, tv, fv))
     }
 
@@ -458,7 +456,7 @@ impl Ctx<'_> {
         };
         if a.ty.is_pointer() {
             let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
-            let c = self.ptr_compare(&pa, &pb, op, loc)?;
+            let c = self.ptr_compare(&pa, &pb, op);
             return self.bool_to_int(c, ty, loc);
         }
         let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);

@@ -74,6 +74,12 @@ struct Frame {
     current_ptr: Vec<place::Ptr>,
 }
 
+impl Frame {
+    fn new(func: FuncId, locals: Vec<Slot>, ret: Option<(Option<Slot>, Handle<LocalVariable>)>) -> Self {
+        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new() }
+    }
+}
+
 /// State of lowering one kernel.
 struct Ctx<'p> {
     program: &'p Program,
@@ -93,7 +99,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
-    let decls = param_decls(program, func, &mut module, &mut types, target)?;
+    let decls = param_decls(program, func, &mut module, &mut types)?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -111,7 +117,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
         constants: HashMap::new(),
     };
     cx.kernel_body(id)?;
-    let args = reflect_args(program, func, &cx.abi);
+    let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
     let local_arg_elem_sizes = decls
         .iter()
@@ -151,8 +157,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
 }
 
 /// How each kernel parameter is passed (see `abi.rs`).
-fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, target: &Target) -> R<Vec<ParamDecl>> {
-    let _ = target;
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap) -> R<Vec<ParamDecl>> {
     func.params
         .iter()
         .map(|p| {
@@ -188,7 +193,7 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
 }
 
 /// `clGetKernelArgInfo` data for each parameter.
-fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
+fn reflect_args(func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
     func.params
         .iter()
         .zip(abi.arg_kinds())
@@ -208,7 +213,6 @@ fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<Ker
             if quals.is_volatile {
                 bits |= 4; // CL_KERNEL_ARG_TYPE_VOLATILE
             }
-            let _ = program;
             KernelArg {
                 name: local.map(|l| l.name.clone()).unwrap_or_default(),
                 type_name: p.type_name.clone(),

@@ -306,15 +306,14 @@ impl Ctx<'_> {
     }
 
     /// Compares two pointers (same base) by their last index.
-    pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B) -> Handle<Expression> {
         if a.root != b.root {
             // Distinct objects: only (in)equality is meaningful.
-            return Ok(self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual))));
+            return self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual)));
         }
-        let _ = loc;
         let (ia, ib) = (self.ptr_index(a), self.ptr_index(b));
         let (ia, ib) = (self.b.cast(ia, ScalarKind::Sint, None), self.b.cast(ib, ScalarKind::Sint, None));
-        Ok(self.b.binary(op, ia, ib))
+        self.b.binary(op, ia, ib)
     }
 
     /// Stores pointer `ptr` into pointer variable `id`, fixing its base on the first store.

@@ -16,7 +16,7 @@ impl<'p> Ctx<'p> {
     pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
         let func = self.function(id)?;
         let locals = self.fresh_locals(func)?;
-        self.frames.push(Frame { func: id, locals, ret: None, current: Vec::new(), current_ptr: Vec::new() });
+        self.frames.push(Frame::new(id, locals, None));
         for (n, p) in func.params.iter().enumerate() {
             self.bind_kernel_param(n, p.local, func.loc)?;
         }
@@ -322,7 +322,7 @@ impl<'p> Ctx<'p> {
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        self.frames.push(Frame { func: id, locals, ret: Some((ret_slot, flag)), current: Vec::new(), current_ptr: Vec::new() });
+        self.frames.push(Frame::new(id, locals, Some((ret_slot, flag))));
         let r = self.inline_body(callee, vals);
         let frame = self.frames.pop();
         r?;
