@@ -665,3 +665,46 @@ fn unions_in_private_local_and_global_memory() {
         assert_eq!(&o[4 * i as usize..4 * i as usize + 4], &want, "i = {i}");
     }
 }
+
+/// Distance in units in the last place between two doubles (NaNs equal to each other).
+fn ulps(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 { i64::MIN - bits } else { bits }
+    };
+    key(a).abs_diff(key(b))
+}
+
+#[test]
+fn double_precision_transcendentals() {
+    let names = ["exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "cbrt", "atan"];
+    let body: String = names.iter().enumerate().map(|(k, n)| format!("o[{}*i+{k}] = {n}(v);\n", names.len() + 3)).collect();
+    let src = format!(
+        "kernel void k(global const double *x, global double *o) {{ int i = get_global_id(0); double v = x[i];\n{body}\
+         o[{n}*i+{a}] = pow(fabs(v), 1.7); o[{n}*i+{b}] = atan2(v, -0.7); o[{n}*i+{c}] = asin(v / 800.0); }}",
+        n = names.len() + 3,
+        a = names.len(),
+        b = names.len() + 1,
+        c = names.len() + 2
+    );
+    let x = [0.5f64, -1.25, 3.0, 10.5, -30.0, 1e-3, 700.0, 1.0e-310, 123.456, -0.1, 2.0, 0.0, -700.0, 6.283185307179586, 100.0, 1e5];
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let n = names.len() + 3;
+    let Some(out) = run(&src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(bytes), Arg::Buffer(vec![0; 16 * n * 8])]) else { return };
+    let o: Vec<f64> = buf(&out, 1).chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let reference: [fn(f64) -> f64; 17] = [
+        f64::exp, f64::exp2, |v| 10f64.powf(v), f64::ln, f64::log2, f64::log10, f64::sin, f64::cos, f64::tan,
+        f64::sinh, f64::cosh, f64::tanh, f64::cbrt, f64::atan, |v| v.abs().powf(1.7), |v| v.atan2(-0.7), |v| (v / 800.0).asin(),
+    ];
+    for (i, &v) in x.iter().enumerate() {
+        for (k, f) in reference.iter().enumerate() {
+            let (got, want) = (o[n * i + k], f(v));
+            // OpenCL's limits for double: 3-4 ulp, pow 16.
+            let limit = if k == 14 { 16 } else { 4 };
+            assert!(ulps(got, want) <= limit, "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps(got, want));
+        }
+    }
+}

@@ -103,8 +103,8 @@ impl Ctx<'_> {
             MathFn::Cross => direct(M::Cross),
             _ => None,
         };
-        if matches!(arg_ty.element(), Some(S::Double)) && is_transcendental(f) {
-            return Err(LowerError::new(loc, "double-precision transcendental functions are not supported yet"));
+        if arg_ty.element() == Some(S::Double) && super::fmath64::handles(f) {
+            return self.math_f64(f, v, arg_ty, loc);
         }
         if let Some(m) = simple {
             if m == M::Cross && arg_ty.width() == 4 {
@@ -209,7 +209,7 @@ impl Ctx<'_> {
     }
 
     /// |mag| with the sign of `sign`.
-    fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T) -> Handle<Expression> {
+    pub(super) fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let a = self.b.math(M::Abs, &[mag]);
         let n = self.b.unary(naga::UnaryOperator::Negate, a);
         let neg = self.sign_bit_set(sign, ty);
@@ -399,10 +399,6 @@ fn arity(bi: Builtin) -> usize {
     }
 }
 
-fn is_transcendental(f: MathFn) -> bool {
-    use MathFn::*;
-    matches!(f, Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Powr | Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt)
-}
 
 fn three(v: &[Handle<Expression>], loc: Loc) -> R<[Handle<Expression>; 3]> {
     match v {

@@ -8,6 +8,7 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
+mod fmath64;
 mod intfn;
 pub mod kernel;
 mod memory;
