@@ -708,3 +708,43 @@ fn double_precision_transcendentals() {
         }
     }
 }
+
+fn ulps32(a: f32, b: f32) -> u32 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32;
+        if bits < 0 { i32::MIN - bits } else { bits }
+    };
+    key(a).abs_diff(key(b))
+}
+
+#[test]
+fn single_precision_transcendentals_meet_opencl_limits() {
+    let names = ["exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "cbrt", "atan"];
+    let n = names.len() + 3;
+    let body: String = names.iter().enumerate().map(|(k, f)| format!("o[{n}*i+{k}] = {f}(v);\n")).collect();
+    let src = format!(
+        "kernel void k(global const float *x, global float *o) {{ int i = get_global_id(0); float v = x[i];\n{body}\
+         o[{n}*i+{a}] = pow(fabs(v), 1.7f); o[{n}*i+{b}] = atan2(v, -0.7f); o[{n}*i+{c}] = asin(v / 90.0f); }}",
+        a = names.len(),
+        b = names.len() + 1,
+        c = names.len() + 2
+    );
+    let x = [0.5f32, -1.25, 3.0, 10.5, -30.0, 1e-3, 80.0, 1.0e-40, 123.456, -0.1, 2.0, 0.0, -80.0, 6.2831855, 50.0, 1000.0];
+    let Some(out) = run(&src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&vec![0.0; 16 * n]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    let reference: [fn(f64) -> f64; 17] = [
+        f64::exp, f64::exp2, |v| 10f64.powf(v), f64::ln, f64::log2, f64::log10, f64::sin, f64::cos, f64::tan,
+        f64::sinh, f64::cosh, f64::tanh, f64::cbrt, f64::atan, |v| v.abs().powf(1.7), |v| v.atan2(-0.7f32 as f64), |v| (v / 90.0).asin(),
+    ];
+    // OpenCL C full-profile limits (ulp) for float, in the same order.
+    let limits = [3, 3, 3, 3, 3, 3, 4, 4, 5, 4, 4, 5, 2, 5, 16, 6, 4];
+    for (i, &v) in x.iter().enumerate() {
+        for (k, f) in reference.iter().enumerate() {
+            let (got, want) = (o[n * i + k], f(f64::from(v)) as f32);
+            assert!(ulps32(got, want) <= limits[k], "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps32(got, want));
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Scalar as S, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -32,7 +32,7 @@ impl Ctx<'_> {
                 let v = self.per_part(&typed, ty, loc, |cx, v, t, r| {
                     let arg_ty = t.first().cloned().unwrap_or(T::Void);
                     match bi {
-                        Builtin::Math(f, _) => cx.math_fn(f, v, &arg_ty, r, loc),
+                        Builtin::Math(f, precision) => cx.math_fn(f, precision, v, &arg_ty, r, loc),
                         Builtin::Int(f) => cx.int_fn(f, v, &arg_ty, r, loc),
                         Builtin::Select => cx.select_fn(v, t.get(2).unwrap_or(&T::Void), loc),
                         Builtin::Bitselect => {
@@ -61,7 +61,7 @@ impl Ctx<'_> {
         self.convert(v, &T::Scalar(S::UInt), ty, false, loc)
     }
 
-    fn math_fn(&mut self, f: MathFn, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let direct = |m: M| Some(m);
         let simple = match f {
             MathFn::Sqrt => direct(M::Sqrt),
@@ -103,8 +103,15 @@ impl Ctx<'_> {
             MathFn::Cross => direct(M::Cross),
             _ => None,
         };
-        if arg_ty.element() == Some(S::Double) && super::fmath64::handles(f) {
-            return self.math_f64(f, v, arg_ty, loc);
+        // Software versions: always for double, for float unless the native/half form was
+        // asked for.
+        let soft = match arg_ty.element() {
+            Some(S::Double) => true,
+            Some(S::Float) => precision == Precision::Full,
+            _ => false,
+        };
+        if soft && super::fmath::handles(f) {
+            return self.soft_math(f, v, arg_ty, loc);
         }
         if let Some(m) = simple {
             if m == M::Cross && arg_ty.width() == 4 {

@@ -8,7 +8,7 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
-mod fmath64;
+mod fmath;
 mod intfn;
 pub mod kernel;
 mod memory;

@@ -1,8 +1,10 @@
-//! Double-precision transcendental functions in software: GLSL.std.450 has none for 64-bit
-//! floats (naga accepts them but the SPIR-V is invalid). Classic scheme: Cody–Waite range
-//! reduction with constants split so `k * hi` is exact, a Taylor polynomial on the reduced
-//! argument, and the exponent put back with `ldexp`. The splits were computed for this file
-//! from 60-digit values of ln 2, π/2 and log10 2.
+//! Transcendental functions in software, for `double` (GLSL.std.450 has none for 64-bit
+//! floats: naga accepts them but the SPIR-V is invalid) and for full-precision `float`
+//! (Vulkan's precision for GLSL.std.450 is far looser than OpenCL's ULP limits; `native_` and
+//! `half_` forms keep the hardware functions). Classic scheme: Cody–Waite range reduction with
+//! constants split so `k * hi` is exact, a Taylor polynomial on the reduced argument, and the
+//! exponent put back with `ldexp`. The splits were computed for this file from 60-digit values
+//! of ln 2, π/2 and log10 2.
 
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{MathFn, Scalar as S, Type as T};
@@ -11,15 +13,72 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 
 type H = Handle<Expression>;
 
-const LN2_HI: f64 = 0.6931471804855391;
-const LN2_LO: f64 = 7.440617110012397e-11;
-const PIO2: [f64; 3] = [1.5707963267341256, 6.077100506303966e-11, 2.0222662487959506e-21];
-const LG2_HI: f64 = 0.30102999560767785;
-const LG2_LO: f64 = 5.630334806675098e-11;
 const LN10: f64 = std::f64::consts::LN_10;
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
-/// The double functions implemented here.
+/// What the algorithms need to know about one floating-point format.
+struct Format {
+    /// ln 2, π/2 and log10 2 split so that k times the first part is exact for the k that occur.
+    ln2: [f64; 2],
+    pio2: [f64; 3],
+    lg2: [f64; 2],
+    /// Arguments past which exp, exp2 and exp10 overflow / underflow to 0.
+    exp_limits: (f64, f64),
+    exp2_limits: (f64, f64),
+    exp10_limits: (f64, f64),
+    /// Bit layout: mantissa bits, exponent mask (after shifting), bias; the unsigned integer
+    /// type of the same width.
+    mantissa_bits: u32,
+    exponent_mask: u64,
+    bias: f64,
+    uint: S,
+    /// Size in bytes.
+    bytes: u8,
+    /// Polynomial lengths: exp, sin/cos (terms of z = r²), log and atan series.
+    exp_degree: u32,
+    trig_degree: u32,
+    series_terms: u32,
+}
+
+const DOUBLE: Format = Format {
+    ln2: [0.6931471804855391, 7.440617110012397e-11],
+    pio2: [1.5707963267341256, 6.077100506303966e-11, 2.0222662487959506e-21],
+    lg2: [0.30102999560767785, 5.630334806675098e-11],
+    exp_limits: (709.782712893384, -745.1332191019412),
+    exp2_limits: (1024.0, -1075.0),
+    exp10_limits: (308.25471555991675, -323.60724533877976),
+    mantissa_bits: 52,
+    exponent_mask: 0x7ff,
+    bias: 1023.0,
+    uint: S::ULong,
+    bytes: 8,
+    exp_degree: 13,
+    trig_degree: 20,
+    series_terms: 14,
+};
+
+const FLOAT: Format = Format {
+    ln2: [0.693145751953125, 1.428606765330187e-06],
+    pio2: [1.5703125, 0.0004837512969970703, 7.549790126404332e-08],
+    lg2: [0.301025390625, 4.605039066518657e-06],
+    exp_limits: (88.72283905206835, -103.97207708399179),
+    exp2_limits: (128.0, -150.0),
+    exp10_limits: (38.531839419103626, -45.15449934959718),
+    mantissa_bits: 23,
+    exponent_mask: 0xff,
+    bias: 127.0,
+    uint: S::UInt,
+    bytes: 4,
+    exp_degree: 8,
+    trig_degree: 12,
+    series_terms: 7,
+};
+
+fn format(ty: &T) -> &'static Format {
+    if ty.element() == Some(S::Double) { &DOUBLE } else { &FLOAT }
+}
+
+/// The functions implemented here.
 pub fn handles(f: MathFn) -> bool {
     use MathFn::*;
     matches!(f, Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos)
@@ -46,8 +105,9 @@ fn factorial_series(range: std::ops::RangeInclusive<u32>, step: usize, alternate
 }
 
 impl Ctx<'_> {
-    /// `f(args)` for double (vector) arguments of type `ty`.
-    pub(super) fn math_f64(&mut self, f: MathFn, v: &[H], ty: &T, loc: Loc) -> R<H> {
+    /// `f(args)` for float or double (vector) arguments of type `ty`.
+    pub(super) fn soft_math(&mut self, f: MathFn, v: &[H], ty: &T, loc: Loc) -> R<H> {
+        let fmt = format(ty);
         let x = *v.first().ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
         let y = v.get(1).copied();
         Ok(match f {
@@ -57,11 +117,11 @@ impl Ctx<'_> {
                 // x = k log10(2) + r1, 10^x = 2^k e^(r1 ln 10)
                 let k = self.mul_c(x, LOG2_10, ty, loc)?;
                 let k = self.b.math(M::Round, &[k]);
-                let r = self.reduce(x, k, &[LG2_HI, LG2_LO], ty, loc)?;
+                let r = self.reduce(x, k, &fmt.lg2, ty, loc)?;
                 let r = self.mul_c(r, LN10, ty, loc)?;
                 let p = self.exp_poly(r, ty, loc)?;
                 let e = self.scale(p, k, ty);
-                self.exp_limits(e, x, 308.25471555991675, -323.60724533877976, ty, loc)?
+                self.exp_limits(e, x, fmt.exp10_limits, ty, loc)?
             }
             MathFn::Log => self.log64(x, LogBase::E, ty, loc)?,
             MathFn::Log2 => self.log64(x, LogBase::Two, ty, loc)?,
@@ -120,7 +180,7 @@ impl Ctx<'_> {
 
     /// e^r for |r| ≤ ln2/2 (Taylor to degree 13).
     fn exp_poly(&mut self, r: H, ty: &T, loc: Loc) -> R<H> {
-        self.poly(r, &factorial_series(0..=13, 1, false), ty, loc)
+        self.poly(r, &factorial_series(0..=format(ty).exp_degree, 1, false), ty, loc)
     }
 
     /// `p * 2^k` (k a whole double), in two steps so no single exponent leaves ldexp's range.
@@ -135,7 +195,7 @@ impl Ctx<'_> {
     }
 
     /// Overflow to +inf above `hi`, underflow to 0 below `lo`, NaN kept.
-    fn exp_limits(&mut self, e: H, x: H, hi: f64, lo: f64, ty: &T, loc: Loc) -> R<H> {
+    fn exp_limits(&mut self, e: H, x: H, (hi, lo): (f64, f64), ty: &T, loc: Loc) -> R<H> {
         let (hi, lo) = (self.float_like(hi, ty, loc)?, self.float_like(lo, ty, loc)?);
         let (inf, zero) = (self.float_like(f64::INFINITY, ty, loc)?, self.float_like(0.0, ty, loc)?);
         let over = self.b.binary(B::Greater, x, hi);
@@ -149,48 +209,52 @@ impl Ctx<'_> {
     fn exp64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let k = self.mul_c(x, std::f64::consts::LOG2_E, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
-        let r = self.reduce(x, k, &[LN2_HI, LN2_LO], ty, loc)?;
+        let r = self.reduce(x, k, &format(ty).ln2, ty, loc)?;
         let p = self.exp_poly(r, ty, loc)?;
         let e = self.scale(p, k, ty);
-        self.exp_limits(e, x, 709.782712893384, -745.1332191019412, ty, loc)
+        self.exp_limits(e, x, format(ty).exp_limits, ty, loc)
     }
 
     fn exp2_64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let k = self.b.math(M::Round, &[x]);
         let f = self.b.binary(B::Subtract, x, k);
-        let (a, b) = (self.mul_c(f, LN2_HI, ty, loc)?, self.mul_c(f, LN2_LO, ty, loc)?);
+        let [hi, lo] = format(ty).ln2;
+        let (a, b) = (self.mul_c(f, hi, ty, loc)?, self.mul_c(f, lo, ty, loc)?);
         let r = self.b.binary(B::Add, a, b);
         let p = self.exp_poly(r, ty, loc)?;
         let e = self.scale(p, k, ty);
-        self.exp_limits(e, x, 1024.0, -1075.0, ty, loc)
+        self.exp_limits(e, x, format(ty).exp2_limits, ty, loc)
     }
 
     /// `x = 2^e m` for positive finite `x`: (e as a double, m in [√½, √2)).
     fn split_exponent(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
-        // Subnormals: scale by 2^54 first.
-        let tiny = self.float_like(f64::MIN_POSITIVE, ty, loc)?;
+        let fmt = format(ty);
+        let width = fmt.bytes;
+        // Subnormals: scale into the normal range first.
+        let scale = fmt.mantissa_bits as i32 + 2;
+        let tiny = self.float_like(if width == 8 { f64::MIN_POSITIVE } else { f64::from(f32::MIN_POSITIVE) }, ty, loc)?;
         let is_tiny = self.b.binary(B::Less, x, tiny);
-        let big = self.float_like(2f64.powi(54), ty, loc)?;
+        let big = self.float_like(2f64.powi(scale), ty, loc)?;
         let scaled = self.b.binary(B::Multiply, x, big);
         let x = self.b.select(is_tiny, scaled, x);
-        let (adj, none) = (self.float_like(-54.0, ty, loc)?, self.float_like(0.0, ty, loc)?);
+        let (adj, none) = (self.float_like(-f64::from(scale), ty, loc)?, self.float_like(0.0, ty, loc)?);
         let adj = self.b.select(is_tiny, adj, none);
         let bits = self.b.cast(x, ScalarKind::Uint, None);
         let uty = match ty {
-            T::Vector(_, n) => T::Vector(S::ULong, *n),
-            _ => T::Scalar(S::ULong),
+            T::Vector(_, n) => T::Vector(fmt.uint, *n),
+            _ => T::Scalar(fmt.uint),
         };
-        let k52 = self.b.u32(52);
-        let k52 = self.match_width(k52, ty);
-        let exp_bits = self.b.binary(B::ShiftRight, bits, k52);
-        let mask = self.int_like(0x7ff, &uty, loc)?;
+        let shift = self.b.u32(fmt.mantissa_bits);
+        let shift = self.match_width(shift, ty);
+        let exp_bits = self.b.binary(B::ShiftRight, bits, shift);
+        let mask = self.int_like(fmt.exponent_mask as i64, &uty, loc)?;
         let exp_bits = self.b.binary(B::And, exp_bits, mask);
-        let e = self.b.cast(exp_bits, ScalarKind::Float, Some(8));
-        let bias = self.float_like(1023.0, ty, loc)?;
+        let e = self.b.cast(exp_bits, ScalarKind::Float, Some(width));
+        let bias = self.float_like(fmt.bias, ty, loc)?;
         let e = self.b.binary(B::Subtract, e, bias);
         let e = self.b.binary(B::Add, e, adj);
-        let frac = self.int_like(0x000f_ffff_ffff_ffff, &uty, loc)?;
-        let one_bits = self.int_like(0x3ff0_0000_0000_0000, &uty, loc)?;
+        let frac = self.int_like(((1u64 << fmt.mantissa_bits) - 1) as i64, &uty, loc)?;
+        let one_bits = self.int_like(((fmt.bias as u64) << fmt.mantissa_bits) as i64, &uty, loc)?;
         let m = self.b.binary(B::And, bits, frac);
         let m = self.b.binary(B::InclusiveOr, m, one_bits);
         let m = self.b.cast(m, ScalarKind::Float, None);
@@ -215,7 +279,7 @@ impl Ctx<'_> {
         let d = self.b.binary(B::Add, two, f);
         let s = self.b.binary(B::Divide, f, d);
         let z = self.b.binary(B::Multiply, s, s);
-        let coeffs: Vec<f64> = (0..11).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
+        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
         let p = self.poly(z, &coeffs, ty, loc)?;
         Ok((e, self.b.binary(B::Multiply, s, p)))
     }
@@ -224,7 +288,8 @@ impl Ctx<'_> {
         let (e, l) = self.log_parts(x, ty, loc)?;
         let r = match base {
             LogBase::E => {
-                let (a, b) = (self.mul_c(e, LN2_HI, ty, loc)?, self.mul_c(e, LN2_LO, ty, loc)?);
+                let [hi, lo] = format(ty).ln2;
+                let (a, b) = (self.mul_c(e, hi, ty, loc)?, self.mul_c(e, lo, ty, loc)?);
                 let t = self.b.binary(B::Add, l, b);
                 self.b.binary(B::Add, a, t)
             }
@@ -233,7 +298,8 @@ impl Ctx<'_> {
                 self.b.binary(B::Add, e, t)
             }
             LogBase::Ten => {
-                let (a, b) = (self.mul_c(e, LG2_HI, ty, loc)?, self.mul_c(e, LG2_LO, ty, loc)?);
+                let [hi, lo] = format(ty).lg2;
+                let (a, b) = (self.mul_c(e, hi, ty, loc)?, self.mul_c(e, lo, ty, loc)?);
                 let t = self.mul_c(l, std::f64::consts::LOG10_E, ty, loc)?;
                 let t = self.b.binary(B::Add, t, b);
                 self.b.binary(B::Add, a, t)
@@ -256,12 +322,13 @@ impl Ctx<'_> {
     fn trig64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
         let k = self.mul_c(x, std::f64::consts::FRAC_2_PI, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
-        let r = self.reduce(x, k, &PIO2, ty, loc)?;
+        let r = self.reduce(x, k, &format(ty).pio2, ty, loc)?;
+        let n = format(ty).trig_degree;
         let z = self.b.binary(B::Multiply, r, r);
-        let sin_c = factorial_series(1..=19, 2, true);
+        let sin_c = factorial_series(1..=n - 1, 2, true);
         let s = self.poly(z, &sin_c, ty, loc)?;
         let s = self.b.binary(B::Multiply, r, s);
-        let cos_c = factorial_series(0..=20, 2, true);
+        let cos_c = factorial_series(0..=n, 2, true);
         let cos_c: Vec<f64> = cos_c.iter().enumerate().map(|(i, c)| if i == 0 { 1.0 } else { -c }).collect();
         let c = self.poly(z, &cos_c, ty, loc)?;
         let q = self.b.cast(k, ScalarKind::Sint, Some(4));
@@ -336,7 +403,7 @@ impl Ctx<'_> {
                 let d = self.b.binary(B::Subtract, e, inv);
                 let big = self.b.binary(B::Multiply, d, half);
                 let big = self.copysign(big, x, ty);
-                let series = factorial_series(1..=19, 2, false);
+                let series = factorial_series(1..=format(ty).trig_degree - 1, 2, false);
                 let p = self.poly(z, &series, ty, loc)?;
                 let tiny = self.b.binary(B::Multiply, x, p);
                 self.b.select(small, tiny, big)
@@ -347,8 +414,9 @@ impl Ctx<'_> {
                 let (n, d) = (self.b.binary(B::Subtract, one, e2), self.b.binary(B::Add, one, e2));
                 let big = self.b.binary(B::Divide, n, d);
                 let big = self.copysign(big, x, ty);
-                let sinh_s = factorial_series(1..=19, 2, false);
-                let cosh_s = factorial_series(0..=18, 2, false);
+                let n = format(ty).trig_degree;
+                let sinh_s = factorial_series(1..=n - 1, 2, false);
+                let cosh_s = factorial_series(0..=n - 2, 2, false);
                 let sp = self.poly(z, &sinh_s, ty, loc)?;
                 let sp = self.b.binary(B::Multiply, x, sp);
                 let cp = self.poly(z, &cosh_s, ty, loc)?;
@@ -369,13 +437,14 @@ impl Ctx<'_> {
         let r = self.b.binary(B::Subtract, e, q3);
         let r = self.b.cast(r, ScalarKind::Sint, Some(4));
         let a = self.b.math(M::Ldexp, &[m, r]);
-        let af = self.b.cast(a, ScalarKind::Float, Some(4));
+        let double = format(ty).bytes == 8;
+        let af = if double { self.b.cast(a, ScalarKind::Float, Some(4)) } else { a };
         let l = self.b.math(M::Log2, &[af]);
         let f3 = self.b.lit(naga::Literal::F32(1.0 / 3.0));
         let f3 = self.match_width(f3, ty);
         let l = self.b.binary(B::Multiply, l, f3);
         let y0 = self.b.math(M::Exp2, &[l]);
-        let mut y = self.b.cast(y0, ScalarKind::Float, Some(8));
+        let mut y = if double { self.b.cast(y0, ScalarKind::Float, Some(8)) } else { y0 };
         for _ in 0..2 {
             // y -= (y³ - a) / (3y²)
             let y2 = self.b.binary(B::Multiply, y, y);
@@ -414,7 +483,7 @@ impl Ctx<'_> {
             t = self.b.binary(B::Divide, t, d);
         }
         let z = self.b.binary(B::Multiply, t, t);
-        let coeffs: Vec<f64> = (0..14).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 } / f64::from(2 * k + 1)).collect();
+        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 } / f64::from(2 * k + 1)).collect();
         let p = self.poly(z, &coeffs, ty, loc)?;
         let a = self.b.binary(B::Multiply, t, p);
         let a = self.mul_c(a, 4.0, ty, loc)?;
