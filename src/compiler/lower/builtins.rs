@@ -107,7 +107,7 @@ impl Ctx<'_> {
         // asked for.
         let soft = match arg_ty.element() {
             Some(S::Double) => true,
-            Some(S::Float) => precision == Precision::Full,
+            Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
             _ => false,
         };
         if soft && super::fmath::handles(f) {

@@ -49,9 +49,17 @@ impl LowerError {
 
 type R<T> = Result<T, LowerError>;
 
+/// Build options that change the lowering.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowerOptions {
+    /// `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`: float math may use the
+    /// hardware's (less precise) functions.
+    pub fast_math: bool,
+}
+
 /// Lowers every kernel of `program`.
-pub fn lower_program(program: &Program, target: &Target) -> Result<Vec<CompiledKernel>, LowerError> {
-    program.kernels().map(|(id, _)| lower_kernel(program, id, target)).collect()
+pub fn lower_program(program: &Program, target: &Target, options: LowerOptions) -> Result<Vec<CompiledKernel>, LowerError> {
+    program.kernels().map(|(id, _)| lower_kernel(program, id, target, options)).collect()
 }
 
 /// A local of the function instance being lowered.
@@ -85,6 +93,7 @@ impl Frame {
 struct Ctx<'p> {
     program: &'p Program,
     target: &'p Target,
+    options: LowerOptions,
     module: Module,
     types: TypeMap,
     abi: Abi,
@@ -96,7 +105,7 @@ struct Ctx<'p> {
     constants: HashMap<u32, usize>,
 }
 
-fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKernel> {
+fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
@@ -108,6 +117,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     let mut cx = Ctx {
         program,
         target,
+        options,
         module,
         types,
         abi,
