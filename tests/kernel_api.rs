@@ -661,6 +661,12 @@ fn many_value_arguments() {
 #[test]
 fn argument_info_and_kernels_in_program() {
     let b = Built::new();
+    let plain = kernel(b.program, "axpy");
+    let no_info = unsafe { clGetKernelArgInfo(plain, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) };
+    assert_eq!(no_info, CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "argument info needs -cl-kernel-arg-info");
+    ok(unsafe { clReleaseKernel(plain) });
+    let options = std::ffi::CString::new("-cl-kernel-arg-info").unwrap();
+    ok(unsafe { clBuildProgram(b.program, 1, &b.env.device, options.as_ptr(), None, null_mut()) });
     let k = kernel(b.program, "axpy");
     let name = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, s, v, r) });
     let ty = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, s, v, r) });
