@@ -80,7 +80,8 @@ impl Batch {
         let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
         // SAFETY: the command buffer is recording.
         unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
-        self.timestamp(vk::PipelineStageFlags2::TOP_OF_PIPE, 0);
+        // Written once everything before has finished, not merely started: the command's start.
+        self.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
     }
 
     /// Ends the command begun last; `done` runs once it has executed.
