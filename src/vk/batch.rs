@@ -287,7 +287,7 @@ impl Tracker {
     /// Blocks until timeline `value` has signalled, then completes the batches up to it here,
     /// sparing the waiter a hop through the completion thread.
     pub fn wait_for(&self, gpu: &Gpu, value: u64) {
-        let result = wait_value(gpu, value);
+        let result = spin_then_wait(gpu, value);
         self.complete_through(gpu, value, result);
     }
 
@@ -307,6 +307,25 @@ impl Tracker {
             batch.complete(result);
         }
     }
+}
+
+/// How long an application thread polls the timeline before sleeping in the driver: a GPU
+/// finishes short commands in microseconds, far sooner than a sleeping thread is woken.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+    // On a CPU device (lavapipe) the spinning thread would steal the core doing the work.
+    if gpu.props.base.device_type != vk::PhysicalDeviceType::CPU {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SPIN {
+            // SAFETY: reading our own timeline semaphore.
+            if unsafe { gpu.device.get_semaphore_counter_value(gpu.timeline) }? >= value {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+    }
+    wait_value(gpu, value)
 }
 
 fn wait_value(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
