@@ -39,7 +39,7 @@ impl Builtins {
 
     /// Records a copy of `size` bytes if the kernel can do it (16-byte aligned ends and size).
     pub fn copy(&self, device: &Device, batch: &mut Batch, (src, src_at): (&Arc<Buffer>, u64), (dst, dst_at): (&Arc<Buffer>, u64), size: u64) -> CLResult<bool> {
-        if (src_at | dst_at | size) % ELEMENT != 0 {
+        if !(src_at | dst_at | size).is_multiple_of(ELEMENT) {
             return Ok(false);
         }
         for (at, len) in chunks(device, size) {
@@ -59,7 +59,7 @@ impl Builtins {
 
     /// Records a fill with a 16-byte `value` if the kernel can do it (16-byte aligned range).
     pub fn fill(&self, device: &Device, batch: &mut Batch, (dst, dst_at): (&Arc<Buffer>, u64), size: u64, value: [u8; 16]) -> CLResult<bool> {
-        if (dst_at | size) % ELEMENT != 0 {
+        if !(dst_at | size).is_multiple_of(ELEMENT) {
             return Ok(false);
         }
         for (at, len) in chunks(device, size) {

@@ -3,7 +3,7 @@
 
 use super::device::Device;
 use super::memory::{Mem, WORD};
-use super::program::{Executable, Program};
+use super::program::{ConstantBuffers, Executable, Program};
 use super::queue::Work;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
@@ -185,7 +185,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
 }
 
 /// Program-scope `__constant` data of kernel `k`, uploaded once per executable.
-fn constants(device: &Device, exe: &Executable, k: usize) -> CLResult<Arc<Vec<(u32, bool, Arc<Buffer>)>>> {
+fn constants(device: &Device, exe: &Executable, k: usize) -> CLResult<Arc<ConstantBuffers>> {
     let mut cache = exe.constants.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = cache.get(&k) {
         return Ok(c.clone());

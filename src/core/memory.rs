@@ -181,7 +181,10 @@ impl Mem {
 
     /// Copies a host rectangle straight into the buffer's mapping, if it has one. Only for a
     /// command that may execute now (see `Queue::execute_now`).
-    pub fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
+    ///
+    /// # Safety
+    /// `src` holds the host rectangle, which the caller has checked.
+    pub unsafe fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
         let Some(base) = self.buffer.mapped() else { return false };
         let base = base.as_ptr().wrapping_add(self.base as usize);
         for (b, h) in buf.rows(region).zip(host.rows(region)) {
@@ -192,7 +195,10 @@ impl Mem {
     }
 
     /// Copies a buffer rectangle straight out of its mapping, if host reads of it are fast.
-    pub fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
+    ///
+    /// # Safety
+    /// `dst` has room for the host rectangle, which the caller has checked.
+    pub unsafe fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
         let Some(base) = self.buffer.mapped().filter(|_| self.buffer.host_cached()) else { return false };
         let base = base.as_ptr().wrapping_add(self.base as usize);
         for (b, h) in buf.rows(region).zip(host.rows(region)) {
@@ -204,7 +210,10 @@ impl Mem {
 
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's
     /// memory is free when the call returns; the copy into the buffer runs in order.
-    pub fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
+    ///
+    /// # Safety
+    /// `src` holds the host rectangle, which the caller has checked.
+    pub unsafe fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
         let row = region[0];
         let upload = staging(device, row * region[1] * region[2], Placement::Upload)?;
         let dst = mapped(&upload)?;
@@ -283,7 +292,7 @@ impl Mem {
     pub fn fill(self: &Arc<Self>, device: &Arc<Device>, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
         let start = self.base + offset as u64;
         let mem = self.clone();
-        let aligned = (start | size as u64) % ELEMENT == 0;
+        let aligned = (start | size as u64).is_multiple_of(ELEMENT);
         if let (Some(value), true, Some(_)) = (fill_element(pattern), aligned, device.builtins()) {
             let device = device.clone();
             return Ok(Box::new(move |batch| {
@@ -294,7 +303,7 @@ impl Mem {
                 Ok(None)
             }));
         }
-        if let Some(word) = fill_word(pattern).filter(|_| start % 4 == 0 && size % 4 == 0) {
+        if let Some(word) = fill_word(pattern).filter(|_| start.is_multiple_of(4) && size.is_multiple_of(4)) {
             return Ok(Box::new(move |batch| {
                 // SAFETY: recording; the range is 4-byte aligned and inside the buffer.
                 unsafe { batch.gpu().device.cmd_fill_buffer(batch.cmd(), mem.buffer.raw, start, size as u64, word) };

@@ -48,15 +48,21 @@ pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
 pub struct Executable {
     pub program: compiler::Program,
     pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
-    /// Program-scope `__constant` data per kernel index: (binding, uniform, buffer).
-    pub constants: Mutex<HashMap<usize, Arc<Vec<(u32, bool, Arc<Buffer>)>>>>,
+    /// Program-scope `__constant` data per kernel index.
+    pub constants: Mutex<HashMap<usize, Arc<ConstantBuffers>>>,
 }
+
+/// Program-scope `__constant` data uploaded for a kernel: (binding, uniform, buffer).
+pub type ConstantBuffers = Vec<(u32, bool, Arc<Buffer>)>;
+
+/// Recently built executables, keyed by a hash of (device, text, options).
+type ExecutableCache = Mutex<VecDeque<(u64, Arc<Executable>)>>;
 
 /// Recently built executables by (device, text, options), so rebuilding a program is a lookup.
 const CACHED_EXECUTABLES: usize = 64;
 
-fn executable_cache() -> &'static Mutex<VecDeque<(u64, Arc<Executable>)>> {
-    static CACHE: OnceLock<Mutex<VecDeque<(u64, Arc<Executable>)>>> = OnceLock::new();
+fn executable_cache() -> &'static ExecutableCache {
+    static CACHE: OnceLock<ExecutableCache> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 

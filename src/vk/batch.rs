@@ -61,12 +61,13 @@ impl Batch {
         &self.gpu
     }
 
-    pub fn len(&self) -> u32 {
+    /// Commands recorded so far.
+    pub fn commands(&self) -> u32 {
         self.done.len() as u32
     }
 
     pub fn is_full(&self) -> bool {
-        self.len() >= MAX_COMMANDS
+        self.commands() >= MAX_COMMANDS
     }
 
     /// Starts a command: a full memory barrier orders it after everything submitted or recorded
@@ -93,7 +94,7 @@ impl Batch {
     fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
         if let Some(q) = self.queries {
             // SAFETY: the query index is below the pool's size (`is_full` bounds the batch).
-            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.len() + which) };
+            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.commands() + which) };
         }
     }
 
