@@ -661,7 +661,16 @@ fn many_value_arguments() {
 #[test]
 fn argument_info_and_kernels_in_program() {
     let b = Built::new();
-    let k = kernel(b.program, "axpy");
+    let plain = kernel(b.program, "axpy");
+    assert_eq!(unsafe { clGetKernelArgInfo(plain, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) }, CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "built without -cl-kernel-arg-info");
+    ok(unsafe { clReleaseKernel(plain) });
+    let text = std::ffi::CString::new(SOURCE).unwrap();
+    let ptr = text.as_ptr();
+    let mut err = 1;
+    let with_info = unsafe { clCreateProgramWithSource(b.env.context, 1, &ptr, null(), &mut err) };
+    ok(err);
+    ok(unsafe { clBuildProgram(with_info, 1, &b.env.device, c"-cl-kernel-arg-info".as_ptr(), None, null_mut()) });
+    let k = kernel(with_info, "axpy");
     let name = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, s, v, r) });
     let ty = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, s, v, r) });
     let space = |i| info_value::<cl_kernel_arg_address_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r) });
@@ -682,6 +691,7 @@ fn argument_info_and_kernels_in_program() {
     assert_eq!(names, ["add_float", "add_int", "axpy", "index2d"]);
     kernels.iter().for_each(|&k| ok(unsafe { clReleaseKernel(k) }));
     ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(with_info) });
 }
 
 #[test]

@@ -107,7 +107,7 @@ entry! {
 
 entry! {
     fn clReleaseMemObject(mem: cl_mem) -> CLResult<()> {
-        release::<Mem>(mem)
+        release::<Mem>(mem).map(drop)
     }
 }
 

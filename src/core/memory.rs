@@ -58,6 +58,9 @@ struct Mapping {
     staging: Option<Arc<Staging>>,
 }
 
+/// Kernels access buffers in words of this many bytes at least.
+pub const WORD: u64 = 4;
+
 fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
 }
@@ -112,7 +115,9 @@ impl Rect {
 impl Mem {
     pub fn new_buffer(context: Arc<Context>, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?;
-        let buffer = Arc::new(Buffer::new(&device.gpu, size as u64, Placement::Device).map_err(device_error)?);
+        // Kernels see 8- and 16-bit data as 32-bit words: the last word must exist whole.
+        let padded = (size as u64).next_multiple_of(WORD);
+        let buffer = Arc::new(Buffer::new(&device.gpu, padded, Placement::Device).map_err(device_error)?);
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application passes `size` readable bytes.
             let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
