@@ -793,3 +793,28 @@ fn sources_in_pieces_with_lengths() {
     ok(unsafe { clReleaseKernel(k) });
     ok(unsafe { clReleaseProgram(program) });
 }
+
+#[test]
+fn kernel_on_a_buffer_past_the_descriptor_range() {
+    // 256 MiB exceeds lavapipe's storage-buffer range: a launch either reaches the last element
+    // or refuses with CL_OUT_OF_RESOURCES, never writes short.
+    let env = Env::new();
+    let max: cl_ulong = device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    let size = (256usize << 20).min(max as usize);
+    let program = build(env.context, env.device, "kernel void tail(global int* out, int base) { out[base + get_global_id(0)] = (int)get_global_id(0) + 1; }\n");
+    let k = kernel(program, "tail");
+    let mem = env.buffer(CL_MEM_READ_WRITE, size);
+    set_arg(k, 0, &mem.0);
+    let base = ((size - 4096) / 4) as i32;
+    set_arg(k, 1, &base);
+    let global = [1024usize];
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), global.as_ptr(), null(), 0, null(), null_mut()) };
+    if code == CL_SUCCESS {
+        let got: Vec<i32> = env.read(&mem, size - 4096, 4096).chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, (1..=1024).collect::<Vec<i32>>());
+    } else {
+        assert_eq!(code, CL_OUT_OF_RESOURCES);
+    }
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
