@@ -818,3 +818,46 @@ fn kernel_on_a_buffer_past_the_descriptor_range() {
     ok(unsafe { clReleaseKernel(k) });
     ok(unsafe { clReleaseProgram(program) });
 }
+
+#[test]
+fn program_and_kernel_queries_follow_the_protocol() {
+    let b = Built::new();
+    let (p, d) = (b.program, b.env.device);
+    let k = kernel(p, "axpy");
+    let sized = |name: &str, expected: usize, query: &dyn Fn(usize, *mut c_void, *mut usize) -> cl_int| {
+        let mut size = 0;
+        assert_eq!(query(0, null_mut(), &mut size), CL_SUCCESS, "{name}");
+        assert_eq!(size, expected, "{name}");
+        let mut buf = vec![0u8; size];
+        if size > 0 {
+            assert_eq!(query(size - 1, buf.as_mut_ptr().cast(), null_mut()), CL_INVALID_VALUE, "{name}: short buffer");
+        }
+        assert_eq!(query(size, buf.as_mut_ptr().cast(), null_mut()), CL_SUCCESS, "{name}");
+    };
+    sized("program reference count", 4, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_REFERENCE_COUNT, s, v, r) });
+    sized("program context", 8, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_CONTEXT, s, v, r) });
+    sized("program devices", 8, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_DEVICES, s, v, r) });
+    sized("program binary sizes", 8, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, s, v, r) });
+    sized("build status", 4, &|s, v, r| unsafe { clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_STATUS, s, v, r) });
+    sized("binary type", 4, &|s, v, r| unsafe { clGetProgramBuildInfo(p, d, CL_PROGRAM_BINARY_TYPE, s, v, r) });
+    sized("kernel reference count", 4, &|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, s, v, r) });
+    sized("kernel context", 8, &|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_CONTEXT, s, v, r) });
+    sized("work-group size", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, s, v, r) });
+    sized("compile work-group size", 24, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, s, v, r) });
+    sized("local memory size", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, s, v, r) });
+    sized("preferred multiple", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, s, v, r) });
+    sized("private memory size", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PRIVATE_MEM_SIZE, s, v, r) });
+    let context: cl_context = info_value(|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_CONTEXT, s, v, r) });
+    assert_eq!(context, b.env.context);
+    let devices: Vec<cl_device_id> = info_array(|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_DEVICES, s, v, r) });
+    assert_eq!(devices, [d]);
+    unsafe {
+        assert_eq!(clGetProgramInfo(p, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetProgramBuildInfo(p, d, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetKernelInfo(k, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetKernelWorkGroupInfo(k, d, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetKernelInfo(p, CL_KERNEL_NUM_ARGS, 0, null_mut(), null_mut()), CL_INVALID_KERNEL, "a program is not a kernel");
+        assert_eq!(clGetProgramInfo(k, CL_PROGRAM_NUM_DEVICES, 0, null_mut(), null_mut()), CL_INVALID_PROGRAM, "a kernel is not a program");
+    }
+    ok(unsafe { clReleaseKernel(k) });
+}
