@@ -422,8 +422,7 @@ fn non_blocking_map_after_a_gated_write() {
     let mem = env.buffer_from(&[0u8; 4096]);
     let data = pattern(4096, 30);
     let mut err = 1;
-    let gate = unsafe { clCreateUserEvent(env.context, &mut err) };
-    ok(err);
+    let gate = user_event(env.context);
     let mut w = null_mut();
     ok(unsafe { clEnqueueWriteBuffer(env.queue, mem.0, CL_FALSE, 0, 4096, data.as_ptr().cast(), 1, &gate, &mut w) });
     let mut mapped = null_mut();

@@ -204,11 +204,10 @@ fn bad_work_sizes() {
 #[test]
 fn bad_kernel_creation() {
     let env = Env::new();
+    let unbuilt = program(env.context, SOURCE);
     let text = std::ffi::CString::new(SOURCE).unwrap();
     let ptr = text.as_ptr();
     let mut err = 1;
-    let unbuilt = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
     let name = c"add_int";
     assert!(unsafe { clCreateKernel(unbuilt, name.as_ptr(), &mut err) }.is_null());
     assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
@@ -357,9 +356,8 @@ fn arguments_are_captured_at_enqueue() {
     let (mx, my) = (env.buffer_from(bytes_of(&x)), env.buffer_from(bytes_of(&y)));
     set_arg(k, 0, &mx.0);
     set_arg(k, 1, &my.0);
+    let gate = user_event(env.context);
     let mut err = 1;
-    let gate = unsafe { clCreateUserEvent(env.context, &mut err) };
-    ok(err);
     let global = [n];
     for factor in [3i32, 5] {
         set_arg(k, 2, &factor);
@@ -423,15 +421,7 @@ fn compile_and_link_separately() {
     let header = "int twice(int x);\n";
     let lib_source = "int twice(int x) { return 2 * x; }\n";
     let main_source = "#include \"twice.h\"\nkernel void k(global int* out) { out[get_global_id(0)] = twice((int)get_global_id(0)); }\n";
-    let create = |text: &str| {
-        let c = std::ffi::CString::new(text).unwrap();
-        let p = c.as_ptr();
-        let mut err = 1;
-        let program = unsafe { clCreateProgramWithSource(env.context, 1, &p, null(), &mut err) };
-        ok(err);
-        program
-    };
-    let (h, lib, main) = (create(header), create(lib_source), create(main_source));
+    let (h, lib, main) = (program(env.context, header), program(env.context, lib_source), program(env.context, main_source));
     let name = c"twice.h".as_ptr();
     ok(unsafe { clCompileProgram(lib, 1, &env.device, null(), 0, null(), null(), None, null_mut()) });
     ok(unsafe { clCompileProgram(main, 1, &env.device, null(), 1, &h, &name, None, null_mut()) });
@@ -533,11 +523,7 @@ extern "C" fn count_build(_program: cl_program, user_data: *mut c_void) {
 #[test]
 fn build_options_callbacks_and_devices() {
     let env = Env::new();
-    let text = std::ffi::CString::new(MORE).unwrap();
-    let ptr = text.as_ptr();
-    let mut err = 1;
-    let program = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
+    let program = program(env.context, MORE);
     let build_with = |options: &std::ffi::CStr| unsafe { clBuildProgram(program, 1, &env.device, options.as_ptr(), None, null_mut()) };
     assert_eq!(build_with(c"-no-such-option"), CL_INVALID_BUILD_OPTIONS);
     let calls = std::sync::atomic::AtomicUsize::new(0);
@@ -561,12 +547,8 @@ fn build_options_callbacks_and_devices() {
 #[test]
 fn build_options_reach_the_compiler() {
     let env = Env::new();
-    let source = "kernel void v(global int* out) { out[0] = VALUE * 2; }\n";
-    let text = std::ffi::CString::new(source).unwrap();
-    let ptr = text.as_ptr();
+    let program = program(env.context, "kernel void v(global int* out) { out[0] = VALUE * 2; }\n");
     let mut err = 1;
-    let program = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
     ok(unsafe { clBuildProgram(program, 1, &env.device, c"-D VALUE=21 -cl-std=CL3.0 -cl-mad-enable -w".as_ptr(), None, null_mut()) });
     let k = kernel(program, "v");
     let out = env.buffer(CL_MEM_READ_WRITE, 4);
@@ -664,11 +646,7 @@ fn argument_info_and_kernels_in_program() {
     let plain = kernel(b.program, "axpy");
     assert_eq!(unsafe { clGetKernelArgInfo(plain, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) }, CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "built without -cl-kernel-arg-info");
     ok(unsafe { clReleaseKernel(plain) });
-    let text = std::ffi::CString::new(SOURCE).unwrap();
-    let ptr = text.as_ptr();
-    let mut err = 1;
-    let with_info = unsafe { clCreateProgramWithSource(b.env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
+    let with_info = program(b.env.context, SOURCE);
     ok(unsafe { clBuildProgram(with_info, 1, &b.env.device, c"-cl-kernel-arg-info".as_ptr(), None, null_mut()) });
     let k = kernel(with_info, "axpy");
     let name = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, s, v, r) });
@@ -697,14 +675,7 @@ fn argument_info_and_kernels_in_program() {
 #[test]
 fn libraries_and_link_options() {
     let env = Env::new();
-    let create = |text: &str| {
-        let c = std::ffi::CString::new(text).unwrap();
-        let p = c.as_ptr();
-        let mut err = 1;
-        let program = unsafe { clCreateProgramWithSource(env.context, 1, &p, null(), &mut err) };
-        ok(err);
-        program
-    };
+    let create = |text: &str| program(env.context, text);
     let binary_type = |p: cl_program| info_value::<cl_program_binary_type>(|s, v, r| unsafe { clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BINARY_TYPE, s, v, r) });
     let helper = create("int triple(int x) { return SCALE * x; }\n");
     let main = create("int triple(int x);\nkernel void k(global int* out) { out[get_global_id(0)] = triple((int)get_global_id(0)); }\n");

@@ -77,12 +77,7 @@ fn threads_set_user_events_that_gate_other_threads_commands() {
     let env = Env::new();
     let mem = env.buffer(CL_MEM_READ_WRITE, 4 * THREADS);
     let gates: Vec<usize> = (0..THREADS)
-        .map(|_| {
-            let mut err = 1;
-            let e = unsafe { clCreateUserEvent(env.context, &mut err) };
-            ok(err);
-            e as usize
-        })
+        .map(|_| user_event(env.context) as usize)
         .collect();
     let queue = env.queue as usize;
     let mem_handle = mem.0 as usize;
