@@ -832,3 +832,41 @@ fn program_and_kernel_queries_follow_the_protocol() {
     }
     ok(unsafe { clReleaseKernel(k) });
 }
+
+#[test]
+fn empty_grids_and_large_constant_arguments() {
+    let env = Env::new();
+    let source = "kernel void last(constant int* c, global int* out, int i) { out[0] = c[i]; }\nkernel void one(global int* out) { out[get_global_id(0)] = 1; }\n";
+    let program = build(env.context, env.device, source);
+    // A zero-sized grid is a no-op (OpenCL 2.1+) or, as before 2.1, CL_INVALID_GLOBAL_WORK_SIZE.
+    let one = kernel(program, "one");
+    let out = env.buffer_from(&[0u8; 16]);
+    set_arg(one, 0, &out.0);
+    let zero = [0usize];
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, one, 1, null(), zero.as_ptr(), null(), 0, null(), null_mut()) };
+    assert!(code == CL_SUCCESS || code == CL_INVALID_GLOBAL_WORK_SIZE, "{}", error_name(code));
+    env.finish();
+    assert_eq!(env.read(&out, 0, 16), [0u8; 16]);
+    // A __constant argument larger than CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: whole or refused.
+    let max: cl_ulong = device_info(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+    let n = (max as usize + 4096) / 4;
+    let values: Vec<i32> = (0..n as i32).map(|i| i ^ 0x5555).collect();
+    let c = env.buffer_from(bytes_of(&values));
+    let k = kernel(program, "last");
+    set_arg(k, 0, &c.0);
+    set_arg(k, 1, &out.0);
+    set_arg(k, 2, &(n as i32 - 1));
+    let one_item = [1usize];
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), one_item.as_ptr(), null(), 0, null(), null_mut()) };
+    if code == CL_SUCCESS {
+        env.finish();
+        assert_eq!(read_as::<i32>(&env, &out, 1), [values[n - 1]]);
+    } else {
+        assert_eq!(code, CL_OUT_OF_RESOURCES);
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseKernel(one));
+        ok(clReleaseProgram(program));
+    }
+}
