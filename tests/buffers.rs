@@ -267,6 +267,10 @@ fn copy_host_ptr_copies_at_creation() {
     assert_eq!(mem_info::<cl_mem_flags>(mem.0, CL_MEM_FLAGS), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, "READ_WRITE is the default");
     let alloc = env.buffer(CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, 64);
     assert_eq!(mem_info::<cl_mem_flags>(alloc.0, CL_MEM_FLAGS), CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR);
+    // ALLOC_HOST_PTR and COPY_HOST_PTR together: allocated for the host, initialised from it.
+    let mut init = pattern(512, 33);
+    let both = Mem(create_buffer(env.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR, 512, init.as_mut_ptr().cast()));
+    assert_eq!(env.read(&both, 0, 512), init);
 }
 
 fn sub_buffer(parent: &Mem, flags: cl_mem_flags, origin: usize, size: usize) -> Result<Mem, cl_int> {
