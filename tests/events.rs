@@ -401,3 +401,22 @@ fn blocking_read_waits_for_a_user_event_set_by_another_thread() {
     setter.join().unwrap();
     release(&[gate, w]);
 }
+
+#[test]
+fn out_of_order_queue_follows_explicit_dependencies_only() {
+    let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let (src, dst, other) = (env.buffer(CL_MEM_READ_WRITE, 256), env.buffer(CL_MEM_READ_WRITE, 256), env.buffer(CL_MEM_READ_WRITE, 256));
+    let data = pattern(256, 50);
+    let gate = user_event(env.context);
+    let a = write_after(env.queue, &src, 0, &data, &[gate]);
+    let mut b = null_mut();
+    ok(unsafe { clEnqueueCopyBuffer(env.queue, src.0, dst.0, 0, 0, 256, 1, &a, &mut b) });
+    let c = write_after(env.queue, &other, 0, &[4u8; 256], &[]);
+    ok(unsafe { clWaitForEvents(1, &c) });
+    assert!(event_status(a) > CL_COMPLETE && event_status(b) > CL_COMPLETE, "held behind the user event");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    ok(unsafe { clWaitForEvents(1, &b) });
+    assert_eq!(env.read(&dst, 0, 256), data, "the copy ran after the write it waits for");
+    assert_eq!(env.read(&other, 0, 256), [4u8; 256]);
+    release(&[gate, a, b, c]);
+}
