@@ -5,6 +5,7 @@
 
 mod expand;
 mod expr;
+mod standard;
 
 use super::diag::Diagnostics;
 use super::lex::{lex, PpToken};
@@ -77,6 +78,7 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     let cl3 = opts.cl_std == Some(ClStd::Cl30);
     flag("__opencl_c_int64", cl3 && target.int64);
     flag("__opencl_c_fp64", cl3 && target.fp64);
+    defs.extend(standard::standard_macros(target));
     defs
 }
 
@@ -641,7 +643,7 @@ impl Preprocessor<'_> {
     }
 
     fn finish(self) -> Preprocessed {
-        let text = render_text(&self.out, &self.extensions, self.fp_contract);
+        let text = render_text(&self.out, self.eof.file, &self.extensions, self.fp_contract);
         let mut tokens: Vec<Token> = Vec::with_capacity(self.out.len() + 1);
         for pp in self.out {
             let kind = match pp.kind {
@@ -722,28 +724,34 @@ fn message_text(args: &[PpToken], directive: &str) -> String {
     text
 }
 
-/// The output as text that preprocesses and lexes back to the same tokens: pragmas first,
-/// then one line per source line, tokens separated by spaces.
-fn render_text(tokens: &[PpToken], extensions: &[String], fp_contract: bool) -> String {
+/// The program as text that preprocesses to the same tokens, laid out so that every token of
+/// the main file keeps its line and column (where a macro expansion on the line has not pushed
+/// it further right): a build that compiles this text again reports errors at the positions of
+/// the source. Tokens of included files go on the line of their `#include`; the pragmas that
+/// must survive come last, so they shift no line.
+fn render_text(tokens: &[PpToken], main: FileId, extensions: &[String], fp_contract: bool) -> String {
     let mut text = String::new();
+    let (mut line, mut col) = (1u32, 1u32);
+    for t in tokens {
+        let main_file = t.loc.file == main;
+        if main_file && t.loc.line > line {
+            text.extend(std::iter::repeat_n('\n', (t.loc.line - line) as usize));
+            (line, col) = (t.loc.line, 1);
+        }
+        let target_col = if main_file && t.loc.line == line { t.loc.col } else { 0 };
+        let pad = if target_col >= col { (target_col - col) as usize } else { usize::from(col > 1) };
+        text.extend(std::iter::repeat_n(' ', pad));
+        text.push_str(&t.spelling);
+        col += (pad + t.spelling.len()) as u32;
+    }
+    if col > 1 {
+        text.push('\n');
+    }
     for ext in extensions {
         let _ = writeln!(text, "#pragma OPENCL EXTENSION {ext} : enable");
     }
     if !fp_contract {
         text.push_str("#pragma OPENCL FP_CONTRACT OFF\n");
-    }
-    let mut prev: Option<Loc> = None;
-    for t in tokens {
-        match prev {
-            Some(p) if p.file == t.loc.file && p.line == t.loc.line => text.push(' '),
-            Some(_) => text.push('\n'),
-            None => {}
-        }
-        text.push_str(&t.spelling);
-        prev = Some(t.loc);
-    }
-    if prev.is_some() {
-        text.push('\n');
     }
     text
 }
@@ -1186,7 +1194,8 @@ puts( "The first, second, and third items." );
             TokenKind::Int {
                 value: 2,
                 unsigned: false,
-                long: false
+                long: false,
+                decimal: true
             }
         );
         assert_eq!(r.pp.tokens.last().map(|t| &t.kind), Some(&TokenKind::Eof));
@@ -1276,7 +1285,7 @@ puts( "The first, second, and third items." );
         assert_eq!(counts, vec![(6, None), (7, Some(4)), (8, Some(8))]);
         assert_eq!(
             r.pp.text,
-            "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL FP_CONTRACT OFF\nint x ;\n"
+            "\n\n\n\n\n\n\n\n\nint x;\n#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL FP_CONTRACT OFF\n"
         );
     }
 
@@ -1318,6 +1327,18 @@ puts( "The first, second, and third items." );
                 .collect::<Vec<_>>()
         };
         assert_eq!(kinds(&first), kinds(&again));
+    }
+
+    #[test]
+    fn text_output_keeps_lines_and_columns() {
+        let text = "#define N 4\n#define TWICE(x) ((x) + (x))\nkernel void k(global int *p) {\n  p[0] = N;  p[1]=2;\n\n\tp[2] = TWICE(1); p[3] = 3;\n}\n";
+        let r = run_with(text, "", &[("h.h", "#define H 1\nint h;\n")]);
+        assert_eq!(
+            r.pp.text,
+            "\n\nkernel void k(global int *p) {\n  p[0] = 4;  p[1]=2;\n\n p[2] = ( (   1 ) + ( 1 ) ) ; p [ 3 ] = 3 ;\n}\n"
+        );
+        let r = run_with("#include \"h.h\"\nint x = H;\n", "", &[("h.h", "#define H 1\nint h;\n")]);
+        assert_eq!(r.pp.text, "int h ;\nint x = 1;\n");
     }
 
     #[test]

@@ -66,6 +66,7 @@ fn math(name: &str) -> Option<(MathFn, usize)> {
         "pow" => (Pow, 2),
         "powr" => (Powr, 2),
         "atan2" => (Atan2, 2),
+        "remainder" => (Remainder, 2),
         "fmod" => (Fmod, 2),
         "hypot" => (Hypot, 2),
         "copysign" => (Copysign, 2),
@@ -174,6 +175,10 @@ impl Sema<'_> {
             return self.atomic_call(a, name, args, loc);
         }
         match name {
+            "__builtin_inff" | "__builtin_nanf" | "__builtin_inf" => self.special_float(name, args, loc),
+            "fract" | "sincos" | "modf" | "frexp" | "remquo" => self.pointer_out_call(name, args, loc),
+            "isordered" | "isunordered" | "islessgreater" => self.ordering_call(name, args, loc),
+            "shuffle" | "shuffle2" => self.shuffle_call(name, args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
             "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
@@ -218,21 +223,21 @@ impl Sema<'_> {
         self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)"))
     }
 
-    fn arity(&mut self, name: &str, args: &[Expr], n: usize, loc: Loc) -> Option<()> {
+    pub(super) fn arity(&mut self, name: &str, args: &[Expr], n: usize, loc: Loc) -> Option<()> {
         if args.len() != n {
             return self.err(loc, format!("'{name}' takes {n} argument(s), but {} were given", args.len()));
         }
         Some(())
     }
 
-    fn no_overload(&mut self, name: &str, args: &[Expr], loc: Loc) -> Option<Expr> {
+    pub(super) fn no_overload(&mut self, name: &str, args: &[Expr], loc: Loc) -> Option<Expr> {
         let types: Vec<String> = args.iter().map(|a| format!("'{}'", self.type_str(&a.ty))).collect();
         self.err(loc, format!("no overload of '{name}' takes ({})", types.join(", ")))
     }
 
     /// The generic type of a call: the first vector argument's type, else the first
     /// argument's; integers become `float` for float functions.
-    fn gentype(&mut self, name: &str, args: &[Expr], float: bool, loc: Loc) -> Option<Type> {
+    pub(super) fn gentype(&mut self, name: &str, args: &[Expr], float: bool, loc: Loc) -> Option<Type> {
         let first = args.iter().find(|a| a.ty.width() > 1).or(args.first());
         let Some(ty) = first.map(|a| a.ty.clone()).filter(Type::is_arithmetic) else {
             return self.no_overload(name, args, loc).map(|e| e.ty);
@@ -247,7 +252,7 @@ impl Sema<'_> {
 
     /// Converts every argument to `ty`: scalars convert (and widen to a vector), a vector of
     /// another type has no overload.
-    fn fit(&mut self, name: &str, args: Vec<Expr>, ty: &Type, loc: Loc) -> Option<Vec<Expr>> {
+    pub(super) fn fit(&mut self, name: &str, args: Vec<Expr>, ty: &Type, loc: Loc) -> Option<Vec<Expr>> {
         if args.iter().any(|a| !a.ty.is_arithmetic() || (a.ty.width() > 1 && a.ty != *ty)) {
             return self.no_overload(name, &args, loc).map(|_| vec![]);
         }
@@ -414,6 +419,19 @@ impl Sema<'_> {
         }
         args.push(c);
         Some(call(Builtin::Select, args, ty, loc))
+    }
+
+    /// The infinity and quiet NaN constants behind `INFINITY`, `HUGE_VALF`, `HUGE_VAL` and
+    /// `NAN` (see `preprocess/standard.rs`).
+    fn special_float(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 0, loc)?;
+        let (value, s) = match name {
+            "__builtin_nanf" => (f64::NAN, Scalar::Float),
+            "__builtin_inff" => (f64::INFINITY, Scalar::Float),
+            _ if self.target.fp64 => (f64::INFINITY, Scalar::Double),
+            _ => return self.err(loc, format!("'{name}' is a double, which needs the cl_khr_fp64 extension")),
+        };
+        Some(Expr { kind: ExprKind::Float(value), ty: Type::Scalar(s), loc })
     }
 
     /// `barrier(flags)` and the fences: the flags must be a constant.

@@ -139,7 +139,7 @@ impl Sema<'_> {
         let loc = e.loc;
         let value = match &e.kind {
             K::Ident(name) => return self.ident(name, loc),
-            K::Int { value, unsigned, long } => self.int_literal(*value, *unsigned, *long, loc)?,
+            K::Int { value, unsigned, long, decimal } => self.int_literal(*value, *unsigned, *long, *decimal, loc)?,
             K::Float { value, suffix } => self.float_literal(*value, *suffix, loc),
             K::Char(c) => int(u64::from(*c), Scalar::Int, loc),
             K::Str(_) => return self.err(loc, "string literals are not supported (there is no printf)"),
@@ -258,24 +258,21 @@ impl Sema<'_> {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
             Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
-            None => match super::names::predefined_constant(name, loc) {
-                Some(Expr { ty: Type::Scalar(Scalar::Double), .. }) if !self.target.fp64 => {
-                    self.err(loc, format!("'{name}' is a double constant, which needs the cl_khr_fp64 extension"))
-                }
-                Some(e) => Some(Val::Value(e)),
-                None => self.err(loc, format!("use of undeclared identifier '{name}'")),
-            },
+            None => self.err(loc, format!("use of undeclared identifier '{name}'")),
         }
     }
 
-    /// The type of an integer literal: the first of its candidate types that holds the value.
-    fn int_literal(&mut self, value: u64, unsigned: bool, long: bool, loc: Loc) -> Option<Expr> {
+    /// The type of an integer literal: the first of its candidate types that holds the value
+    /// (C99 §6.4.4.1; an unsuffixed or `l` decimal literal is never unsigned, except one too
+    /// large for `long`, which is `ulong` as in clang).
+    fn int_literal(&mut self, value: u64, unsigned: bool, long: bool, decimal: bool, loc: Loc) -> Option<Expr> {
         use Scalar::*;
-        let candidates: &[Scalar] = match (unsigned, long) {
-            (false, false) => &[Int, UInt, Long, ULong],
-            (true, false) => &[UInt, ULong],
-            (false, true) => &[Long, ULong],
-            (true, true) => &[ULong],
+        let candidates: &[Scalar] = match (unsigned, long, decimal) {
+            (false, false, true) => &[Int, Long, ULong],
+            (false, false, false) => &[Int, UInt, Long, ULong],
+            (true, false, _) => &[UInt, ULong],
+            (false, true, _) => &[Long, ULong],
+            (true, true, _) => &[ULong],
         };
         let fits = |s: &&Scalar| match s {
             Int => value <= i32::MAX as u64,

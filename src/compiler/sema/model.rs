@@ -655,6 +655,15 @@ pub enum MathFn {
     Distance,
     Normalize,
     Cross,
+    /// `remainder(x, y)`: `x - n * y` with `n` the integer nearest `x / y` (ties to even).
+    Remainder,
+    /// The quotient bits `remquo` stores: the sign of `x / y` and (at least) the 7 low bits of
+    /// `|n|` (`n` as for `Remainder`). Result: `int` / `intn` of the operands' shape.
+    RemquoQuotient,
+    /// `frexp`'s mantissa: `x = m * 2^e` with `|m|` in [0.5, 1) (`x` itself for 0, inf, NaN).
+    Frexp,
+    /// `frexp`'s exponent `e` (0 for 0, inf, NaN). Result: `int` / `intn` of `x`'s shape.
+    FrexpExponent,
     /// `isnan`/`isinf`/`isfinite`/`signbit`: `int` for scalars, signed vector -1/0 for vectors.
     IsNan,
     IsInf,

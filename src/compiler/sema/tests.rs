@@ -4,7 +4,6 @@
 use super::model::*;
 use super::{analyze, Options};
 use crate::compiler::diag::{Diagnostics, Severity};
-use crate::compiler::parse::tests::toks;
 use crate::compiler::Target;
 
 fn target() -> Target {
@@ -28,10 +27,22 @@ fn target() -> Target {
     }
 }
 
+/// Source → lexer → preprocessor (with the predefined macros) → analysis, as the driver runs it.
 fn run(src: &str, target: &Target, opts: &Options) -> (Option<Program>, Diagnostics) {
+    use crate::compiler::options::BuildOptions;
+    use crate::compiler::preprocess::{predefined_macros, preprocess};
+    use crate::compiler::source::SourceMap;
+    let build = BuildOptions::default();
+    let mut sources = SourceMap::default();
+    let main = sources.add("main.cl", src);
     let mut d = Diagnostics::default();
-    let p = analyze(&toks(src), target, opts, &mut d);
+    let pp = preprocess(&mut sources, main, &build, &predefined_macros(target, &build), &[], &mut d);
+    let p = analyze(&pp.tokens, target, opts, &mut d);
     (p, d)
+}
+
+fn run_default(src: &str) -> (Option<Program>, Diagnostics) {
+    run(src, &target(), &Options::default())
 }
 
 fn ok(src: &str) -> Program {
@@ -350,21 +361,51 @@ fn builtins_resolve_overloads() {
 
 #[test]
 fn predefined_constants() {
-    let p = ok("kernel void k(global float* o, global uint* u) { o[0] = M_PI_F; o[1] = -FLT_MAX; u[0] = UINT_MAX; }");
+    let p = ok("kernel void k(global float* o, global uint* u, global long* l) {\n\
+        o[0] = M_PI_F; o[1] = -FLT_MAX; o[2] = FLT_MIN; o[3] = FLT_EPSILON; o[4] = INFINITY; o[5] = NAN;\n\
+        o[6] = M_SQRT1_2_F; o[7] = M_LOG10E_F; o[8] = MAXFLOAT; o[9] = HUGE_VALF;\n\
+        u[0] = UINT_MAX; u[1] = INT_MIN; u[2] = USHRT_MAX; u[3] = CHAR_MIN; u[4] = FLT_DIG;\n\
+        l[0] = LONG_MIN; l[1] = ULONG_MAX; }");
     let f = kernel(&p, "k");
     let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
         ExprKind::Assign { value, .. } => value.kind.clone(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(value(0), ExprKind::Float(f64::from(std::f32::consts::PI)));
-    assert_eq!(value(1), ExprKind::Float(-f64::from(f32::MAX)));
-    assert_eq!(value(2), ExprKind::Int(0xffff_ffff));
-    first_error("kernel void k(global float* o) { o[0] = M_PI; }", 1, 41, "needs the cl_khr_fp64 extension");
+    let float = |v: f32| ExprKind::Float(f64::from(v));
+    use std::f32::consts;
+    let floats = [consts::PI, -f32::MAX, f32::MIN_POSITIVE, f32::EPSILON, f32::INFINITY];
+    for (i, v) in floats.into_iter().enumerate() {
+        assert_eq!(value(i), float(v), "o[{i}]");
+    }
+    assert!(matches!(value(5), ExprKind::Float(v) if v.is_nan()));
+    let floats = [consts::FRAC_1_SQRT_2, consts::LOG10_E, f32::MAX, f32::INFINITY];
+    for (i, v) in floats.into_iter().enumerate() {
+        assert_eq!(value(i + 6), float(v), "o[{}]", i + 6);
+    }
+    let ints: [u64; 7] = [0xffff_ffff, 0x8000_0000, 65535, (-128i32) as u32 as u64, 6, 1 << 63, u64::MAX];
+    for (i, v) in ints.into_iter().enumerate() {
+        assert_eq!(value(i + 10), ExprKind::Int(v), "integer {i}");
+    }
+    first_error("kernel void k(global float* o) { o[0] = M_PI; }", 1, 41, "undeclared identifier 'M_PI'");
     let p = ok("kernel void k(global int* o) { global int* p = NULL; bool b = true; if (p != (global int*)0 && b) o[0] = 1; }");
     let f = kernel(&p, "k");
     assert_eq!(decl_init(&f.body[0]).kind, ExprKind::Zero);
     assert_eq!(decl_init(&f.body[0]).ty, Type::ptr(INT, Space::Global));
     assert_eq!(decl_init(&f.body[1]).kind, ExprKind::Int(1));
+}
+
+#[test]
+fn double_constants_with_fp64() {
+    let fp64 = Target { fp64: true, ..target() };
+    let (p, d) = run("kernel void k(global double* o) { o[0] = M_PI; o[1] = DBL_EPSILON; o[2] = HUGE_VAL; }", &fp64, &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.expect("a program");
+    let f = kernel(&p, "k");
+    let values: Vec<ExprKind> = f.body.iter().take(3).map(|s| match &stmt_expr(s).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    }).collect();
+    assert_eq!(values, [std::f64::consts::PI, f64::EPSILON, f64::INFINITY].map(ExprKind::Float));
 }
 
 #[test]
@@ -555,24 +596,9 @@ fn several_errors_are_reported() {
     assert_eq!((errs[0].0, errs[1].0), (2, 3));
 }
 
-/// Source → lexer → preprocessor → analysis, as the driver runs it.
-fn pipeline(src: &str) -> (Option<Program>, Diagnostics) {
-    use crate::compiler::options::BuildOptions;
-    use crate::compiler::preprocess::{predefined_macros, preprocess};
-    use crate::compiler::source::SourceMap;
-    let opts = BuildOptions::default();
-    let target = target();
-    let mut sources = SourceMap::default();
-    let main = sources.add("main.cl", src);
-    let mut d = Diagnostics::default();
-    let pp = preprocess(&mut sources, main, &opts, &predefined_macros(&target, &opts), &[], &mut d);
-    let p = analyze(&pp.tokens, &target, &Options::from_build(&opts), &mut d);
-    (p, d)
-}
-
 #[test]
 fn preprocessed_programs() {
-    let (p, d) = pipeline(
+    let (p, d) = run_default(
         "#define N 64\n\
          #define SQ(x) ((x) * (x))\n\
          typedef struct { float2 pos; uint id; } Item;\n\
@@ -593,7 +619,7 @@ fn preprocessed_programs() {
     assert_eq!(f.params[0].type_name, "Item*");
     assert_eq!(p.types.records[0].size, 16);
 
-    let (_, d) = pipeline("kernel void k(global int* p) {\n  p[0] = 1\n}\n");
+    let (_, d) = run_default("kernel void k(global int* p) {\n  p[0] = 1\n}\n");
     let e = d.list.iter().find(|d| d.severity == Severity::Error).unwrap();
     assert_eq!((e.loc.line, e.loc.col), (3, 1));
     assert!(e.message.contains("expected ';'"), "{}", e.message);
@@ -789,8 +815,34 @@ fn corpus_of_typical_kernels() {
         }",
     ];
     for src in corpus {
-        let (p, d) = pipeline(src);
+        let (p, d) = run_default(src);
         let errors: Vec<_> = d.list.iter().filter(|d| d.severity == Severity::Error).collect();
         assert!(errors.is_empty() && p.is_some(), "{errors:?}\n{src}");
+    }
+}
+
+#[test]
+fn integer_literal_types_depend_on_the_radix() {
+    use Scalar::*;
+    let cases = [
+        ("2147483647", Int),
+        ("2147483648", Long),
+        ("4294967295", Long),
+        ("0xffffffff", UInt),
+        ("037777777777", UInt),
+        ("0x80000000", UInt),
+        ("4294967295u", UInt),
+        ("4294967296u", ULong),
+        ("9223372036854775807", Long),
+        ("9223372036854775808", ULong),
+        ("0xffffffffffffffff", ULong),
+        ("10l", Long),
+        ("0x8000000000000000l", ULong),
+    ];
+    let body: String = cases.iter().map(|(text, _)| format!("{text};")).collect();
+    let p = ok(&format!("kernel void k() {{ {body} }}"));
+    let f = kernel(&p, "k");
+    for (i, (text, s)) in cases.iter().enumerate() {
+        assert_eq!(stmt_expr(&f.body[i]).ty, Type::Scalar(*s), "{text}");
     }
 }

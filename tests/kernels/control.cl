@@ -1,0 +1,100 @@
+// Control flow: switch with fall-through, do-while, break/continue, early return, nested loops.
+
+int classify(int v) {
+    switch (v & 7) {
+    case 0:
+        return 100;
+    case 1:
+    case 2:
+        v += 10;      // falls through
+    case 3:
+        v *= 2;
+        break;
+    case 4: {
+        int t = v;
+        v = t - 1;
+        break;
+    }
+    default:
+        v = -v;
+    }
+    return v;
+}
+
+int collatz(int n) {
+    int steps = 0;
+    do {
+        if (n == 1) break;
+        n = (n & 1) ? 3 * n + 1 : n / 2;
+        steps++;
+    } while (steps < 1000);
+    return steps;
+}
+
+int odd_sum(int n) {
+    int s = 0;
+    for (int i = 0; ; i++) {
+        if (i >= n) break;
+        if ((i & 1) == 0) continue;
+        s += i;
+    }
+    return s;
+}
+
+kernel void control(global const int *in, global int *o) {
+    size_t g = get_global_id(0);
+    int v = in[g];
+    global int *r = o + g * 6;
+    r[0] = classify(v);
+    r[1] = collatz((v & 63) + 1);
+    r[2] = odd_sum(v & 31);
+    int w = 0;
+    while (w < 5) {
+        if (w == v % 5) { r[3] = w; break; }
+        ++w;
+    }
+    if (w == 5) r[3] = -1;
+    int count = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            if (j > i) break;
+            count += (i + j) & v;
+        }
+    r[4] = count;
+    r[5] = v > 0 ? (v > 100 ? 2 : 1) : 0;
+    if (v < -1000)
+        return;
+    r[5] += 10;
+}
+
+kernel void early_exit(global int *o, int limit) {
+    int g = get_global_id(0);
+    if (g >= limit) return;
+    o[g] = g * 2;
+}
+
+kernel void goto_free_loops(global int *o) {
+    int i = 0, acc = 0;
+    while (1) {
+        i++;
+        if (i % 3 == 0) continue;
+        acc += i;
+        if (i > 20) break;
+    }
+    o[0] = acc;
+    o[1] = i;
+    int k = 10;
+    do k -= 3; while (k > 0);
+    o[2] = k;
+    int sw = 0;
+    for (int n = 0; n < 6; n++) {
+        switch (n) {
+        case 1: sw += 1;
+        case 2: sw += 10; break;
+        case 5: continue;
+        default: sw += 100;
+        }
+        sw += 1000;
+    }
+    o[3] = sw;
+}

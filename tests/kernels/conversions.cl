@@ -1,0 +1,53 @@
+// Conversions: implicit, casts, convert_T with saturation and rounding, as_T.
+
+kernel void sat(global const float *f, global const int *i, global char *c, global uchar *uc,
+                global short *s, global ushort *us, global int *oi, global uint *ou) {
+    size_t g = get_global_id(0);
+    c[g] = convert_char_sat(i[g]);
+    uc[g] = convert_uchar_sat(i[g]);
+    s[g] = convert_short_sat(i[g]);
+    us[g] = convert_ushort_sat(i[g]);
+    oi[g] = convert_int_sat(f[g]);
+    ou[g] = convert_uint_sat(f[g]);
+}
+
+kernel void rounding(global const float *f, global int *o) {
+    size_t g = get_global_id(0);
+    global int *r = o + g * 5;
+    r[0] = convert_int(f[g]);
+    r[1] = (int)f[g];
+    r[2] = convert_int_rtz(f[g]);
+    r[3] = convert_int(ceil(f[g]));
+    r[4] = convert_int(floor(f[g]));
+}
+
+kernel void casts(global const int *i, global float *f, global long *l, global uchar *u, global int *back) {
+    size_t g = get_global_id(0);
+    int v = i[g];
+    f[g] = (float)v;
+    l[g] = (long)v * 3;
+    u[g] = (uchar)v;
+    back[g] = (int)((float)v * 0.5f);
+}
+
+kernel void reinterpret(global const float *f, global uint *u, global float *back, global int *bits) {
+    size_t g = get_global_id(0);
+    u[g] = as_uint(f[g]);
+    back[g] = as_float(u[g] ^ 0x80000000u);
+    int2 pair = as_int2((float2)(f[g], -f[g]));
+    bits[g] = pair.x ^ pair.y;
+}
+
+kernel void vector_convert(global const float4 *f, global int4 *i, global uchar4 *sat, global float4 *back) {
+    size_t g = get_global_id(0);
+    i[g] = convert_int4(f[g]);
+    sat[g] = convert_uchar4_sat(f[g]);
+    back[g] = convert_float4(convert_int4_rtz(f[g]));
+}
+
+kernel void long_convert(global const long *l, global int *sat, global ulong *u, global float *f) {
+    size_t g = get_global_id(0);
+    sat[g] = convert_int_sat(l[g]);
+    u[g] = convert_ulong_sat(l[g]);
+    f[g] = convert_float(l[g]);
+}

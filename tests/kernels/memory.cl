@@ -1,0 +1,88 @@
+// Memory: __local variables and arguments with barriers (A8), __constant arguments and
+// program-scope __constant data (A9-A11), byte stores from neighbouring work-items, atomics.
+
+constant int table[8] = { 1, 1, 2, 3, 5, 8, 13, 21 };
+constant float4 weights = (float4)(0.5f, 0.25f, 2.0f, -1.0f);
+typedef struct { int base; float scale; int steps[3]; } Config;
+constant Config config = { 7, 1.5f, { 10, 20, 30 } };
+constant Config configs[2] = { { 1, 2.0f, { 1, 2, 3 } }, { 4, 5.0f, { 6, 7, 8 } } };
+
+// Every work-group reverses its own slice in __local memory.
+kernel void reverse_groups(global const int *in, global int *out, local int *tmp) {
+    local int fixed[64];
+    size_t l = get_local_id(0), n = get_local_size(0);
+    tmp[l] = in[get_global_id(0)];
+    fixed[l] = (int)get_group_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tmp[n - 1 - l] * 1000 + fixed[n - 1 - l];
+}
+
+// The group's sum, by tree reduction in __local memory.
+kernel void group_sum(global const int *in, global int *out, local int *scratch) {
+    int l = get_local_id(0);
+    scratch[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (l < s)
+            scratch[l] += scratch[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0)
+        out[get_group_id(0)] = scratch[0];
+}
+
+// Two __local pointer arguments of different sizes and types.
+kernel void two_locals(global float *out, local float *a, local short *b) {
+    int l = get_local_id(0);
+    a[l] = l * 0.5f;
+    b[l] = (short)(l * 3);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int n = get_local_size(0);
+    out[get_global_id(0)] = a[(l + 1) % n] + b[(l + 2) % n];
+}
+
+kernel void constants(constant int *c, constant float4 *cv, global int *o, global float *f) {
+    size_t g = get_global_id(0);
+    o[g] = c[g] + table[g & 7] + config.base + config.steps[g % 3] + configs[1].steps[2];
+    float4 w = cv[0] * weights;
+    f[g] = w.x + w.y + w.z + w.w + config.scale * configs[0].scale;
+}
+
+// Neighbouring work-items write neighbouring bytes and shorts.
+kernel void byte_stores(global char *c, global uchar *u, global short *s, global char3 *c3) {
+    size_t g = get_global_id(0);
+    c[g] = (char)(g * 3 - 100);
+    u[g] = (uchar)(255 - g);
+    s[g] = (short)(g * -7);
+    c3[g] = (char3)((char)g, -(char)g, (char)(g * 2));
+}
+
+kernel void atomics(global int *counters, global uint *bits, global int *minmax, global int *old) {
+    int g = get_global_id(0);
+    atomic_add(&counters[0], 1);
+    atomic_sub(&counters[1], 2);
+    atomic_inc(&counters[2]);
+    atomic_dec(&counters[3]);
+    atomic_or(&bits[0], 1u << (g & 31));
+    atomic_and(&bits[1], ~(1u << (g & 31)));
+    atomic_xor(&bits[2], 1u << (g & 7));
+    atomic_min(&minmax[0], g * 3 - 50);
+    atomic_max(&minmax[1], g * 3 - 50);
+    int prev = atomic_xchg(&old[g], g);
+    old[g + 64] = prev;
+    old[g + 128] = atomic_cmpxchg(&counters[4], 0, 1000 + g);
+}
+
+kernel void local_atomics(global int *out) {
+    local int count;
+    local uint mask;
+    if (get_local_id(0) == 0) { count = 0; mask = 0; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&count, (int)get_local_id(0));
+    atom_or(&mask, 1u << get_local_id(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        out[get_group_id(0) * 2] = count;
+        out[get_group_id(0) * 2 + 1] = (int)mask;
+    }
+}

@@ -1,0 +1,97 @@
+// Structs (OpenCL C layout), arrays, pointer arithmetic, &s.field, helper functions taking
+// __global and __local pointers, structs by value.
+
+typedef struct {
+    int c;       // 0
+    float3 v;    // 16 (float3 takes 16 bytes, aligned to 16)
+    int i;       // 32
+    int2 s;      // 40
+    long l;      // 48
+} Item;          // 64
+
+struct Pair { int a; float b; };
+
+kernel void layout(global ulong *o) {
+    o[0] = sizeof(Item);
+    o[1] = sizeof(float3);
+    o[2] = __alignof__(Item);
+    o[3] = sizeof(struct Pair);
+}
+
+kernel void update_items(global Item *items) {
+    size_t g = get_global_id(0);
+    global Item *p = items + g;
+    p->v = p->v * 2.0f + (float3)(p->c);
+    p->i += p->s.x * p->s.y;
+    p->l = p->l * 3 - g;
+    p->c = -p->c;
+}
+
+struct Pair make_pair(int a, float b) {
+    struct Pair p = { a, b };
+    return p;
+}
+
+float scale(struct Pair p) { return p.a * p.b; }
+
+kernel void by_value(Item it, struct Pair pair, global float *o, global int *oi) {
+    struct Pair q = make_pair(pair.a + 1, pair.b * 2.0f);
+    o[0] = scale(q);
+    o[1] = it.v.x + it.v.y + it.v.z;
+    oi[0] = it.c + it.i + it.s.y + (int)it.l;
+    Item copy = it;
+    copy.i = 7;
+    oi[1] = copy.i + it.i;
+}
+
+void add_to(global int *p, int n, int v) {
+    for (int i = 0; i < n; i++)
+        p[i] += v;
+}
+
+int sum_local(local const int *p, int n) {
+    int s = 0;
+    for (int i = 0; i < n; ++i) s += p[i];
+    return s;
+}
+
+kernel void pointers(global int *data, global struct Pair *pairs, global int *o) {
+    int arr[8];
+    for (int i = 0; i < 8; i++) arr[i] = i * i;
+    int *p = arr + 2;
+    int *q = &arr[6];
+    o[0] = q - p;
+    o[1] = *(p + 3);
+    o[2] = p[-1];
+    p++;
+    o[3] = *p;
+    o[4] = *--q;
+    add_to(data + 4, 4, 100);
+    struct Pair local_pair = pairs[1];
+    int *field = &local_pair.a;
+    *field = 55;
+    float *fb = &local_pair.b;
+    *fb += 1.0f;
+    global struct Pair *second = &pairs[1];
+    *second = local_pair;
+    pairs[0].b = 2.5f;
+    global struct Pair *pp = pairs;
+    (pp + 2)->a = (pp + 1)->a + 1;
+    o[5] = (int)(&pairs[2] - pairs);
+    int2 grid[3][2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++)
+            grid[i][j] = (int2)(i, j);
+    o[6] = grid[2][1].x * 10 + grid[2][1].y;
+    o[7] = sizeof(grid) / sizeof(grid[0]);
+}
+
+kernel void local_helper(global const int *in, global int *o, local int *scratch) {
+    local int fixed[16];
+    int l = get_local_id(0);
+    scratch[l] = in[get_global_id(0)];
+    fixed[l] = l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0)
+        o[get_group_id(0)] = sum_local(scratch, get_local_size(0)) + sum_local(fixed, 16);
+}

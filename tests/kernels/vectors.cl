@@ -1,0 +1,101 @@
+// Vectors of 2, 3, 4, 8 and 16 components: literals, swizzles as values and lvalues,
+// component-wise operators, comparisons (-1/0), select.
+
+kernel void literals(global int *o) {
+    int2 a = (int2)(1, 2);
+    int3 b = (int3)(a, 3);
+    int4 c = (int4)(4);
+    int8 d = (int8)(a, b, 6, 7, 8);
+    int16 e = (int16)(c, d, (int4)(13, 14, 15, 16));
+    o[0] = a.x + a.y * 10;
+    o[1] = b.x + b.y * 10 + b.z * 100;
+    o[2] = c.x + c.y + c.z + c.w;
+    o[3] = d.s0 + d.s7 * 10 + d.s3 * 100;
+    o[4] = e.s0 + e.sF * 100 + e.sa * 10000;
+    o[5] = vec_step(b) * 100 + vec_step(int16);
+    o[6] = sizeof(int3) * 100 + sizeof(int16);
+}
+
+kernel void swizzle_values(global const float4 *in, global float4 *o, global float2 *h, global float8 *w) {
+    float4 v = in[0];
+    o[0] = v.wzyx;
+    o[1] = v.xxyy;
+    o[2] = (float4)(v.s32, v.s01);
+    h[0] = v.lo;
+    h[1] = v.hi;
+    h[2] = v.even;
+    h[3] = v.odd;
+    float8 e = (float8)(v, v * 10.0f);
+    w[0] = e.s76543210;
+    h[4] = e.hi.lo;
+    h[5] = (float2)(e.s6 - e.s5, e.odd.w);
+}
+
+kernel void swizzle_lvalues(global int4 *o, global int8 *w, global int3 *t) {
+    int4 v = (int4)(0);
+    v.x = 1;
+    v.wz = (int2)(4, 3);
+    v.s1 = 2;
+    o[0] = v;
+    v.lo = v.hi;
+    o[1] = v;
+    v.odd = (int2)(7, 9);
+    o[2] = v;
+    int8 e = (int8)(0);
+    e.s7 = 7;
+    e.hi.lo = (int2)(4, 5);
+    e.even = (int4)(10, 12, 14, 16);
+    w[0] = e;
+    int3 c = (int3)(1, 2, 3);
+    c.zx = c.xz;
+    t[0] = c;
+    o[3].y = 42;
+    o[3].xzw = (int3)(41, 43, 44);
+    o[4] = o[3];
+    o[4].wx += (int2)(100, 200);
+}
+
+kernel void componentwise(global const int4 *a, global const int4 *b, global int4 *o) {
+    size_t g = get_global_id(0);
+    int4 x = a[g], y = b[g];
+    global int4 *r = o + g * 9;
+    r[0] = x + y;
+    r[1] = x * y - 3;
+    r[2] = x / (y | 1);
+    r[3] = x & y ^ 5;
+    r[4] = x << 2;
+    r[5] = x < y;
+    r[6] = x == y;
+    r[7] = !x;
+    r[8] = -x;
+}
+
+kernel void compare_types(global const float8 *a, global const float8 *b, global int8 *o,
+                          global const short16 *c, global short16 *s, global const long2 *l, global long2 *lo) {
+    o[0] = a[0] > b[0];
+    o[1] = a[1] != b[1];
+    o[2] = a[0] <= b[0] && b[0] > 0.0f;
+    s[0] = c[0] >= (short)0;
+    lo[0] = l[0] < (long2)(0, 5);
+}
+
+kernel void selects(global const int4 *a, global const int4 *b, global const float4 *f, global int4 *o, global float4 *fo) {
+    int4 x = a[0], y = b[0];
+    o[0] = select(x, y, x < y);
+    o[1] = select(x, y, (int4)(0, -1, 1, 0x80000000));
+    o[2] = x < y ? x : y;
+    fo[0] = select(f[0], -f[0], f[0] < 0.0f);
+    o[3] = (int4)(select(1, 2, 0), select(1, 2, 5), bitselect(0x0f0f, 0x3333, 0x00ff), 0);
+}
+
+kernel void uchar_ops(global const uchar16 *a, global const uchar16 *b, global uchar16 *o, global char3 *c) {
+    size_t g = get_global_id(0);
+    o[g * 3] = a[g] + b[g];
+    o[g * 3 + 1] = a[g] >> (uchar16)(3);
+    o[g * 3 + 2] = max(a[g], b[g]);
+    if (g == 0) {
+        char3 v = (char3)(-1, 2, -3);
+        c[0] = v * (char)3;
+        c[1] = abs(v) == (uchar3)(1, 2, 3) ? (char3)(7) : (char3)(9);
+    }
+}
