@@ -456,3 +456,37 @@ fn sub_buffer_of_a_use_host_ptr_buffer() {
     assert_eq!(unsafe { std::slice::from_raw_parts(p, 64) }, &update[..]);
     unmap(&env, &sub, p);
 }
+
+#[test]
+fn rect_transfers_queued_behind_other_work() {
+    // Behind a gated command the transfers cannot take the idle queue's shortcut: they go
+    // through staging memory, and must still land row by row.
+    let env = Env::new();
+    let (row, slice) = (40usize, 40 * 10);
+    let size = slice * 3;
+    let mut model = pattern(size, 34);
+    let mem = env.buffer_from(&model);
+    let gate = user_event(env.context);
+    let mut first = null_mut();
+    ok(unsafe { clEnqueueMarkerWithWaitList(env.queue, 1, &gate, &mut first) });
+    let region = [7usize, 3, 2];
+    let (b_origin, h_origin, h_row, h_slice) = ([5usize, 4, 1], [2usize, 1, 0], 9usize, 9 * 5);
+    let host = pattern(h_slice * 2, 35);
+    let mut out = vec![0u8; h_slice * 2];
+    unsafe {
+        ok(clEnqueueWriteBufferRect(env.queue, mem.0, CL_FALSE, b_origin.as_ptr(), h_origin.as_ptr(), region.as_ptr(), row, slice, h_row, h_slice, host.as_ptr().cast(), 0, null(), null_mut()));
+        ok(clEnqueueReadBufferRect(env.queue, mem.0, CL_FALSE, b_origin.as_ptr(), h_origin.as_ptr(), region.as_ptr(), row, slice, h_row, h_slice, out.as_mut_ptr().cast(), 0, null(), null_mut()));
+    }
+    let mut whole = vec![0u8; size];
+    ok(unsafe { clEnqueueReadBuffer(env.queue, mem.0, CL_FALSE, 0, size, whole.as_mut_ptr().cast(), 0, null(), null_mut()) });
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    let mut expected_out = vec![0u8; h_slice * 2];
+    for (b, h) in rect_offsets(b_origin, region, row, slice).into_iter().zip(rect_offsets(h_origin, region, h_row, h_slice)) {
+        model[b] = host[h];
+        expected_out[h] = host[h];
+    }
+    assert_eq!(whole, model);
+    assert_eq!(out, expected_out);
+    unsafe { [gate, first].iter().for_each(|&e| ok(clReleaseEvent(e))) };
+}
