@@ -433,7 +433,7 @@ fn upload_now(device: &Device, buffer: &Arc<Buffer>, offset: u64, data: &[u8]) -
     unsafe { copy_bytes(data.as_ptr(), mapped(&upload)?, data.len()) };
     let mut batch = Batch::new(&device.gpu, false).map_err(device_error)?;
     let (tx, rx) = std::sync::mpsc::channel();
-    batch.begin_command();
+    batch.begin_command(true);
     copy_regions(device, &mut batch, &upload, buffer, &[span(0, offset, data.len() as u64)])?;
     batch.end_command(Box::new(move |r| {
         let _ = tx.send(r.is_ok());
