@@ -690,7 +690,7 @@ fn double_precision_transcendentals() {
         b = names.len() + 1,
         c = names.len() + 2
     );
-    let x = [0.5f64, -1.25, 3.0, 10.5, -30.0, 1e-3, 700.0, 1.0e-310, 123.456, -0.1, 2.0, 0.0, -700.0, 6.283185307179586, 100.0, 1e5];
+    let x = [0.5f64, -1.25, 3.0, 10.5, -30.0, 1e-3, 700.0, 1.0e-310, 123.456, -0.1, 2.0, 0.0, -700.0, std::f64::consts::TAU, 100.0, 1e5];
     let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     let n = names.len() + 3;
     let Some(out) = run(&src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(bytes), Arg::Buffer(vec![0; 16 * n * 8])]) else { return };
@@ -732,7 +732,7 @@ fn single_precision_transcendentals_meet_opencl_limits() {
         b = names.len() + 1,
         c = names.len() + 2
     );
-    let x = [0.5f32, -1.25, 3.0, 10.5, -30.0, 1e-3, 80.0, 1.0e-40, 123.456, -0.1, 2.0, 0.0, -80.0, 6.2831855, 50.0, 1000.0];
+    let x = [0.5f32, -1.25, 3.0, 10.5, -30.0, 1e-3, 80.0, 1.0e-40, 123.456, -0.1, 2.0, 0.0, -80.0, std::f32::consts::TAU, 50.0, 1000.0];
     let Some(out) = run(&src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&vec![0.0; 16 * n]))]) else { return };
     let o = as_floats(buf(&out, 1));
     let reference: [fn(f64) -> f64; 17] = [

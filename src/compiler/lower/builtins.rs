@@ -53,7 +53,7 @@ impl Ctx<'_> {
         let dim = match args.first() {
             Some(a) => {
                 let v = self.eval_value(a)?;
-                self.to_u32(v, &a.ty)
+                self.index_u32(v, &a.ty)
             }
             None => self.b.u32(0),
         };
@@ -273,7 +273,7 @@ impl Ctx<'_> {
             let access = self.ptr_access(&ptr, loc)?;
             comps.push(self.load_access(&access, loc)?);
         }
-        self.from_components(comps, ty, loc)
+        self.compose_components(comps, ty, loc)
     }
 
     /// `vstoren(data, offset, p)` (also `vstore_halfn`, which converts on the way).
@@ -295,7 +295,7 @@ impl Ctx<'_> {
     /// `p + offset * n`.
     fn vector_base(&mut self, n: u8, off: &Expr, p: &Expr, loc: Loc) -> R<super::place::Ptr> {
         let o = self.eval_value(off)?;
-        let o = self.to_u32(o, &off.ty);
+        let o = self.index_u32(o, &off.ty);
         let nn = self.b.u32(u32::from(n));
         let o = self.b.binary(B::Multiply, o, nn);
         let ptr = self.eval_ptr(p)?;

@@ -122,7 +122,7 @@ impl Ctx<'_> {
             ExprKind::Extract(v, i) => {
                 let x = self.eval_value(v)?;
                 let index = self.eval_value(i)?;
-                let index = self.to_u32(index, &i.ty);
+                let index = self.index_u32(index, &i.ty);
                 if super::wide::is_wide(&v.ty) {
                     let (four, three) = (self.b.u32(4), self.b.u32(3));
                     let (part, k) = (self.b.binary(B::Divide, index, four), self.b.binary(B::And, index, three));
@@ -165,7 +165,7 @@ impl Ctx<'_> {
             ExprKind::PtrAdd(p, n) => {
                 let p = self.eval_ptr(p)?;
                 let n_val = self.eval_value(n)?;
-                let n = self.to_u32(n_val, &n.ty);
+                let n = self.index_u32(n_val, &n.ty);
                 self.ptr_add(p, n, loc)
             }
             ExprKind::Comma(a, b) => {
@@ -235,7 +235,7 @@ impl Ctx<'_> {
     }
 
     /// A u32 index from an integer value of model type `ty` (folding literals).
-    pub(super) fn to_u32(&mut self, v: Handle<Expression>, ty: &T) -> Handle<Expression> {
+    pub(super) fn index_u32(&mut self, v: Handle<Expression>, ty: &T) -> Handle<Expression> {
         if let Expression::Literal(l) = self.b.func.expressions[v] {
             let folded = match l {
                 Literal::I32(x) => Some(x as u32),
@@ -261,7 +261,7 @@ impl Ctx<'_> {
             let v = self.eval_value(p)?;
             comps.extend(self.components(v, &p.ty));
         }
-        self.from_components(comps, ty, loc)
+        self.compose_components(comps, ty, loc)
     }
 
     /// Components `comps` of vector `v` of type `src`.
@@ -272,7 +272,7 @@ impl Ctx<'_> {
             let picked = picked.ok_or_else(|| LowerError::new(loc, "internal: swizzle component out of range"))?;
             let s = src.element().unwrap_or(S::Int);
             let ty = if comps.len() == 1 { T::Scalar(s) } else { T::Vector(s, comps.len() as u8) };
-            return self.from_components(picked, &ty, loc);
+            return self.compose_components(picked, &ty, loc);
         }
         if let [c] = comps {
             return Ok(self.b.member(v, u32::from(*c)));
@@ -321,7 +321,7 @@ impl Ctx<'_> {
                         *slot = comp;
                     }
                 }
-                let new = self.from_components(parts, vty, loc)?;
+                let new = self.compose_components(parts, vty, loc)?;
                 self.store_access(base, new, vty, loc)?;
             }
         }
@@ -561,7 +561,7 @@ impl Ctx<'_> {
                 self.b.member(back, 0)
             })
             .collect();
-        self.from_components(rounded, ty, loc)
+        self.compose_components(rounded, ty, loc)
     }
 
     /// C conversion of `v` from `from` to `to` (same component count).

@@ -91,7 +91,7 @@ fn factorial_series(range: std::ops::RangeInclusive<u32>, step: usize, alternate
     let mut sign = 1.0;
     for n in 1..=*range.end() {
         fact *= f64::from(n);
-        if n >= *range.start() && (n - range.start()) as usize % step == 0 {
+        if n >= *range.start() && ((n - range.start()) as usize).is_multiple_of(step) {
             out.push(sign / fact);
             if alternate {
                 sign = -sign;

@@ -99,7 +99,7 @@ impl Ctx<'_> {
                     })
                     .collect::<R<Vec<_>>>()?;
                 match ty {
-                    T::Vector(..) => self.from_components(values, ty, loc),
+                    T::Vector(..) => self.compose_components(values, ty, loc),
                     _ => {
                         let nty = self.naga_ty(ty, loc)?;
                         Ok(self.b.compose(nty, values))
@@ -173,7 +173,7 @@ impl Ctx<'_> {
                 self.narrow_from_bits(bits, s)
             })
             .collect::<Vec<_>>();
-        self.from_components(comps, ty, loc)
+        self.compose_components(comps, ty, loc)
     }
 
     /// Stores `value` (of type `ty`, in registers) at byte `byte` of word-viewed buffer `arg`.
@@ -197,7 +197,7 @@ impl Ctx<'_> {
                 }
                 Ok(())
             }
-            T::Vector(s, _) if s.size() < 4 && self.program.types.size_of(ty) % 4 == 0 => self.store_packed(arg, byte, *s, ty, value, loc),
+            T::Vector(s, _) if s.size() < 4 && self.program.types.size_of(ty).is_multiple_of(4) => self.store_packed(arg, byte, *s, ty, value, loc),
             T::Record(id) if self.is_union(*id) => {
                 // Whole words plainly, a partial last word byte by byte.
                 let size = self.program.types.size_of(ty) as u32;

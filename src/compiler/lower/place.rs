@@ -81,7 +81,7 @@ impl Ctx<'_> {
             PlaceKind::Index(base, index) => {
                 let mut p = self.place_ptr(base)?;
                 let i = self.eval_value(index)?;
-                let i = self.to_u32(i, &index.ty);
+                let i = self.index_u32(i, &index.ty);
                 if super::wide::is_wide(&base.ty) {
                     // A component of an 8/16-vector: part i / 4, component i % 4.
                     let (four, three) = (self.b.u32(4), self.b.u32(3));
@@ -114,7 +114,7 @@ impl Ctx<'_> {
             PlaceKind::Index(base, i) if inside_union(&self.program.types, place) => {
                 let inner = self.place_access(base)?;
                 let i = self.eval_value(i)?;
-                let i = self.to_u32(i, &T::Scalar(model::Scalar::Int));
+                let i = self.index_u32(i, &T::Scalar(model::Scalar::Int));
                 self.bytes_step(inner, &base.ty, Step::Index(i), place.loc)
             }
             _ => {
