@@ -748,3 +748,56 @@ fn single_precision_transcendentals_meet_opencl_limits() {
         }
     }
 }
+
+#[test]
+fn tiled_matrix_multiply_and_scan() {
+    let matmul = r#"#define TS 4
+        kernel void matmul(const int M, const int N, const int K, const global float* A, const global float* B, global float* C) {
+            const int row = get_local_id(0), col = get_local_id(1);
+            const int globalRow = TS*get_group_id(0) + row, globalCol = TS*get_group_id(1) + col;
+            local float Asub[TS][TS];
+            local float Bsub[TS][TS];
+            float acc = 0.0f;
+            for (int t = 0; t < K/TS; t++) {
+                Asub[col][row] = A[(TS*t + col)*M + globalRow];
+                Bsub[col][row] = B[globalCol*K + TS*t + row];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (int k = 0; k < TS; k++) acc += Asub[k][row] * Bsub[col][k];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            C[globalCol*M + globalRow] = acc;
+        }"#;
+    let n = 8usize;
+    // Column-major A (M×K) and B (K×N).
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 * 0.5).collect();
+    let dims = || [Arg::Pod(ints(&[n as i32])), Arg::Pod(ints(&[n as i32])), Arg::Pod(ints(&[n as i32]))];
+    let [m, nn, k] = dims();
+    let Some(out) = run(matmul, [8, 8, 1], [4, 4, 1], &[m, nn, k, Arg::Buffer(floats(&a)), Arg::Buffer(floats(&b)), Arg::Buffer(floats(&vec![0.0; n * n]))]) else { return };
+    let c = as_floats(buf(&out, 5));
+    for col in 0..n {
+        for row in 0..n {
+            let want: f32 = (0..n).map(|kk| a[kk * n + row] * b[col * n + kk]).sum();
+            assert_eq!(c[col * n + row], want, "C[{row}][{col}]");
+        }
+    }
+    let scan = "kernel void scan(global const int *in, global int *out, local int *tmp) {
+        int lid = get_local_id(0), size = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        for (int offset = 1; offset < size; offset <<= 1) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int v = lid >= offset ? tmp[lid - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += v;
+        }
+        out[get_global_id(0)] = tmp[lid] + any((int4)(0, 0, lid, 0) > 2) * 1000 + all((int2)(lid, 1) > 0) * 10000; }";
+    let input: Vec<i32> = (1..=32).collect();
+    let Some(out) = run(scan, [32, 1, 1], [16, 1, 1], &[Arg::Buffer(ints(&input)), Arg::Buffer(ints(&[0; 32])), Arg::Local(64)]) else { return };
+    let got = as_ints(buf(&out, 1));
+    for i in 0..32usize {
+        let lid = i % 16;
+        let prefix: i32 = input[i - lid..=i].iter().sum();
+        let want = prefix + if lid > 2 { 1000 } else { 0 } + if lid > 0 { 10000 } else { 0 };
+        assert_eq!(got[i], want, "item {i}");
+    }
+}

@@ -21,6 +21,7 @@ impl Ctx<'_> {
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
+            Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
             _ => {
@@ -260,6 +261,32 @@ impl Ctx<'_> {
             }
         };
         Ok(self.b.select(cond, b, a))
+    }
+
+    /// `any(x)` / `all(x)`: whether the sign bit of any / every component is set, as int 0/1.
+    fn any_all(&mut self, all: bool, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let [x] = args else { return Err(LowerError::new(loc, "internal: any/all arguments")) };
+        let v = self.eval_value(x)?;
+        let width = x.ty.width();
+        let (parts, part_ty) = if width > 4 {
+            let s = x.ty.element().unwrap_or(S::Int);
+            ((0..u32::from(width / 4)).map(|k| self.b.member(v, k)).collect(), T::Vector(s, 4))
+        } else {
+            (vec![v], x.ty.clone())
+        };
+        let mut acc = None;
+        for part in parts {
+            let zero = self.zero_of(&part_ty, loc)?;
+            let neg = self.b.binary(B::Less, part, zero);
+            let fun = if all { naga::RelationalFunction::All } else { naga::RelationalFunction::Any };
+            let b = if part_ty.width() > 1 { self.b.expr(Expression::Relational { fun, argument: neg }) } else { neg };
+            acc = Some(match acc {
+                Some(a) => self.b.binary(if all { B::LogicalAnd } else { B::LogicalOr }, a, b),
+                None => b,
+            });
+        }
+        let acc = acc.ok_or_else(|| LowerError::new(loc, "internal: any/all of nothing"))?;
+        self.bool_to_int(acc, ty, loc)
     }
 
     /// `vloadn(offset, p)`.
