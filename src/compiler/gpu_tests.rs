@@ -801,3 +801,20 @@ fn tiled_matrix_multiply_and_scan() {
         assert_eq!(got[i], want, "item {i}");
     }
 }
+
+#[test]
+fn float_trigonometry_of_huge_arguments() {
+    let src = "kernel void k(global const float *x, global float *o) {
+        int i = get_global_id(0);
+        o[3 * i] = sin(x[i]); o[3 * i + 1] = cos(x[i]); o[3 * i + 2] = tan(x[i]); }";
+    let x = [6500.0f32, -12345.678, 1.0e6, 3.0e9, -7.5e15, 1.0e20, 3.4e38, 8388608.0, 104476.0, 1.6e7, 2.0e30, -9.9e37, 65536.0, 1.0e4, 123456.79, 5.0e25];
+    let Some(out) = run(src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 48]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    for (i, &v) in x.iter().enumerate() {
+        let v64 = f64::from(v);
+        for (k, (want, limit)) in [(v64.sin(), 4), (v64.cos(), 4), (v64.tan(), 5)].into_iter().enumerate() {
+            let (got, want) = (o[3 * i + k], want as f32);
+            assert!(ulps32(got, want) <= limit, "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps32(got, want));
+        }
+    }
+}

@@ -14,6 +14,8 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 type H = Handle<Expression>;
 
 const LN10: f64 = std::f64::consts::LN_10;
+/// 2/π in 32-bit words after two zero words (computed for this file from 120 digits of π).
+const TWO_OVER_PI: [u32; 10] = [0, 0, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561];
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// What the algorithms need to know about one floating-point format.
@@ -318,11 +320,23 @@ impl Ctx<'_> {
         Ok(self.b.select(is_nan, x, r))
     }
 
-    /// sin, cos or tan: reduction by π/2 (accurate while |x| < 2^20 π/2), quadrant, Taylor.
+    /// sin, cos or tan: reduction by π/2 (Cody–Waite; Payne–Hanek for large floats), quadrant,
+    /// Taylor.
     fn trig64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
         let k = self.mul_c(x, std::f64::consts::FRAC_2_PI, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(x, k, &format(ty).pio2, ty, loc)?;
+        let q = self.b.cast(k, ScalarKind::Sint, Some(4));
+        let (q, r) = if format(ty).bytes == 4 && self.target.int64 {
+            // Past 2^12 π/2 the split constants are not exact: reduce with all bits of 2/π.
+            let (q_big, r_big) = self.payne_hanek(x, ty, loc)?;
+            let ax = self.b.math(M::Abs, &[x]);
+            let limit = self.float_like(6000.0, ty, loc)?;
+            let big = self.b.binary(B::Greater, ax, limit);
+            (self.b.select(big, q_big, q), self.b.select(big, r_big, r))
+        } else {
+            (q, r)
+        };
         let n = format(ty).trig_degree;
         let z = self.b.binary(B::Multiply, r, r);
         let sin_c = factorial_series(1..=n - 1, 2, true);
@@ -331,7 +345,6 @@ impl Ctx<'_> {
         let cos_c = factorial_series(0..=n, 2, true);
         let cos_c: Vec<f64> = cos_c.iter().enumerate().map(|(i, c)| if i == 0 { 1.0 } else { -c }).collect();
         let c = self.poly(z, &cos_c, ty, loc)?;
-        let q = self.b.cast(k, ScalarKind::Sint, Some(4));
         let three = self.b.i32(3);
         let three = self.match_width(three, ty);
         let q = self.b.binary(B::And, q, three);
@@ -356,6 +369,138 @@ impl Ctx<'_> {
                 self.b.binary(B::Divide, sn, cs)
             }
         })
+    }
+
+    /// Payne–Hanek reduction of float `x`: (quadrant, remainder) with x = (4n + q) π/2 + r, from
+    /// 96 bits of 2/π chosen by the exponent of x, multiplied exactly in 32-bit limbs.
+    fn payne_hanek(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let table = self.two_over_pi_table();
+        let comps = self.components(x, ty);
+        let mut qs = Vec::new();
+        let mut rs = Vec::new();
+        for c in comps {
+            let (q, r) = self.payne_hanek_scalar(c, table);
+            qs.push(q);
+            rs.push(r);
+        }
+        let qty = match ty {
+            T::Vector(_, n) => T::Vector(S::Int, *n),
+            _ => T::Scalar(S::Int),
+        };
+        Ok((self.compose_components(qs, &qty, loc)?, self.compose_components(rs, ty, loc)?))
+    }
+
+    fn payne_hanek_scalar(&mut self, x: H, table: Handle<naga::GlobalVariable>) -> (H, H) {
+        let u = |cx: &mut Self, v: u32| cx.b.u32(v);
+        let u64c = |cx: &mut Self, v: u64| cx.b.lit(naga::Literal::U64(v));
+        let ax = self.b.math(M::Abs, &[x]);
+        let bits = self.b.cast(ax, ScalarKind::Uint, None);
+        // |x| = m 2^s with m the 24-bit mantissa.
+        let k23 = u(self, 23);
+        let exp = self.b.binary(B::ShiftRight, bits, k23);
+        let mant_mask = u(self, 0x7f_ffff);
+        let m = self.b.binary(B::And, bits, mant_mask);
+        let implicit = u(self, 0x80_0000);
+        let m = self.b.binary(B::InclusiveOr, m, implicit);
+        // First bit of 2/π that matters: s - 25, plus 64 for the two zero words heading the
+        // table (s = exp - 127 - 23); clamped so small inputs, unused here, stay in the table.
+        let base = u(self, 127 + 23 + 25 - 63);
+        let (lo, hi) = (u(self, 0), u(self, 32 * (TWO_OVER_PI.len() as u32 - 4)));
+        let start = self.b.binary(B::Subtract, exp, base);
+        let start = self.b.math(M::Clamp, &[start, lo, hi]);
+        let underflow = self.b.binary(B::Less, exp, base);
+        let start = self.b.select(underflow, lo, start);
+        let k5 = u(self, 5);
+        let idx = self.b.binary(B::ShiftRight, start, k5);
+        let k31 = u(self, 31);
+        let sh = self.b.binary(B::And, start, k31);
+        let k32 = u(self, 32);
+        let back = self.b.binary(B::Subtract, k32, sh);
+        let tptr = self.b.expr(Expression::GlobalVariable(table));
+        let word = |cx: &mut Self, j: u32| {
+            let o = cx.b.u32(j);
+            let i = cx.b.binary(B::Add, idx, o);
+            let p = cx.b.index(tptr, i);
+            let w = cx.b.load(p);
+            cx.b.cast(w, ScalarKind::Uint, Some(8))
+        };
+        let window = |cx: &mut Self, j: u32| {
+            let (a, b) = (word(cx, j), word(cx, j + 1));
+            let up = cx.b.binary(B::ShiftLeft, a, k32);
+            let pair = cx.b.binary(B::InclusiveOr, up, b);
+            let w = cx.b.binary(B::ShiftRight, pair, back);
+            let mask = u64c(cx, 0xffff_ffff);
+            cx.b.binary(B::And, w, mask)
+        };
+        let (w0, w1, w2) = (window(self, 0), window(self, 1), window(self, 2));
+        let m64 = self.b.cast(m, ScalarKind::Uint, Some(8));
+        let (p0, p1, p2) = (self.b.binary(B::Multiply, m64, w0), self.b.binary(B::Multiply, m64, w1), self.b.binary(B::Multiply, m64, w2));
+        let mask = u64c(self, 0xffff_ffff);
+        let limb0 = self.b.binary(B::And, p2, mask);
+        let carry = self.b.binary(B::ShiftRight, p2, k32);
+        let t1 = self.b.binary(B::Add, p1, carry);
+        let limb1 = self.b.binary(B::And, t1, mask);
+        let carry = self.b.binary(B::ShiftRight, t1, k32);
+        let t0 = self.b.binary(B::Add, p0, carry);
+        // x 2/π = P 2^-70 with P = limbs: quadrant = bits 70-71, fraction = bits 69-6.
+        let k6 = u(self, 6);
+        let qbits = self.b.binary(B::ShiftRight, t0, k6);
+        let three = u64c(self, 3);
+        let q = self.b.binary(B::And, qbits, three);
+        let low6 = u64c(self, 63);
+        let top = self.b.binary(B::And, t0, low6);
+        let (k58, k26) = (u(self, 58), u(self, 26));
+        let top = self.b.binary(B::ShiftLeft, top, k58);
+        let mid = self.b.binary(B::ShiftLeft, limb1, k26);
+        let bottom = self.b.binary(B::ShiftRight, limb0, k6);
+        let frac = self.b.binary(B::InclusiveOr, top, mid);
+        let frac = self.b.binary(B::InclusiveOr, frac, bottom);
+        // A fraction of one half or more belongs to the next quadrant: as a signed number it
+        // is then the (negative) distance to it.
+        let k63 = u(self, 63);
+        let round_up = self.b.binary(B::ShiftRight, frac, k63);
+        let q = self.b.binary(B::Add, q, round_up);
+        let q = self.b.binary(B::And, q, three);
+        let q = self.b.cast(q, ScalarKind::Sint, Some(4));
+        let signed = self.b.cast(frac, ScalarKind::Sint, None);
+        let f = self.b.cast(signed, ScalarKind::Float, Some(4));
+        let scale = self.b.lit(naga::Literal::F32((std::f64::consts::FRAC_PI_2 * 2f64.powi(-64)) as f32));
+        let r = self.b.binary(B::Multiply, f, scale);
+        // Negative x: x = -(q π/2 + r) = (-q) π/2 - r.
+        let zero = self.b.lit(naga::Literal::F32(0.0));
+        let neg = self.b.binary(B::Less, x, zero);
+        let (four, mask3) = (self.b.i32(4), self.b.i32(3));
+        let nq = self.b.binary(B::Subtract, four, q);
+        let nq = self.b.binary(B::And, nq, mask3);
+        let q = self.b.select(neg, nq, q);
+        let nr = self.b.unary(naga::UnaryOperator::Negate, r);
+        (q, self.b.select(neg, nr, r))
+    }
+
+    /// The private table of 2/π bits (created on first use).
+    fn two_over_pi_table(&mut self) -> Handle<naga::GlobalVariable> {
+        if let Some(t) = self.two_over_pi {
+            return t;
+        }
+        let words: Vec<H> = TWO_OVER_PI
+            .iter()
+            .map(|&w| self.module.global_expressions.append(Expression::Literal(naga::Literal::U32(w)), naga::Span::UNDEFINED))
+            .collect();
+        let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let len = std::num::NonZeroU32::MIN.saturating_add(TWO_OVER_PI.len() as u32 - 1);
+        let ty = super::builder::intern(&mut self.module, naga::TypeInner::Array { base: u32_ty, size: naga::ArraySize::Constant(len), stride: 4 });
+        let init = self.module.global_expressions.append(Expression::Compose { ty, components: words }, naga::Span::UNDEFINED);
+        let var = naga::GlobalVariable {
+            name: Some("two_over_pi".into()),
+            space: naga::AddressSpace::Private,
+            binding: None,
+            ty,
+            init: Some(init),
+            memory_decorations: naga::MemoryDecorations::empty(),
+        };
+        let t = self.module.global_variables.append(var, naga::Span::UNDEFINED);
+        self.two_over_pi = Some(t);
+        t
     }
 
     /// x^y as e^(y log x) (precise to a few ulp while |y log x| stays small), with the sign

@@ -101,6 +101,8 @@ struct Ctx<'p> {
     b: FnBuilder,
     frames: Vec<Frame>,
     workgroup: HashMap<u32, Handle<GlobalVariable>>,
+    /// The table of 2/π bits for Payne–Hanek reduction, once used.
+    two_over_pi: Option<Handle<GlobalVariable>>,
     /// `__constant` variable → index of its block among the ABI params.
     constants: HashMap<u32, usize>,
 }
@@ -125,6 +127,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         b,
         frames: Vec::new(),
         workgroup: HashMap::new(),
+        two_over_pi: None,
         constants: HashMap::new(),
     };
     cx.kernel_body(id)?;
