@@ -231,6 +231,19 @@ mod tests {
     }
 
     #[test]
+    fn exponential_inlining_ends_in_a_diagnostic() {
+        // Each level calls the one below it eight times: 8^8 copies of the innermost body.
+        let mut src = String::from("int f0(int x) { return x * 3 + 1; }\n");
+        for level in 1..=8 {
+            let calls: Vec<String> = (0..8).map(|k| format!("f{}(x + {k})", level - 1)).collect();
+            src += &format!("int f{level}(int x) {{ return {}; }}\n", calls.join(" + "));
+        }
+        src += "kernel void k(global int *p) { p[0] = f8(p[0]); }";
+        let Err(BuildError::Failed(log)) = build(&src, "", &target()) else { panic!("expected a failure") };
+        assert!(log.contains("too large"), "{log}");
+    }
+
+    #[test]
     fn bad_options_and_diagnostics() {
         let t = target();
         assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));

@@ -34,6 +34,10 @@ use workitem::WorkItem;
 /// call chains).
 const MAX_INLINE_DEPTH: usize = 64;
 
+/// Expressions one kernel may grow to: inlining every call can multiply code size, and a
+/// pathological program must end in a diagnostic, not exhaust memory.
+const MAX_KERNEL_EXPRESSIONS: usize = 2_000_000;
+
 /// A construct the lowering cannot express, reported as a build error at `loc`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LowerError {

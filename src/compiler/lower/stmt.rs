@@ -6,7 +6,7 @@
 use super::abi::Param as AbiParam;
 use super::expr::Val;
 use super::place::{Ptr, Step};
-use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, R};
+use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
 use crate::compiler::sema::model::{self, Expr, FuncId, LocalId, Stmt, Type as T};
 use crate::compiler::source::Loc;
 use naga::{Block, Expression, Handle, Span, Statement, SwitchCase, SwitchValue};
@@ -301,6 +301,9 @@ impl<'p> Ctx<'p> {
     pub(super) fn inline_call(&mut self, id: FuncId, args: &[Expr], loc: Loc) -> R<Val> {
         if self.frames.len() > MAX_INLINE_DEPTH {
             return Err(LowerError::new(loc, "function calls nested too deeply"));
+        }
+        if self.b.func.expressions.len() > MAX_KERNEL_EXPRESSIONS {
+            return Err(LowerError::new(loc, "the kernel is too large once its function calls are inlined"));
         }
         let callee = self.function(id)?;
         // Arguments are evaluated in the caller's frame.
