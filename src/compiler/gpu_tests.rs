@@ -37,12 +37,19 @@ impl Gpu {
             let available = instance.get_physical_device_features(pdev);
             let features = vk::PhysicalDeviceFeatures::default()
                 .shader_int64(available.shader_int64 != 0)
-                .shader_float64(available.shader_float64 != 0);
+                .shader_float64(available.shader_float64 != 0)
+                .shader_int16(available.shader_int16 != 0);
+            let mut v11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(true);
             let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
                 .shader_buffer_int64_atomics(true)
                 .shader_shared_int64_atomics(true)
+                .shader_float16(true)
                 .uniform_buffer_standard_layout(true);
-            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features).push_next(&mut v12);
+            let info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .enabled_features(&features)
+                .push_next(&mut v11)
+                .push_next(&mut v12);
             let device = instance.create_device(pdev, &info, None).ok()?;
             let queue = device.get_device_queue(family, 0);
             let memory = instance.get_physical_device_memory_properties(pdev);
@@ -817,4 +824,55 @@ fn float_trigonometry_of_huge_arguments() {
             assert!(ulps32(got, want) <= limit, "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps32(got, want));
         }
     }
+}
+
+#[test]
+fn half_and_short_buffers_through_16_bit_views() {
+    let src = "kernel void k(global half *h, global short4 *s, global ushort *u) {
+        int i = get_global_id(0);
+        float f = vload_half(i, h);
+        vstore_half(f * 3.0f, i + 8, h);
+        s[i] = s[i] * (short4)(2, -1, 3, 1) + (short4)(i);
+        s[i].w = (short)(s[i].x >> 1);
+        u[i] = (ushort)(u[i] + 65535); }";
+    let halves: Vec<u8> = [1.0f32, -2.5, 0.5, 1000.0, 0.1, -0.0, 65504.0, 3.0]
+        .iter()
+        .flat_map(|&f| {
+            // f32 -> binary16 for these exactly representable (or 0.1: rounded) values.
+            let b = f.to_bits();
+            let sign = ((b >> 16) & 0x8000) as u16;
+            let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+            let mant = ((b >> 13) & 0x3ff) as u16;
+            let h = if f == 0.0 { sign } else { sign | ((exp as u16) << 10) | mant };
+            h.to_le_bytes()
+        })
+        .chain(vec![0u8; 16])
+        .collect();
+    let shorts: Vec<u8> = (0..32i16).flat_map(|v| (v * 100 - 1000).to_le_bytes()).collect();
+    let ushorts: Vec<u8> = (0..8u16).flat_map(|v| (v * 7).to_le_bytes()).collect();
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(halves.clone()), Arg::Buffer(shorts.clone()), Arg::Buffer(ushorts)]) else { return };
+    let h: Vec<u16> = buf(&out, 0).chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let as_f32 = |h: u16| -> f32 {
+        let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let (e, m) = (i32::from((h >> 10) & 0x1f), f32::from(h & 0x3ff));
+        sign * match e {
+            0 => m * 2f32.powi(-24),
+            31 => f32::INFINITY,
+            _ => (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+        }
+    };
+    for i in 0..8 {
+        let want = as_f32(h[i]) * 3.0;
+        let got = as_f32(h[i + 8]);
+        assert!((got - want).abs() <= want.abs() * 1e-3 || (want.abs() > 65504.0 && got.is_infinite()), "half {i}: {got} vs {want}");
+    }
+    let s: Vec<i16> = buf(&out, 1).chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    let s0: Vec<i16> = shorts.chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    for i in 0..8usize {
+        let x = (s0[4 * i].wrapping_mul(2)).wrapping_add(i as i16);
+        let want = [x, s0[4 * i + 1].wrapping_neg().wrapping_add(i as i16), s0[4 * i + 2].wrapping_mul(3).wrapping_add(i as i16), x >> 1];
+        assert_eq!(&s[4 * i..4 * i + 4], &want, "short4 {i}");
+    }
+    let u: Vec<u16> = buf(&out, 2).chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    assert_eq!(u, (0..8u16).map(|v| (v * 7).wrapping_add(65535)).collect::<Vec<_>>());
 }

@@ -299,6 +299,11 @@ impl Ctx<'_> {
     pub(super) fn load_access(&mut self, access: &Access, loc: Loc) -> R<Handle<Expression>> {
         match access {
             Access::Ptr(p) => Ok(self.b.load(*p)),
+            Access::Ptr16 { ptr, ty } => {
+                let v = self.b.load(*ptr);
+                let reg = reg_scalar(ty.element().unwrap_or(S::Short));
+                Ok(self.b.cast(v, reg.kind, Some(reg.width)))
+            }
             Access::Swizzle { base, comps, vty } => {
                 let v = self.load_access(base, loc)?;
                 self.swizzle(v, vty, comps, loc)
@@ -310,6 +315,11 @@ impl Ctx<'_> {
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
+            Access::Ptr16 { ptr, ty: elem } => {
+                let kind = reg_scalar(elem.element().unwrap_or(S::Short)).kind;
+                let narrow = self.b.cast(value, kind, Some(2));
+                self.b.store(*ptr, narrow);
+            }
             Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
             Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
