@@ -846,3 +846,26 @@ fn integer_literal_types_depend_on_the_radix() {
         assert_eq!(stmt_expr(&f.body[i]).ty, Type::Scalar(*s), "{text}");
     }
 }
+
+#[test]
+fn pointer_output_and_shuffle_builtins() {
+    let p = ok("kernel void k(global float4 *o, global int4 *e, global uint8 *m) {\n\
+        float4 w; o[0] = fract(o[1], &w); o[2] = frexp(o[3], e);\n\
+        int8 s = shuffle2(e[0], e[1], m[0]); int2 t = shuffle(e[0], (uint2)(1, 0));\n\
+        e[2] = isunordered(o[0], o[1]); }");
+    let f = kernel(&p, "k");
+    // fract(x, p): (t = x, *p = floor(t), fract(t)).
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[1]).kind else { panic!() };
+    let ExprKind::Comma(first, rest) = &value.kind else { panic!("{value:?}") };
+    assert!(matches!(&first.kind, ExprKind::Assign { place, .. } if matches!(place.kind, PlaceKind::Local(_))));
+    let ExprKind::Comma(store, result) = &rest.kind else { panic!() };
+    assert!(matches!(&store.kind, ExprKind::Assign { value, .. } if matches!(value.kind, ExprKind::Builtin(Builtin::Math(MathFn::Floor, _), _))));
+    assert!(matches!(result.kind, ExprKind::Builtin(Builtin::Math(MathFn::Fract, _), _)));
+    assert_eq!(result.ty, Type::Vector(Scalar::Float, 4));
+    assert_eq!(decl_init(&f.body[3]).ty, Type::Vector(Scalar::Int, 8));
+    assert_eq!(decl_init(&f.body[4]).ty, Type::Vector(Scalar::Int, 2));
+
+    first_error("kernel void k(global float *o, constant float *c) {\n  o[0] = fract(o[1], c);\n}", 2, 10, "must be a pointer to non-const 'float' outside __constant");
+    first_error("kernel void k(global float *o, global float *w) {\n  o[0] = frexp(o[1], w);\n}", 2, 10, "pointer to non-const 'int'");
+    first_error("kernel void k(global int4 *o) {\n  o[0] = shuffle(o[1], (int4)(0));\n}", 2, 10, "no overload of 'shuffle'");
+}
