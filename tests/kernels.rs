@@ -480,6 +480,13 @@ fn local_constant_and_atomic_memory() {
     }
     s.check("atomic_cmpxchg results", &got[128..188], &want);
 
+    // 8 bytes, not 6: stores into the last partial 32-bit word of a buffer are lost for now.
+    let (o, n) = (s.zeros::<i8>(8), s.zeros::<i32>(2));
+    s.run("strings", &[Arg::Buf(&o), Arg::Buf(&n)], &[6], None);
+    let want: Vec<i8> = (0..6).map(|g| [b"world!"[g], b"hello\0"[g], b"abc\0"[g % 4], b"xyz\0\0\0"[g]].iter().fold(0u8, |a, b| a.wrapping_add(*b)) as i8).collect();
+    s.check("string literals", &s.get::<i8>(&o, 6), &want);
+    s.check("sizeof string literals", &s.get::<i32>(&n, 2), &[4 * 100 + 4 * 10 + 6, b'y' as i32]);
+
     let o = s.zeros::<i32>(8);
     s.run("local_atomics", &[Arg::Buf(&o)], &[128], Some(&[32]));
     s.check("atomics on __local memory", &s.get::<i32>(&o, 8), &[496, -1, 496, -1, 496, -1, 496, -1]);
@@ -671,6 +678,8 @@ const RULE_VIOLATIONS: &[(&str, &str, u32, u32, &str)] = &[
     ("A9", "constant int c = 1;\nkernel void k(global int *p) {\n  c = 2;\n}\n", 3, 5, "cannot write to __constant memory"),
     ("A9", "kernel void k(constant int *c) {\n  c[0] = 2;\n}\n", 2, 8, "cannot write to __constant memory"),
     ("A9", "kernel void k(global int *p) {\n  int v = p[0];\n  constant int c = v;\n}\n", 3, 20, "not a compile-time constant"),
+    ("A11", "kernel void k(global int *p) {\n  private char *s = \"abc\";\n}\n", 2, 21, "'__constant char*' to '__private char*'"),
+    ("A11", "kernel void k(global int *p) {\n  \"abc\"[0] = 'x';\n}\n", 2, 12, "cannot write to __constant memory"),
     ("A12", "int counter = 0;\nkernel void k(global int *p) { p[0] = counter; }\n", 1, 5, "must be declared in the __constant address space"),
     ("A12", "global int counter;\nkernel void k(global int *p) { p[0] = counter; }\n", 1, 12, "must be declared in the __constant address space"),
     ("A13", "private int f(void) { return 1; }\nkernel void k(global int *p) { }\n", 1, 1, "return type of 'f' cannot be qualified with __private"),

@@ -869,3 +869,19 @@ fn pointer_output_and_shuffle_builtins() {
     first_error("kernel void k(global float *o, global float *w) {\n  o[0] = frexp(o[1], w);\n}", 2, 10, "pointer to non-const 'int'");
     first_error("kernel void k(global int4 *o) {\n  o[0] = shuffle(o[1], (int4)(0));\n}", 2, 10, "no overload of 'shuffle'");
 }
+
+#[test]
+fn string_literals_live_in_constant_memory() {
+    let p = ok("kernel void k(global int *o) {\n  constant char *s = \"ab\\n\";\n  char buf[] = \"xy\";\n  o[0] = sizeof(\"abc\") + s[1] + buf[0];\n  constant char *t = \"ab\\n\";\n}");
+    // "ab\n" (twice, one constant) and "abc" (under sizeof); "xy" initializes an array.
+    let strings: Vec<&ConstantVar> = p.constants.iter().collect();
+    assert_eq!(strings.len(), 2, "one constant per distinct text");
+    assert_eq!((strings[0].bytes.as_slice(), strings[1].bytes.as_slice()), (&b"ab\n\0"[..], &b"abc\0"[..]));
+    assert_eq!(strings[0].ty, Type::Array { elem: Box::new(Type::Scalar(Scalar::Char)), len: 4 });
+    let f = kernel(&p, "k");
+    assert_eq!(local_ty(f, 2), &Type::Array { elem: Box::new(Type::Scalar(Scalar::Char)), len: 3 });
+    let ExprKind::Aggregate(bytes) = &decl_init(&f.body[1]).kind else { panic!() };
+    assert_eq!(bytes.iter().map(|b| b.kind.clone()).collect::<Vec<_>>(), [ExprKind::Int(120), ExprKind::Int(121), ExprKind::Int(0)]);
+    first_error("kernel void k() {\n  char s[2] = \"abc\";\n}", 2, 15, "too long for an array of 2");
+    first_error("kernel void k() {\n  \"abc\"[0] = 1;\n}", 2, 12, "cannot write to __constant memory");
+}
