@@ -816,5 +816,13 @@ fn pointer_output_shuffle_and_ordering_builtins() {
         .collect();
     s.check("isordered/isunordered/islessgreater", &s.get::<i32>(&o, 15), &want);
     s.check("islessgreater float4", &s.get::<i32>(&v, 4), &[0, -1, 0, -1]);
+
+    let xs = [1.0f32, 1e-40, 0.0, f32::NAN, f32::INFINITY, -3.5, f32::MIN_POSITIVE, -1e-39];
+    let (bx, n, v, f) = (s.buf(&xs), s.zeros::<i32>(12), s.zeros::<f32>(4), s.zeros::<f32>(2));
+    s.run("normal_and_fast", &[Arg::Buf(&bx), Arg::Buf(&n), Arg::Buf(&v), Arg::Buf(&f)], &[8], None);
+    let want: Vec<i32> = xs.iter().map(|x| i32::from(x.is_normal())).chain([-1, 0, 0, -1]).collect();
+    s.check("isnormal", &s.get::<i32>(&n, 12), &want);
+    check_near(&s, "fast_normalize", &s.get::<f32>(&v, 4), &[0.6, 0.0, 0.8, 0.0], 1e-3, 1e-3);
+    check_near(&s, "fast_length/fast_distance", &s.get::<f32>(&f, 2), &[5.0, 2.0], 1e-3, 0.0);
     s.finish();
 }

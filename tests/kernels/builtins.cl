@@ -144,3 +144,15 @@ kernel void ordering(global const float *x, global const float *y, global int *o
     o[g * 3 + 2] = islessgreater(x[g], y[g]);
     if (g == 0) v[0] = islessgreater((float4)(1.0f, 2.0f, NAN, 3.0f), (float4)(1.0f, 3.0f, 1.0f, 2.0f));
 }
+
+kernel void normal_and_fast(global const float *x, global int *n, global float4 *v, global float *f) {
+    size_t g = get_global_id(0);
+    n[g] = isnormal(x[g]);
+    if (g == 0) {
+        int4 vn = isnormal((float4)(1.0f, 1e-40f, INFINITY, -2.0f));
+        n[8] = vn.x; n[9] = vn.y; n[10] = vn.z; n[11] = vn.w;
+        v[0] = fast_normalize((float4)(3.0f, 0.0f, 4.0f, 0.0f));
+        f[0] = fast_length((float2)(3.0f, 4.0f));
+        f[1] = fast_distance((float3)(1.0f, 2.0f, 3.0f), (float3)(1.0f, 2.0f, 5.0f));
+    }
+}

@@ -885,3 +885,28 @@ fn string_literals_live_in_constant_memory() {
     first_error("kernel void k() {\n  char s[2] = \"abc\";\n}", 2, 15, "too long for an array of 2");
     first_error("kernel void k() {\n  \"abc\"[0] = 1;\n}", 2, 12, "cannot write to __constant memory");
 }
+
+#[test]
+fn math_functions_with_integer_operands() {
+    let p = ok("kernel void k(global float4 *o, global int4 *e) {\n\
+        int4 a = ilogb(o[0]); float4 b = ldexp(o[0], 3); float4 c = ldexp(o[0], e[0]);\n\
+        float d = pown(2.0f, 3); float4 n = nan((uint4)(1)); int s; float l = lgamma_r(0.5f, &s);\n\
+        float f = log1p(0.5f) + erf(0.1f) + maxmag(1.0f, -2.0f) + atan2pi(1.0f, 1.0f); }");
+    let f = kernel(&p, "k");
+    let math = |i: usize| match &decl_init(&f.body[i]).kind {
+        ExprKind::Builtin(Builtin::Math(m, _), args) => (*m, args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()),
+        ExprKind::Comma(..) => (MathFn::Lgamma, vec![]),
+        other => panic!("{other:?}"),
+    };
+    let (f4, i4) = (Type::Vector(Scalar::Float, 4), Type::Vector(Scalar::Int, 4));
+    assert_eq!(math(0), (MathFn::Ilogb, vec![f4.clone()]));
+    assert_eq!(decl_init(&f.body[0]).ty, i4);
+    assert_eq!(math(1), (MathFn::Ldexp, vec![f4.clone(), i4.clone()]), "a scalar exponent is splatted");
+    assert_eq!(math(2), (MathFn::Ldexp, vec![f4.clone(), i4.clone()]));
+    assert_eq!(math(3), (MathFn::Pown, vec![FLOAT, INT]));
+    assert_eq!(math(4), (MathFn::Nan, vec![Type::Vector(Scalar::UInt, 4)]));
+    assert_eq!(decl_init(&f.body[4]).ty, f4);
+    first_error("kernel void k(global float4 *o) {\n  o[0] = pown(o[1], 2);\n}", 2, 10, "no overload of 'pown'");
+    first_error("kernel void k(global float *o) {\n  o[0] = nan(1);\n}", 2, 10, "no overload of 'nan'");
+    first_error("kernel void k(global float *o) {\n  o[0] = ilogb(o[1], 2);\n}", 2, 10, "takes 1 argument");
+}
