@@ -270,6 +270,29 @@ fn vectors() {
         want.extend(x.iter().zip(y).map(|(p, q)| *p.max(q)));
     }
     s.check("uchar16 ops", &s.get::<u8>(&o, 16 * 12), &want);
+    let f: Vec<f32> = (0..40).map(|i| i as f32 * 1.5).collect();
+    let b: Vec<u8> = values(64, 24);
+    let (bf, o, bb, ob, oi) = (s.buf(&f), s.zeros::<f32>(64), s.buf(&b), s.zeros::<u8>(64), s.zeros::<i32>(4));
+    s.run("vload_vstore", &[Arg::Buf(&bf), Arg::Buf(&o), Arg::Buf(&bb), Arg::Buf(&ob), Arg::Buf(&oi)], &[8], None);
+    let got = s.get::<f32>(&o, 64);
+    s.check("vload4/vstore4", &got[..32], &f[..32].iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    s.check("vload3/vstore3", &got[32..56], &f[1..25]);
+    s.check("vload8/vstore8", &s.get::<u8>(&ob, 64), &b.iter().map(|v| v.wrapping_add(1)).collect::<Vec<_>>());
+    s.check("vload2 of a cast pointer and a private array", &s.get::<i32>(&oi, 4), &[f[2].to_bits() as i32, f[3].to_bits() as i32, 7, 8]);
+
+    let l: Vec<i64> = vec![0, -1, 127, 128, -129, 255, 256, 32767, -32769, 65536, 1 << 33, -(1 << 33), i64::MAX, i64::MIN, 70000, -70000];
+    let n = l.len();
+    let outs = (s.zeros::<i8>(n), s.zeros::<u8>(n), s.zeros::<i16>(n), s.zeros::<u16>(n), s.zeros::<i32>(n), s.zeros::<u32>(n), s.zeros::<u64>(n));
+    let bl = s.buf(&l);
+    s.run("int_conversions", &[Arg::Buf(&bl), Arg::Buf(&outs.0), Arg::Buf(&outs.1), Arg::Buf(&outs.2), Arg::Buf(&outs.3), Arg::Buf(&outs.4), Arg::Buf(&outs.5), Arg::Buf(&outs.6)], &[n], None);
+    s.check("long → char sat", &s.get::<i8>(&outs.0, n), &l.iter().map(|&v| v.clamp(-128, 127) as i8).collect::<Vec<_>>());
+    s.check("long → uchar sat", &s.get::<u8>(&outs.1, n), &l.iter().map(|&v| v.clamp(0, 255) as u8).collect::<Vec<_>>());
+    s.check("long → short sat", &s.get::<i16>(&outs.2, n), &l.iter().map(|&v| v.clamp(-32768, 32767) as i16).collect::<Vec<_>>());
+    s.check("long → ushort sat", &s.get::<u16>(&outs.3, n), &l.iter().map(|&v| v.clamp(0, 65535) as u16).collect::<Vec<_>>());
+    s.check("long → int", &s.get::<i32>(&outs.4, n), &l.iter().map(|&v| v as i32).collect::<Vec<_>>());
+    s.check("long → uint sat", &s.get::<u32>(&outs.5, n), &l.iter().map(|&v| v.clamp(0, u32::MAX.into()) as u32).collect::<Vec<_>>());
+    s.check("long → ulong", &s.get::<u64>(&outs.6, n), &l.iter().map(|&v| v as u64).collect::<Vec<_>>());
+
     let c3 = s.get::<i8>(&c, 8);
     s.check("char3 ops", &[&c3[0..3], &c3[4..7]].concat(), &[-3, 6, -9, 7, 7, 7]);
     s.finish();
