@@ -381,6 +381,7 @@ fn parse_integer(text: &str) -> Result<TokenKind, String> {
         value,
         unsigned,
         long,
+        decimal: radix == 10,
     })
 }
 
@@ -614,11 +615,12 @@ mod tests {
         TokenKind::Float { value, suffix }
     }
 
-    fn int(value: u64, unsigned: bool, long: bool) -> TokenKind {
+    fn int(value: u64, unsigned: bool, long: bool, decimal: bool) -> TokenKind {
         TokenKind::Int {
             value,
             unsigned,
             long,
+            decimal,
         }
     }
 
@@ -631,18 +633,18 @@ mod tests {
 
     #[test]
     fn integers() {
-        assert_eq!(one("0"), int(0, false, false));
-        assert_eq!(one("42"), int(42, false, false));
-        assert_eq!(one("017"), int(15, false, false));
-        assert_eq!(one("0x1F"), int(31, false, false));
-        assert_eq!(one("0XffU"), int(255, true, false));
-        assert_eq!(one("10l"), int(10, false, true));
-        assert_eq!(one("10UL"), int(10, true, true));
-        assert_eq!(one("10lu"), int(10, true, true));
-        assert_eq!(one("7ll"), int(7, false, true));
-        assert_eq!(one("7ull"), int(7, true, true));
-        assert_eq!(one("18446744073709551615"), int(u64::MAX, false, false));
-        assert_eq!(one("0x1e"), int(30, false, false));
+        assert_eq!(one("0"), int(0, false, false, false));
+        assert_eq!(one("42"), int(42, false, false, true));
+        assert_eq!(one("017"), int(15, false, false, false));
+        assert_eq!(one("0x1F"), int(31, false, false, false));
+        assert_eq!(one("0XffU"), int(255, true, false, false));
+        assert_eq!(one("10l"), int(10, false, true, true));
+        assert_eq!(one("10UL"), int(10, true, true, true));
+        assert_eq!(one("10lu"), int(10, true, true, true));
+        assert_eq!(one("7ll"), int(7, false, true, true));
+        assert_eq!(one("7ull"), int(7, true, true, true));
+        assert_eq!(one("18446744073709551615"), int(u64::MAX, false, false, true));
+        assert_eq!(one("0x1e"), int(30, false, false, false));
     }
 
     #[test]

@@ -1194,7 +1194,8 @@ puts( "The first, second, and third items." );
             TokenKind::Int {
                 value: 2,
                 unsigned: false,
-                long: false
+                long: false,
+                decimal: true
             }
         );
         assert_eq!(r.pp.tokens.last().map(|t| &t.kind), Some(&TokenKind::Eof));

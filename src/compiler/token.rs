@@ -5,8 +5,10 @@ use super::source::Loc;
 #[derive(Clone, Debug, PartialEq)]
 pub enum TokenKind {
     Ident(String),
-    /// An integer literal, its value and suffix already decoded (`u`, `l`, `ul`...).
-    Int { value: u64, unsigned: bool, long: bool },
+    /// An integer literal, its value and suffix already decoded (`u`, `l`, `ul`...);
+    /// `decimal` (not hex or octal) matters to its type: an unsuffixed decimal literal is
+    /// never unsigned.
+    Int { value: u64, unsigned: bool, long: bool, decimal: bool },
     /// A floating literal; `f`/`h` suffix and hex floats decoded.
     Float { value: f64, suffix: FloatSuffix },
     Char(u32),

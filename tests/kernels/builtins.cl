@@ -110,3 +110,49 @@ kernel void integer_small(global const uchar *a, global const short *s, global u
     so[g * 2 + 1] = upsample((char)s[g], (uchar)a[g]);
     l[g] = upsample(s[g] * 1000, (uint)a[g] * 3u);
 }
+
+// Built-ins with a pointer output, shuffles and the ordered/unordered relations.
+kernel void fract_out(global const float *x, global float *o, global float *w) {
+    size_t g = get_global_id(0);
+    o[g] = fract(x[g], &w[g]);
+}
+kernel void sincos_out(global const float4 *x, global float4 *s, global float4 *c) {
+    size_t g = get_global_id(0);
+    float4 cv;
+    s[g] = sincos(x[g], &cv);
+    c[g] = cv;
+}
+kernel void modf_out(global const float *x, global float *o, global float *w) {
+    size_t g = get_global_id(0);
+    float whole;
+    o[g] = modf(x[g], &whole);
+    w[g] = whole;
+}
+kernel void shuffles(global const int4 *a, global const int4 *b, global int8 *o, global uint8 *m, global int2 *p) {
+    o[0] = shuffle(a[0], m[0]);
+    o[1] = shuffle2(a[0], b[0], m[0]);
+    p[0] = shuffle(a[0], (uint2)(3, 0));
+}
+kernel void shuffles16(global const uchar16 *a, global uchar16 *o, global const uchar16 *m) {
+    o[0] = shuffle(a[0], m[0]);
+    o[1] = shuffle2(a[0], a[1], m[0]);
+}
+kernel void ordering(global const float *x, global const float *y, global int *o, global int4 *v) {
+    size_t g = get_global_id(0);
+    o[g * 3] = isordered(x[g], y[g]);
+    o[g * 3 + 1] = isunordered(x[g], y[g]);
+    o[g * 3 + 2] = islessgreater(x[g], y[g]);
+    if (g == 0) v[0] = islessgreater((float4)(1.0f, 2.0f, NAN, 3.0f), (float4)(1.0f, 3.0f, 1.0f, 2.0f));
+}
+
+kernel void normal_and_fast(global const float *x, global int *n, global float4 *v, global float *f) {
+    size_t g = get_global_id(0);
+    n[g] = isnormal(x[g]);
+    if (g == 0) {
+        int4 vn = isnormal((float4)(1.0f, 1e-40f, INFINITY, -2.0f));
+        n[8] = vn.x; n[9] = vn.y; n[10] = vn.z; n[11] = vn.w;
+        v[0] = fast_normalize((float4)(3.0f, 0.0f, 4.0f, 0.0f));
+        f[0] = fast_length((float2)(3.0f, 4.0f));
+        f[1] = fast_distance((float3)(1.0f, 2.0f, 3.0f), (float3)(1.0f, 2.0f, 5.0f));
+    }
+}

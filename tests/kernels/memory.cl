@@ -86,3 +86,15 @@ kernel void local_atomics(global int *out) {
         out[get_group_id(0) * 2 + 1] = (int)mask;
     }
 }
+
+// A11: string literals live in __constant memory.
+constant char greeting[] = "hello";
+kernel void strings(global char *o, global int *n) {
+    constant char *s = "world!";
+    char buf[] = "abc";
+    uchar ub[6] = { "xyz" };
+    size_t g = get_global_id(0);
+    o[g] = s[g] + greeting[g % 6] + buf[g % 4] + ub[g % 6];
+    n[0] = sizeof("abc") * 100 + sizeof(buf) * 10 + sizeof(greeting);
+    n[1] = "xyz"[1];
+}

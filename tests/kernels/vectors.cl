@@ -99,3 +99,31 @@ kernel void uchar_ops(global const uchar16 *a, global const uchar16 *b, global u
         c[1] = abs(v) == (uchar3)(1, 2, 3) ? (char3)(7) : (char3)(9);
     }
 }
+
+kernel void vload_vstore(global const float *f, global float *o, global const uchar *b, global uchar *ob, global int *oi) {
+    size_t g = get_global_id(0);
+    float4 v = vload4(g, f);
+    vstore4(v * 2.0f, g, o);
+    float3 t = vload3(g, f + 1);
+    vstore3(t, g, o + 32);
+    uchar8 u = vload8(g, b);
+    vstore8(u + (uchar8)(1), g, ob);
+    int2 p = vload2(1, (global const int *)f);
+    if (g == 0) vstore2(p, 0, oi);
+    private int arr[4] = { 5, 6, 7, 8 };
+    int2 q = vload2(1, arr);
+    if (g == 0) { oi[2] = q.x; oi[3] = q.y; }
+}
+
+kernel void int_conversions(global const long *l, global char *c, global uchar *uc, global short *s, global ushort *us,
+                            global int *i, global uint *u, global ulong *ul) {
+    size_t g = get_global_id(0);
+    long v = l[g];
+    c[g] = convert_char_sat(v);
+    uc[g] = convert_uchar_sat(v);
+    s[g] = convert_short_sat(v);
+    us[g] = convert_ushort_sat(v);
+    i[g] = convert_int(v);
+    u[g] = convert_uint_sat(v);
+    ul[g] = convert_ulong(v);
+}

@@ -236,7 +236,7 @@ pub enum BinaryOp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Ident(String),
-    Int { value: u64, unsigned: bool, long: bool },
+    Int { value: u64, unsigned: bool, long: bool, decimal: bool },
     Float { value: f64, suffix: FloatSuffix },
     Char(u32),
     Str(String),

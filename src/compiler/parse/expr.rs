@@ -295,7 +295,7 @@ impl Parser<'_> {
                 }
                 ExprKind::Ident(name)
             }
-            Some(TokenKind::Int { value, unsigned, long }) => ExprKind::Int { value, unsigned, long },
+            Some(TokenKind::Int { value, unsigned, long, decimal }) => ExprKind::Int { value, unsigned, long, decimal },
             Some(TokenKind::Float { value, suffix }) => ExprKind::Float { value, suffix },
             Some(TokenKind::Char(c)) => ExprKind::Char(c),
             Some(TokenKind::Str(s)) => {

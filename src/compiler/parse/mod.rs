@@ -275,7 +275,7 @@ pub(crate) mod tests {
         if let Some(hex) = text.strip_prefix("0x") {
             let digits = hex.trim_end_matches(['u', 'l']);
             let value = u64::from_str_radix(digits, 16).unwrap_or(0);
-            return TokenKind::Int { value, unsigned: hex.contains('u'), long: hex.contains('l') };
+            return TokenKind::Int { value, unsigned: hex.contains('u'), long: hex.contains('l'), decimal: false };
         }
         if text.contains('.') || text.contains('e') || text.ends_with('f') {
             let f = text.ends_with('f');
@@ -287,6 +287,7 @@ pub(crate) mod tests {
             value: digits.parse().unwrap_or(0),
             unsigned: text.contains('u'),
             long: text.contains('l'),
+            decimal: true,
         }
     }
 

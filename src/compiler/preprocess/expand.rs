@@ -598,6 +598,7 @@ pub(super) fn number_token(value: u64, like: &Tok) -> Tok {
             value,
             unsigned: false,
             long: false,
+            decimal: true,
         }),
         loc: like.pp.loc,
         space_before: like.pp.space_before,

@@ -4,14 +4,17 @@
 use super::consteval::{eval, num_kind, CValue};
 use super::conv::promoted;
 use super::model::{
-    BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space, Type,
-    UnaryOp,
+    BinaryOp, CmpOp, ConstId, ConstantVar, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space,
+    Type, UnaryOp,
 };
 use super::scope::{Symbol, VarRef};
 use super::Sema;
 use crate::compiler::parse::ast;
 use crate::compiler::source::Loc;
 use crate::compiler::token::FloatSuffix;
+
+/// The name of the `__constant` array holding a string literal.
+const STRING_LITERAL: &str = "<string literal>";
 
 /// An analysed expression before lvalue conversion.
 pub enum Val {
@@ -139,10 +142,10 @@ impl Sema<'_> {
         let loc = e.loc;
         let value = match &e.kind {
             K::Ident(name) => return self.ident(name, loc),
-            K::Int { value, unsigned, long } => self.int_literal(*value, *unsigned, *long, loc)?,
+            K::Int { value, unsigned, long, decimal } => self.int_literal(*value, *unsigned, *long, *decimal, loc)?,
             K::Float { value, suffix } => self.float_literal(*value, *suffix, loc),
             K::Char(c) => int(u64::from(*c), Scalar::Int, loc),
-            K::Str(_) => return self.err(loc, "string literals are not supported (there is no printf)"),
+            K::Str(text) => return self.string_literal(text, loc),
             K::Unary(op, operand) => return self.unary(*op, operand, loc),
             K::Binary(op, l, r) => {
                 let l = self.expr(l)?;
@@ -262,14 +265,37 @@ impl Sema<'_> {
         }
     }
 
-    /// The type of an integer literal: the first of its candidate types that holds the value.
-    fn int_literal(&mut self, value: u64, unsigned: bool, long: bool, loc: Loc) -> Option<Expr> {
+    /// A11: a string literal is a `__constant char[n + 1]` array of its bytes and a NUL (one
+    /// constant per distinct text).
+    fn string_literal(&mut self, text: &str, loc: Loc) -> Option<Val> {
+        let bytes: Vec<u8> = text.bytes().chain([0]).collect();
+        let Ok(len) = u32::try_from(bytes.len()) else {
+            return self.err(loc, "string literal is too long");
+        };
+        let ty = Type::Array { elem: Box::new(Type::Scalar(Scalar::Char)), len };
+        let existing = self.constants.iter().position(|c| c.name == STRING_LITERAL && c.bytes == bytes);
+        let id = match existing {
+            Some(i) => ConstId(i as u32),
+            None => {
+                self.constants.push(ConstantVar { name: STRING_LITERAL.to_string(), ty: ty.clone(), bytes, loc });
+                ConstId(self.constants.len() as u32 - 1)
+            }
+        };
+        // Its type is `char[n]` (not const, as in C); the space alone makes it read-only.
+        Some(Val::Place(Place { kind: PlaceKind::Constant(id), ty, space: Space::Constant, is_const: false, loc }))
+    }
+
+    /// The type of an integer literal: the first of its candidate types that holds the value
+    /// (C99 §6.4.4.1; an unsuffixed or `l` decimal literal is never unsigned, except one too
+    /// large for `long`, which is `ulong` as in clang).
+    fn int_literal(&mut self, value: u64, unsigned: bool, long: bool, decimal: bool, loc: Loc) -> Option<Expr> {
         use Scalar::*;
-        let candidates: &[Scalar] = match (unsigned, long) {
-            (false, false) => &[Int, UInt, Long, ULong],
-            (true, false) => &[UInt, ULong],
-            (false, true) => &[Long, ULong],
-            (true, true) => &[ULong],
+        let candidates: &[Scalar] = match (unsigned, long, decimal) {
+            (false, false, true) => &[Int, Long, ULong],
+            (false, false, false) => &[Int, UInt, Long, ULong],
+            (true, false, _) => &[UInt, ULong],
+            (false, true, _) => &[Long, ULong],
+            (true, true, _) => &[ULong],
         };
         let fits = |s: &&Scalar| match s {
             Int => value <= i32::MAX as u64,

@@ -6,6 +6,7 @@ mod builtins;
 mod consteval;
 mod conv;
 mod decl;
+mod derived;
 mod expr;
 pub mod model;
 mod scope;

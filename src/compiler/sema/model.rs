@@ -655,6 +655,58 @@ pub enum MathFn {
     Distance,
     Normalize,
     Cross,
+    /// Inverse hyperbolic functions.
+    Asinh,
+    Acosh,
+    Atanh,
+    /// `asinpi(x) = asin(x) / π` and the like; `sinpi(x) = sin(π x)` and the like.
+    Asinpi,
+    Acospi,
+    Atanpi,
+    /// `atan2pi(y, x) = atan2(y, x) / π`.
+    Atan2pi,
+    Sinpi,
+    Cospi,
+    Tanpi,
+    Erf,
+    Erfc,
+    /// `exp(x) - 1` and `log(1 + x)`, accurate near 0.
+    Expm1,
+    Log1p,
+    /// The exponent of `x` as a float (`floor(log2|x|)` for finite non-zero `x`).
+    Logb,
+    /// `ilogb(x)`: the exponent as an integer. Result: `int` / `intn` of `x`'s shape.
+    Ilogb,
+    /// `ldexp(x, k)`: `x * 2^k`; `k` is `int` / `intn` of `x`'s shape (a scalar `k` given
+    /// with a vector `x` is already splatted).
+    Ldexp,
+    /// `pown(x, n)` (integer power) and `rootn(x, n)` (`x^(1/n)`); `n` is `int` / `intn`.
+    Pown,
+    Rootn,
+    /// `x - y` if `x > y`, else +0 (NaN if either is NaN).
+    Fdim,
+    /// The argument of larger (`Maxmag`) or smaller (`Minmag`) magnitude; `fmax`/`fmin` on ties.
+    Maxmag,
+    Minmag,
+    /// The next representable value after `x` toward `y`.
+    Nextafter,
+    /// `nan(code)`: a quiet NaN with `code` in its mantissa; the argument is `uint` / `uintn`
+    /// (`ulong` for double), the result float of the same shape.
+    Nan,
+    Tgamma,
+    /// `lgamma(x) = log|Γ(x)|`; `LgammaSign` is the sign of Γ(x) that `lgamma_r` stores (`int`
+    /// / `intn` of `x`'s shape: 1, -1, or 0 when undefined).
+    Lgamma,
+    LgammaSign,
+    /// `remainder(x, y)`: `x - n * y` with `n` the integer nearest `x / y` (ties to even).
+    Remainder,
+    /// The quotient bits `remquo` stores: the sign of `x / y` and (at least) the 7 low bits of
+    /// `|n|` (`n` as for `Remainder`). Result: `int` / `intn` of the operands' shape.
+    RemquoQuotient,
+    /// `frexp`'s mantissa: `x = m * 2^e` with `|m|` in [0.5, 1) (`x` itself for 0, inf, NaN).
+    Frexp,
+    /// `frexp`'s exponent `e` (0 for 0, inf, NaN). Result: `int` / `intn` of `x`'s shape.
+    FrexpExponent,
     /// `isnan`/`isinf`/`isfinite`/`signbit`: `int` for scalars, signed vector -1/0 for vectors.
     IsNan,
     IsInf,
