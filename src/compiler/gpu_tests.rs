@@ -876,3 +876,49 @@ fn half_and_short_buffers_through_16_bit_views() {
     let u: Vec<u16> = buf(&out, 2).chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     assert_eq!(u, (0..8u16).map(|v| (v * 7).wrapping_add(65535)).collect::<Vec<_>>());
 }
+
+#[test]
+fn more_math_functions() {
+    let src = "kernel void k(global const float *x, global float *o, global int *e) {
+        int i = get_global_id(0);
+        float v = x[i];
+        o[16 * i + 0] = asinh(v); o[16 * i + 1] = acosh(fabs(v) + 1.0f); o[16 * i + 2] = atanh(v / 200.0f);
+        o[16 * i + 3] = sinpi(v); o[16 * i + 4] = cospi(v); o[16 * i + 5] = expm1(v / 10.0f);
+        o[16 * i + 6] = log1p(fabs(v)); o[16 * i + 7] = pown(v, 3); o[16 * i + 8] = rootn(v, 3);
+        o[16 * i + 9] = ldexp(v, 5); o[16 * i + 10] = logb(v); o[16 * i + 11] = nextafter(v, 0.0f);
+        o[16 * i + 12] = fdim(v, 1.0f); o[16 * i + 13] = maxmag(v, -2.0f); o[16 * i + 14] = remainder(v, 0.75f);
+        o[16 * i + 15] = frexp(v, e + 2 * i);
+        e[2 * i + 1] = ilogb(v); }";
+    let x = [0.5f32, -1.25, 3.0, 10.5, -30.0, 1e-3, 80.0, 1.0e-40, 123.456, -0.1, 2.0, 7.0, -80.0, 0.25, 50.0, 1000.0];
+    let Some(out) = run(src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 256])), Arg::Buffer(ints(&[0; 32]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    let e = as_ints(buf(&out, 2));
+    let frexp = |v: f64| -> (f64, i32) {
+        if v == 0.0 { return (v, 0) }
+        let ex = v.abs().log2().floor() as i32 + 1;
+        let m = v / 2f64.powi(ex);
+        if m.abs() >= 1.0 { (m / 2.0, ex + 1) } else if m.abs() < 0.5 { (m * 2.0, ex - 1) } else { (m, ex) }
+    };
+    for (i, &v) in x.iter().enumerate() {
+        let d = f64::from(v);
+        let pi = std::f64::consts::PI;
+        let rem = d - 0.75 * (d / 0.75).round_ties_even();
+        let (m, ex) = frexp(d);
+        let want: [(f64, u32); 16] = [
+            (d.asinh(), 4), ((d.abs() + 1.0).acosh(), 4), ((d / 200.0).atanh(), 5), ((pi * d).sin(), 4), ((pi * d).cos(), 4),
+            ((d / 10.0).exp_m1(), 3), (d.abs().ln_1p(), 2), (d.powi(3), 16), (d.cbrt(), 16), (d * 32.0, 0),
+            (if v == 0.0 { f64::NEG_INFINITY } else { f64::from(frexp(d).1 - 1) }, 0),
+            (f64::from(if v == 0.0 { 0.0 } else { f32::from_bits(v.to_bits() - 1) }), 0),
+            ((d - 1.0).max(0.0), 0), (if d.abs() > 2.0 { d } else if d.abs() < 2.0 { -2.0 } else { d.max(-2.0) }, 0),
+            (rem, 0), (m, 0),
+        ];
+        for (k, (w, limit)) in want.iter().enumerate() {
+            let (got, w) = (o[16 * i + k], *w as f32);
+            // sinpi/cospi of values whose exact result is 0: compare absolutely.
+            let close = ulps32(got, w) <= *limit || (w.abs() < 1e-6 && got.abs() < 1e-6);
+            assert!(close, "function {k} of {v}: {got:e} vs {w:e} ({} ulp)", ulps32(got, w));
+        }
+        assert_eq!(e[2 * i], ex, "frexp exponent of {v}");
+        assert_eq!(e[2 * i + 1], ex - 1, "ilogb of {v}");
+    }
+}

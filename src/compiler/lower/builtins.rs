@@ -62,7 +62,7 @@ impl Ctx<'_> {
         self.convert(v, &T::Scalar(S::UInt), ty, false, loc)
     }
 
-    fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let direct = |m: M| Some(m);
         let simple = match f {
             MathFn::Sqrt => direct(M::Sqrt),
@@ -111,7 +111,10 @@ impl Ctx<'_> {
             Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
             _ => false,
         };
-        if soft && super::fmath::handles(f) {
+        if super::floatbits::handles(f) {
+            return self.float_bits_fn(f, v, arg_ty, ty, loc);
+        }
+        if (soft || super::fmath::needs_software(f)) && super::fmath::handles(f) {
             return self.soft_math(f, v, arg_ty, loc);
         }
         if let Some(m) = simple {
@@ -423,7 +426,11 @@ fn arity(bi: Builtin) -> usize {
     use MathFn::*;
     match bi {
         Builtin::Math(Fma | Mad | Clamp | Mix | Smoothstep, _) => 3,
-        Builtin::Math(Fmin | Fmax | Fmod | Hypot | Copysign | Min | Max | Step | Pow | Powr | Atan2 | Divide | Dot | Distance | Cross, _) => 2,
+        Builtin::Math(
+            Fmin | Fmax | Fmod | Hypot | Copysign | Min | Max | Step | Pow | Powr | Atan2 | Divide | Dot | Distance | Cross | Atan2pi | Ldexp | Pown | Rootn
+            | Fdim | Maxmag | Minmag | Nextafter | Remainder | RemquoQuotient,
+            _,
+        ) => 2,
         Builtin::Math(..) => 1,
         Builtin::Int(IntFn::Clamp | IntFn::Mad24 | IntFn::MadHi | IntFn::MadSat) => 3,
         Builtin::Int(IntFn::Abs | IntFn::Clz | IntFn::Ctz | IntFn::Popcount) => 1,

@@ -83,7 +83,17 @@ fn format(ty: &T) -> &'static Format {
 /// The functions implemented here.
 pub fn handles(f: MathFn) -> bool {
     use MathFn::*;
-    matches!(f, Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos)
+    matches!(
+        f,
+        Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos
+            | Asinh | Acosh | Atanh | Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn
+    )
+}
+
+/// Functions with no hardware (GLSL.std.450) equivalent: always built here.
+pub fn needs_software(f: MathFn) -> bool {
+    use MathFn::*;
+    matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh)
 }
 
 /// Taylor coefficients 1/n! for n in `range`, with alternating signs when `alternate`.
@@ -150,7 +160,77 @@ impl Ctx<'_> {
                 let c = self.b.math(M::Sqrt, &[c]);
                 if f == MathFn::Asin { self.atan2_64(x, c, ty, loc)? } else { self.atan2_64(c, x, ty, loc)? }
             }
-            _ => return Err(LowerError::new(loc, "this double-precision function is not supported yet")),
+            MathFn::Asinpi | MathFn::Acospi | MathFn::Atanpi | MathFn::Atan2pi => {
+                let base = match f {
+                    MathFn::Asinpi => MathFn::Asin,
+                    MathFn::Acospi => MathFn::Acos,
+                    MathFn::Atanpi => MathFn::Atan,
+                    _ => MathFn::Atan2,
+                };
+                let a = self.soft_math(base, v, ty, loc)?;
+                self.mul_c(a, std::f64::consts::FRAC_1_PI, ty, loc)?
+            }
+            MathFn::Sinpi | MathFn::Cospi | MathFn::Tanpi => {
+                // x = k/2 + t exactly (k = round(2x)), then sin/cos/tan of k π/2 + π t.
+                let two_x = self.mul_c(x, 2.0, ty, loc)?;
+                let k = self.b.math(M::Round, &[two_x]);
+                let half_k = self.mul_c(k, 0.5, ty, loc)?;
+                let t = self.b.binary(B::Subtract, x, half_k);
+                let r = self.mul_c(t, std::f64::consts::PI, ty, loc)?;
+                // k mod 4, exact in floating point even for huge k.
+                let quarter = self.mul_c(k, 0.25, ty, loc)?;
+                let fl = self.b.math(M::Floor, &[quarter]);
+                let four_fl = self.mul_c(fl, 4.0, ty, loc)?;
+                let k4 = self.b.binary(B::Subtract, k, four_fl);
+                let q = self.b.cast(k4, ScalarKind::Sint, Some(4));
+                let base = match f {
+                    MathFn::Sinpi => MathFn::Sin,
+                    MathFn::Cospi => MathFn::Cos,
+                    _ => MathFn::Tan,
+                };
+                self.trig_eval(base, q, r, ty, loc)?
+            }
+            MathFn::Log1p => self.log1p(x, ty, loc)?,
+            MathFn::Expm1 => {
+                // Near 0 the Taylor series without its constant term (no cancellation), e^x - 1
+                // elsewhere.
+                let series: Vec<f64> = factorial_series(1..=format(ty).exp_degree + 1, 1, false);
+                let p = self.poly(x, &series, ty, loc)?;
+                let near = self.b.binary(B::Multiply, x, p);
+                let u = self.exp64(x, ty, loc)?;
+                let one = self.float_like(1.0, ty, loc)?;
+                let far = self.b.binary(B::Subtract, u, one);
+                let ax = self.b.math(M::Abs, &[x]);
+                let half = self.float_like(0.5, ty, loc)?;
+                let small = self.b.binary(B::Less, ax, half);
+                self.b.select(small, near, far)
+            }
+            MathFn::Asinh | MathFn::Acosh | MathFn::Atanh => self.inverse_hyperbolic(f, x, ty, loc)?,
+            MathFn::Pown | MathFn::Rootn => {
+                let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
+                let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
+                if f == MathFn::Pown {
+                    self.pow64(x, nf, ty, loc)?
+                } else {
+                    // x^(1/n); negative x only for odd n (the sign comes back).
+                    let one = self.float_like(1.0, ty, loc)?;
+                    let inv = self.b.binary(B::Divide, one, nf);
+                    let ax = self.b.math(M::Abs, &[x]);
+                    let r = self.pow64(ax, inv, ty, loc)?;
+                    let r = self.copysign(r, x, ty);
+                    let (two, zero) = (self.float_like(2.0, ty, loc)?, self.float_like(0.0, ty, loc)?);
+                    let half = self.b.binary(B::Divide, nf, two);
+                    let half_t = self.b.math(M::Trunc, &[half]);
+                    let even = self.b.binary(B::Equal, half_t, half);
+                    let neg = self.b.binary(B::Less, x, zero);
+                    let bad = self.b.select(neg, even, neg);
+                    let n_zero = self.b.binary(B::Equal, nf, zero);
+                    let bad = self.b.select(n_zero, n_zero, bad);
+                    let nan = self.float_like(f64::NAN, ty, loc)?;
+                    self.b.select(bad, nan, r)
+                }
+            }
+            _ => return Err(LowerError::new(loc, "this math function is not supported yet")),
         })
     }
 
@@ -337,6 +417,11 @@ impl Ctx<'_> {
         } else {
             (q, r)
         };
+        self.trig_eval(f, q, r, ty, loc)
+    }
+
+    /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value).
+    fn trig_eval(&mut self, f: MathFn, q: H, r: H, ty: &T, loc: Loc) -> R<H> {
         let n = format(ty).trig_degree;
         let z = self.b.binary(B::Multiply, r, r);
         let sin_c = factorial_series(1..=n - 1, 2, true);
@@ -501,6 +586,74 @@ impl Ctx<'_> {
         let t = self.module.global_variables.append(var, naga::Span::UNDEFINED);
         self.two_over_pi = Some(t);
         t
+    }
+
+    /// log(1 + x), accurate near 0: 2 atanh(x / (2 + x)) by its series while that converges
+    /// fast (no cancellation: drivers may fold `(1 + x) - 1` to `x`), log(1 + x) elsewhere.
+    fn log1p(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        let two = self.float_like(2.0, ty, loc)?;
+        let d = self.b.binary(B::Add, two, x);
+        let s = self.b.binary(B::Divide, x, d);
+        let z = self.b.binary(B::Multiply, s, s);
+        // |s| < 0.1716 (x in [-0.29, 0.41]) needs the same number of terms as log itself.
+        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
+        let p = self.poly(z, &coeffs, ty, loc)?;
+        let near = self.b.binary(B::Multiply, s, p);
+        let one = self.float_like(1.0, ty, loc)?;
+        let u = self.b.binary(B::Add, one, x);
+        let far = self.log64(u, LogBase::E, ty, loc)?;
+        let (lo, hi) = (self.float_like(-0.29, ty, loc)?, self.float_like(0.41, ty, loc)?);
+        let above = self.b.binary(B::Greater, x, lo);
+        let below = self.b.binary(B::Less, x, hi);
+        let inside = self.b.select(above, below, above);
+        Ok(self.b.select(inside, near, far))
+    }
+
+    /// asinh, acosh and atanh through log1p (and log for huge arguments).
+    fn inverse_hyperbolic(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
+        let one = self.float_like(1.0, ty, loc)?;
+        let ax = self.b.math(M::Abs, &[x]);
+        // Past 2^(mantissa/2) the square of the argument no longer matters (or overflows):
+        // asinh x ≈ acosh x ≈ log 2x.
+        let huge = self.float_like(2f64.powi(format(ty).mantissa_bits as i32 / 2 + 2), ty, loc)?;
+        let big = self.b.binary(B::Greater, ax, huge);
+        let log_ax = self.log64(ax, LogBase::E, ty, loc)?;
+        let ln2 = self.float_like(std::f64::consts::LN_2, ty, loc)?;
+        let log_2ax = self.b.binary(B::Add, log_ax, ln2);
+        Ok(match f {
+            MathFn::Asinh => {
+                // log1p(a + a² / (1 + √(1 + a²)))
+                let a2 = self.b.binary(B::Multiply, ax, ax);
+                let s = self.b.binary(B::Add, one, a2);
+                let s = self.b.math(M::Sqrt, &[s]);
+                let d = self.b.binary(B::Add, one, s);
+                let q = self.b.binary(B::Divide, a2, d);
+                let arg = self.b.binary(B::Add, ax, q);
+                let r = self.log1p(arg, ty, loc)?;
+                let r = self.b.select(big, log_2ax, r);
+                self.copysign(r, x, ty)
+            }
+            MathFn::Acosh => {
+                // log1p(t + √(2t + t²)), t = x - 1 (NaN below 1 through the square root).
+                let t = self.b.binary(B::Subtract, x, one);
+                let t2 = self.b.binary(B::Multiply, t, t);
+                let two_t = self.b.binary(B::Add, t, t);
+                let s = self.b.binary(B::Add, two_t, t2);
+                let s = self.b.math(M::Sqrt, &[s]);
+                let arg = self.b.binary(B::Add, t, s);
+                let r = self.log1p(arg, ty, loc)?;
+                self.b.select(big, log_2ax, r)
+            }
+            _ => {
+                // ½ log1p(2a / (1 - a)), sign of x.
+                let two_a = self.b.binary(B::Add, ax, ax);
+                let d = self.b.binary(B::Subtract, one, ax);
+                let q = self.b.binary(B::Divide, two_a, d);
+                let r = self.log1p(q, ty, loc)?;
+                let r = self.mul_c(r, 0.5, ty, loc)?;
+                self.copysign(r, x, ty)
+            }
+        })
     }
 
     /// x^y as e^(y log x) (precise to a few ulp while |y log x| stays small), with the sign

@@ -8,6 +8,7 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
+mod floatbits;
 mod fmath;
 mod intfn;
 pub mod kernel;
