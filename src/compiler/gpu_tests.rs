@@ -922,3 +922,16 @@ fn more_math_functions() {
         assert_eq!(e[2 * i + 1], ex - 1, "ilogb of {v}");
     }
 }
+
+#[test]
+fn float_pow_of_large_results() {
+    let src = "kernel void k(global const float *x, global float *o) {
+        int i = get_global_id(0); o[i] = pow(x[i], 17.5f); }";
+    let x = [1.5f32, 100.0, 150.0, 0.01, 2.0, 155.0, 0.2, 3.7];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 8]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    for (i, &v) in x.iter().enumerate() {
+        let want = f64::from(v).powf(17.5) as f32;
+        assert!(ulps32(o[i], want) <= 16, "pow({v}, 17.5): {} vs {want} ({} ulp)", o[i], ulps32(o[i], want));
+    }
+}

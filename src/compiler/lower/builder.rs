@@ -145,6 +145,13 @@ impl FnBuilder {
         left: Handle<Expression>,
         right: Handle<Expression>,
     ) -> Handle<Expression> {
+        // Float arithmetic of literals is folded here so that functions applied to the result
+        // fold too (naga's evaluator cannot apply every function to f64 constants).
+        if let (Expression::Literal(a), Expression::Literal(b)) = (&self.func.expressions[left], &self.func.expressions[right]) {
+            if let Some(l) = fold_float_binary(op, *a, *b) {
+                return self.lit(l);
+            }
+        }
         self.expr(Expression::Binary { op, left, right })
     }
 
@@ -305,6 +312,28 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
         _ => return None,
     };
     Some(out)
+}
+
+/// `a op b` for two float literals of one width, when the result is finite. (For f32 the
+/// f64 result rounded to f32 is the correctly rounded one: f64 has over twice the bits.)
+fn fold_float_binary(op: naga::BinaryOperator, a: Literal, b: Literal) -> Option<Literal> {
+    use naga::BinaryOperator as B;
+    let (x, y, single) = match (a, b) {
+        (Literal::F32(x), Literal::F32(y)) => (f64::from(x), f64::from(y), true),
+        (Literal::F64(x), Literal::F64(y)) => (x, y, false),
+        _ => return None,
+    };
+    let r = match op {
+        B::Add => x + y,
+        B::Subtract => x - y,
+        B::Multiply => x * y,
+        B::Divide => x / y,
+        _ => return None,
+    };
+    match single {
+        true => Some(Literal::F32(r as f32)).filter(|_| (r as f32).is_finite()),
+        false => Some(Literal::F64(r)).filter(|_| r.is_finite()),
+    }
 }
 
 /// Expressions produced by a statement: never part of an `Emit` range.

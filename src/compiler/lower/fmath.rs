@@ -656,9 +656,19 @@ impl Ctx<'_> {
         })
     }
 
-    /// x^y as e^(y log x) (precise to a few ulp while |y log x| stays small), with the sign
-    /// for negative x and integer y and the usual special values.
+    /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
+    /// values. The error of y log x is magnified by |y log x|, so float pow runs in double
+    /// when the device has it; double pow is precise to a few ulp while |y log x| stays small.
     fn pow64(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        if format(ty).bytes == 4 && self.target.fp64 {
+            let wide = match ty {
+                T::Vector(_, n) => T::Vector(S::Double, *n),
+                _ => T::Scalar(S::Double),
+            };
+            let (xd, yd) = (self.b.cast(x, ScalarKind::Float, Some(8)), self.b.cast(y, ScalarKind::Float, Some(8)));
+            let r = self.pow64(xd, yd, &wide, loc)?;
+            return Ok(self.b.cast(r, ScalarKind::Float, Some(4)));
+        }
         let ax = self.b.math(M::Abs, &[x]);
         let l = self.log64(ax, LogBase::E, ty, loc)?;
         let t = self.b.binary(B::Multiply, y, l);
