@@ -86,14 +86,14 @@ pub fn handles(f: MathFn) -> bool {
     matches!(
         f,
         Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos
-            | Asinh | Acosh | Atanh | Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn
+            | Asinh | Acosh | Atanh | Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Erf | Erfc
     )
 }
 
 /// Functions with no hardware (GLSL.std.450) equivalent: always built here.
 pub fn needs_software(f: MathFn) -> bool {
     use MathFn::*;
-    matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh)
+    matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh | Erf | Erfc)
 }
 
 /// Taylor coefficients 1/n! for n in `range`, with alternating signs when `alternate`.
@@ -206,6 +206,7 @@ impl Ctx<'_> {
                 self.b.select(small, near, far)
             }
             MathFn::Asinh | MathFn::Acosh | MathFn::Atanh => self.inverse_hyperbolic(f, x, ty, loc)?,
+            MathFn::Erf | MathFn::Erfc => self.in_double(&[x], ty, |cx, a, t| cx.erf(f == MathFn::Erfc, a[0], t, loc))?,
             MathFn::Pown | MathFn::Rootn => {
                 let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
                 let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
@@ -656,18 +657,93 @@ impl Ctx<'_> {
         })
     }
 
+    /// `f(x)` computed in double precision when `ty` is float and the device has doubles (for
+    /// functions whose float result needs more than float intermediates).
+    fn in_double(&mut self, args: &[H], ty: &T, f: impl FnOnce(&mut Self, &[H], &T) -> R<H>) -> R<H> {
+        if format(ty).bytes == 8 || !self.target.fp64 {
+            return f(self, args, ty);
+        }
+        let wide = match ty {
+            T::Vector(_, n) => T::Vector(S::Double, *n),
+            _ => T::Scalar(S::Double),
+        };
+        let wide_args: Vec<H> = args.iter().map(|&a| self.b.cast(a, ScalarKind::Float, Some(8))).collect();
+        let r = f(self, &wide_args, &wide)?;
+        Ok(self.b.cast(r, ScalarKind::Float, Some(4)))
+    }
+
+    /// e^(-x²), with x² split so its rounding error is not magnified by the exponential.
+    fn exp_minus_square(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        // x = h + l with h holding the upper half of the mantissa: h² is exact.
+        let split = self.float_like(2f64.powi(format(ty).mantissa_bits as i32 / 2 + 1) + 1.0, ty, loc)?;
+        let c = self.b.binary(B::Multiply, split, x);
+        let d = self.b.binary(B::Subtract, c, x);
+        let h = self.b.binary(B::Subtract, c, d);
+        let l = self.b.binary(B::Subtract, x, h);
+        let hh = self.b.binary(B::Multiply, h, h);
+        let s = self.b.binary(B::Add, x, h);
+        let rest = self.b.binary(B::Multiply, l, s);
+        let (nhh, nrest) = (self.b.unary(naga::UnaryOperator::Negate, hh), self.b.unary(naga::UnaryOperator::Negate, rest));
+        let (a, b) = (self.exp64(nhh, ty, loc)?, self.exp64(nrest, ty, loc)?);
+        Ok(self.b.binary(B::Multiply, a, b))
+    }
+
+    /// erf or erfc: the Maclaurin series below |x| = 2, the continued fraction of erfc above.
+    fn erf(&mut self, complement: bool, x: H, ty: &T, loc: Loc) -> R<H> {
+        let ax = self.b.math(M::Abs, &[x]);
+        // erf x = 2/√π Σ (-1)^n x^(2n+1) / (n! (2n+1))
+        let two_over_sqrt_pi = std::f64::consts::FRAC_2_SQRT_PI;
+        let mut fact = 1.0f64;
+        let coeffs: Vec<f64> = (0..40)
+            .map(|n| {
+                if n > 0 {
+                    fact *= f64::from(n);
+                }
+                let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
+                sign * two_over_sqrt_pi / (fact * f64::from(2 * n + 1))
+            })
+            .collect();
+        let z = self.b.binary(B::Multiply, x, x);
+        let p = self.poly(z, &coeffs, ty, loc)?;
+        let series = self.b.binary(B::Multiply, x, p);
+        // erfc x = e^(-x²)/√π / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))) for x > 0
+        let mut t = ax;
+        for k in (1..=70).rev() {
+            let kk = self.float_like(f64::from(k) / 2.0, ty, loc)?;
+            let q = self.b.binary(B::Divide, kk, t);
+            t = self.b.binary(B::Add, ax, q);
+        }
+        let e = self.exp_minus_square(ax, ty, loc)?;
+        let e = self.mul_c(e, 1.0 / std::f64::consts::PI.sqrt(), ty, loc)?;
+        let tail = self.b.binary(B::Divide, e, t);
+        // Huge |x|: the fraction underflows to 0 (and ∞/∞ would be NaN).
+        let far = self.float_like(30.0, ty, loc)?;
+        let is_far = self.b.binary(B::Greater, ax, far);
+        let zero = self.float_like(0.0, ty, loc)?;
+        let tail = self.b.select(is_far, zero, tail);
+        let two = self.float_like(2.0, ty, loc)?;
+        let small = self.b.binary(B::Less, ax, two);
+        let one = self.float_like(1.0, ty, loc)?;
+        let neg = self.b.binary(B::Less, x, zero);
+        Ok(if complement {
+            // erfc(-x) = 2 - erfc(x)
+            let from_series = self.b.binary(B::Subtract, one, series);
+            let two_minus = self.b.binary(B::Subtract, two, tail);
+            let big = self.b.select(neg, two_minus, tail);
+            self.b.select(small, from_series, big)
+        } else {
+            let one_minus = self.b.binary(B::Subtract, one, tail);
+            let big = self.copysign(one_minus, x, ty);
+            self.b.select(small, series, big)
+        })
+    }
+
     /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
     /// values. The error of y log x is magnified by |y log x|, so float pow runs in double
     /// when the device has it; double pow is precise to a few ulp while |y log x| stays small.
     fn pow64(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
         if format(ty).bytes == 4 && self.target.fp64 {
-            let wide = match ty {
-                T::Vector(_, n) => T::Vector(S::Double, *n),
-                _ => T::Scalar(S::Double),
-            };
-            let (xd, yd) = (self.b.cast(x, ScalarKind::Float, Some(8)), self.b.cast(y, ScalarKind::Float, Some(8)));
-            let r = self.pow64(xd, yd, &wide, loc)?;
-            return Ok(self.b.cast(r, ScalarKind::Float, Some(4)));
+            return self.in_double(&[x, y], ty, |cx, a, t| cx.pow64(a[0], a[1], t, loc));
         }
         let ax = self.b.math(M::Abs, &[x]);
         let l = self.log64(ax, LogBase::E, ty, loc)?;
