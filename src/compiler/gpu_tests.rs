@@ -969,3 +969,41 @@ fn error_function() {
     assert_eq!(o[31], 0.0);
     assert!(od[31] > 0.0 && od[31] < 1e-300);
 }
+
+#[test]
+fn gamma_functions() {
+    let src = "kernel void k(global const float *x, global float *o, global int *sg) {
+        int i = get_global_id(0);
+        o[2 * i] = tgamma(x[i]); o[2 * i + 1] = lgamma_r(x[i], sg + i); }";
+    let x = [0.5f32, 1.0, 2.0, 3.5, 5.0, 10.0, 20.5, 33.0, -0.5, -1.5, -2.0, 0.1, 1.5, 7.25, -3.25, 171.0];
+    let Some(out) = run(src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 32])), Arg::Buffer(ints(&[9; 16]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    let sg = as_ints(buf(&out, 2));
+    // Γ by the product for integers and half-integers: Γ(n) = (n-1)!, Γ(n+½) = (2n)! √π / (4^n n!).
+    let gamma = |v: f64| -> f64 {
+        let fact = |n: u32| (1..=n).map(f64::from).product::<f64>();
+        if v.fract() == 0.0 {
+            return fact(v as u32 - 1);
+        }
+        if (v - 0.5).fract() == 0.0 && v > 0.0 {
+            let n = (v - 0.5) as u32;
+            return fact(2 * n) * std::f64::consts::PI.sqrt() / (4f64.powi(n as i32) * fact(n));
+        }
+        f64::NAN
+    };
+    for (i, &v) in x.iter().enumerate() {
+        let d = f64::from(v);
+        let (t, l) = (o[2 * i], o[2 * i + 1]);
+        if d > 0.0 && !gamma(d).is_nan() {
+            let want = gamma(d) as f32;
+            assert!(ulps32(t, want) <= 16 || (want.is_infinite() && t.is_infinite()), "tgamma({v}) = {t}, want {want}");
+            assert!((f64::from(l) - gamma(d).ln()).abs() <= 1e-6 * gamma(d).ln().abs().max(1.0), "lgamma({v}) = {l}");
+            assert_eq!(sg[i], 1);
+        }
+    }
+    // Γ(-0.5) = -2√π, Γ(-1.5) = 4√π/3; poles at the negative integers.
+    let sp = std::f32::consts::PI.sqrt();
+    assert!(ulps32(o[16], -2.0 * sp) <= 16 && sg[8] == -1, "tgamma(-0.5) = {}", o[16]);
+    assert!(ulps32(o[18], 4.0 * sp / 3.0) <= 16 && sg[9] == 1, "tgamma(-1.5) = {}", o[18]);
+    assert!(o[20].is_nan() && o[21].is_infinite() && sg[10] == 0);
+}

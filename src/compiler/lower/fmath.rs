@@ -86,14 +86,14 @@ pub fn handles(f: MathFn) -> bool {
     matches!(
         f,
         Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos
-            | Asinh | Acosh | Atanh | Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Erf | Erfc
+            | Asinh | Acosh | Atanh | Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Erf | Erfc | Lgamma | Tgamma | LgammaSign
     )
 }
 
 /// Functions with no hardware (GLSL.std.450) equivalent: always built here.
 pub fn needs_software(f: MathFn) -> bool {
     use MathFn::*;
-    matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh | Erf | Erfc)
+    matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh | Erf | Erfc | Lgamma | Tgamma | LgammaSign)
 }
 
 /// Taylor coefficients 1/n! for n in `range`, with alternating signs when `alternate`.
@@ -207,6 +207,23 @@ impl Ctx<'_> {
             }
             MathFn::Asinh | MathFn::Acosh | MathFn::Atanh => self.inverse_hyperbolic(f, x, ty, loc)?,
             MathFn::Erf | MathFn::Erfc => self.in_double(&[x], ty, |cx, a, t| cx.erf(f == MathFn::Erfc, a[0], t, loc))?,
+            MathFn::Lgamma | MathFn::Tgamma => self.in_double(&[x], ty, |cx, a, t| cx.gamma(f == MathFn::Tgamma, a[0], t, loc))?,
+            MathFn::LgammaSign => {
+                // The sign of Γ(x): 1 for x > 0, that of sin(πx) below, 0 at the poles.
+                let ity = match ty {
+                    T::Vector(_, n) => T::Vector(S::Int, *n),
+                    _ => T::Scalar(S::Int),
+                };
+                let s = self.soft_math(MathFn::Sinpi, &[x], ty, loc)?;
+                let zero = self.float_like(0.0, ty, loc)?;
+                let (one, minus, none) = (self.int_like(1, &ity, loc)?, self.int_like(-1, &ity, loc)?, self.int_like(0, &ity, loc)?);
+                let s_neg = self.b.binary(B::Less, s, zero);
+                let s_pos = self.b.binary(B::Greater, s, zero);
+                let r = self.b.select(s_pos, one, none);
+                let r = self.b.select(s_neg, minus, r);
+                let positive = self.b.binary(B::Greater, x, zero);
+                self.b.select(positive, one, r)
+            }
             MathFn::Pown | MathFn::Rootn => {
                 let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
                 let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
@@ -736,6 +753,82 @@ impl Ctx<'_> {
             let big = self.copysign(one_minus, x, ty);
             self.b.select(small, series, big)
         })
+    }
+
+    /// log Γ(a) for a > 0: Stirling's series at a + 10 or more, shifted back by log Π(a + k).
+    fn lgamma_positive(&mut self, a: H, ty: &T, loc: Loc) -> R<H> {
+        let ten = self.float_like(10.0, ty, loc)?;
+        let small = self.b.binary(B::Less, a, ten);
+        let shifted = self.b.binary(B::Add, a, ten);
+        let y = self.b.select(small, shifted, a);
+        // (y - ½) log y - y + ½ log 2π + Σ B2k / (2k (2k - 1) y^(2k-1))
+        let ly = self.log64(y, LogBase::E, ty, loc)?;
+        let half = self.float_like(0.5, ty, loc)?;
+        let ym = self.b.binary(B::Subtract, y, half);
+        let main = self.b.binary(B::Multiply, ym, ly);
+        let main = self.b.binary(B::Subtract, main, y);
+        let c = self.float_like(0.5 * (2.0 * std::f64::consts::PI).ln(), ty, loc)?;
+        let main = self.b.binary(B::Add, main, c);
+        let one = self.float_like(1.0, ty, loc)?;
+        let inv = self.b.binary(B::Divide, one, y);
+        let inv2 = self.b.binary(B::Multiply, inv, inv);
+        let bernoulli = [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
+        let coeffs: Vec<f64> = (1..=8).zip(bernoulli).map(|(k, b)| b / f64::from(2 * k * (2 * k - 1))).collect();
+        let series = self.poly(inv2, &coeffs, ty, loc)?;
+        let series = self.b.binary(B::Multiply, series, inv);
+        let st = self.b.binary(B::Add, main, series);
+        let mut product = a;
+        for k in 1..10 {
+            let kk = self.float_like(f64::from(k), ty, loc)?;
+            let term = self.b.binary(B::Add, a, kk);
+            product = self.b.binary(B::Multiply, product, term);
+        }
+        let lp = self.log64(product, LogBase::E, ty, loc)?;
+        let back = self.b.binary(B::Subtract, st, lp);
+        Ok(self.b.select(small, back, st))
+    }
+
+    /// lgamma (log |Γ(x)|) or tgamma (Γ(x)); negative x by reflection,
+    /// Γ(x) = π / (sin(πx) Γ(1 - x)).
+    fn gamma(&mut self, tgamma: bool, x: H, ty: &T, loc: Loc) -> R<H> {
+        let (zero, one) = (self.float_like(0.0, ty, loc)?, self.float_like(1.0, ty, loc)?);
+        let positive = self.b.binary(B::Greater, x, zero);
+        let reflected = self.b.binary(B::Subtract, one, x);
+        let a = self.b.select(positive, x, reflected);
+        let lg_a = self.lgamma_positive(a, ty, loc)?;
+        let s = self.soft_math(MathFn::Sinpi, &[x], ty, loc)?;
+        let abs_s = self.b.math(M::Abs, &[s]);
+        let pi = self.float_like(std::f64::consts::PI, ty, loc)?;
+        let ratio = self.b.binary(B::Divide, pi, abs_s);
+        let l_ratio = self.log64(ratio, LogBase::E, ty, loc)?;
+        let lg_neg = self.b.binary(B::Subtract, l_ratio, lg_a);
+        let lg = self.b.select(positive, lg_a, lg_neg);
+        let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x });
+        if !tgamma {
+            let inf = self.float_like(f64::INFINITY, ty, loc)?;
+            // Poles at 0 and the negative integers.
+            let pole = self.b.binary(B::Equal, s, zero);
+            let not_pos = self.b.unary(naga::UnaryOperator::LogicalNot, positive);
+            let pole = self.b.select(not_pos, pole, not_pos);
+            let lg = self.b.select(pole, inf, lg);
+            return Ok(self.b.select(nan, x, lg));
+        }
+        let e = self.exp64(lg, ty, loc)?;
+        // Sign for negative x: that of sin(πx); NaN at the negative integers, ±∞ at ±0.
+        let ne = self.b.unary(naga::UnaryOperator::Negate, e);
+        let neg_s = self.b.binary(B::Less, s, zero);
+        let signed = self.b.select(neg_s, ne, e);
+        let r = self.b.select(positive, e, signed);
+        let nan_v = self.float_like(f64::NAN, ty, loc)?;
+        let pole = self.b.binary(B::Equal, s, zero);
+        let not_pos = self.b.unary(naga::UnaryOperator::LogicalNot, positive);
+        let pole = self.b.select(not_pos, pole, not_pos);
+        let r = self.b.select(pole, nan_v, r);
+        let inf = self.float_like(f64::INFINITY, ty, loc)?;
+        let signed_inf = self.copysign(inf, x, ty);
+        let is_zero = self.b.binary(B::Equal, x, zero);
+        let r = self.b.select(is_zero, signed_inf, r);
+        Ok(self.b.select(nan, x, r))
     }
 
     /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
