@@ -1007,3 +1007,28 @@ fn gamma_functions() {
     assert!(ulps32(o[18], 4.0 * sp / 3.0) <= 16 && sg[9] == 1, "tgamma(-1.5) = {}", o[18]);
     assert!(o[20].is_nan() && o[21].is_infinite() && sg[10] == 0);
 }
+
+#[test]
+fn reinterpretation_between_shapes_and_struct_value_arguments() {
+    let src = "typedef struct { char c; short s; int i; uchar4 u; } small;
+        kernel void k(global uint *o, small v, char4 c4) {
+            o[0] = as_uint(c4);
+            char4 back = as_char4(o[0] + 1u);
+            o[1] = back.x + back.w;
+            o[2] = as_uint2(as_double((int2)(0, 0x40000000))).y;
+            o[3] = (uint)(v.c + v.s + v.i) + v.u.z;
+            ushort2 h = as_ushort2(1.0f);
+            o[4] = h.y; }";
+    let mut v = vec![0u8; 12];
+    v[0] = 0xfe; // c = -2
+    v[2..4].copy_from_slice(&(-300i16).to_le_bytes());
+    v[4..8].copy_from_slice(&100000i32.to_le_bytes());
+    v[8..12].copy_from_slice(&[1, 2, 3, 4]);
+    let Some(out) = run(src, [1, 1, 1], [1, 1, 1], &[Arg::Buffer(ints(&[0; 5])), Arg::Pod(v), Arg::Pod(vec![1, 2, 0x80, 0xff])]) else { return };
+    let o: Vec<u32> = as_ints(buf(&out, 0)).into_iter().map(|x| x as u32).collect();
+    assert_eq!(o[0], 0xff80_0201);
+    assert_eq!(o[1], (2i32 + -1) as u32);
+    assert_eq!(o[2], 0x4000_0000);
+    assert_eq!(o[3], (-2i32 - 300 + 100000 + 3) as u32);
+    assert_eq!(o[4], 0x3f80);
+}

@@ -30,8 +30,11 @@ pub fn local_arg_name(n: usize) -> String {
 /// A value argument placed in the push constants or the POD uniform.
 pub struct PodField {
     pub ty: Handle<Type>,
+    /// Bytes the runtime copies (the OpenCL C size).
     pub size: u32,
     pub align: u32,
+    /// Bytes the member occupies in the block (at least `size`).
+    pub slot: u32,
 }
 
 /// What the lowering decided for one kernel argument.
@@ -109,7 +112,7 @@ impl Abi {
                     let offset = align_up(*end, f.align);
                     let member = members.len() as u32;
                     members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
-                    *end = offset + f.size;
+                    *end = offset + f.slot.max(f.size);
                     Param::Pod { member, offset, size: f.size, uniform: !in_push }
                 }
             });
@@ -216,20 +219,22 @@ impl Abi {
     }
 }
 
-/// The type carrying an 8/16-bit value argument of `size` bytes as u32 words: `u32`,
-/// `vec2<u32>`, `vec4<u32>` or `array<vec4<u32>, 2>` (valid in push constants and uniforms).
-pub fn pod_words_type(module: &mut Module, size: u32) -> (Handle<Type>, u32) {
+/// The type carrying a value argument with 8/16-bit parts, of `size` bytes, as u32 words:
+/// `u32`, `vec2<u32>`, `vec4<u32>` or `array<vec4<u32>, n>` (valid in push constants and
+/// uniforms).
+pub fn pod_words_type(module: &mut Module, size: u32) -> PodField {
     let vec = |module: &mut Module, size| intern(module, TypeInner::Vector { size, scalar: Scalar::U32 });
-    match size {
-        0..=4 => (scalar_ty(module, Scalar::U32), 4),
-        5..=8 => (vec(module, naga::VectorSize::Bi), 8),
-        9..=16 => (vec(module, naga::VectorSize::Quad), 16),
+    let (ty, align, slot) = match size {
+        0..=4 => (scalar_ty(module, Scalar::U32), 4, 4),
+        5..=8 => (vec(module, naga::VectorSize::Bi), 8, 8),
+        9..=16 => (vec(module, naga::VectorSize::Quad), 16, 16),
         _ => {
             let base = vec(module, naga::VectorSize::Quad);
-            let two = std::num::NonZeroU32::MIN.saturating_add(1);
-            (intern(module, TypeInner::Array { base, size: ArraySize::Constant(two), stride: 16 }), 16)
+            let n = std::num::NonZeroU32::MIN.saturating_add(size.div_ceil(16) - 1);
+            (intern(module, TypeInner::Array { base, size: ArraySize::Constant(n), stride: 16 }), 16, 16 * n.get())
         }
-    }
+    };
+    PodField { ty, size, align, slot }
 }
 
 /// How the front end describes one kernel argument to [`Abi::new`].

@@ -84,10 +84,12 @@ impl Ctx<'_> {
                 let v = self.eval_value(v)?;
                 self.splat_to(v, &e.ty, loc)?
             }
+            ExprKind::Bitcast(v) if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) => {
+                // Different shapes (as_uint(char4), as_double(int2)...): through memory words.
+                let x = self.eval_value(v)?;
+                self.reinterpret(x, &v.ty, &e.ty, loc)?
+            }
             ExprKind::Bitcast(v) => {
-                if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) {
-                    return Err(LowerError::new(loc, "as_type between different component counts is not supported yet"));
-                }
                 let x = self.eval_value(v)?;
                 let to = reg_scalar(e.ty.element().unwrap_or(S::Int));
                 self.per_part(&[(x, v.ty.clone())], &e.ty, loc, |cx, v, _, _| Ok(cx.b.cast(v[0], to.kind, None)))?

@@ -133,6 +133,37 @@ impl Ctx<'_> {
         })
     }
 
+    /// `value` of type `from` reread as type `to` (same size) through private words.
+    pub(super) fn reinterpret(&mut self, value: H, from: &T, to: &T, loc: Loc) -> R<H> {
+        let bytes = self.program.types.size_of(to).max(self.program.types.size_of(from)) as u32;
+        let (ptr, start) = self.word_scratch(bytes, loc)?;
+        self.store_bytes(Words::Var { ptr, shared: false }, start, from, value, loc)?;
+        self.load_bytes(Words::Var { ptr, shared: false }, start, to, loc)
+    }
+
+    /// Words (u32 values, in order) reread as a value of type `ty`.
+    pub(super) fn reinterpret_words(&mut self, words: Vec<H>, ty: &T, loc: Loc) -> R<H> {
+        let (ptr, start) = self.word_scratch(4 * words.len() as u32, loc)?;
+        for (k, w) in (0u32..).zip(words) {
+            let i = self.b.u32(k);
+            let p = self.b.index(ptr, i);
+            self.b.store(p, w);
+        }
+        self.load_bytes(Words::Var { ptr, shared: false }, start, ty, loc)
+    }
+
+    /// A fresh zeroed private array of at least `bytes` bytes of words, and byte offset 0.
+    fn word_scratch(&mut self, bytes: u32, loc: Loc) -> R<(H, H)> {
+        let n = std::num::NonZeroU32::new(bytes.div_ceil(4)).ok_or_else(|| LowerError::new(loc, "internal: empty value"))?;
+        let word = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let ty = super::builder::intern(&mut self.module, TypeInner::Array { base: word, size: naga::ArraySize::Constant(n), stride: 4 });
+        let var = self.b.local("words", ty);
+        let ptr = self.b.expr(Expression::LocalVariable(var));
+        let zero = self.b.expr(Expression::ZeroValue(ty));
+        self.b.store(ptr, zero);
+        Ok((ptr, self.b.u32(0)))
+    }
+
     /// The register value of narrow scalar `s` held in the low bits of u32 `bits`.
     pub(super) fn narrow_from_bits(&mut self, bits: Handle<Expression>, s: S) -> Handle<Expression> {
         let width = s.size() * 8;
@@ -161,20 +192,6 @@ impl Ctx<'_> {
         }
     }
 
-    /// Decodes a narrow scalar/vector value argument from its words (`word(k)` gives word k).
-    pub(super) fn narrow_from_words(&mut self, ty: &T, word: impl Fn(&mut Self, u32) -> Handle<Expression>, loc: Loc) -> R<Handle<Expression>> {
-        let s = ty.element().ok_or_else(|| LowerError::new(loc, "internal: narrow value of an aggregate"))?;
-        let comps = (0..u32::from(ty.width().max(1)))
-            .map(|k| {
-                let byte = k * s.size();
-                let w = word(self, byte / 4);
-                let sh = self.b.u32((byte % 4) * 8);
-                let bits = self.b.binary(B::ShiftRight, w, sh);
-                self.narrow_from_bits(bits, s)
-            })
-            .collect::<Vec<_>>();
-        self.compose_components(comps, ty, loc)
-    }
 
     /// Stores `value` (of type `ty`, in registers) at byte `byte` of word-viewed buffer `arg`.
     pub(super) fn store_bytes(&mut self, arg: Words, byte: H, ty: &T, value: H, loc: Loc) -> R<()> {

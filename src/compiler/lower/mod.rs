@@ -191,20 +191,12 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
                 ty if types::has_narrow(&program.types, ty) => {
-                    if !ty.is_arithmetic() {
-                        return Err(LowerError::new(local.loc, "structs with 8/16-bit members as value arguments are not supported yet"));
-                    }
-                    let size = program.types.size_of(ty) as u32;
-                    let (ty, align) = abi::pod_words_type(module, size);
-                    ParamDecl::Pod(PodField { ty, size, align })
+                    ParamDecl::Pod(abi::pod_words_type(module, program.types.size_of(ty) as u32))
                 }
                 ty => {
                     let naga_ty = types.naga(module, &program.types, ty, local.loc)?;
-                    ParamDecl::Pod(PodField {
-                        ty: naga_ty,
-                        size: program.types.size_of(ty) as u32,
-                        align: program.types.align_of(ty),
-                    })
+                    let size = program.types.size_of(ty) as u32;
+                    ParamDecl::Pod(PodField { ty: naga_ty, size, align: program.types.align_of(ty), slot: size })
                 }
             })
         })

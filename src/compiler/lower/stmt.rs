@@ -87,21 +87,21 @@ impl<'p> Ctx<'p> {
         self.assign_ptr_var(id, ptr, loc)
     }
 
-    /// An 8/16-bit value argument from the words it is passed in (see `abi::pod_words_type`).
+    /// A value argument with 8/16-bit parts from the words it is passed in (see
+    /// `abi::pod_words_type`): the words go to a private word array read back as `ty`.
     fn pod_narrow(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let size = self.program.types.size_of(ty);
-        self.narrow_from_words(
-            ty,
-            |cx, k| match size {
+        let size = self.program.types.size_of(ty) as u32;
+        let words: Vec<Handle<Expression>> = (0..size.div_ceil(4))
+            .map(|k| match size {
                 0..=4 => v,
-                5..=16 => cx.b.member(v, k),
+                5..=16 => self.b.member(v, k),
                 _ => {
-                    let quad = cx.b.member(v, k / 4);
-                    cx.b.member(quad, k % 4)
+                    let quad = self.b.member(v, k / 4);
+                    self.b.member(quad, k % 4)
                 }
-            },
-            loc,
-        )
+            })
+            .collect();
+        self.reinterpret_words(words, ty, loc)
     }
 
     fn local_ty(&self, id: LocalId, loc: Loc) -> R<T> {
