@@ -60,7 +60,7 @@ pub struct Abi {
 }
 
 fn align_up(v: u32, a: u32) -> u32 {
-    v.div_ceil(a.max(1)) * a.max(1)
+    v.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 impl Abi {
@@ -102,7 +102,7 @@ impl Abi {
                 }
                 ParamDecl::Pod(f) => {
                     let offset = align_up(push_end, f.align);
-                    let in_push = offset + f.size <= max_push;
+                    let in_push = offset.saturating_add(f.size) <= max_push;
                     let (members, end) = if in_push {
                         (&mut push_members, &mut push_end)
                     } else {
@@ -112,7 +112,7 @@ impl Abi {
                     let offset = align_up(*end, f.align);
                     let member = members.len() as u32;
                     members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
-                    *end = offset + f.slot.max(f.size);
+                    *end = offset.saturating_add(f.slot.max(f.size));
                     Param::Pod { member, offset, size: f.size, uniform: !in_push }
                 }
             });

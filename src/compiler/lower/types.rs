@@ -97,7 +97,7 @@ impl TypeMap {
         Ok(match ty {
             T::Scalar(s) => reg_scalar(*s).width as u32,
             T::Vector(s, n) => reg_scalar(*s).width as u32 * model::vector_slots(*n),
-            T::Array { elem, len } => self.naga_size(module, types, elem, loc)? * len,
+            T::Array { elem, len } => self.naga_size(module, types, elem, loc)?.saturating_mul(*len),
             T::Record(id) => {
                 let h = self.record(module, types, *id, loc)?;
                 match module.types[h].inner {
