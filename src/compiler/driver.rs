@@ -244,6 +244,18 @@ mod tests {
     }
 
     #[test]
+    fn oversized_data_ends_in_diagnostics() {
+        let t = target();
+        for (src, message) in [
+            ("typedef struct { int a[100000000]; } big; kernel void k(global big *p, big v) { p[0] = v; }", "value argument"),
+            ("typedef struct { char c[100000]; } big; kernel void k(global big *p, global big *q) { p[0] = q[0]; }", "64 KiB"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
+            assert!(log.contains(message), "{log}");
+        }
+    }
+
+    #[test]
     fn bad_options_and_diagnostics() {
         let t = target();
         assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));

@@ -1032,3 +1032,26 @@ fn reinterpretation_between_shapes_and_struct_value_arguments() {
     assert_eq!(o[3], (-2i32 - 300 + 100000 + 3) as u32);
     assert_eq!(o[4], 0x3f80);
 }
+
+#[test]
+fn struct_value_argument_in_the_pod_uniform() {
+    // 40 + 4 + 8 bytes of push constants, then a 300-byte struct that must go to the uniform.
+    let src = "typedef struct { float w[70]; int n; uchar tag[4]; double d; } params;
+        kernel void k(global float *o, int a, long b, params p) {
+            int i = get_global_id(0);
+            o[i] = p.w[i] * (float)p.n + (float)a + (float)b + (float)p.tag[2] + (float)p.d; }";
+    let mut p = vec![0u8; 296];
+    for i in 0..70 {
+        p[4 * i..4 * i + 4].copy_from_slice(&(i as f32).to_le_bytes());
+    }
+    p[280..284].copy_from_slice(&3i32.to_le_bytes());
+    p[284..288].copy_from_slice(&[0, 0, 7, 0]);
+    p[288..296].copy_from_slice(&0.5f64.to_le_bytes());
+    let program = build(src, "", &target()).unwrap();
+    assert!(matches!(program.kernels[0].args()[3].kind, ArgKind::Pod { uniform: true, size: 296, .. }));
+    let Some(out) = run(src, [64, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&[0.0; 64])), Arg::Pod(ints(&[10])), Arg::Pod(100i64.to_le_bytes().to_vec()), Arg::Pod(p)]) else { return };
+    let o = as_floats(buf(&out, 0));
+    for (i, &v) in o.iter().enumerate() {
+        assert_eq!(v, i as f32 * 3.0 + 10.0 + 100.0 + 7.0 + 0.5, "item {i}");
+    }
+}

@@ -28,6 +28,7 @@ pub fn local_arg_name(n: usize) -> String {
 }
 
 /// A value argument placed in the push constants or the POD uniform.
+#[derive(Clone)]
 pub struct PodField {
     pub ty: Handle<Type>,
     /// Bytes the runtime copies (the OpenCL C size).
@@ -35,6 +36,8 @@ pub struct PodField {
     pub align: u32,
     /// Bytes the member occupies in the block (at least `size`).
     pub slot: u32,
+    /// Carried as u32 words (see [`pod_words_type`]), decoded in the prologue.
+    pub words: bool,
 }
 
 /// What the lowering decided for one kernel argument.
@@ -43,8 +46,9 @@ pub enum Param {
     Buffer { read_only: bool, views: Vec<(Handle<Type>, Handle<GlobalVariable>)>, bindings: Vec<u32> },
     /// `__local` pointer: one workgroup array sized by override `local_arg_{n}`.
     Local { var: Handle<GlobalVariable>, elem_size: u32, ordinal: usize },
-    /// Value argument: member `member` of the push-constant or POD-uniform struct.
-    Pod { member: u32, offset: u32, size: u32, uniform: bool },
+    /// Value argument: member `member` of the push-constant or POD-uniform struct, carried as
+    /// u32 words when `words`.
+    Pod { member: u32, offset: u32, size: u32, uniform: bool, words: bool },
 }
 
 /// The kernel interface under construction.
@@ -103,6 +107,9 @@ impl Abi {
                 ParamDecl::Pod(f) => {
                     let offset = align_up(push_end, f.align);
                     let in_push = offset.saturating_add(f.size) <= max_push;
+                    // The uniform block has std140-like rules naga enforces: anything but words
+                    // may break them there, so arguments in the uniform always travel as words.
+                    let f = if in_push || f.words { f.clone() } else { pod_words_type(module, f.size) };
                     let (members, end) = if in_push {
                         (&mut push_members, &mut push_end)
                     } else {
@@ -113,7 +120,7 @@ impl Abi {
                     let member = members.len() as u32;
                     members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
                     *end = offset.saturating_add(f.slot.max(f.size));
-                    Param::Pod { member, offset, size: f.size, uniform: !in_push }
+                    Param::Pod { member, offset, size: f.size, uniform: !in_push, words: f.words }
                 }
             });
         }
@@ -234,7 +241,7 @@ pub fn pod_words_type(module: &mut Module, size: u32) -> PodField {
             (intern(module, TypeInner::Array { base, size: ArraySize::Constant(n), stride: 16 }), 16, 16 * n.get())
         }
     };
-    PodField { ty, size, align, slot }
+    PodField { ty, size, align, slot, words: true }
 }
 
 /// How the front end describes one kernel argument to [`Abi::new`].

@@ -12,6 +12,9 @@ use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, MathFunction
 
 type H = Handle<Expression>;
 
+/// Largest aggregate copied part by part through words.
+const MAX_BYTEWISE_COPY: u64 = 64 * 1024;
+
 /// Where words live: a word-viewed buffer argument, or a variable that is an array of u32
 /// words (a union in private or, atomic, in workgroup memory).
 #[derive(Clone, Copy, Debug)]
@@ -114,8 +117,11 @@ impl Ctx<'_> {
     }
 
     /// The parts of a vector, array or record: (byte offset, type) of each component, element
-    /// or member.
+    /// or member. Such values are copied part by part, so their size is capped.
     fn byte_parts(&self, ty: &T, loc: Loc) -> R<Vec<(u32, T)>> {
+        if self.program.types.size_of(ty) > MAX_BYTEWISE_COPY {
+            return Err(LowerError::new(loc, "copying a value of more than 64 KiB with 8/16-bit parts (or through words) is not supported"));
+        }
         Ok(match ty {
             T::Vector(s, n) => (0..u32::from(*n)).map(|k| (k * s.size(), T::Scalar(*s))).collect(),
             T::Array { elem, len } => {

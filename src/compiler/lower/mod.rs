@@ -35,6 +35,9 @@ use workitem::WorkItem;
 /// call chains).
 const MAX_INLINE_DEPTH: usize = 64;
 
+/// Largest value argument (it travels through push constants or a uniform buffer).
+const MAX_VALUE_ARGUMENT: u64 = 64 * 1024;
+
 /// Expressions one kernel may grow to: inlining every call can multiply code size, and a
 /// pathological program must end in a diagnostic, not exhaust memory.
 const MAX_KERNEL_EXPRESSIONS: usize = 2_000_000;
@@ -190,13 +193,16 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                 model::Type::Pointer { quals, space, .. } => {
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
+                ty if program.types.size_of(ty) > MAX_VALUE_ARGUMENT => {
+                    return Err(LowerError::new(local.loc, "a value argument of more than 64 KiB is not supported"));
+                }
                 ty if types::has_narrow(&program.types, ty) => {
                     ParamDecl::Pod(abi::pod_words_type(module, program.types.size_of(ty) as u32))
                 }
                 ty => {
                     let naga_ty = types.naga(module, &program.types, ty, local.loc)?;
                     let size = program.types.size_of(ty) as u32;
-                    ParamDecl::Pod(PodField { ty: naga_ty, size, align: program.types.align_of(ty), slot: size })
+                    ParamDecl::Pod(PodField { ty: naga_ty, size, align: program.types.align_of(ty), slot: size, words: false })
                 }
             })
         })

@@ -66,10 +66,11 @@ impl<'p> Ctx<'p> {
         let root = match self.abi.params.get(n) {
             Some(AbiParam::Buffer { .. }) => super::place::Root::Buffer(n),
             Some(AbiParam::Local { var, .. }) => super::place::Root::Global(*var),
-            Some(AbiParam::Pod { .. }) => {
+            Some(AbiParam::Pod { words, .. }) => {
+                let words = *words;
                 let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: pod"))?;
                 let v = self.b.load(src);
-                let v = if super::types::has_narrow(&self.program.types, &ty) { self.pod_narrow(v, &ty, loc)? } else { v };
+                let v = if words { self.pod_from_words(v, &ty, loc)? } else { v };
                 if let Slot::Var(var) = self.slot(id, loc)? {
                     let p = self.b.expr(Expression::LocalVariable(var));
                     self.b.store(p, v);
@@ -87,9 +88,9 @@ impl<'p> Ctx<'p> {
         self.assign_ptr_var(id, ptr, loc)
     }
 
-    /// A value argument with 8/16-bit parts from the words it is passed in (see
-    /// `abi::pod_words_type`): the words go to a private word array read back as `ty`.
-    fn pod_narrow(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    /// A value argument from the words it is passed in (see `abi::pod_words_type`): the words
+    /// go to a private word array read back as `ty`.
+    fn pod_from_words(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let size = self.program.types.size_of(ty) as u32;
         let words: Vec<Handle<Expression>> = (0..size.div_ceil(4))
             .map(|k| match size {
