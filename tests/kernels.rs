@@ -849,3 +849,108 @@ fn pointer_output_shuffle_and_ordering_builtins() {
     check_near(&s, "fast_length/fast_distance", &s.get::<f32>(&f, 2), &[5.0, 2.0], 1e-3, 0.0);
     s.finish();
 }
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Nested {
+    inner: [[f32; 2]; 2],
+    n: i32,
+    _pad: i32,
+}
+
+#[test]
+fn assorted_language_features() {
+    let s = Suite::new(include_str!("kernels/misc.cl"));
+    for (x, want) in [([f32::NAN, 1.0], [0, 0, 0, 0, 0]), ([2.0, 2.0], [1, 0, 1, 1, 1]), ([1.0, 2.0], [0, 1, 0, 0, 0])] {
+        let (bx, o) = (s.buf(&x), s.zeros::<i32>(5));
+        s.run("scalar_compare", &[Arg::Buf(&bx), Arg::Buf(&o)], &[1], None);
+        s.check(&format!("scalar comparisons of {x:?}"), &s.get::<i32>(&o, 5), &want);
+    }
+
+    let c = s.zeros::<u64>(3);
+    s.run("long_atomics", &[Arg::Buf(&c)], &[N], None);
+    s.check("64-bit atomics", &s.get::<u64>(&c, 3), &[5 * N as u64, N as u64, 63 << 33]);
+
+    let chars: [i8; 8] = [b'a' as i8, -1, b'z' as i8, b'y' as i8, b'b' as i8, 0, b'a' as i8, b'y' as i8];
+    let (bc, o) = (s.buf(&chars), s.zeros::<i32>(8));
+    s.run("switch_char", &[Arg::Buf(&bc), Arg::Buf(&o)], &[8], None);
+    s.check("switch on char", &s.get::<i32>(&o, 8), &[1, 2, 3, 3, 4, 4, 1, 3]);
+
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct P {
+        x: f32,
+        y: i32,
+    }
+    let o = s.zeros::<P>(16);
+    s.run("local_structs", &[Arg::Buf(&o)], &[16], Some(&[8]));
+    let want: Vec<P> = (0..16).map(|g| 7 - g % 8).map(|l| P { x: l as f32 * 0.5, y: -l }).collect();
+    s.check("__local array of structs", &s.get::<P>(&o, 16), &want);
+
+    let (o, i) = (s.zeros::<f32>(4), s.zeros::<i32>(2));
+    s.run("constant_structs", &[Arg::Buf(&o), Arg::Buf(&i), val(1i32)], &[1], None);
+    s.check("__constant struct with float3", &s.get::<f32>(&o, 4), &[4.0, 5.0, 6.0, 3.0]);
+    s.check("__constant struct and 2-D array", &s.get::<i32>(&i, 2), &[87, 601]);
+
+    let o = s.zeros::<f32>(32);
+    s.run("private_structs", &[Arg::Buf(&o)], &[8], None);
+    let want: Vec<f32> = (0..8).flat_map(|g| { let i = (g & 3) as f32; [i, i * 2.0, i * 3.0, -i] }).collect();
+    s.check("private array of structs", &s.get::<f32>(&o, 32), &want);
+
+    let (a, b, ua, ub) = ([7, -7, 100, -100], [2, 2, -7, -7], [7u32, 100, 0xffff_ffff, 5], [2u32, 7, 16, 9]);
+    let (ba, bb, o, bua, bub, uo) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(8), s.buf(&ua), s.buf(&ub), s.zeros::<u32>(8));
+    s.run("vector_division", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&bua), Arg::Buf(&bub), Arg::Buf(&uo)], &[1], None);
+    s.check("int4 / and %", &s.get::<i32>(&o, 8), &[3, -3, -14, 14, 1, -1, 2, -2]);
+    s.check("uint4 / and %", &s.get::<u32>(&uo, 8), &[3, 14, 0x0fff_ffff, 0, 1, 2, 15, 5]);
+
+    let c: [i8; 8] = [10, -20, 100, -128, 3, 5, 2, 1];
+    let u: [u8; 8] = [5, 10, 200, 0, 10, 3, 100, 1];
+    let l: [i64; 4] = [1 << 40, -9, 3, 1 << 60];
+    let (bc, o, bu, uo, bl, lo) = (s.buf(&c), s.zeros::<i8>(8), s.buf(&u), s.zeros::<u8>(4), s.buf(&l), s.zeros::<i64>(4));
+    s.run("narrow_vectors", &[Arg::Buf(&bc), Arg::Buf(&o), Arg::Buf(&bu), Arg::Buf(&uo), Arg::Buf(&bl), Arg::Buf(&lo)], &[1], None);
+    // Vector operands are not promoted: char4 arithmetic wraps in 8 bits.
+    let want: Vec<i8> = (0..4).map(|k| c[k].wrapping_mul(c[k + 4]) / 3).chain((0..4).map(|k| c[k].wrapping_neg())).collect();
+    s.check("char4 arithmetic", &s.get::<i8>(&o, 8), &want);
+    s.check("uchar4 subtraction", &s.get::<u8>(&uo, 4), &[251, 7, 100, 255]);
+    let want = [l[0].wrapping_mul(l[2]) + (l[0] >> 3), l[1].wrapping_mul(l[3]) + (l[1] >> 3), l[0] << 5, l[1] << 5];
+    s.check("long2 arithmetic", &s.get::<i64>(&lo, 4), &want);
+
+    let (a, t, o) = (s.buf(&[1, 2, 3, 4, 5]), s.buf(&[1, 2, 3, 4]), s.zeros::<i32>(5));
+    s.run("pointer_walks", &[Arg::Buf(&a), Arg::Buf(&t), Arg::Buf(&o)], &[1], None);
+    s.check("pointer comparisons and walks", &s.get::<i32>(&o, 5), &[1, 1, 0, 10, 34]);
+
+    let (o, i) = (s.buf(&[1.0f32, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0]), s.buf(&[1, 2, 3, 4, 0, 0, 0, 0]));
+    s.run("compound_assignments", &[Arg::Buf(&o), Arg::Buf(&i)], &[1], None);
+    s.check("compound assignment on float4 and swizzles", &s.get::<f32>(&o, 8)[4..], &[3.0, 5.0, 6.0, 2.0]);
+    s.check("compound assignment on int4 and swizzles", &s.get::<i32>(&i, 8)[4..], &[3, 8, 12, 15]);
+
+    let nested = [Nested { inner: [[1.0, 2.0], [3.0, 4.0]], n: 5, _pad: 0 }; 2];
+    let (o, t, e) = (s.buf(&nested), s.zeros::<Pair>(1), s.buf(&[0, 7, 0, 0, 0]));
+    s.run("aggregates", &[Arg::Buf(&o), Arg::Buf(&t), Arg::Buf(&e)], &[1], None);
+    let got = s.get::<Nested>(&o, 2)[1];
+    s.check("nested structs", &[got.inner, [[got.n as f32, 0.0]; 2]].concat(), &[[1.0, 2.0], [3.0, 9.0], [6.0, 0.0], [6.0, 0.0]]);
+    s.check("compound literal", &s.get::<i32>(&t, 2), &[3, 4]);
+    s.check("enum, bool, comma", &s.get::<i32>(&e, 5), &[506, 7, 1, 0, 505]);
+
+    let o = s.zeros::<f32>(64);
+    s.run("local_tiles", &[Arg::Buf(&o)], &[8, 8], Some(&[4, 4]));
+    let want: Vec<f32> = (0..64).map(|k| { let (gx, gy) = (k % 8, k / 8); ((gy % 4) + (gx % 4) * 4 + gx / 4 * 100 + gy / 4 * 1000) as f32 }).collect();
+    s.check("2-D __local tile, transposed", &s.get::<f32>(&o, 64), &want);
+
+    let (a0, a1) = ([-7i32, 12, i32::MIN, 100], [3i32, -20, 5, 100]);
+    let both: Vec<i32> = a0.iter().chain(&a1).copied().collect();
+    let (ba, o, u, f) = (s.buf(&both), s.zeros::<i32>(16), s.zeros::<u32>(16), s.zeros::<f32>(8));
+    s.run("vector_builtins", &[Arg::Buf(&ba), Arg::Buf(&o), Arg::Buf(&u), Arg::Buf(&f)], &[1], None);
+    let mut want: Vec<u32> = a0.iter().map(|v| v.unsigned_abs()).collect();
+    want.extend(a0.iter().zip(&a1).map(|(x, y)| (i64::from(*x) - i64::from(*y)).unsigned_abs() as u32));
+    want.extend(a0.iter().zip(1..).map(|(x, r)| (*x as u32).rotate_left(r)));
+    want.extend(a0.iter().map(|x| x.count_ones()));
+    s.check("abs/abs_diff/rotate/popcount int4", &s.get::<u32>(&u, 16), &want);
+    let mut want: Vec<i32> = a0.iter().map(|v| (*v).clamp(-5, 5)).collect();
+    want.extend(a0.iter().zip(&a1).map(|(x, y)| ((i64::from(*x) * i64::from(*y)) >> 32) as i32 + 7));
+    want.extend(a0.iter().map(|v| v.trailing_zeros() as i32));
+    want.extend([1.0f32.to_bits() as i32, (-2.0f32).to_bits() as i32, 0.5f32.to_bits() as i32, 0]);
+    s.check("clamp/mad_hi/ctz/as_int3", &s.get::<i32>(&o, 16), &want);
+    s.check("convert_float8", &s.get::<f32>(&f, 8), &both.iter().map(|v| *v as f32).collect::<Vec<_>>());
+    s.finish();
+}
