@@ -389,6 +389,14 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn rejects_labels_and_goto() {
+        let errs = parse_errors("void f() {\n again: ;\n goto again;\n int x = 1 ? 2 : 3;\n}");
+        assert_eq!(errs[0], (2, 2, "labels ('again:') and 'goto' are not supported".into()));
+        assert_eq!(errs[1], (3, 2, "'goto' is not supported".into()));
+        assert_eq!(errs.len(), 2);
+    }
+
+    #[test]
     fn a2_reserved_names_are_not_identifiers() {
         let errs = parse_errors("void f() {\n int global = 1;\n}\nint constant;");
         assert_eq!(errs[0], (2, 6, "'global' is a reserved address-space qualifier and cannot be used as an identifier".into()));

@@ -910,3 +910,11 @@ fn math_functions_with_integer_operands() {
     first_error("kernel void k(global float *o) {\n  o[0] = nan(1);\n}", 2, 10, "no overload of 'nan'");
     first_error("kernel void k(global float *o) {\n  o[0] = ilogb(o[1], 2);\n}", 2, 10, "takes 1 argument");
 }
+
+#[test]
+fn unsupported_builtins_say_so() {
+    first_error("kernel void k(global int *o) {\n  printf(\"%d\", o[0]);\n}", 2, 3, "'printf': printf and formatted output are not supported yet");
+    first_error("kernel void k(global int *o) {\n  prefetch(o, 4);\n}", 2, 3, "asynchronous copies are not supported yet");
+    first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "collective functions are not supported yet");
+    first_error("kernel void k(global int *o) {\n  o[0] = frobnicate(1);\n}", 2, 10, "call to undeclared function 'frobnicate'");
+}
