@@ -57,7 +57,13 @@ entry! {
 
 entry! {
     fn clReleaseKernel(kernel: cl_kernel) -> CLResult<()> {
-        release::<Kernel>(kernel)
+        let k = get::<Kernel>(kernel)?;
+        if release::<Kernel>(kernel)? {
+            // The program may be rebuilt once no kernel handle is left, even while commands
+            // using the kernel still run.
+            k.detach();
+        }
+        Ok(())
     }
 }
 
@@ -161,8 +167,7 @@ entry! {
     fn clGetKernelArgInfo(kernel: cl_kernel, index: cl_uint, param: cl_kernel_arg_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
         let k = get::<Kernel>(kernel)?;
         let arg = k.info().args().get(index as usize).cloned().ok_or(CL_INVALID_ARG_INDEX)?;
-        if k.program.source.is_empty() {
-            // Argument names are not kept in binaries.
+        if !k.program.has_arg_info() {
             return Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
         }
         let answer = match param {

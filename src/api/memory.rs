@@ -107,7 +107,7 @@ entry! {
 
 entry! {
     fn clReleaseMemObject(mem: cl_mem) -> CLResult<()> {
-        release::<Mem>(mem)
+        release::<Mem>(mem).map(drop)
     }
 }
 
@@ -174,6 +174,31 @@ unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_eve
     finish_enqueue(q, ev, blocking, event)
 }
 
+/// Buffer rectangle, host rectangle, extent.
+type Transfer = (Rect, Rect, [usize; 3]);
+
+/// A blocking read runs at once, straight from the mapping, when the queue is idle; any other
+/// read is enqueued.
+unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+    let deps = wait_list(q, n, list)?;
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.read_mapped(buf, host, extent, dst))).flatten() {
+        return finish_enqueue(q, ev, false, event);
+    }
+    let ev = q.enqueue(ty, deps, m.read_rect(&q.device, buf, host, extent, HostPtr(dst))?);
+    finish_enqueue(q, ev, blocking, event)
+}
+
+/// A blocking write goes straight into the mapping when the queue is idle; any other write is
+/// staged and enqueued.
+unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, src: *const u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+    let deps = wait_list(q, n, list)?;
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.write_mapped(buf, host, extent, src))).flatten() {
+        return finish_enqueue(q, ev, false, event);
+    }
+    let ev = q.enqueue(ty, deps, m.write_rect(&q.device, buf, host, extent, src)?);
+    finish_enqueue(q, ev, blocking, event)
+}
+
 /// A linear range as a one-row rectangle.
 fn linear(offset: usize, size: usize) -> (Rect, [usize; 3]) {
     (Rect { origin: [offset, 0, 0], row_pitch: size, slice_pitch: size }, [size, 1, 1])
@@ -190,7 +215,7 @@ entry! {
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
-        submit(&q, CL_COMMAND_READ_BUFFER, n, list, blocking != 0, event, || m.read_rect(&q.device, buf, host, region, HostPtr(ptr.cast())))
+        read(&q, &m, CL_COMMAND_READ_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -205,7 +230,7 @@ entry! {
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
-        submit(&q, CL_COMMAND_WRITE_BUFFER, n, list, blocking != 0, event, || m.write_rect(&q.device, buf, host, region, ptr.cast()))
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -270,20 +295,28 @@ fn rect_in(r: &Rect, extent: [usize; 3], size: usize) -> CLResult<()> {
     }
 }
 
+/// Checks the buffer and host rectangles of a `*BufferRect` transfer, resolving their pitches
+/// (`[buffer row, buffer slice, host row, host slice]`).
+unsafe fn rect_transfer(m: &Mem, ptr: *const c_void, [buffer_origin, host_origin]: [*const usize; 2], reg: *const usize, pitches: [usize; 4]) -> CLResult<Transfer> {
+    let extent = region(reg)?;
+    let buf = rect(buffer_origin, extent, pitches[0], pitches[1])?;
+    let host = rect(host_origin, extent, pitches[2], pitches[3])?;
+    rect_in(&buf, extent, m.size)?;
+    if ptr.is_null() || rect_end(&host, extent).is_none() {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok((buf, host, extent))
+}
+
 entry! {
     fn clEnqueueReadBufferRect(q: cl_command_queue, mem: cl_mem, blocking: cl_bool, buffer_origin: *const usize, host_origin: *const usize, reg: *const usize,
         buffer_row_pitch: usize, buffer_slice_pitch: usize, host_row_pitch: usize, host_slice_pitch: usize, ptr: *mut c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let extent = region(reg)?;
-        let buf = rect(buffer_origin, extent, buffer_row_pitch, buffer_slice_pitch)?;
-        let host = rect(host_origin, extent, host_row_pitch, host_slice_pitch)?;
-        rect_in(&buf, extent, m.size)?;
-        if ptr.is_null() || rect_end(&host, extent).is_none() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let pitches = [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch];
+        let transfer = rect_transfer(&m, ptr, [buffer_origin, host_origin], reg, pitches)?;
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        submit(&q, CL_COMMAND_READ_BUFFER_RECT, n, list, blocking != 0, event, || m.read_rect(&q.device, buf, host, extent, HostPtr(ptr.cast())))
+        read(&q, &m, CL_COMMAND_READ_BUFFER_RECT, transfer, ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -292,15 +325,10 @@ entry! {
         buffer_row_pitch: usize, buffer_slice_pitch: usize, host_row_pitch: usize, host_slice_pitch: usize, ptr: *const c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let extent = region(reg)?;
-        let buf = rect(buffer_origin, extent, buffer_row_pitch, buffer_slice_pitch)?;
-        let host = rect(host_origin, extent, host_row_pitch, host_slice_pitch)?;
-        rect_in(&buf, extent, m.size)?;
-        if ptr.is_null() || rect_end(&host, extent).is_none() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let pitches = [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch];
+        let transfer = rect_transfer(&m, ptr, [buffer_origin, host_origin], reg, pitches)?;
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        submit(&q, CL_COMMAND_WRITE_BUFFER_RECT, n, list, blocking != 0, event, || m.write_rect(&q.device, buf, host, extent, ptr.cast()))
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER_RECT, transfer, ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 

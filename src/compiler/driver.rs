@@ -94,7 +94,10 @@ impl Unit {
         let sema_opts = sema::Options { cl_std: opts.c_version(), single_precision_constant: opts.single_precision_constant };
         let program = sema::analyze(&tokens, target, &sema_opts, &mut self.diags);
         let kernels = match program {
-            Some(p) if !self.diags.has_errors() => lower::lower_program(&p, target),
+            Some(p) if !self.diags.has_errors() => {
+                let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations };
+                lower::lower_program(&p, target, options)
+            }
             _ => return Err(BuildError::Failed(self.diags.render(&self.sources))),
         };
         match kernels {

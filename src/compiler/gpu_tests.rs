@@ -131,7 +131,11 @@ unsafe fn dispatch(gpu: &Gpu, kernel: &dyn Kernel, global: [u32; 3], local: [u32
     let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
     let pipeline = d
         .create_compute_pipelines(vk::PipelineCache::null(), &[vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline_layout)], None)
-        .unwrap()[0];
+        .unwrap_or_else(|e| {
+            let path = std::env::temp_dir().join(format!("ferrocl-failed-{}.spv", kernel.name()));
+            let _ = std::fs::write(&path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+            panic!("pipeline creation failed ({:?}); SPIR-V in {}", e.1, path.display())
+        })[0];
     let sizes = [
         vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: 64 },
         vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: 4 },
@@ -172,9 +176,15 @@ unsafe fn dispatch(gpu: &Gpu, kernel: &dyn Kernel, global: [u32; 3], local: [u32
 
 /// Builds `src`, runs its first kernel and returns the buffers; `None` without a device.
 pub fn run(src: &str, global: [u32; 3], local: [u32; 3], args: &[Arg]) -> Option<Vec<Option<Vec<u8>>>> {
+    run_kernel(src, None, global, local, args)
+}
+
+/// [`run`] for the kernel called `name` (the first one without a name).
+pub fn run_kernel(src: &str, name: Option<&str>, global: [u32; 3], local: [u32; 3], args: &[Arg]) -> Option<Vec<Option<Vec<u8>>>> {
     let gpu = Gpu::new()?;
     let program = build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"));
-    let out = unsafe { dispatch(&gpu, program.kernels[0].as_ref(), global, local, args) };
+    let kernel = program.kernels.iter().find(|k| name.is_none_or(|n| k.name() == n)).expect("no such kernel");
+    let out = unsafe { dispatch(&gpu, kernel.as_ref(), global, local, args) };
     unsafe {
         gpu.device.destroy_device(None);
         gpu.instance.destroy_instance(None);
@@ -454,13 +464,287 @@ fn float_rounding_and_nan_handling() {
         o[6 * i + 3] = fmax(as_float(0x7fc00000), v);
         o[6 * i + 4] = isnan(v) ? 1.0f : (isinf(v) ? 2.0f : 0.0f);
         o[6 * i + 5] = fmod(v, 2.0f); }";
-    let x = [2.5f32, -2.5, 0.5, 1.49999, -0.5, f32::NAN, f32::INFINITY, 7.25];
+    let x = [2.5f32, -2.5, 0.5, 1.49999, -0.49999997, f32::NAN, f32::INFINITY, 8388607.5];
     let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 48]))]) else { return };
     let o = as_floats(buf(&out, 1));
     for (i, &v) in x.iter().enumerate() {
         let want = [v.round(), v.round_ties_even(), if v.is_nan() { 1.0 } else { v.min(1.0) }, v, if v.is_nan() { 1.0 } else if v.is_infinite() { 2.0 } else { 0.0 }, v % 2.0];
         for (k, (g, w)) in o[6 * i..6 * i + 6].iter().zip(want).enumerate() {
             assert!(g == &w || (g.is_nan() && w.is_nan()), "x = {v}, result {k}: {g} != {w}");
+        }
+    }
+}
+
+#[test]
+fn conversions_with_rounding_and_saturation() {
+    let src = "kernel void k(global const float *x, global int *o) {
+        int i = get_global_id(0);
+        float v = x[i];
+        o[7 * i] = convert_int_rte(v);
+        o[7 * i + 1] = convert_int_rtp(v);
+        o[7 * i + 2] = convert_int_rtn(v);
+        o[7 * i + 3] = convert_int_sat(v * 1e9f);
+        o[7 * i + 4] = convert_uchar_sat(v * 100.0f);
+        o[7 * i + 5] = convert_char_sat((int)(v * 100.0f));
+        half h = v; float back = h;
+        o[7 * i + 6] = as_int(back); }";
+    let x = [2.5f32, -2.5, 2.1, -2.1, 0.0, 1.0001, f32::NAN, 3.75];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(ints(&[0; 56]))]) else { return };
+    let o = as_ints(buf(&out, 1));
+    let half = |v: f32| -> f32 {
+        // Round to the nearest binary16 value (ties to even), for these normal inputs.
+        if v.is_nan() { return v; }
+        let scale = 2f32.powi(10 - v.abs().log2().floor() as i32);
+        (v * scale).round_ties_even() / scale
+    };
+    for (i, &v) in x.iter().enumerate() {
+        let sat = |f: f32, lo: f32, hi: f32| if f.is_nan() { 0 } else { f.clamp(lo, hi) as i32 };
+        let want = [
+            if v.is_nan() { o[7 * i] } else { v.round_ties_even() as i32 },
+            if v.is_nan() { o[7 * i + 1] } else { v.ceil() as i32 },
+            if v.is_nan() { o[7 * i + 2] } else { v.floor() as i32 },
+            sat(v * 1e9, i32::MIN as f32, i32::MAX as f32),
+            sat(v * 100.0, 0.0, 255.0),
+            if v.is_nan() { o[7 * i + 5] } else { ((v * 100.0) as i32).clamp(-128, 127) },
+            if v == 0.0 || v.is_nan() { o[7 * i + 6] } else { half(v).to_bits() as i32 },
+        ];
+        assert_eq!(&o[7 * i..7 * i + 7], &want, "x = {v}");
+    }
+}
+
+#[test]
+fn pointer_walks_structs_and_narrow_local_memory() {
+    let src = "
+        typedef struct { float4 pos; float3 vel; int id; } particle;
+        int length_of(global const char *s) { int n = 0; while (*s) { s++; n++; } return n; }
+        float sum3(float3 v) { return v.x + v.y + v.z; }
+        kernel void k(global const char *text, global particle *ps, global int *out, local char *scratch) {
+            int i = get_global_id(0);
+            out[2 * i] = length_of(text + i);
+            global particle *p = ps + i;
+            p->pos.w = sum3(p->vel) + (float)p->id;
+            p->vel.y = -1.0f;
+            scratch[get_local_id(0)] = (char)(100 + i);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[2 * i + 1] = scratch[(get_local_id(0) + 1) % get_local_size(0)];
+        }";
+    let text = b"abcdefgh\0".to_vec();
+    // particle: float4 pos (16), float3 vel (16), int id (4) -> size 48 with alignment 16.
+    let mut ps = vec![0u8; 8 * 48];
+    for i in 0..8 {
+        let base = 48 * i;
+        for (k, v) in [1.0f32, 2.0, 3.0].iter().enumerate() {
+            ps[base + 16 + 4 * k..][..4].copy_from_slice(&(v * i as f32).to_le_bytes());
+        }
+        ps[base + 32..][..4].copy_from_slice(&(i as i32 * 10).to_le_bytes());
+    }
+    let Some(out) = run(src, [8, 1, 1], [4, 1, 1], &[Arg::Buffer(text), Arg::Buffer(ps), Arg::Buffer(ints(&[0; 16])), Arg::Local(4)]) else { return };
+    let o = as_ints(buf(&out, 2));
+    let ps = as_floats(buf(&out, 1));
+    for i in 0..8usize {
+        assert_eq!(o[2 * i], 8 - i as i32, "length from {i}");
+        let next = (i / 4) * 4 + (i % 4 + 1) % 4;
+        assert_eq!(o[2 * i + 1], 100 + next as i32);
+        assert_eq!(ps[12 * i + 3], 6.0 * i as f32 + 10.0 * i as f32);
+        assert_eq!(ps[12 * i + 5], -1.0);
+        assert_eq!(ps[12 * i + 4], i as f32);
+    }
+}
+
+#[test]
+fn spin_lock_with_compare_exchange() {
+    let src = "kernel void k(global int *lock, global int *total) {
+        // One work-item per group takes the lock, so there is no intra-group spinning.
+        if (get_local_id(0) == 0) {
+            while (atomic_cmpxchg(lock, 0, 1) != 0) {}
+            total[0] += (int)get_group_id(0) + 1;
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            atomic_xchg(lock, 0);
+        } }";
+    let Some(out) = run(src, [64, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&[0])), Arg::Buffer(ints(&[0]))]) else { return };
+    assert_eq!(as_ints(buf(&out, 1)), vec![36]);
+    assert_eq!(as_ints(buf(&out, 0)), vec![0]);
+}
+
+#[test]
+fn structs_with_narrow_members_in_buffers() {
+    // Layout: a@0 (char), b@2 (short), c@4 (int), d@8 (float), e@16 (long), f@24 (uchar4): 32 bytes.
+    let src = "typedef struct { char a; short b; int c; float d; long e; uchar4 f; } rec;
+        kernel void k(global rec *r, global rec *copy) {
+            int i = get_global_id(0);
+            rec t = r[i];
+            copy[i] = t;
+            r[i].a = (char)(t.a + 1);
+            r[i].b = (short)(t.b * 2);
+            r[i].c = t.c + t.a;
+            r[i].d = t.d * 0.5f;
+            r[i].e = t.e << 4;
+            r[i].f.y = (uchar)i;
+        }";
+    let mut data = vec![0u8; 4 * 32];
+    for i in 0..4usize {
+        let r = &mut data[32 * i..32 * i + 32];
+        r[0] = (10 + i) as u8;
+        r[2..4].copy_from_slice(&(-300i16 + i as i16).to_le_bytes());
+        r[4..8].copy_from_slice(&(1000 * i as i32).to_le_bytes());
+        r[8..12].copy_from_slice(&(i as f32 + 0.25).to_le_bytes());
+        r[16..24].copy_from_slice(&(0x1_0000_0001i64 * i as i64).to_le_bytes());
+        r[24..28].copy_from_slice(&[1, 2, 3, 4]);
+    }
+    let Some(out) = run(src, [4, 1, 1], [4, 1, 1], &[Arg::Buffer(data.clone()), Arg::Buffer(vec![0; 4 * 32])]) else { return };
+    let (r, copy) = (buf(&out, 0), buf(&out, 1));
+    for i in 0..4usize {
+        let (old, new, c) = (&data[32 * i..][..32], &r[32 * i..][..32], &copy[32 * i..][..32]);
+        // The copy holds every member (padding is not compared).
+        for range in [0..1, 2..12, 16..28] {
+            assert_eq!(&c[range.clone()], &old[range], "copy {i}");
+        }
+        assert_eq!(new[0], (11 + i) as u8);
+        assert_eq!(i16::from_le_bytes([new[2], new[3]]), (-300 + i as i16) * 2);
+        assert_eq!(i32::from_le_bytes(new[4..8].try_into().unwrap()), 1000 * i as i32 + 10 + i as i32);
+        assert_eq!(f32::from_le_bytes(new[8..12].try_into().unwrap()), (i as f32 + 0.25) * 0.5);
+        assert_eq!(i64::from_le_bytes(new[16..24].try_into().unwrap()), (0x1_0000_0001i64 * i as i64) << 4);
+        assert_eq!(&new[24..28], &[1, i as u8, 3, 4]);
+    }
+}
+
+#[test]
+fn functions_returning_pointers() {
+    let src = "
+        global int *row(global int *m, int i) { return m + 4 * i; }
+        local int *pick(local int *a, int k) { if (k > 2) return a + 1; return a; }
+        kernel void k(global int *m) {
+            local int tmp[2];
+            int i = get_global_id(0);
+            if (i == 0) { tmp[0] = 5; tmp[1] = 9; }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            global int *r = row(m, i);
+            r[3] = r[0] + r[1] + *pick(tmp, i);
+        }";
+    let m: Vec<i32> = (0..16).collect();
+    let Some(out) = run(src, [4, 1, 1], [4, 1, 1], &[Arg::Buffer(ints(&m))]) else { return };
+    let got = as_ints(buf(&out, 0));
+    for i in 0..4 {
+        let base = 4 * i as i32;
+        assert_eq!(got[4 * i + 3], base + base + 1 + if i > 2 { 9 } else { 5 });
+    }
+}
+
+#[test]
+fn unions_in_private_local_and_global_memory() {
+    let src = "typedef union { float f; uint u; uchar b[4]; } bits;
+        typedef struct { int tag; bits v; } tagged;
+        kernel void k(global tagged *t, global uint *o) {
+            local bits shared[4];
+            int i = get_global_id(0);
+            bits x;
+            x.f = (float)i + 0.5f;
+            o[4 * i] = x.u;
+            x.b[3] = 0x3f;
+            o[4 * i + 1] = x.u;
+            shared[i].u = 0x01020304u * (uint)i;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            o[4 * i + 2] = shared[3 - i].b[0] + 256 * shared[3 - i].b[3];
+            bits init = { 2.0f };
+            t[i].v.b[1] = (uchar)(t[i].tag + i);
+            o[4 * i + 3] = t[i].v.u + init.u;
+        }";
+    let mut tagged = vec![0u8; 4 * 8];
+    for i in 0..4usize {
+        tagged[8 * i..8 * i + 4].copy_from_slice(&(10 * i as i32).to_le_bytes());
+        tagged[8 * i + 4..8 * i + 8].copy_from_slice(&0xaabb_ccddu32.to_le_bytes());
+    }
+    let Some(out) = run(src, [4, 1, 1], [4, 1, 1], &[Arg::Buffer(tagged), Arg::Buffer(ints(&[0; 16]))]) else { return };
+    let o: Vec<u32> = as_ints(buf(&out, 1)).into_iter().map(|v| v as u32).collect();
+    for i in 0..4u32 {
+        let f = (i as f32 + 0.5).to_bits();
+        let other = (3 - i) * 0x0102_0304;
+        let byte1 = (10 * i + i) & 0xff;
+        let word = (0xaabb_ccdd & !0xff00) | (byte1 << 8);
+        let want = [f, (f & 0x00ff_ffff) | 0x3f00_0000, (other & 0xff) + 256 * (other >> 24), word.wrapping_add(2.0f32.to_bits())];
+        assert_eq!(&o[4 * i as usize..4 * i as usize + 4], &want, "i = {i}");
+    }
+}
+
+/// Distance in units in the last place between two doubles (NaNs equal to each other).
+fn ulps(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 { i64::MIN - bits } else { bits }
+    };
+    key(a).abs_diff(key(b))
+}
+
+#[test]
+fn double_precision_transcendentals() {
+    let names = ["exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "cbrt", "atan"];
+    let body: String = names.iter().enumerate().map(|(k, n)| format!("o[{}*i+{k}] = {n}(v);\n", names.len() + 3)).collect();
+    let src = format!(
+        "kernel void k(global const double *x, global double *o) {{ int i = get_global_id(0); double v = x[i];\n{body}\
+         o[{n}*i+{a}] = pow(fabs(v), 1.7); o[{n}*i+{b}] = atan2(v, -0.7); o[{n}*i+{c}] = asin(v / 800.0); }}",
+        n = names.len() + 3,
+        a = names.len(),
+        b = names.len() + 1,
+        c = names.len() + 2
+    );
+    let x = [0.5f64, -1.25, 3.0, 10.5, -30.0, 1e-3, 700.0, 1.0e-310, 123.456, -0.1, 2.0, 0.0, -700.0, 6.283185307179586, 100.0, 1e5];
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let n = names.len() + 3;
+    let Some(out) = run(&src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(bytes), Arg::Buffer(vec![0; 16 * n * 8])]) else { return };
+    let o: Vec<f64> = buf(&out, 1).chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let reference: [fn(f64) -> f64; 17] = [
+        f64::exp, f64::exp2, |v| 10f64.powf(v), f64::ln, f64::log2, f64::log10, f64::sin, f64::cos, f64::tan,
+        f64::sinh, f64::cosh, f64::tanh, f64::cbrt, f64::atan, |v| v.abs().powf(1.7), |v| v.atan2(-0.7), |v| (v / 800.0).asin(),
+    ];
+    for (i, &v) in x.iter().enumerate() {
+        for (k, f) in reference.iter().enumerate() {
+            let (got, want) = (o[n * i + k], f(v));
+            // OpenCL's limits for double: 3-4 ulp, pow 16.
+            let limit = if k == 14 { 16 } else { 4 };
+            assert!(ulps(got, want) <= limit, "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps(got, want));
+        }
+    }
+}
+
+fn ulps32(a: f32, b: f32) -> u32 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32;
+        if bits < 0 { i32::MIN - bits } else { bits }
+    };
+    key(a).abs_diff(key(b))
+}
+
+#[test]
+fn single_precision_transcendentals_meet_opencl_limits() {
+    let names = ["exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "cbrt", "atan"];
+    let n = names.len() + 3;
+    let body: String = names.iter().enumerate().map(|(k, f)| format!("o[{n}*i+{k}] = {f}(v);\n")).collect();
+    let src = format!(
+        "kernel void k(global const float *x, global float *o) {{ int i = get_global_id(0); float v = x[i];\n{body}\
+         o[{n}*i+{a}] = pow(fabs(v), 1.7f); o[{n}*i+{b}] = atan2(v, -0.7f); o[{n}*i+{c}] = asin(v / 90.0f); }}",
+        a = names.len(),
+        b = names.len() + 1,
+        c = names.len() + 2
+    );
+    let x = [0.5f32, -1.25, 3.0, 10.5, -30.0, 1e-3, 80.0, 1.0e-40, 123.456, -0.1, 2.0, 0.0, -80.0, 6.2831855, 50.0, 1000.0];
+    let Some(out) = run(&src, [16, 1, 1], [16, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&vec![0.0; 16 * n]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    let reference: [fn(f64) -> f64; 17] = [
+        f64::exp, f64::exp2, |v| 10f64.powf(v), f64::ln, f64::log2, f64::log10, f64::sin, f64::cos, f64::tan,
+        f64::sinh, f64::cosh, f64::tanh, f64::cbrt, f64::atan, |v| v.abs().powf(1.7), |v| v.atan2(-0.7f32 as f64), |v| (v / 90.0).asin(),
+    ];
+    // OpenCL C full-profile limits (ulp) for float, in the same order.
+    let limits = [3, 3, 3, 3, 3, 3, 4, 4, 5, 4, 4, 5, 2, 5, 16, 6, 4];
+    for (i, &v) in x.iter().enumerate() {
+        for (k, f) in reference.iter().enumerate() {
+            let (got, want) = (o[n * i + k], f(f64::from(v)) as f32);
+            assert!(ulps32(got, want) <= limits[k], "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps32(got, want));
         }
     }
 }

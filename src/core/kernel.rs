@@ -2,7 +2,7 @@
 //! and the NDRange command.
 
 use super::device::Device;
-use super::memory::Mem;
+use super::memory::{Mem, WORD};
 use super::program::{Executable, Program};
 use super::queue::Work;
 use crate::api::entry::CLResult;
@@ -136,7 +136,7 @@ impl Kernel {
                         None => (self.null_buffer(device)?, 0, 16),
                     };
                     let uniform = *descriptor == DescriptorKind::Uniform;
-                    let range = bound_range(device, size, uniform);
+                    let range = bound_range(device, &buffer, offset, size, uniform)?;
                     buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: buffer.raw, offset, range }));
                     keep.push(buffer);
                 }
@@ -190,8 +190,9 @@ impl Kernel {
     }
 }
 
-impl Drop for Kernel {
-    fn drop(&mut self) {
+impl Kernel {
+    /// The application released its last handle to the kernel.
+    pub fn detach(&self) {
         self.program.kernels.fetch_sub(1, Ordering::AcqRel);
     }
 }
@@ -226,10 +227,20 @@ fn write_launch_block(push: &mut [u8], r: &NdRange) {
 }
 
 /// Descriptor ranges are bounded by the device's limits; a larger buffer is bound up to them.
-fn bound_range(device: &Device, size: u64, uniform: bool) -> u64 {
+/// Binds whole words (a kernel reads a 2-byte buffer as one word). A storage buffer larger than
+/// the device's descriptor range cannot be bound whole: the launch fails rather than let the
+/// kernel see a truncated buffer. A `__constant` argument binds its first
+/// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` bytes, all a kernel may read through it.
+fn bound_range(device: &Device, buffer: &Buffer, offset: u64, size: u64, uniform: bool) -> CLResult<u64> {
     let l = device.limits();
-    let max = if uniform { l.max_uniform_buffer_range } else { l.max_storage_buffer_range };
-    size.min(max as u64)
+    let range = size.next_multiple_of(WORD).min(buffer.size - offset);
+    if uniform {
+        return Ok(range.min(l.max_uniform_buffer_range as u64));
+    }
+    if size > l.max_storage_buffer_range as u64 {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    Ok(range.min(l.max_storage_buffer_range as u64))
 }
 
 fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {

@@ -7,7 +7,7 @@ use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
 use crate::vk::batch::Batch;
-use crate::vk::memory::{Buffer, Placement};
+use crate::vk::memory::{Buffer, Placement, Staging, StagingPool};
 use crate::vk::vk;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -55,8 +55,11 @@ struct Mapping {
     offset: usize,
     size: usize,
     write: bool,
-    staging: Option<Arc<Buffer>>,
+    staging: Option<Arc<Staging>>,
 }
+
+/// Kernels access buffers in words of this many bytes at least.
+pub const WORD: u64 = 4;
 
 fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
@@ -77,8 +80,8 @@ fn span(src: u64, dst: u64, size: u64) -> vk::BufferCopy {
     vk::BufferCopy { src_offset: src, dst_offset: dst, size }
 }
 
-fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Buffer>> {
-    Buffer::new(&device.gpu, size.max(4) as u64, placement).map(Arc::new).map_err(device_error)
+fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Staging>> {
+    StagingPool::get(&device.gpu, size as u64, placement).map(Arc::new).map_err(device_error)
 }
 
 /// Copies `len` bytes into mapped memory.
@@ -112,7 +115,9 @@ impl Rect {
 impl Mem {
     pub fn new_buffer(context: Arc<Context>, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?;
-        let buffer = Arc::new(Buffer::new(&device.gpu, size as u64, Placement::Device).map_err(device_error)?);
+        // Kernels see 8- and 16-bit data as 32-bit words: the last word must exist whole.
+        let padded = (size as u64).next_multiple_of(WORD);
+        let buffer = Arc::new(Buffer::new(&device.gpu, padded, Placement::Device).map_err(device_error)?);
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application passes `size` readable bytes.
             let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
@@ -171,6 +176,29 @@ impl Mem {
             Some(d) if Arc::ptr_eq(d, &queue.device) => Ok(()),
             _ => Err(CL_INVALID_OPERATION),
         }
+    }
+
+    /// Copies a host rectangle straight into the buffer's mapping, if it has one. Only for a
+    /// command that may execute now (see `Queue::execute_now`).
+    pub fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
+        let Some(base) = self.buffer.mapped() else { return false };
+        let base = base.as_ptr().wrapping_add(self.base as usize);
+        for (b, h) in buf.rows(region).zip(host.rows(region)) {
+            // SAFETY: both rectangles were checked by the API; nothing else uses the buffer now.
+            unsafe { copy_bytes(src.add(h), base.add(b), region[0]) };
+        }
+        true
+    }
+
+    /// Copies a buffer rectangle straight out of its mapping, if host reads of it are fast.
+    pub fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
+        let Some(base) = self.buffer.mapped().filter(|_| self.buffer.host_cached()) else { return false };
+        let base = base.as_ptr().wrapping_add(self.base as usize);
+        for (b, h) in buf.rows(region).zip(host.rows(region)) {
+            // SAFETY: both rectangles were checked by the API; the buffer is idle.
+            unsafe { copy_bytes(base.add(b), dst.add(h), region[0]) };
+        }
+        true
     }
 
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's

@@ -131,6 +131,25 @@ impl Queue {
         event
     }
 
+    /// Runs a blocking command on the calling thread when nothing it must follow is pending:
+    /// every earlier command of the queue and every event of `deps` has completed. `run` does
+    /// the work (false: it cannot) under the scheduler lock, so no later command overtakes it.
+    /// Returns the command's completed event, or `None` when it must be enqueued instead.
+    pub fn execute_now(&self, command_type: cl_command_type, deps: &[Arc<Event>], run: impl FnOnce() -> bool) -> Option<Arc<Event>> {
+        let done = |e: &Arc<Event>| e.status() == CL_COMPLETE;
+        {
+            let _sched = self.sched();
+            let mut st = self.state();
+            st.outstanding.retain(|w| w.upgrade().is_some_and(|e| !done(&e)));
+            if !st.outstanding.is_empty() || !st.held.is_empty() || !deps.iter().all(done) || !run() {
+                return None;
+            }
+        }
+        let event = Event::new_command(&self.arc(), command_type);
+        event.complete(None);
+        Some(event)
+    }
+
     /// Records every held command whose dependencies allow it, in order (an in-order queue stops
     /// at the first that must wait).
     fn schedule(&self, st: &mut State, updates: &mut Updates) {
@@ -218,7 +237,9 @@ impl Queue {
     /// Submits the open batch. Caller holds the device's scheduler lock.
     fn submit_locked(&self, st: &mut State, updates: &mut Updates) {
         if let Some(batch) = st.batch.take() {
-            batch.submit();
+            if let Some(value) = batch.submit() {
+                st.batch_events.iter().for_each(|e| e.set_timeline(value));
+            }
             updates.submitted.append(&mut st.batch_events);
         }
     }

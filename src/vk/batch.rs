@@ -29,25 +29,28 @@ pub struct Batch {
 impl Batch {
     pub fn new(gpu: &Arc<Gpu>, profiling: bool) -> Result<Batch, vk::Result> {
         let d = &gpu.device;
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(gpu.queue_family)
-            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: valid create infos; every object is destroyed in `release`.
-        unsafe {
-            let pool = d.create_command_pool(&pool_info, None)?;
-            let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
-            let mut batch = Batch { gpu: gpu.clone(), pool, cmd: vk::CommandBuffer::null(), queries: None, done: Vec::new(), keep: Vec::new() };
-            batch.cmd = d.allocate_command_buffers(&alloc)?[0];
-            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            d.begin_command_buffer(batch.cmd, &begin)?;
-            if profiling {
-                let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
-                let queries = d.create_query_pool(&info, None)?;
-                d.cmd_reset_query_pool(batch.cmd, queries, 0, 2 * MAX_COMMANDS);
-                batch.queries = Some(queries);
-            }
-            Ok(batch)
+        let (pool, cmd) = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).commands.pop() {
+            Some(pc) => pc,
+            None => new_command_buffer(gpu)?,
+        };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new() };
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the pool is reset and owned by this batch alone.
+        unsafe { d.begin_command_buffer(cmd, &begin) }?;
+        if profiling {
+            let queries = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).queries.pop() {
+                Some(q) => q,
+                None => {
+                    let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
+                    // SAFETY: valid create info.
+                    unsafe { d.create_query_pool(&info, None) }?
+                }
+            };
+            // SAFETY: recording; the pool is owned by this batch.
+            unsafe { d.cmd_reset_query_pool(cmd, queries, 0, 2 * MAX_COMMANDS) };
+            batch.queries = Some(queries);
         }
+        Ok(batch)
     }
 
     pub fn cmd(&self) -> vk::CommandBuffer {
@@ -98,17 +101,22 @@ impl Batch {
         self.keep.push(Box::new(object));
     }
 
-    /// Submits the batch; the device's completion thread completes it.
-    pub fn submit(self) {
+    /// Submits the batch and returns the timeline value that signals its completion; the
+    /// device's completion thread (or a thread waiting for it) completes it.
+    pub fn submit(self) -> Option<u64> {
         let gpu = self.gpu.clone();
         let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
         match self.end_and_submit(*queue) {
-            // Still under the queue lock, so the tracker sees batches in timeline order.
-            Ok(value) => gpu.tracker.push(&gpu, value, self),
+            Ok(value) => {
+                // Still under the queue lock, so the tracker sees batches in timeline order.
+                gpu.tracker.push(&gpu, value, self);
+                Some(value)
+            }
             // The batch never reached the GPU: fail its commands now.
             Err(e) => {
                 drop(queue);
                 self.complete(Err(e));
+                None
             }
         }
     }
@@ -160,15 +168,38 @@ impl Batch {
     }
 }
 
+fn new_command_buffer(gpu: &Gpu) -> Result<(vk::CommandPool, vk::CommandBuffer), vk::Result> {
+    let info = vk::CommandPoolCreateInfo::default().queue_family_index(gpu.queue_family).flags(vk::CommandPoolCreateFlags::TRANSIENT);
+    // SAFETY: valid create infos.
+    unsafe {
+        let pool = gpu.device.create_command_pool(&info, None)?;
+        let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
+        match gpu.device.allocate_command_buffers(&alloc) {
+            Ok(cmds) => Ok((pool, cmds[0])),
+            Err(e) => {
+                gpu.device.destroy_command_pool(pool, None);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Command and query pools of executed batches, ready for the next ones.
+#[derive(Default)]
+pub struct Recycled {
+    commands: Vec<(vk::CommandPool, vk::CommandBuffer)>,
+    queries: Vec<vk::QueryPool>,
+}
+
 impl Drop for Batch {
     fn drop(&mut self) {
-        // SAFETY: a batch drops only once executed or never submitted.
-        unsafe {
-            if let Some(q) = self.queries {
-                self.gpu.device.destroy_query_pool(q, None);
-            }
-            self.gpu.device.destroy_command_pool(self.pool, None);
+        // SAFETY: a batch drops only once executed or never submitted, so its pool is idle.
+        if unsafe { self.gpu.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) }.is_err() {
+            return;
         }
+        let mut recycled = self.gpu.recycled.lock().unwrap_or_else(|e| e.into_inner());
+        recycled.commands.push((self.pool, self.cmd));
+        recycled.queries.extend(self.queries);
     }
 }
 
@@ -206,11 +237,14 @@ pub fn calibrate(gpu: &Arc<Gpu>) -> Result<Clock, vk::Result> {
     Ok(Clock { period_ns, offset_ns: host - (tick[0] & valid_mask) as f64 * period_ns, valid_mask })
 }
 
-/// Batches in flight on a device, completed in submission order by one thread.
+/// Batches in flight on a device. They are completed in submission order by the device's
+/// completion thread, or sooner by an application thread that waits for one of them.
 #[derive(Default)]
 pub struct Tracker {
     state: Mutex<TrackerState>,
     wake: Condvar,
+    /// Held while completing batches, so they complete one at a time and in order.
+    completing: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -245,11 +279,31 @@ impl Tracker {
                 state.in_flight[0].0
             };
             let result = wait_value(gpu, value);
-            let batch = self.state.lock().unwrap_or_else(|e| e.into_inner()).in_flight.pop_front();
-            if let Some((_, batch)) = batch {
-                gpu.completed.fetch_max(value, Ordering::AcqRel);
-                batch.complete(result);
-            }
+            self.complete_through(gpu, value, result);
+        }
+    }
+
+    /// Blocks until timeline `value` has signalled, then completes the batches up to it here,
+    /// sparing the waiter a hop through the completion thread.
+    pub fn wait_for(&self, gpu: &Gpu, value: u64) {
+        let result = wait_value(gpu, value);
+        self.complete_through(gpu, value, result);
+    }
+
+    /// Completes, in order, every batch up to `value`.
+    fn complete_through(&self, gpu: &Gpu, value: u64, result: Result<(), vk::Result>) {
+        let _completing = self.completing.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let batch = {
+                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                match state.in_flight.front() {
+                    Some((v, _)) if *v <= value => state.in_flight.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some((v, batch)) = batch else { return };
+            gpu.completed.fetch_max(v, Ordering::AcqRel);
+            batch.complete(result);
         }
     }
 }

@@ -192,7 +192,37 @@ impl FnBuilder {
     ) -> Handle<Expression> {
         let mut it = args.iter().copied();
         let arg = it.next().unwrap_or_else(|| self.u32(0));
+        // Fold one-argument functions of constants here: naga's constant evaluator, re-run at
+        // specialisation, cannot apply every function to every type (f64 among them).
+        if args.len() == 1 {
+            if let Some(folded) = self.fold_math(fun, arg) {
+                return folded;
+            }
+        }
         self.expr(Expression::Math { fun, arg, arg1: it.next(), arg2: it.next(), arg3: it.next() })
+    }
+
+    /// `fun(e)` computed here when `e` is a float constant (or a splat of one).
+    fn fold_math(&mut self, fun: naga::MathFunction, e: Handle<Expression>) -> Option<Handle<Expression>> {
+        use naga::MathFunction as M;
+        let f: fn(f64) -> f64 = match fun {
+            M::Abs => f64::abs,
+            M::Trunc => f64::trunc,
+            M::Floor => f64::floor,
+            M::Ceil => f64::ceil,
+            M::Round => f64::round_ties_even,
+            _ => return None,
+        };
+        match self.func.expressions[e] {
+            // These functions are exact in either width.
+            Expression::Literal(Literal::F32(v)) => Some(self.lit(Literal::F32(f(f64::from(v)) as f32))),
+            Expression::Literal(Literal::F64(v)) => Some(self.lit(Literal::F64(f(v)))),
+            Expression::Splat { size, value } => {
+                let folded = self.fold_math(fun, value)?;
+                Some(self.splat(size, folded))
+            }
+            _ => None,
+        }
     }
 
     pub fn select(

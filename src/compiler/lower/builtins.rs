@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Scalar as S, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -32,7 +32,7 @@ impl Ctx<'_> {
                 let v = self.per_part(&typed, ty, loc, |cx, v, t, r| {
                     let arg_ty = t.first().cloned().unwrap_or(T::Void);
                     match bi {
-                        Builtin::Math(f, _) => cx.math_fn(f, v, &arg_ty, r, loc),
+                        Builtin::Math(f, precision) => cx.math_fn(f, precision, v, &arg_ty, r, loc),
                         Builtin::Int(f) => cx.int_fn(f, v, &arg_ty, r, loc),
                         Builtin::Select => cx.select_fn(v, t.get(2).unwrap_or(&T::Void), loc),
                         Builtin::Bitselect => {
@@ -61,7 +61,7 @@ impl Ctx<'_> {
         self.convert(v, &T::Scalar(S::UInt), ty, false, loc)
     }
 
-    fn math_fn(&mut self, f: MathFn, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let direct = |m: M| Some(m);
         let simple = match f {
             MathFn::Sqrt => direct(M::Sqrt),
@@ -103,8 +103,15 @@ impl Ctx<'_> {
             MathFn::Cross => direct(M::Cross),
             _ => None,
         };
-        if matches!(arg_ty.element(), Some(S::Double)) && is_transcendental(f) {
-            return Err(LowerError::new(loc, "double-precision transcendental functions are not supported yet"));
+        // Software versions: always for double, for float unless the native/half form was
+        // asked for.
+        let soft = match arg_ty.element() {
+            Some(S::Double) => true,
+            Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
+            _ => false,
+        };
+        if soft && super::fmath::handles(f) {
+            return self.soft_math(f, v, arg_ty, loc);
         }
         if let Some(m) = simple {
             if m == M::Cross && arg_ty.width() == 4 {
@@ -114,17 +121,16 @@ impl Ctx<'_> {
         }
         Ok(match f {
             MathFn::Round => {
-                // Half away from zero: trunc(x + copysign(0.5 - ulp/2, x)) breaks at .5 ties
-                // exactly; use floor(|x| + 0.5) with the sign put back instead.
+                // Half away from zero: t = trunc(|x|) plus one when the (exact) fraction
+                // |x| - t reaches one half, with the sign put back (naga's round is to even).
                 let a = self.b.math(M::Abs, &[v[0]]);
-                let half = self.float_like(0.5, arg_ty, loc)?;
-                let s = self.b.binary(B::Add, a, half);
-                let r = self.b.math(M::Floor, &[s]);
-                // |x| >= 2^23 (or 2^52) is already integral: keep x (x + 0.5 may round up).
-                let big = self.float_like(if arg_ty.element() == Some(S::Double) { 4503599627370496.0 } else { 8388608.0 }, arg_ty, loc)?;
-                let is_big = self.b.binary(B::GreaterEqual, a, big);
-                let r = self.b.select(is_big, a, r);
-                self.copysign(r, v[0], arg_ty, loc)?
+                let t = self.b.math(M::Trunc, &[a]);
+                let frac = self.b.binary(B::Subtract, a, t);
+                let (half, one, zero) = (self.float_like(0.5, arg_ty, loc)?, self.float_like(1.0, arg_ty, loc)?, self.float_like(0.0, arg_ty, loc)?);
+                let up = self.b.binary(B::GreaterEqual, frac, half);
+                let step = self.b.select(up, one, zero);
+                let r = self.b.binary(B::Add, t, step);
+                self.copysign(r, v[0], arg_ty)
             }
             MathFn::Fmin | MathFn::Fmax => {
                 // NaN-correct: if one operand is NaN, the result is the other.
@@ -156,7 +162,7 @@ impl Ctx<'_> {
                 let s = self.b.binary(B::Add, xx, yy);
                 self.b.math(M::Sqrt, &[s])
             }
-            MathFn::Copysign => self.copysign(v[0], v[1], arg_ty, loc)?,
+            MathFn::Copysign => self.copysign(v[0], v[1], arg_ty),
             MathFn::Divide => self.b.binary(B::Divide, v[0], v[1]),
             MathFn::Recip => {
                 let one = self.float_like(1.0, arg_ty, loc)?;
@@ -174,7 +180,7 @@ impl Ctx<'_> {
                 let a = self.b.math(M::Abs, &[v[0]]);
                 let third = self.float_like(1.0 / 3.0, arg_ty, loc)?;
                 let r = self.b.math(M::Pow, &[a, third]);
-                self.copysign(r, v[0], arg_ty, loc)?
+                self.copysign(r, v[0], arg_ty)
             }
             MathFn::IsNan | MathFn::IsInf | MathFn::IsFinite => {
                 let c = match f {
@@ -190,25 +196,19 @@ impl Ctx<'_> {
                 self.bool_to_int(c, ty, loc)?
             }
             MathFn::Signbit => {
-                let bits = self.sign_bits(v[0], arg_ty);
-                let zero = self.signed_zero_bits(arg_ty);
-                let c = self.b.binary(B::Less, bits, zero);
+                let c = self.sign_bit_set(v[0], arg_ty);
                 self.bool_to_int(c, ty, loc)?
             }
             _ => return Err(LowerError::new(loc, "this math function is not supported yet")),
         })
     }
 
-    /// The bits of a float (vector) as signed integers of the same width.
-    pub(super) fn sign_bits(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
-        let _ = ty;
-        self.b.cast(x, naga::ScalarKind::Sint, None)
-    }
-
-    /// Signed integer zero as wide as the float (vector) type `ty`, to test sign bits.
-    fn signed_zero_bits(&mut self, ty: &T) -> Handle<Expression> {
+    /// Whether the sign bit of float (vector) `x` of type `ty` is set (-0.0 and NaNs included).
+    fn sign_bit_set(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
+        let bits = self.b.cast(x, naga::ScalarKind::Sint, None);
         let zero = if ty.element() == Some(S::Double) { self.b.lit(naga::Literal::I64(0)) } else { self.b.i32(0) };
-        self.match_width(zero, ty)
+        let zero = self.match_width(zero, ty);
+        self.b.binary(B::Less, bits, zero)
     }
 
     pub(super) fn match_width(&mut self, scalar: Handle<Expression>, like: &T) -> Handle<Expression> {
@@ -216,14 +216,11 @@ impl Ctx<'_> {
     }
 
     /// |mag| with the sign of `sign`.
-    fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let a = self.b.math(M::Abs, &[mag]);
         let n = self.b.unary(naga::UnaryOperator::Negate, a);
-        let bits = self.sign_bits(sign, ty);
-        let zero = self.signed_zero_bits(ty);
-        let neg = self.b.binary(B::Less, bits, zero);
-        let _ = loc;
-        Ok(self.b.select(neg, n, a))
+        let neg = self.sign_bit_set(sign, ty);
+        self.b.select(neg, n, a)
     }
 
     /// `cross` of 4-vectors: the cross product of the xyz parts, w = 0.
@@ -409,10 +406,6 @@ fn arity(bi: Builtin) -> usize {
     }
 }
 
-fn is_transcendental(f: MathFn) -> bool {
-    use MathFn::*;
-    matches!(f, Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Powr | Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt)
-}
 
 fn three(v: &[Handle<Expression>], loc: Loc) -> R<[Handle<Expression>; 3]> {
     match v {

@@ -50,15 +50,35 @@ impl Ctx<'_> {
                 self.b.expr(Expression::ZeroValue(ty))
             }
             ExprKind::Vector(parts) => self.vector(parts, &e.ty, loc)?,
+            ExprKind::Aggregate(parts) if self.is_union_type(&e.ty) => {
+                // A union value from its first member: write the member's bytes into words.
+                let (Some(part), T::Record(id)) = (parts.first(), &e.ty) else {
+                    return Err(LowerError::new(loc, "internal: union initializer"));
+                };
+                let member_ty = self.program.types.record(*id).and_then(|r| r.members.first()).map(|m| m.ty.clone());
+                let member_ty = member_ty.ok_or_else(|| LowerError::new(loc, "internal: empty union"))?;
+                let v = self.eval_value(part)?;
+                let nty = self.naga_ty(&e.ty, loc)?;
+                let tmp = self.b.local("union", nty);
+                let ptr = self.b.expr(Expression::LocalVariable(tmp));
+                let zero = self.b.expr(Expression::ZeroValue(nty));
+                self.b.store(ptr, zero);
+                let start = self.b.u32(0);
+                self.store_bytes(super::memory::Words::Var { ptr, shared: false }, start, &member_ty, v, loc)?;
+                self.b.load(ptr)
+            }
             ExprKind::Aggregate(parts) => {
                 let ty = self.naga_ty(&e.ty, loc)?;
                 let parts = parts.iter().map(|p| self.eval_value(p)).collect::<R<Vec<_>>>()?;
                 self.b.compose(ty, parts)
             }
             ExprKind::Load(place) => self.load_place(place)?,
-            ExprKind::Convert { value, sat, .. } => {
+            ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
-                self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| cx.convert(v[0], &t[0], r, *sat, loc))?
+                self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {
+                    let v = cx.round_for_int(v[0], &t[0], r, *rounding);
+                    cx.convert(v, &t[0], r, *sat, loc)
+                })?
             }
             ExprKind::Splat(v) => {
                 let v = self.eval_value(v)?;
@@ -191,6 +211,10 @@ impl Ctx<'_> {
         }
     }
 
+    fn is_union_type(&self, ty: &T) -> bool {
+        matches!(ty, T::Record(id) if self.program.types.record(*id).is_some_and(|r| r.is_union))
+    }
+
     pub(super) fn naga_ty(&mut self, ty: &T, loc: Loc) -> R<Handle<naga::Type>> {
         self.types.naga(&mut self.module, &self.program.types, ty, loc)
     }
@@ -279,14 +303,14 @@ impl Ctx<'_> {
                 let v = self.load_access(base, loc)?;
                 self.swizzle(v, vty, comps, loc)
             }
-            Access::Narrow { arg, byte, elem } => self.narrow_load(*arg, *byte, elem, loc),
+            Access::Bytes { base, byte, ty } => self.load_bytes(*base, *byte, ty, loc),
         }
     }
 
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
-            Access::Narrow { arg, byte, elem } => self.narrow_store(*arg, *byte, elem, value, loc)?,
+            Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
             Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
                 let old = self.load_access(base, loc)?;
@@ -412,14 +436,12 @@ impl Ctx<'_> {
 
     /// A naga bool (vector) as the C result type: int 0/1, or -1/0 per vector component.
     pub(super) fn bool_to_int(&mut self, c: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let s = ty.element().unwrap_or(S::Int);
         let (t, f) = match ty {
             T::Vector(..) => (u64::MAX, 0),
             _ => (1, 0),
         };
         let tv = self.int_literal(t, ty, loc)?;
         let fv = self.int_literal(f, ty, loc)?;
-        let _ = s;
         Ok(self.b.select(c, tv, fv))
     }
 
@@ -434,7 +456,7 @@ impl Ctx<'_> {
         };
         if a.ty.is_pointer() {
             let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
-            let c = self.ptr_compare(&pa, &pb, op, loc)?;
+            let c = self.ptr_compare(&pa, &pb, op);
             return self.bool_to_int(c, ty, loc);
         }
         let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
@@ -512,6 +534,36 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Applies an explicit rounding mode before a float → integer conversion (which truncates).
+    /// Other rounding modes are not honoured (the default rounding is used).
+    fn round_for_int(&mut self, v: Handle<Expression>, from: &T, to: &T, rounding: model::Rounding) -> Handle<Expression> {
+        let float_to_int = from.element().is_some_and(S::is_float) && to.element().is_some_and(S::is_integer);
+        let fun = match rounding {
+            model::Rounding::Rte => naga::MathFunction::Round,
+            model::Rounding::Rtp => naga::MathFunction::Ceil,
+            model::Rounding::Rtn => naga::MathFunction::Floor,
+            model::Rounding::Rtz | model::Rounding::Default => return v,
+        };
+        if float_to_int { self.b.math(fun, &[v]) } else { v }
+    }
+
+    /// Rounds f32 values to half precision (`half` computes in f32 registers).
+    fn quantize_half(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let pair_ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::F32 });
+        let zero = self.b.lit(Literal::F32(0.0));
+        let comps = self.components(v, ty);
+        let rounded = comps
+            .into_iter()
+            .map(|c| {
+                let pair = self.b.compose(pair_ty, vec![c, zero]);
+                let bits = self.b.math(naga::MathFunction::Pack2x16float, &[pair]);
+                let back = self.b.math(naga::MathFunction::Unpack2x16float, &[bits]);
+                self.b.member(back, 0)
+            })
+            .collect();
+        self.from_components(rounded, ty, loc)
+    }
+
     /// C conversion of `v` from `from` to `to` (same component count).
     pub(super) fn convert(&mut self, v: Handle<Expression>, from: &T, to: &T, sat: bool, loc: Loc) -> R<Handle<Expression>> {
         let (Some(fs), Some(ts)) = (from.element(), to.element()) else {
@@ -526,9 +578,24 @@ impl Ctx<'_> {
             let zero = self.zero_of(to, loc)?;
             return Ok(self.b.select(v, one, zero));
         }
+        if ts == S::Half && fs != S::Half {
+            let f = if fs == S::Float { v } else { self.b.cast(v, ScalarKind::Float, Some(4)) };
+            return self.quantize_half(f, to, loc);
+        }
         let target = reg_scalar(ts);
+        let input = v;
         let v = if sat && ts.is_integer() { self.saturate_input(v, fs, ts, from, loc)? } else { v };
-        let r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        let mut r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        if sat && fs.is_float() && ts.size() >= 4 {
+            // The largest 32/64-bit integer is not a float: naga's conversion clamps to the
+            // largest float below it, so inputs at or above 2^bits give the maximum here.
+            let bits = ts.size() * 8 - u32::from(ts.is_signed());
+            let limit = self.float_like(2f64.powi(bits as i32), from, loc)?;
+            let over = self.b.binary(B::GreaterEqual, input, limit);
+            let max = if ts.is_signed() { u64::MAX >> (65 - ts.size() * 8) } else { u64::MAX >> (64 - ts.size() * 8) };
+            let max = self.int_literal(max, to, loc)?;
+            r = self.b.select(over, max, r);
+        }
         Ok(if reg_scalar(fs).width == 4 && target.width == 4 && !fs.is_float() && fs.size() <= ts.size() && fs.is_signed() == ts.is_signed() {
             r
         } else {

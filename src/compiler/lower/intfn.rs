@@ -84,7 +84,7 @@ impl Ctx<'_> {
                 let to = ty.element().map_or(naga::Scalar::I32, reg_scalar);
                 let hi = self.b.cast(arg(0)?, to.kind, Some(to.width));
                 let lo = self.b.cast(arg(1)?, to.kind, Some(to.width));
-                let mask = self.int_like((1i64 << it.bits) - 1, ty, loc)?;
+                let mask = self.int_like((u64::MAX >> (64 - it.bits)) as i64, ty, loc)?;
                 let lo = self.b.binary(B::And, lo, mask);
                 let sh = self.u32_like(it.bits, ty);
                 let up = self.b.binary(B::ShiftLeft, hi, sh);
@@ -283,7 +283,7 @@ impl Ctx<'_> {
             return Ok(self.b.math(fun, &[x]));
         }
         // 8/16-bit: count over the low bits only.
-        let mask = self.int_like((1i64 << it.bits) - 1, ty, loc)?;
+        let mask = self.int_like((u64::MAX >> (64 - it.bits)) as i64, ty, loc)?;
         let low = self.b.binary(B::And, x, mask);
         Ok(match f {
             IntFn::Clz => {

@@ -1,13 +1,24 @@
-//! 8/16-bit data in `__global`/`__constant` buffers. naga has no 8-bit types, so such
-//! buffers are seen as u32 words: a load extracts the bits; a store of a whole number of words
-//! writes them plainly, any smaller store clears and sets its bits with `atomicAnd`/`atomicOr`
-//! on an atomic view, so neighbouring work-items writing the other bytes of a word stay exact.
+//! Buffers holding 8/16-bit data. naga has no 8-bit types, so such a buffer (and any struct
+//! with 8/16-bit members in it) is seen as u32 words and every access is decomposed down to
+//! scalars at byte offsets: a load extracts bits; a store of whole words writes them plainly,
+//! a smaller store clears and sets its bits with `atomicAnd`/`atomicOr` on an atomic view, so
+//! neighbouring work-items writing the other bytes of a word stay exact.
 
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{Scalar as S, Type as T};
 use crate::compiler::source::Loc;
 use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, MathFunction as M, ScalarKind, Statement, TypeInner};
+
+type H = Handle<Expression>;
+
+/// Where words live: a word-viewed buffer argument, or a variable that is an array of u32
+/// words (a union in private or, atomic, in workgroup memory).
+#[derive(Clone, Copy, Debug)]
+pub enum Words {
+    Buffer(usize),
+    Var { ptr: H, shared: bool },
+}
 
 impl Ctx<'_> {
     /// The word view (`atomic: false`) or atomic word view of buffer argument `arg`.
@@ -21,9 +32,13 @@ impl Ctx<'_> {
         Ok(self.b.expr(Expression::GlobalVariable(view)))
     }
 
-    /// Pointer to the word holding byte `byte`, and the bit shift of that byte in it.
-    fn word_at(&mut self, arg: usize, byte: Handle<Expression>, atomic: bool, loc: Loc) -> R<(Handle<Expression>, Handle<Expression>)> {
-        let view = self.word_view(arg, atomic, loc)?;
+    /// Pointer to the word holding byte `byte`, and the bit shift of that byte in it. For a
+    /// buffer, `atomic` chooses the atomic view.
+    fn word_at(&mut self, base: Words, byte: H, atomic: bool, loc: Loc) -> R<(H, H)> {
+        let view = match base {
+            Words::Buffer(arg) => self.word_view(arg, atomic, loc)?,
+            Words::Var { ptr, .. } => ptr,
+        };
         let two = self.b.u32(2);
         let index = self.b.binary(B::ShiftRight, byte, two);
         let ptr = self.b.index(view, index);
@@ -33,24 +48,89 @@ impl Ctx<'_> {
         Ok((ptr, shift))
     }
 
-    /// Loads a narrow scalar or vector at byte offset `byte` of buffer `arg`.
-    pub(super) fn narrow_load(&mut self, arg: usize, byte: Handle<Expression>, elem: &T, loc: Loc) -> R<Handle<Expression>> {
-        let s = elem.element().ok_or_else(|| LowerError::new(loc, "internal: narrow load of an aggregate"))?;
-        let comps = (0..u32::from(elem.width().max(1)))
-            .map(|k| {
-                let off = self.b.u32(k * s.size());
-                let b = self.b.binary(B::Add, byte, off);
-                self.narrow_scalar_load(arg, b, s, loc)
-            })
-            .collect::<R<Vec<_>>>()?;
-        self.from_components(comps, elem, loc)
+    /// Loads a value of type `ty` at byte offset `byte` of word-viewed buffer `arg`.
+    pub(super) fn load_bytes(&mut self, arg: Words, byte: H, ty: &T, loc: Loc) -> R<H> {
+        match ty {
+            T::Scalar(s) if s.size() < 4 || *s == S::Bool => {
+                let (ptr, shift) = self.word_at(arg, byte, false, loc)?;
+                let word = self.b.load(ptr);
+                let bits = self.b.binary(B::ShiftRight, word, shift);
+                Ok(self.narrow_from_bits(bits, *s))
+            }
+            T::Scalar(s) => {
+                let kind = reg_scalar(*s).kind;
+                let (ptr, _) = self.word_at(arg, byte, false, loc)?;
+                let lo = self.b.load(ptr);
+                if s.size() == 4 {
+                    return Ok(self.b.cast(lo, kind, None));
+                }
+                let four = self.b.u32(4);
+                let next = self.b.binary(B::Add, byte, four);
+                let (ptr, _) = self.word_at(arg, next, false, loc)?;
+                let hi = self.b.load(ptr);
+                let (lo, hi) = (self.b.cast(lo, ScalarKind::Uint, Some(8)), self.b.cast(hi, ScalarKind::Uint, Some(8)));
+                let k32 = self.b.u32(32);
+                let up = self.b.binary(B::ShiftLeft, hi, k32);
+                let both = self.b.binary(B::InclusiveOr, up, lo);
+                Ok(self.b.cast(both, kind, None))
+            }
+            T::Record(id) if self.is_union(*id) => {
+                // A union is its words.
+                let n = self.program.types.size_of(ty).div_ceil(4) as u32;
+                let words = (0..n)
+                    .map(|k| {
+                        let o = self.b.u32(4 * k);
+                        let b = self.b.binary(B::Add, byte, o);
+                        let (ptr, _) = self.word_at(arg, b, false, loc)?;
+                        Ok(self.b.load(ptr))
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                let nty = self.naga_ty(ty, loc)?;
+                Ok(self.b.compose(nty, words))
+            }
+            _ => {
+                let parts = self.byte_parts(ty, loc)?;
+                let values = parts
+                    .iter()
+                    .map(|(off, pty)| {
+                        let o = self.b.u32(*off);
+                        let b = self.b.binary(B::Add, byte, o);
+                        self.load_bytes(arg, b, pty, loc)
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                match ty {
+                    T::Vector(..) => self.from_components(values, ty, loc),
+                    _ => {
+                        let nty = self.naga_ty(ty, loc)?;
+                        Ok(self.b.compose(nty, values))
+                    }
+                }
+            }
+        }
     }
 
-    fn narrow_scalar_load(&mut self, arg: usize, byte: Handle<Expression>, s: S, loc: Loc) -> R<Handle<Expression>> {
-        let (ptr, shift) = self.word_at(arg, byte, false, loc)?;
-        let word = self.b.load(ptr);
-        let bits = self.b.binary(B::ShiftRight, word, shift);
-        Ok(self.narrow_from_bits(bits, s))
+    fn is_union(&self, id: crate::compiler::sema::model::RecordId) -> bool {
+        self.program.types.record(id).is_some_and(|r| r.is_union)
+    }
+
+    /// The parts of a vector, array or record: (byte offset, type) of each component, element
+    /// or member.
+    fn byte_parts(&self, ty: &T, loc: Loc) -> R<Vec<(u32, T)>> {
+        Ok(match ty {
+            T::Vector(s, n) => (0..u32::from(*n)).map(|k| (k * s.size(), T::Scalar(*s))).collect(),
+            T::Array { elem, len } => {
+                let size = self.program.types.size_of(elem) as u32;
+                (0..*len).map(|k| (k * size, (**elem).clone())).collect()
+            }
+            T::Record(id) => {
+                let rec = self.program.types.record(*id).ok_or_else(|| LowerError::new(loc, "internal: unknown record"))?;
+                if rec.is_union {
+                    return Err(LowerError::new(loc, "unions are not supported yet"));
+                }
+                rec.members.iter().map(|m| (m.offset, m.ty.clone())).collect()
+            }
+            _ => return Err(LowerError::new(loc, "pointers stored in buffers are not supported")),
+        })
     }
 
     /// The register value of narrow scalar `s` held in the low bits of u32 `bits`.
@@ -96,34 +176,82 @@ impl Ctx<'_> {
         self.from_components(comps, ty, loc)
     }
 
-    /// Stores `value` (a narrow scalar or vector in registers) at byte `byte` of buffer `arg`.
-    pub(super) fn narrow_store(&mut self, arg: usize, byte: Handle<Expression>, elem: &T, value: Handle<Expression>, loc: Loc) -> R<()> {
-        let s = elem.element().ok_or_else(|| LowerError::new(loc, "internal: narrow store of an aggregate"))?;
-        let comps = self.components(value, elem);
-        let size = self.program.types.size_of(elem) as u32;
-        if size % 4 == 0 {
-            // Whole words: pack the components and store each word plainly.
-            let per_word = 4 / s.size();
-            for w in 0..size / 4 {
-                let mut word = self.b.u32(0);
-                for j in 0..per_word {
-                    let Some(&c) = comps.get((w * per_word + j) as usize) else { break };
-                    let bits = self.scalar_bits(c, s);
-                    let sh = self.b.u32(j * s.size() * 8);
-                    let placed = self.b.binary(B::ShiftLeft, bits, sh);
-                    word = self.b.binary(B::InclusiveOr, word, placed);
+    /// Stores `value` (of type `ty`, in registers) at byte `byte` of word-viewed buffer `arg`.
+    pub(super) fn store_bytes(&mut self, arg: Words, byte: H, ty: &T, value: H, loc: Loc) -> R<()> {
+        match ty {
+            T::Scalar(s) if s.size() < 4 || *s == S::Bool => self.narrow_scalar_store(arg, byte, *s, value, loc),
+            T::Scalar(s) => {
+                let bits = self.b.cast(value, ScalarKind::Uint, None);
+                let words = if s.size() == 4 {
+                    vec![bits]
+                } else {
+                    let k32 = self.b.u32(32);
+                    let hi = self.b.binary(B::ShiftRight, bits, k32);
+                    vec![self.b.cast(bits, ScalarKind::Uint, Some(4)), self.b.cast(hi, ScalarKind::Uint, Some(4))]
+                };
+                for (k, w) in (0u32..).zip(words) {
+                    let off = self.b.u32(4 * k);
+                    let b = self.b.binary(B::Add, byte, off);
+                    let (ptr, _) = self.word_at(arg, b, false, loc)?;
+                    self.b.store(ptr, w);
                 }
-                let off = self.b.u32(w * 4);
-                let b = self.b.binary(B::Add, byte, off);
-                let (ptr, _) = self.word_at(arg, b, false, loc)?;
-                self.b.store(ptr, word);
+                Ok(())
             }
-            return Ok(());
+            T::Vector(s, _) if s.size() < 4 && self.program.types.size_of(ty) % 4 == 0 => self.store_packed(arg, byte, *s, ty, value, loc),
+            T::Record(id) if self.is_union(*id) => {
+                // Whole words plainly, a partial last word byte by byte.
+                let size = self.program.types.size_of(ty) as u32;
+                for k in 0..size.div_ceil(4) {
+                    let word = self.b.member(value, k);
+                    let o = self.b.u32(4 * k);
+                    let b = self.b.binary(B::Add, byte, o);
+                    if 4 * k + 4 <= size {
+                        let (ptr, _) = self.word_at(arg, b, false, loc)?;
+                        self.b.store(ptr, word);
+                        continue;
+                    }
+                    for j in 0..size - 4 * k {
+                        let sh = self.b.u32(8 * j);
+                        let v = self.b.binary(B::ShiftRight, word, sh);
+                        let o = self.b.u32(j);
+                        let bj = self.b.binary(B::Add, b, o);
+                        self.narrow_scalar_store(arg, bj, S::UChar, v, loc)?;
+                    }
+                }
+                Ok(())
+            }
+            _ => {
+                let parts = self.byte_parts(ty, loc)?;
+                let values = match ty {
+                    T::Vector(..) => self.components(value, ty),
+                    _ => (0..parts.len() as u32).map(|k| self.b.member(value, k)).collect(),
+                };
+                for ((off, pty), v) in parts.iter().zip(values) {
+                    let o = self.b.u32(*off);
+                    let b = self.b.binary(B::Add, byte, o);
+                    self.store_bytes(arg, b, pty, v, loc)?;
+                }
+                Ok(())
+            }
         }
-        for (k, c) in (0u32..).zip(comps) {
-            let off = self.b.u32(k * s.size());
+    }
+
+    /// A vector of 8/16-bit elements filling whole words: packed and stored plainly.
+    fn store_packed(&mut self, arg: Words, byte: H, s: S, ty: &T, value: H, loc: Loc) -> R<()> {
+        let comps = self.components(value, ty);
+        let per_word = 4 / s.size();
+        for (w, chunk) in (0u32..).zip(comps.chunks(per_word as usize)) {
+            let mut word = self.b.u32(0);
+            for (j, &c) in (0u32..).zip(chunk) {
+                let bits = self.scalar_bits(c, s);
+                let sh = self.b.u32(j * s.size() * 8);
+                let placed = self.b.binary(B::ShiftLeft, bits, sh);
+                word = self.b.binary(B::InclusiveOr, word, placed);
+            }
+            let off = self.b.u32(w * 4);
             let b = self.b.binary(B::Add, byte, off);
-            self.narrow_scalar_store(arg, b, s, c, loc)?;
+            let (ptr, _) = self.word_at(arg, b, false, loc)?;
+            self.b.store(ptr, word);
         }
         Ok(())
     }
@@ -148,13 +276,21 @@ impl Ctx<'_> {
         self.b.binary(B::And, bits, m)
     }
 
-    fn narrow_scalar_store(&mut self, arg: usize, byte: Handle<Expression>, s: S, v: Handle<Expression>, loc: Loc) -> R<()> {
+    fn narrow_scalar_store(&mut self, arg: Words, byte: H, s: S, v: H, loc: Loc) -> R<()> {
         let (ptr, shift) = self.word_at(arg, byte, true, loc)?;
         let bits = self.scalar_bits(v, s);
         let m = self.b.u32((1u32 << (s.size() * 8)) - 1);
         let mask = self.b.binary(B::ShiftLeft, m, shift);
         let keep = self.b.unary(naga::UnaryOperator::BitwiseNot, mask);
         let placed = self.b.binary(B::ShiftLeft, bits, shift);
+        if let Words::Var { shared: false, .. } = arg {
+            // Private words: nobody else writes them.
+            let word = self.b.load(ptr);
+            let kept = self.b.binary(B::And, word, keep);
+            let new = self.b.binary(B::InclusiveOr, kept, placed);
+            self.b.store(ptr, new);
+            return Ok(());
+        }
         self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::And, value: keep, result: None });
         self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::InclusiveOr, value: placed, result: None });
         Ok(())

@@ -8,6 +8,7 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
+mod fmath;
 mod intfn;
 pub mod kernel;
 mod memory;
@@ -48,9 +49,17 @@ impl LowerError {
 
 type R<T> = Result<T, LowerError>;
 
+/// Build options that change the lowering.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LowerOptions {
+    /// `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`: float math may use the
+    /// hardware's (less precise) functions.
+    pub fast_math: bool,
+}
+
 /// Lowers every kernel of `program`.
-pub fn lower_program(program: &Program, target: &Target) -> Result<Vec<CompiledKernel>, LowerError> {
-    program.kernels().map(|(id, _)| lower_kernel(program, id, target)).collect()
+pub fn lower_program(program: &Program, target: &Target, options: LowerOptions) -> Result<Vec<CompiledKernel>, LowerError> {
+    program.kernels().map(|(id, _)| lower_kernel(program, id, target, options)).collect()
 }
 
 /// A local of the function instance being lowered.
@@ -65,18 +74,26 @@ enum Slot {
 struct Frame {
     func: FuncId,
     locals: Vec<Slot>,
-    /// For inlined callees: where `return` leaves its value, and the flag it sets.
-    ret: Option<(Option<Handle<LocalVariable>>, Handle<LocalVariable>)>,
+    /// For inlined callees: where `return` leaves its value (a pointer slot for functions
+    /// returning pointers), and the flag it sets.
+    ret: Option<(Option<Slot>, Handle<LocalVariable>)>,
     /// Values of `ExprKind::Current` of the enclosing assignments, innermost last.
     current: Vec<Handle<naga::Expression>>,
     /// The same for assignments to pointer variables.
     current_ptr: Vec<place::Ptr>,
 }
 
+impl Frame {
+    fn new(func: FuncId, locals: Vec<Slot>, ret: Option<(Option<Slot>, Handle<LocalVariable>)>) -> Self {
+        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new() }
+    }
+}
+
 /// State of lowering one kernel.
 struct Ctx<'p> {
     program: &'p Program,
     target: &'p Target,
+    options: LowerOptions,
     module: Module,
     types: TypeMap,
     abi: Abi,
@@ -88,11 +105,11 @@ struct Ctx<'p> {
     constants: HashMap<u32, usize>,
 }
 
-fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKernel> {
+fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
-    let decls = param_decls(program, func, &mut module, &mut types, target)?;
+    let decls = param_decls(program, func, &mut module, &mut types)?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -100,6 +117,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
     let mut cx = Ctx {
         program,
         target,
+        options,
         module,
         types,
         abi,
@@ -110,7 +128,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
         constants: HashMap::new(),
     };
     cx.kernel_body(id)?;
-    let args = reflect_args(program, func, &cx.abi);
+    let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
     let local_arg_elem_sizes = decls
         .iter()
@@ -150,8 +168,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target) -> R<CompiledKer
 }
 
 /// How each kernel parameter is passed (see `abi.rs`).
-fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, target: &Target) -> R<Vec<ParamDecl>> {
-    let _ = target;
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap) -> R<Vec<ParamDecl>> {
     func.params
         .iter()
         .map(|p| {
@@ -187,7 +204,7 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
 }
 
 /// `clGetKernelArgInfo` data for each parameter.
-fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
+fn reflect_args(func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
     func.params
         .iter()
         .zip(abi.arg_kinds())
@@ -207,7 +224,6 @@ fn reflect_args(program: &Program, func: &model::Function, abi: &Abi) -> Vec<Ker
             if quals.is_volatile {
                 bits |= 4; // CL_KERNEL_ARG_TYPE_VOLATILE
             }
-            let _ = program;
             KernelArg {
                 name: local.map(|l| l.name.clone()).unwrap_or_default(),
                 type_name: p.type_name.clone(),

@@ -4,6 +4,7 @@
 //! A pointer variable keeps its path fixed by its first assignment and holds the last index
 //! in a u32 local, so pointers never need naga pointer values across blocks.
 
+use super::memory::Words;
 use super::{Ctx, LowerError, Slot, R};
 use crate::compiler::sema::model::{self, Place, PlaceKind, Space, Type as T};
 use crate::compiler::source::Loc;
@@ -50,8 +51,9 @@ pub enum Access {
     Ptr(Handle<Expression>),
     /// Components `comps` of the vector of type `vty` at `base`.
     Swizzle { base: Box<Access>, comps: Vec<u8>, vty: T },
-    /// An 8/16-bit scalar or vector at a byte offset of a buffer argument (see `memory.rs`).
-    Narrow { arg: usize, byte: Handle<Expression>, elem: T },
+    /// A value of type `ty` at a byte offset of words: a word-viewed buffer or a union
+    /// variable (see `memory.rs`).
+    Bytes { base: Words, byte: Handle<Expression>, ty: T },
 }
 
 impl Ctx<'_> {
@@ -68,6 +70,9 @@ impl Ctx<'_> {
                 Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local })
             }
             PlaceKind::Deref(e) => self.eval_ptr(e),
+            PlaceKind::Member(base, _) if inside_union(&self.program.types, place) => {
+                Err(LowerError::new(place.loc, "pointers into unions are not supported"))
+            }
             PlaceKind::Member(base, i) => {
                 let mut p = self.place_ptr(base)?;
                 p.steps.push(Step::Member(*i));
@@ -95,12 +100,44 @@ impl Ctx<'_> {
 
     /// `place` as something to load from or store to.
     pub(super) fn place_access(&mut self, place: &Place) -> R<Access> {
-        if let PlaceKind::Swizzle(base, comps) = &place.kind {
-            let vector = self.place_access(base)?;
-            return Ok(Access::Swizzle { base: Box::new(vector), comps: comps.clone(), vty: base.ty.clone() });
+        match &place.kind {
+            PlaceKind::Swizzle(base, comps) => {
+                let vector = self.place_access(base)?;
+                Ok(Access::Swizzle { base: Box::new(vector), comps: comps.clone(), vty: base.ty.clone() })
+            }
+            // Inside a union everything is bytes of its words.
+            PlaceKind::Member(base, m) if inside_union(&self.program.types, place) => {
+                let inner = self.place_access(base)?;
+                let step = Step::Member(*m);
+                self.bytes_step(inner, &base.ty, step, place.loc)
+            }
+            PlaceKind::Index(base, i) if inside_union(&self.program.types, place) => {
+                let inner = self.place_access(base)?;
+                let i = self.eval_value(i)?;
+                let i = self.to_u32(i, &T::Scalar(model::Scalar::Int));
+                self.bytes_step(inner, &base.ty, Step::Index(i), place.loc)
+            }
+            _ => {
+                let p = self.place_ptr(place)?;
+                self.ptr_access(&p, place.loc)
+            }
         }
-        let p = self.place_ptr(place)?;
-        self.ptr_access(&p, place.loc)
+    }
+
+    /// One more member/element step from `inner` (an access to a value of type `ty`) where the
+    /// bytes are words: the union itself (a naga pointer to its words) or bytes already.
+    fn bytes_step(&mut self, inner: Access, ty: &T, step: Step, loc: Loc) -> R<Access> {
+        let (base, byte) = match inner {
+            Access::Bytes { base, byte, .. } => (base, byte),
+            Access::Ptr(ptr) => {
+                let shared = self.is_workgroup_pointer(ptr);
+                (Words::Var { ptr, shared }, self.b.u32(0))
+            }
+            Access::Swizzle { .. } => return Err(LowerError::new(loc, "internal: swizzle inside a union")),
+        };
+        let (offset, next) = self.step_offset(ty, step, loc)?;
+        let byte = self.b.binary(B::Add, byte, offset);
+        Ok(Access::Bytes { base, byte, ty: next })
     }
 
     /// What `ptr` points to, as something to load from or store to.
@@ -108,22 +145,53 @@ impl Ctx<'_> {
         let Some((arg, view)) = self.narrow_buffer(ptr) else {
             return Ok(Access::Ptr(self.materialize(ptr, loc)?));
         };
-        let size = self.program.types.size_of(&view) as u32;
-        let (index, elem, extra) = match (ptr.steps.as_slice(), &view) {
-            ([Step::Index(i)], _) => (*i, view.clone(), None),
-            ([Step::Index(i), Step::Index(k)], T::Vector(s, _)) => {
-                let w = self.b.u32(s.size());
-                (*i, T::Scalar(*s), Some(self.b.binary(B::Multiply, *k, w)))
-            }
-            ([Step::Index(i), Step::Member(k)], T::Vector(s, _)) => (*i, T::Scalar(*s), Some(self.b.u32(k * s.size()))),
-            _ => return Err(LowerError::new(loc, "8/16-bit members of structs in buffers are not supported yet")),
+        // Word-viewed buffer: follow the steps as byte offsets.
+        let mut steps = ptr.steps.iter();
+        let Some(Step::Index(first)) = steps.next() else {
+            return Err(LowerError::new(loc, "internal: buffer pointer without an element index"));
         };
-        let sz = self.b.u32(size);
-        let mut byte = self.b.binary(B::Multiply, index, sz);
-        if let Some(e) = extra {
-            byte = self.b.binary(B::Add, byte, e);
+        let size = self.b.u32(self.program.types.size_of(&view) as u32);
+        let mut byte = self.b.binary(B::Multiply, *first, size);
+        let mut ty = view;
+        for step in steps {
+            let (offset, next) = self.step_offset(&ty, *step, loc)?;
+            byte = self.b.binary(B::Add, byte, offset);
+            ty = next;
         }
-        Ok(Access::Narrow { arg, byte, elem })
+        Ok(Access::Bytes { base: Words::Buffer(arg), byte, ty })
+    }
+
+    /// Byte offset and type reached by one step into a value of type `ty`.
+    fn step_offset(&mut self, ty: &T, step: Step, loc: Loc) -> R<(Handle<Expression>, T)> {
+        let scaled = |cx: &mut Self, i: Handle<Expression>, size: u32| {
+            let s = cx.b.u32(size);
+            cx.b.binary(B::Multiply, i, s)
+        };
+        Ok(match (ty, step) {
+            (T::Record(id), Step::Member(m)) => {
+                // (Union members all start at offset 0.)
+                let member = self.program.types.record(*id).and_then(|r| r.members.get(m as usize));
+                let member = member.ok_or_else(|| LowerError::new(loc, "internal: unknown member"))?;
+                (self.b.u32(member.offset), member.ty.clone())
+            }
+            (T::Array { elem, .. }, Step::Index(i)) => (scaled(self, i, self.program.types.size_of(elem) as u32), (**elem).clone()),
+            // A part of an 8/16-vector (see `wide.rs`), then a component.
+            (T::Vector(s, n), Step::Index(i)) if *n > 4 => (scaled(self, i, 4 * s.size()), T::Vector(*s, 4)),
+            (T::Vector(s, _), Step::Index(i)) => (scaled(self, i, s.size()), T::Scalar(*s)),
+            (T::Vector(s, _), Step::Member(k)) => (self.b.u32(k * s.size()), T::Scalar(*s)),
+            _ => return Err(LowerError::new(loc, "internal: bad access path")),
+        })
+    }
+
+    /// True when the naga pointer `p` leads into a workgroup variable.
+    fn is_workgroup_pointer(&self, mut p: Handle<Expression>) -> bool {
+        loop {
+            match self.b.func.expressions[p] {
+                Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => p = base,
+                Expression::GlobalVariable(g) => return self.module.global_variables[g].space == naga::AddressSpace::WorkGroup,
+                _ => return false,
+            }
+        }
     }
 
     /// The buffer argument and view type of a pointer into 8/16-bit buffer data.
@@ -238,20 +306,27 @@ impl Ctx<'_> {
     }
 
     /// Compares two pointers (same base) by their last index.
-    pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B) -> Handle<Expression> {
         if a.root != b.root {
             // Distinct objects: only (in)equality is meaningful.
-            return Ok(self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual))));
+            return self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual)));
         }
-        let _ = loc;
         let (ia, ib) = (self.ptr_index(a), self.ptr_index(b));
         let (ia, ib) = (self.b.cast(ia, ScalarKind::Sint, None), self.b.cast(ib, ScalarKind::Sint, None));
-        Ok(self.b.binary(op, ia, ib))
+        self.b.binary(op, ia, ib)
     }
 
     /// Stores pointer `ptr` into pointer variable `id`, fixing its base on the first store.
     pub(super) fn assign_ptr_var(&mut self, id: model::LocalId, ptr: Ptr, loc: Loc) -> R<()> {
-        let (var, index) = match self.slot(id, loc)? {
+        let slot = self.slot(id, loc)?;
+        let slot = self.store_ptr_slot(slot, ptr, loc)?;
+        self.set_slot(id, slot);
+        Ok(())
+    }
+
+    /// Stores `ptr` into a pointer slot; returns the slot with its base fixed.
+    pub(super) fn store_ptr_slot(&mut self, slot: Slot, ptr: Ptr, loc: Loc) -> R<Slot> {
+        let (var, index) = match slot {
             Slot::Ptr(v, index) => (v, index),
             Slot::Var(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
         };
@@ -263,26 +338,32 @@ impl Ctx<'_> {
             return Err(LowerError::new(loc, "a pointer variable may not point into an array element chosen at run time"));
         }
         let fresh = PtrVar { root: ptr.root, view: ptr.view.clone(), prefix, space: ptr.space, indexed: last.is_some() };
-        match var {
-            None => self.set_slot(id, Slot::Ptr(Some(fresh), index)),
-            Some(old) if self.same_base(&old, &fresh) => {}
+        let fixed = match var {
+            None => fresh,
+            Some(old) if self.same_base(&old, &fresh) => old,
             Some(_) => {
                 return Err(LowerError::new(
                     loc,
                     "a pointer variable may only point into one object (a buffer argument, an array or a variable); this one is assigned pointers to different objects",
                 ))
             }
-        }
+        };
         if let Some(i) = last {
             let p = self.b.expr(Expression::LocalVariable(index));
             self.b.store(p, i);
         }
-        Ok(())
+        Ok(Slot::Ptr(Some(fixed), index))
     }
 
     /// The pointer held by pointer variable `id`.
     pub(super) fn load_ptr_var(&mut self, id: model::LocalId, loc: Loc) -> R<Ptr> {
-        match self.slot(id, loc)? {
+        let slot = self.slot(id, loc)?;
+        self.load_ptr_slot(&slot, loc)
+    }
+
+    /// The pointer held by a pointer slot.
+    pub(super) fn load_ptr_slot(&mut self, slot: &Slot, loc: Loc) -> R<Ptr> {
+        match slot.clone() {
             Slot::Ptr(Some(v), index) => {
                 let mut steps = v.prefix.clone();
                 if v.indexed {
@@ -317,5 +398,16 @@ impl Ctx<'_> {
             Expression::Literal(Literal::U32(v)) => Some(v),
             _ => None,
         }
+    }
+}
+
+/// True when `place` is (part of) a member of a union, reached without a dereference.
+fn inside_union(types: &model::Types, place: &Place) -> bool {
+    match &place.kind {
+        PlaceKind::Member(base, _) => {
+            matches!(base.ty, T::Record(id) if types.record(id).is_some_and(|r| r.is_union)) || inside_union(types, base)
+        }
+        PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => inside_union(types, base),
+        _ => false,
     }
 }

@@ -16,7 +16,7 @@ impl<'p> Ctx<'p> {
     pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
         let func = self.function(id)?;
         let locals = self.fresh_locals(func)?;
-        self.frames.push(Frame { func: id, locals, ret: None, current: Vec::new(), current_ptr: Vec::new() });
+        self.frames.push(Frame::new(id, locals, None));
         for (n, p) in func.params.iter().enumerate() {
             self.bind_kernel_param(n, p.local, func.loc)?;
         }
@@ -267,17 +267,28 @@ impl<'p> Ctx<'p> {
     }
 
     fn ret(&mut self, value: Option<&Expr>) -> R<()> {
-        let ret = self.frames.last().and_then(|f| f.ret);
+        let ret = self.frames.last().and_then(|f| f.ret.clone());
         let Some((slot, flag)) = ret else {
             self.b.stmt(Statement::Return { value: None });
             return Ok(());
         };
-        if let (Some(e), Some(slot)) = (value, slot) {
-            let v = self.eval_value(e)?;
-            let p = self.b.expr(Expression::LocalVariable(slot));
-            self.b.store(p, v);
-        } else if let Some(e) = value {
-            self.eval(e)?;
+        match (value, slot) {
+            (Some(e), Some(Slot::Var(var))) => {
+                let v = self.eval_value(e)?;
+                let p = self.b.expr(Expression::LocalVariable(var));
+                self.b.store(p, v);
+            }
+            (Some(e), Some(slot @ Slot::Ptr(..))) => {
+                let p = self.eval_ptr(e)?;
+                let slot = self.store_ptr_slot(slot, p, e.loc)?;
+                if let Some(f) = self.frames.last_mut() {
+                    f.ret = Some((Some(slot), flag));
+                }
+            }
+            (Some(e), None) => {
+                self.eval(e)?;
+            }
+            (None, _) => {}
         }
         let t = self.b.lit(naga::Literal::Bool(true));
         let p = self.b.expr(Expression::LocalVariable(flag));
@@ -292,12 +303,6 @@ impl<'p> Ctx<'p> {
             return Err(LowerError::new(loc, "function calls nested too deeply"));
         }
         let callee = self.function(id)?;
-        if callee.is_kernel() {
-            return Err(LowerError::new(loc, "calling a kernel from a kernel is not supported"));
-        }
-        if callee.ret.is_pointer() {
-            return Err(LowerError::new(loc, "functions returning pointers are not supported"));
-        }
         // Arguments are evaluated in the caller's frame.
         let vals = args.iter().map(|a| self.eval(a)).collect::<R<Vec<_>>>()?;
         let locals = self.fresh_locals(callee)?;
@@ -305,23 +310,28 @@ impl<'p> Ctx<'p> {
         let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
         let ret_slot = match &callee.ret {
             T::Void => None,
+            ty if ty.is_pointer() => {
+                let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+                Some(Slot::Ptr(None, self.b.local(&format!("{}_result_index", callee.name), u32_ty)))
+            }
             ty => {
                 let nty = self.naga_ty(ty, loc)?;
-                Some(self.b.local(&format!("{}_result", callee.name), nty))
+                Some(Slot::Var(self.b.local(&format!("{}_result", callee.name), nty)))
             }
         };
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        self.frames.push(Frame { func: id, locals, ret: Some((ret_slot, flag)), current: Vec::new(), current_ptr: Vec::new() });
+        self.frames.push(Frame::new(id, locals, Some((ret_slot, flag))));
         let r = self.inline_body(callee, vals);
-        self.frames.pop();
+        let frame = self.frames.pop();
         r?;
-        Ok(match ret_slot {
-            Some(slot) => {
-                let p = self.b.expr(Expression::LocalVariable(slot));
+        Ok(match frame.and_then(|f| f.ret).and_then(|(slot, _)| slot) {
+            Some(Slot::Var(var)) => {
+                let p = self.b.expr(Expression::LocalVariable(var));
                 Val::V(self.b.load(p))
             }
+            Some(slot @ Slot::Ptr(..)) => Val::P(self.load_ptr_slot(&slot, loc)?),
             None => Val::Void,
         })
     }

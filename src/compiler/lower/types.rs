@@ -83,6 +83,11 @@ impl TypeMap {
                 let size = std::num::NonZeroU32::new(*len).ok_or_else(|| LowerError::new(loc, "zero-length array"))?;
                 intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })
             }
+            T::Record(id) if types.record(*id).is_some_and(|r| r.is_union) => {
+                let rec = types.record(*id).ok_or_else(|| LowerError::new(loc, "internal: unknown record"))?;
+                let atomic = intern(module, TypeInner::Atomic(Scalar::U32));
+                union_words(module, rec, atomic)?
+            }
             _ => self.naga(module, types, ty, loc)?,
         })
     }
@@ -97,7 +102,9 @@ impl TypeMap {
                 let h = self.record(module, types, *id, loc)?;
                 match module.types[h].inner {
                     TypeInner::Struct { span, .. } => span,
-                    _ => 0,
+                    // A union's words.
+                    TypeInner::Array { size: ArraySize::Constant(n), .. } => 4 * n.get(),
+                    _ => return Err(LowerError::new(loc, "internal: record layout")),
                 }
             }
             _ => 0,
@@ -112,7 +119,11 @@ impl TypeMap {
         }
         let rec = types.record(id).ok_or_else(|| LowerError::new(loc, "internal: unknown record"))?.clone();
         if rec.is_union {
-            return Err(LowerError::new(loc, "unions are not supported yet"));
+            // A union is held as its words; members are read and written by bits (memory.rs).
+            let word = intern(module, TypeInner::Scalar(Scalar::U32));
+            let h = union_words(module, &rec, word)?;
+            self.records.insert(id.0, h);
+            return Ok(h);
         }
         let opencl_layout = !rec.members.iter().any(|m| has_narrow(types, &m.ty));
         let mut members = Vec::new();
@@ -141,6 +152,12 @@ fn record_name(name: &str, id: model::RecordId) -> String {
     format!("{}_{}", if clean.is_empty() { "anon" } else { &clean }, id.0)
 }
 
+/// `array<word, ⌈size / 4⌉>` for a union (`word`: u32, or atomic u32 in workgroup memory).
+fn union_words(module: &mut Module, rec: &model::Record, base: Handle<Type>) -> Result<Handle<Type>, LowerError> {
+    let n = std::num::NonZeroU32::new(rec.size.div_ceil(4)).ok_or_else(|| LowerError::new(Loc::default(), "empty union"))?;
+    Ok(intern(module, TypeInner::Array { base, size: ArraySize::Constant(n), stride: 4 }))
+}
+
 /// Alignment naga requires for `ty` in host-shareable memory.
 fn naga_align(module: &Module, ty: Handle<Type>) -> u32 {
     let mut layouter = naga::proc::Layouter::default();
@@ -155,7 +172,8 @@ pub fn has_narrow(types: &model::Types, ty: &T) -> bool {
     match ty {
         T::Scalar(s) | T::Vector(s, _) => is_narrow(*s),
         T::Array { elem, .. } => has_narrow(types, elem),
-        T::Record(id) => types.record(*id).is_some_and(|r| r.members.iter().any(|m| has_narrow(types, &m.ty))),
+        // Unions are bits: they always go through words.
+        T::Record(id) => types.record(*id).is_some_and(|r| r.is_union || r.members.iter().any(|m| has_narrow(types, &m.ty))),
         T::Pointer { .. } => true,
         T::Void => false,
     }
