@@ -188,6 +188,13 @@ fn conversions() {
     s.check("convert_int_sat(long)", &s.get::<i32>(&sat, n), &l.iter().map(|&x| x.clamp(i32::MIN.into(), i32::MAX.into()) as i32).collect::<Vec<_>>());
     s.check("convert_ulong_sat(long)", &s.get::<u64>(&u, n), &l.iter().map(|&x| x.max(0) as u64).collect::<Vec<_>>());
     s.check("convert_float(long)", &s.get::<f32>(&f, n), &l.iter().map(|&x| x as f32).collect::<Vec<_>>());
+
+    // Half values as bits: 1, -2, 0.5, 65504, 0.25, 3, 1.5, -0; twice them (65504 * 2 rounds to inf).
+    let h: [u16; 8] = [0x3c00, 0xc000, 0x3800, 0x7bff, 0x3400, 0x4200, 0x3e00, 0x8000];
+    let (bh, o, w) = (s.buf(&h), s.zeros::<f32>(9), s.zeros::<u16>(8));
+    s.run("halves", &[Arg::Buf(&bh), Arg::Buf(&o), Arg::Buf(&w)], &[8], None);
+    s.check("vload_half", &s.get::<f32>(&o, 9), &[1.0, -2.0, 0.5, 65504.0, 0.25, 3.0, 1.5, -0.0, 0.25 + 3.0 + 1.5 - 0.0]);
+    s.check("vstore_half", &s.get::<u16>(&w, 8), &[0x4000, 0xc400, 0x3c00, 0x7c00, 0x3800, 0x4600, 0x4200, 0x8000]);
     s.finish();
 }
 
@@ -378,6 +385,38 @@ fn structs_arrays_pointers() {
     s.run("local_helper", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(16 * 4)], &[64], Some(&[16]));
     let want: Vec<i32> = input.chunks(16).map(|c| c.iter().sum::<i32>() + 120).collect();
     s.check("helper on a __local pointer", &s.get::<i32>(&o, 4), &want);
+
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Mixed {
+        c: i8,
+        _pad0: [u8; 15],
+        v: [f32; 4],
+        s: [i16; 2],
+        u: u8,
+        _pad1: [u8; 3],
+        l: i64,
+    }
+    let mixed: Vec<Mixed> = (0..8i32)
+        .map(|g| Mixed { c: (100 - g * 30) as i8, _pad0: [0x77; 15], v: [1.0, 2.0, 3.0, 4.0], s: [g as i16, -300], u: (250 + g) as u8, _pad1: [0x66; 3], l: -(1 << 40) + i64::from(g) })
+        .collect();
+    let b = s.buf(&mixed);
+    s.run("mixed_members", &[Arg::Buf(&b)], &[8], None);
+    let got = s.get::<Mixed>(&b, 8);
+    let want: Vec<Mixed> = mixed
+        .iter()
+        .zip(&got)
+        .map(|(m, g)| {
+            let c = m.c.wrapping_neg();
+            Mixed { c, s: [m.s[1], m.s[0]], u: m.u.wrapping_add(1), v: [m.v[0], m.v[1] + f32::from(c), m.v[2], g.v[3]], l: m.l << 1, ..*m }
+        })
+        .collect();
+    s.check("8/16-bit struct members in a __global buffer", &got, &want);
+
+    let (f, o) = (s.buf(&[-1.5f32]), s.zeros::<u32>(3));
+    s.run("unions", &[Arg::Buf(&f), Arg::Buf(&o)], &[1], None);
+    let bits = (-1.5f32).to_bits();
+    s.check("union", &s.get::<u32>(&o, 3), &[bits, bits >> 24, bits ^ 0x8000_0000]);
     s.finish();
 }
 

@@ -51,3 +51,14 @@ kernel void long_convert(global const long *l, global int *sat, global ulong *u,
     u[g] = convert_ulong_sat(l[g]);
     f[g] = convert_float(l[g]);
 }
+
+// Half-precision storage without cl_khr_fp16: vload_half / vstore_half.
+kernel void halves(global const half *h, global float *o, global half *w) {
+    size_t g = get_global_id(0);
+    o[g] = vload_half(g, h);
+    vstore_half(o[g] * 2.0f, g, w);
+    if (g == 0) {
+        float4 v = vload_half4(1, h);
+        o[8] = v.x + v.y + v.z + v.w;
+    }
+}
