@@ -137,7 +137,7 @@ fn check_near(s: &Suite, what: &str, got: &[f32], want: &[f32], rel: f32, abs: f
 #[test]
 fn conversions() {
     let s = Suite::new(include_str!("kernels/conversions.cl"));
-    let f: Vec<f32> = vec![0.0, -0.5, 1.5, 2.5, -2.5, 2e9, -3e9, f32::NAN, 255.7, -1.2, 2.1e9, 65535.9, 127.5, -128.9, 7.49, -7.51];
+    let f: Vec<f32> = vec![0.0, -0.5, 1.5, 2.5, -2.5, 3e9, -3e9, f32::NAN, 255.7, -1.2, 1e10, 65535.9, 127.5, -128.9, 7.49, -7.51];
     let i: Vec<i32> = vec![0, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769, 65535, 65536, i32::MAX, i32::MIN];
     let n = f.len();
     let (bf, bi) = (s.buf(&f), s.buf(&i));
@@ -154,8 +154,8 @@ fn conversions() {
     let r: Vec<f32> = vec![0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, 2.6, -2.4, -2.6, 7.0, -7.0, 0.49999997, 1e6 + 0.5, -3.75, 100.25];
     let (br, o) = (s.buf(&r), s.zeros::<i32>(r.len() * 5));
     s.run("rounding", &[Arg::Buf(&br), Arg::Buf(&o)], &[r.len()], None);
-    let want: Vec<i32> = r.iter().flat_map(|&v| [v.trunc(), v.trunc(), v.trunc(), v.ceil(), v.floor()].map(|x| x as i32)).collect();
-    s.check("convert_int, convert_int_rtz", &s.get::<i32>(&o, r.len() * 5), &want);
+    let want: Vec<i32> = r.iter().flat_map(|&v| [v.trunc(), v.round_ties_even(), v.trunc(), v.ceil(), v.floor()].map(|x| x as i32)).collect();
+    s.check("convert_int, _rte, _rtz, _rtp, _rtn", &s.get::<i32>(&o, r.len() * 5), &want);
 
     let c: Vec<i32> = vec![0, 1, -1, 16_777_217, -16_777_219, 255, 256, -257, i32::MAX, i32::MIN, 123_456_789, 1000];
     let n = c.len();
@@ -179,7 +179,7 @@ fn conversions() {
     s.run("vector_convert", &[Arg::Buf(&bv), Arg::Buf(&i4), Arg::Buf(&sat), Arg::Buf(&back)], &[2], None);
     s.check("convert_int4", &s.get::<i32>(&i4, 8), &v.iter().map(|&x| x as i32).collect::<Vec<_>>());
     s.check("convert_uchar4_sat", &s.get::<u8>(&sat, 8), &v.iter().map(|&x| x as u8).collect::<Vec<_>>());
-    s.check("convert_float4(convert_int4_rtz)", &s.get::<f32>(&back, 8), &v.iter().map(|&x| x as i32 as f32).collect::<Vec<_>>());
+    s.check("convert_float4(convert_int4_rtn)", &s.get::<f32>(&back, 8), &v.iter().map(|&x| x.floor() as i32 as f32).collect::<Vec<_>>());
 
     let l: Vec<i64> = vec![0, -1, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, 2_147_483_648, -2_147_483_649, 123_456_789_012, 16_777_217];
     let n = l.len();

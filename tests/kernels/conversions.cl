@@ -15,10 +15,10 @@ kernel void rounding(global const float *f, global int *o) {
     size_t g = get_global_id(0);
     global int *r = o + g * 5;
     r[0] = convert_int(f[g]);
-    r[1] = (int)f[g];
+    r[1] = convert_int_rte(f[g]);
     r[2] = convert_int_rtz(f[g]);
-    r[3] = convert_int(ceil(f[g]));
-    r[4] = convert_int(floor(f[g]));
+    r[3] = convert_int_rtp(f[g]);
+    r[4] = convert_int_rtn(f[g]);
 }
 
 kernel void casts(global const int *i, global float *f, global long *l, global uchar *u, global int *back) {
@@ -42,7 +42,7 @@ kernel void vector_convert(global const float4 *f, global int4 *i, global uchar4
     size_t g = get_global_id(0);
     i[g] = convert_int4(f[g]);
     sat[g] = convert_uchar4_sat(f[g]);
-    back[g] = convert_float4(convert_int4_rtz(f[g]));
+    back[g] = convert_float4(convert_int4_rtn(f[g]));
 }
 
 kernel void long_convert(global const long *l, global int *sat, global ulong *u, global float *f) {
