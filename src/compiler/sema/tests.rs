@@ -657,7 +657,8 @@ fn garbage_never_panics() {
         "float4", ".", "xyzw", "+", "-", "<<", "?", ":", "struct", "S", "switch", "case", "default",
         "for", "while", "do", "if", "else", "return", "sizeof", "constant", "local", "(float4)",
         "barrier", "get_global_id", ",", "typedef", "__attribute__", "((", "))", "enum", "0x7fffffff",
-        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float",
+        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float", "fract", "shuffle2",
+        "ldexp", "isordered", "\"s\"", "char", "[]", "nan", "(uint4)", "lgamma_r", "INFINITY", "M_PI_F",
     ];
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..300 {
