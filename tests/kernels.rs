@@ -988,5 +988,17 @@ fn assorted_language_features() {
     want.extend([1.0f32.to_bits() as i32, (-2.0f32).to_bits() as i32, 0.5f32.to_bits() as i32, 0]);
     s.check("clamp/mad_hi/ctz/as_int3", &s.get::<i32>(&o, 16), &want);
     s.check("convert_float8", &s.get::<f32>(&f, 8), &both.iter().map(|v| *v as f32).collect::<Vec<_>>());
+
+    let o = s.zeros::<i64>(13);
+    let args = [
+        Arg::Buf(&o), val(-5i8), val(200u8), val(-30000i16), val(60000u16), val(-2_000_000_000i32), val(2_000_000_000u32),
+        val(-(1i64 << 50)), val(1u64 << 63), val(2.25f32), val([1.5f32, 0.5]), val([1i32, 2, 3, 0]), val([1i8, -2, 3, -4]), val([1.0f32, 2.0, 3.0, 4.5]),
+    ];
+    s.run("value_args", &args, &[1], None);
+    s.check("value arguments", &s.get::<i64>(&o, 13), &[-5, 200, -30000, 60000, -2_000_000_000, 2_000_000_000, -(1 << 50), i64::MIN, 9, 15, 321, -2, 10]);
+    let sixteen = |base: f32| std::array::from_fn::<f32, 16, _>(|k| base + k as f32);
+    let o = s.zeros::<f32>(4);
+    s.run("big_value_args", &[Arg::Buf(&o), val(sixteen(0.0)), val(sixteen(100.0)), val(sixteen(200.0)), val(sixteen(300.0)), val(77i32)], &[1], None);
+    s.check("value arguments past the push constants", &s.get::<f32>(&o, 4), &[15.0, 105.0, 210.0 + 303.0, 77.0]);
     s.finish();
 }

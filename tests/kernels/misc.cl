@@ -148,3 +148,21 @@ kernel void vector_builtins(global const int4 *a, global int4 *o, global uint4 *
     int3 bits = as_int3(v);
     o[3] = (int4)(bits, 0);
 }
+
+// Value arguments of every scalar type and several vectors (their ABI packing).
+kernel void value_args(global long *o, char c, uchar uc, short s, ushort us, int i, uint u, long l,
+                       ulong ul, float f, float2 f2, int3 i3, char4 c4, float4 f4) {
+    o[0] = c; o[1] = uc; o[2] = s; o[3] = us; o[4] = i; o[5] = u; o[6] = l; o[7] = (long)ul;
+    o[8] = (long)(f * 4.0f); o[9] = (long)(f2.x * 10.0f + f2.y);
+    o[10] = i3.x + i3.y * 10 + i3.z * 100;
+    o[11] = c4.x + c4.y + c4.z + c4.w;
+    o[12] = (long)(f4.x + f4.y + f4.z + f4.w);
+}
+
+// More value-argument bytes than push constants hold: the rest goes to a uniform buffer.
+kernel void big_value_args(global float *o, float16 a, float16 b, float16 c, float16 d, int last) {
+    o[0] = a.s0 + a.sF;
+    o[1] = b.s5;
+    o[2] = c.sA + d.s3;
+    o[3] = last;
+}
