@@ -134,9 +134,38 @@ fn check_near(s: &Suite, what: &str, got: &[f32], want: &[f32], rel: f32, abs: f
     }
 }
 
+/// Runs `conv_<src>_<dst>` for every destination type on `data` and checks C's conversions
+/// (which Rust's `as` matches for these values).
+macro_rules! check_conversions_from {
+    ($s:expr, $src:ty, $sname:literal, $data:expr) => {
+        check_conversions_from!($s, $src, $sname, $data, i64: "long", u64: "ulong")
+    };
+    ($s:expr, $src:ty, $sname:literal, $data:expr, $($wide:ty: $wname:literal),*) => {{
+        let s = $s;
+        let data: Vec<$src> = $data;
+        let b = s.buf(&data);
+        check_conversions_from!(@to s, b, data, $sname, i8: "char", u8: "uchar", i16: "short", u16: "ushort", i32: "int", u32: "uint", f32: "float" $(, $wide: $wname)*);
+    }};
+    (@to $s:ident, $b:ident, $data:ident, $sname:literal, $($dst:ty: $dname:literal),*) => {$(
+        let o = $s.zeros::<$dst>($data.len());
+        $s.run(concat!("conv_", $sname, "_", $dname), &[Arg::Buf(&$b), Arg::Buf(&o)], &[$data.len()], None);
+        $s.check(concat!("(", $dname, ")", $sname), &$s.get::<$dst>(&o, $data.len()), &$data.iter().map(|&v| v as $dst).collect::<Vec<_>>());
+    )*};
+}
+
 #[test]
 fn conversions() {
     let s = Suite::new(include_str!("kernels/conversions.cl"));
+    check_conversions_from!(&s, i8, "char", values(N, 80), i64: "long");
+    check_conversions_from!(&s, u8, "uchar", values(N, 81));
+    check_conversions_from!(&s, i16, "short", values(N, 82), i64: "long");
+    check_conversions_from!(&s, u16, "ushort", values(N, 83));
+    check_conversions_from!(&s, i32, "int", values(N, 84), i64: "long");
+    check_conversions_from!(&s, u32, "uint", values(N, 85), u64: "ulong");
+    check_conversions_from!(&s, i64, "long", values(N, 86));
+    check_conversions_from!(&s, u64, "ulong", values(N, 87));
+    // Floats in [0, 127]: in range for every destination (out-of-range float → integer is undefined).
+    check_conversions_from!(&s, f32, "float", values::<u16>(N, 88).iter().map(|&v| f32::from(v) / 516.0).collect());
     let f: Vec<f32> = vec![0.0, -0.5, 1.5, 2.5, -2.5, 3e9, -3e9, f32::NAN, 255.7, -1.2, 1e10, 65535.9, 127.5, -128.9, 7.49, -7.51];
     let i: Vec<i32> = vec![0, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769, 65535, 65536, i32::MAX, i32::MIN];
     let n = f.len();
