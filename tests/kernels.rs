@@ -14,9 +14,12 @@ const N: usize = 64;
 
 /// Operands for integer type `T`: divisors are never 0 and never `MIN / -1`.
 macro_rules! int_operands {
-    ($t:ty, $seed:expr) => {{
-        let a: Vec<$t> = values(N, $seed);
-        let b: Vec<$t> = values::<$t>(N, $seed + 1)
+    ($t:ty, $seed:expr) => {
+        int_operands!($t, $seed, N)
+    };
+    ($t:ty, $seed:expr, $len:expr) => {{
+        let a: Vec<$t> = values($len, $seed);
+        let b: Vec<$t> = values::<$t>($len, $seed + 1)
             .into_iter()
             .zip(&a)
             .map(|(y, &x)| if y == 0 || (x == <$t>::MIN && y == (0 as $t).wrapping_sub(1)) { 3 } else { y })
@@ -224,6 +227,77 @@ fn conversions() {
     s.run("halves", &[Arg::Buf(&bh), Arg::Buf(&o), Arg::Buf(&w)], &[8], None);
     s.check("vload_half", &s.get::<f32>(&o, 9), &[1.0, -2.0, 0.5, 65504.0, 0.25, 3.0, 1.5, -0.0, 0.25 + 3.0 + 1.5 - 0.0]);
     s.check("vstore_half", &s.get::<u16>(&w, 8), &[0x4000, 0xc400, 0x3c00, 0x7c00, 0x3800, 0x4600, 0x4200, 0x8000]);
+    s.finish();
+}
+
+/// Runs `vops_<type><n>` for every width on 8 work-items and checks the ten operators and three
+/// comparisons component by component (vector operands are not promoted: they wrap).
+macro_rules! check_vector_ops {
+    ($s:expr, $t:ty, $name:literal, $seed:expr) => {{
+        let s = $s;
+        for n in [2usize, 3, 4, 8, 16] {
+            let len = 8 * n;
+            let (a, b) = int_operands!($t, $seed, len);
+            let (ba, bb, o, c) = (s.buf(&a), s.buf(&b), s.zeros::<$t>(len * 10), s.zeros::<i32>(len * 3));
+            s.run(&format!("vops_{}{n}", $name), &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&c)], &[8], None);
+            let mut ops = Vec::new();
+            let mut cmps = Vec::new();
+            for g in 0..8 {
+                let (x, y) = (&a[g * n..g * n + n], &b[g * n..g * n + n]);
+                let each = |f: &dyn Fn($t, $t) -> $t| x.iter().zip(y).map(|(&p, &q)| f(p, q)).collect::<Vec<$t>>();
+                ops.extend(each(&|p, q| p.wrapping_add(q)));
+                ops.extend(each(&|p, q| p.wrapping_sub(q)));
+                ops.extend(each(&|p, q| p.wrapping_mul(q)));
+                ops.extend(each(&|p, q| p.wrapping_div(q)));
+                ops.extend(each(&|p, q| p.wrapping_rem(q)));
+                ops.extend(each(&|p, q| p & q));
+                ops.extend(each(&|p, q| p | q));
+                ops.extend(each(&|p, q| p ^ q));
+                ops.extend(each(&|p, q| p.wrapping_shl(q as u32)));
+                ops.extend(each(&|p, q| p.wrapping_shr(q as u32)));
+                let mask = |c: bool| if c { -1 } else { 0 };
+                cmps.extend(x.iter().zip(y).map(|(p, q)| mask(p < q)));
+                cmps.extend(x.iter().zip(y).map(|(p, q)| mask(p == q)));
+                cmps.extend(x.iter().zip(y).map(|(p, q)| mask(p >= q)));
+            }
+            s.check(&format!("{}{n} operators", $name), &s.get::<$t>(&o, len * 10), &ops);
+            s.check(&format!("{}{n} comparisons", $name), &s.get::<i32>(&c, len * 3), &cmps);
+        }
+    }};
+}
+
+#[test]
+fn vector_operators_on_every_type() {
+    let s = Suite::new(include_str!("kernels/vectors.cl"));
+    check_vector_ops!(&s, i8, "char", 90);
+    check_vector_ops!(&s, u8, "uchar", 91);
+    check_vector_ops!(&s, i16, "short", 92);
+    check_vector_ops!(&s, u16, "ushort", 93);
+    check_vector_ops!(&s, i32, "int", 94);
+    check_vector_ops!(&s, u32, "uint", 95);
+    check_vector_ops!(&s, i64, "long", 96);
+    check_vector_ops!(&s, u64, "ulong", 97);
+    for n in [2usize, 3, 4, 8, 16] {
+        let len = 8 * n;
+        let a: Vec<f32> = values::<i16>(len, 98).iter().map(|&v| f32::from(v) / 64.0).collect();
+        let mut b: Vec<f32> = values::<i16>(len, 99).iter().map(|&v| f32::from(v) / 32.0).collect();
+        b[1] = a[1];
+        let (ba, bb, o, c) = (s.buf(&a), s.buf(&b), s.zeros::<f32>(len * 4), s.zeros::<i32>(len * 2));
+        s.run(&format!("fops_{n}"), &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&c)], &[8], None);
+        let mut ops = Vec::new();
+        let mut cmps = Vec::new();
+        for g in 0..8 {
+            let (x, y) = (&a[g * n..g * n + n], &b[g * n..g * n + n]);
+            ops.extend(x.iter().zip(y).map(|(p, q)| p + q));
+            ops.extend(x.iter().zip(y).map(|(p, q)| p - q));
+            ops.extend(x.iter().zip(y).map(|(p, q)| p * q));
+            ops.extend(x.iter().map(|p| -p));
+            cmps.extend(x.iter().zip(y).map(|(p, q)| if p < q { -1 } else { 0 }));
+            cmps.extend(x.iter().zip(y).map(|(p, q)| if p == q { -1 } else { 0 }));
+        }
+        s.check(&format!("float{n} operators"), &s.get::<f32>(&o, len * 4), &ops);
+        s.check(&format!("float{n} comparisons"), &s.get::<i32>(&c, len * 2), &cmps);
+    }
     s.finish();
 }
 

@@ -2,7 +2,6 @@
 //! compound literals, `sizeof`/`vec_step`/`__alignof`, calls.
 
 use super::consteval::{eval, num_kind, CValue};
-use super::conv::promoted;
 use super::model::{
     BinaryOp, CmpOp, ConstId, ConstantVar, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space,
     Type, UnaryOp,
@@ -569,8 +568,9 @@ impl Sema<'_> {
             (Type::Vector(..), Type::Vector(s, _)) => self.convert(r, &Type::Vector(*s, ty.width())),
             _ => self.convert(r, &ty),
         };
+        // Scalars are promoted by now; vector elements are not: a char4 count is masked to 7.
         let elem = ty.element().unwrap_or(Scalar::Int);
-        let mask = self.convert(int(u64::from(promoted(elem).size() * 8 - 1), promoted(elem), loc), &ty);
+        let mask = self.convert(int(u64::from(elem.size() * 8 - 1), elem, loc), &ty);
         let masked = fold(node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc));
         let op = if op == ast::BinaryOp::Shl { BinaryOp::Shl } else { BinaryOp::Shr };
         Some(node(ExprKind::Binary(op, Box::new(l), Box::new(masked)), ty, loc))

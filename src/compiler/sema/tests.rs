@@ -317,6 +317,18 @@ fn implicit_conversions_are_explicit() {
     assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(31)));
     let ExprKind::Binary(BinaryOp::Shl, _, count) = &decl_init(&f.body[5]).kind else { panic!() };
     assert_eq!(count.kind, ExprKind::Int(3));
+    // Vector elements are not promoted: a char4 count is masked by 7, a scalar char's by 31.
+    let p = ok("kernel void k(global char4 *v, global char *c) { v[0] = v[1] << v[2]; c[0] = c[1] << c[2]; }");
+    let f = kernel(&p, "k");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[0]).kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(7)), "{mask:?}");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[1]).kind else { panic!() };
+    let ExprKind::Convert { value, .. } = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert_eq!(mask.kind, ExprKind::Int(31));
 }
 
 #[test]
