@@ -1092,6 +1092,10 @@ fn assorted_language_features() {
     s.check("clamp/mad_hi/ctz/as_int3", &s.get::<i32>(&o, 16), &want);
     s.check("convert_float8", &s.get::<f32>(&f, 8), &both.iter().map(|v| *v as f32).collect::<Vec<_>>());
 
+    let o = s.zeros::<i32>(17);
+    s.run("compound_conversions", &[Arg::Buf(&o)], &[1], None);
+    s.check("compound assignments convert back", &s.get::<i32>(&o, 17), &[-56, 246, -31072, 17, 33, 7, 1, -128, 255, 2, 256, -4, 0, -1, -6, 4, 9]);
+
     let o = s.zeros::<i64>(13);
     let args = [
         Arg::Buf(&o), val(-5i8), val(200u8), val(-30000i16), val(60000u16), val(-2_000_000_000i32), val(2_000_000_000u32),

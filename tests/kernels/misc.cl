@@ -166,3 +166,24 @@ kernel void big_value_args(global float *o, float16 a, float16 b, float16 c, flo
     o[2] = c.sA + d.s3;
     o[3] = last;
 }
+
+// Compound assignments and ++/-- convert back to the (narrow) left operand's type.
+kernel void compound_conversions(global int *o) {
+    char c = 100; c += 100; o[0] = c;
+    uchar uc = 10; uc -= 20; o[1] = uc;
+    short s = 1000; s *= 100; o[2] = s;
+    int i = 7; i *= 2.5f; o[3] = i;
+    int j = 100; j /= 3.0f; o[4] = j;
+    float f = 1.5f; f += 2; o[5] = (int)(f * 2);
+    uint u = 5; u -= 10; o[6] = u == 4294967291u;
+    char d = 127; d++; o[7] = d;
+    uchar e = 0; e--; o[8] = e;
+    int k = 1; k <<= 33; o[9] = k;
+    long l = 1; l <<= 40; o[10] = (int)(l >> 32);
+    short t = -8; t >>= 1; o[11] = t;
+    ushort w = 65535; w += 1; o[12] = w;
+    int m = -7; m %= 3; o[13] = m;
+    char p = 5; p ^= 0x1ff; o[14] = p;
+    float4 v = (float4)(1.0f); v += 1; o[15] = (int)(v.x + v.w);
+    int4 iv = (int4)(3); iv *= (int4)(2, 3, 4, 5); o[16] = iv.s3 - iv.s0;
+}
