@@ -1208,3 +1208,59 @@ fn usual_arithmetic_conversions() {
     }
     s.finish();
 }
+
+/// The integer built-ins of `ifn_<type><n>` on `x`, `y` of integer type `t`, in order.
+fn integer_builtins(x: i128, y: i128, (bits, signed): (u32, bool)) -> [i128; 11] {
+    let t = (bits, signed);
+    let (lo, hi) = if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    let pattern = wrap(x, (bits, false)) as u128;
+    let clz = (bits - (128 - pattern.leading_zeros())) as i128;
+    let r = (y.rem_euclid(bits as i128)) as u32;
+    let rotated = if r == 0 { pattern } else { ((pattern << r) | (pattern >> (bits - r))) & ((1u128 << bits) - 1) };
+    [
+        x.abs(),
+        (x - y).abs(),
+        (x + y).clamp(lo, hi),
+        (x - y).clamp(lo, hi),
+        (x + y) >> 1,
+        (x + y + 1) >> 1,
+        clz,
+        pattern.count_ones() as i128,
+        rotated as i128,
+        if signed { (x * y) >> bits } else { ((x as u128 * y as u128) >> bits) as i128 },
+        x.max(y) - x.min(y),
+    ]
+    .map(|v| wrap(v, t))
+}
+
+#[test]
+fn integer_builtins_on_every_type() {
+    let s = Suite::new(include_str!("kernels/builtins.cl"));
+    for (name, bits, signed) in INT_TYPES {
+        let t = (bits, signed);
+        for n in [3usize, 16] {
+            let len = 4 * n;
+            let mut a: Vec<i128> = values::<i64>(len, 110).iter().map(|&v| wrap(v.into(), t)).collect();
+            let b: Vec<i128> = values::<i64>(len, 111).iter().map(|&v| wrap(v.into(), t)).collect();
+            a[0] = if signed { -(1i128 << (bits - 1)) } else { 0 };
+            let (ba, bb, o) = (s.env.buffer_from(&int_bytes(&a, bits)), s.env.buffer_from(&int_bytes(&b, bits)), s.env.buffer_from(&vec![0u8; len * 11 * bits as usize / 8]));
+            s.run(&format!("ifn_{name}{n}"), &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o)], &[4], None);
+            let got: Vec<i128> = s.env.read(&o, 0, len * 11 * bits as usize / 8).chunks(bits as usize / 8).map(|c| {
+                let mut v = [0u8; 16];
+                v[..c.len()].copy_from_slice(c);
+                wrap(i128::from_le_bytes(v), t)
+            }).collect();
+            let mut want = vec![0i128; len * 11];
+            for g in 0..4 {
+                for c in 0..n {
+                    let results = integer_builtins(a[g * n + c], b[g * n + c], t);
+                    for (k, r) in results.into_iter().enumerate() {
+                        want[(g * 11 + k) * n + c] = r;
+                    }
+                }
+            }
+            s.check(&format!("integer built-ins on {name}{n}"), &got, &want);
+        }
+    }
+    s.finish();
+}
