@@ -1234,6 +1234,33 @@ fn integer_builtins(x: i128, y: i128, (bits, signed): (u32, bool)) -> [i128; 11]
 }
 
 #[test]
+fn float_builtins_on_16_wide_vectors() {
+    let s = Suite::new(include_str!("kernels/builtins.cl"));
+    let a: Vec<f32> = (0..16).map(|i| i as f32 * 0.75 - 6.0).collect();
+    let b: Vec<f32> = (0..16).map(|i| if i == 3 { 0.0 } else { 4.0 - i as f32 * 0.5 }).collect();
+    let (ba, bb, o, c) = (s.buf(&a), s.buf(&b), s.zeros::<f32>(160), s.zeros::<i32>(32));
+    s.run("float16_builtins", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&c)], &[1], None);
+    let fns: [fn(f32, f32) -> f32; 10] = [
+        |x, _| x.abs().sqrt(),
+        |x, _| x.floor(),
+        |x, y| x.min(y),
+        |x, y| x + (y - x) * 0.25,
+        |x, _| x.clamp(-1.0, 1.0),
+        |x, y| x.mul_add(y, 1.0),
+        |x, y| y.copysign(x),
+        |x, _| x % 1.5,
+        |x, _| (x * 0.125).exp(),
+        |x, y| if x > y { y } else { x },
+    ];
+    let want: Vec<f32> = fns.iter().flat_map(|f| a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect::<Vec<_>>()).collect();
+    check_near(&s, "float16 built-ins", &s.get::<f32>(&o, 160), &want, 1e-5, 1e-6);
+    let mask = |c: bool| if c { -1 } else { 0 };
+    let want: Vec<i32> = a.iter().zip(&b).map(|(x, y)| mask((x / y).is_nan())).chain(a.iter().map(|x| mask(x.is_sign_negative()))).collect();
+    s.check("float16 isnan/signbit", &s.get::<i32>(&c, 32), &want);
+    s.finish();
+}
+
+#[test]
 fn integer_builtins_on_every_type() {
     let s = Suite::new(include_str!("kernels/builtins.cl"));
     for (name, bits, signed) in INT_TYPES {

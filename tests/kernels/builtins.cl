@@ -184,3 +184,20 @@ IFN_ALL(int)
 IFN_ALL(uint)
 IFN_ALL(long)
 IFN_ALL(ulong)
+
+// Float built-ins on 16-wide vectors (done in parts by lowering).
+kernel void float16_builtins(global const float16 *x, global const float16 *y, global float16 *o, global int16 *c) {
+    float16 a = x[0], b = y[0];
+    o[0] = sqrt(fabs(a));
+    o[1] = floor(a);
+    o[2] = fmin(a, b);
+    o[3] = mix(a, b, 0.25f);
+    o[4] = clamp(a, -1.0f, 1.0f);
+    o[5] = fma(a, b, 1.0f);
+    o[6] = copysign(b, a);
+    o[7] = fmod(a, 1.5f);
+    o[8] = exp(a * 0.125f);
+    o[9] = select(a, b, isgreater(a, b));
+    c[0] = isnan(a / b);
+    c[1] = signbit(a);
+}
