@@ -1092,6 +1092,11 @@ fn assorted_language_features() {
     s.check("clamp/mad_hi/ctz/as_int3", &s.get::<i32>(&o, 16), &want);
     s.check("convert_float8", &s.get::<f32>(&f, 8), &both.iter().map(|v| *v as f32).collect::<Vec<_>>());
 
+    let o = s.zeros::<i64>(24);
+    s.run("folded", &[Arg::Buf(&o)], &[24], None);
+    let want = [300, 44, 0, 1, 1, 4_294_967_293, -2, -1, -3, 1, -1, 65535, 4_294_967_295, 2, 1 << 40, 2_147_483_648, 3, -3, 4_294_967_295, 4, 194, 11, 8, 1];
+    s.check("constant folding", &s.get::<i64>(&o, 24), &want);
+
     let o = s.zeros::<i32>(17);
     s.run("compound_conversions", &[Arg::Buf(&o)], &[1], None);
     s.check("compound assignments convert back", &s.get::<i32>(&o, 17), &[-56, 246, -31072, 17, 33, 7, 1, -128, 255, 2, 256, -4, 0, -1, -6, 4, 9]);

@@ -187,3 +187,36 @@ kernel void compound_conversions(global int *o) {
     float4 v = (float4)(1.0f); v += 1; o[15] = (int)(v.x + v.w);
     int4 iv = (int4)(3); iv *= (int4)(2, 3, 4, 5); o[16] = iv.s3 - iv.s0;
 }
+
+// Constant expressions folded by the compiler follow the same C rules as run-time arithmetic.
+constant long folded_table[] = {
+    (uchar)200 + (uchar)100,        // int 300
+    (char)300,                      // 44
+    -1 < 1u,                        // 0: -1 converts to uint
+    -1 < 1,                         // 1
+    -1L < 1u,                       // 1: uint converts to long
+    0xffffffffu * 3u,               // uint wraps: 4294967293
+    -5 % 3,                         // -2
+    -5 / 3,                         // -1
+    -5 >> 1,                        // -3
+    0x80000000 >> 31,               // uint: 1
+    -2147483648 >> 31,              // long: -1
+    (ushort)-1,                     // 65535
+    ~0u,                            // 4294967295
+    1 << 33,                        // shift count masked to 1: 2
+    (long)1 << 40,                  // 1099511627776
+    2147483647 + 1L,                // 2147483648
+    (int)3.99f,                     // 3
+    (int)-3.99f,                    // -3
+    (uint)(char)-1,                 // 4294967295
+    sizeof(1 ? (char)1 : (short)1), // int: 4
+    'a' * 2,                        // 194
+    (7 > 3) + (7 == 7) * 10,        // 11
+    10 / 4 * 4.0f,                  // 8 (integer division first)
+    0x7fffffffffffffffL + 1 < 0,    // 1: wraps to LONG_MIN
+};
+
+kernel void folded(global long *o) {
+    size_t g = get_global_id(0);
+    o[g] = folded_table[g];
+}
