@@ -165,8 +165,11 @@ impl Sema<'_> {
                 self.cast(operand, &ty, loc)?
             }
             K::VectorLit(ty, parts) => self.vector_literal(ty, parts, loc)?,
-            K::CompoundLit(ty, init) => {
-                let ty = self.type_name(ty)?;
+            K::CompoundLit(t, init) => {
+                // `(int[]){1, 2, 3}` takes its length from the initializer.
+                let base = self.spec_type(&t.spec)?;
+                let d = self.declared(&t.spec, base, &t.declarator, false)?;
+                let ty = if d.unsized_array { self.sized_by_initializer(&d.ty, init)? } else { d.ty };
                 self.initializer_value(init, &ty)?
             }
             K::Call(callee, args) => self.call(callee, args, loc)?,

@@ -931,3 +931,14 @@ fn unsupported_builtins_say_so() {
     first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "collective functions are not supported yet");
     first_error("kernel void k(global int *o) {\n  o[0] = frobnicate(1);\n}", 2, 10, "call to undeclared function 'frobnicate'");
 }
+
+#[test]
+fn unsized_compound_literal_arrays() {
+    let p = ok("kernel void k(global int *o) { o[0] = sizeof((int[]){ 1, 2, 3 }); o[1] = sizeof((char[]){ \"abcd\" }); }");
+    let f = kernel(&p, "k");
+    let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((value(0), value(1)), (ExprKind::Int(12), ExprKind::Int(5)));
+}
