@@ -1296,3 +1296,21 @@ fn integer_builtins_on_every_type() {
     }
     s.finish();
 }
+
+#[test]
+fn c_syntax() {
+    let s = Suite::new(include_str!("kernels/syntax.cl"));
+    let o = s.zeros::<f32>(5);
+    s.run("functions", &[Arg::Buf(&o)], &[1], None);
+    s.check("inline/static functions, prototypes, array parameters, typedefs, hex floats", &s.get::<f32>(&o, 5), &[9.0 + 4.0 + 3.0 + 3.0, 30.0, 4.0, 4.0, 841.0]);
+    let mut init = vec![0i32; 12];
+    (init[10], init[11]) = (3, 0);
+    let (o, l) = (s.buf(&init), s.zeros::<i64>(3));
+    s.run("declarations", &[Arg::Buf(&o), Arg::Buf(&l), Arg::Local(64)], &[1], None);
+    s.check("attributes, escapes, designated initializers, unroll, bool, sizeof", &s.get::<i32>(&o, 7), &[516, 336, 8751, 28, 111, 1, 1604]);
+    s.check("64-bit literals", &s.get::<i64>(&l, 3), &[i64::MAX, i64::MIN, -1]);
+    let o = s.zeros::<i32>(9);
+    s.run("statements", &[Arg::Buf(&o), val(6u32)], &[1], None);
+    s.check("unsigned countdown, default first in a switch, negative pointer offsets", &s.get::<i32>(&o, 9), &[15, 10, 1, 2, 10, 5, 0, 0, 7]);
+    s.finish();
+}
