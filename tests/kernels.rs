@@ -1314,3 +1314,17 @@ fn c_syntax() {
     s.check("unsigned countdown, default first in a switch, negative pointer offsets", &s.get::<i32>(&o, 9), &[15, 10, 1, 2, 10, 5, 0, 0, 7]);
     s.finish();
 }
+
+/// The language options: OpenCL C 3.0 and 1.2 modes, macros from -D, fast relaxed math.
+#[test]
+fn build_options() {
+    let source = "kernel void k(global int *o) { o[0] = __OPENCL_C_VERSION__; o[1] = SCALE * 2;\n\
+                  #ifdef __FAST_RELAXED_MATH__\n o[2] = 1;\n#endif\n }";
+    for (options, want) in [("-cl-std=CL3.0 -DSCALE=21", [300, 42, 0]), ("-cl-std=CL1.2 -D SCALE=5 -cl-fast-relaxed-math", [120, 10, 1]), ("-DSCALE", [120, 2, 0])] {
+        let s = Suite::with_options(source, options);
+        let o = s.zeros::<i32>(3);
+        s.run("k", &[Arg::Buf(&o)], &[1], None);
+        s.check(options, &s.get::<i32>(&o, 3), &want);
+        s.finish();
+    }
+}
