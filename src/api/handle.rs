@@ -119,7 +119,7 @@ pub fn release<T: Object>(handle: *mut c_void) -> CLResult<bool> {
 }
 
 /// Validates a `(count, list)` pair of handles, as in wait lists and device lists.
-pub fn get_list<T: Object>(count: cl_uint, list: *const *mut c_void, err: cl_int) -> CLResult<Vec<Arc<T>>> {
+pub unsafe fn get_list<T: Object>(count: cl_uint, list: *const *mut c_void, err: cl_int) -> CLResult<Vec<Arc<T>>> {
     match (count, list.is_null()) {
         (0, true) => Ok(Vec::new()),
         (0, false) | (_, true) => Err(err),

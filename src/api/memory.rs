@@ -92,7 +92,7 @@ entry! {
         if region.origin.checked_add(region.size).is_none_or(|end| end > parent.size) {
             return Err(CL_INVALID_VALUE);
         }
-        if parent.context.devices.iter().any(|d| region.origin as u64 % d.base_align != 0) {
+        if parent.context.devices.iter().any(|d| !(region.origin as u64).is_multiple_of(d.base_align)) {
             return Err(CL_MISALIGNED_SUB_BUFFER_OFFSET);
         }
         Ok(publish(Mem::new_sub_buffer(&parent, flags, region.origin, region.size)))
@@ -179,6 +179,7 @@ type Transfer = (Rect, Rect, [usize; 3]);
 
 /// A blocking read runs at once, straight from the mapping, when the queue is idle; any other
 /// read is enqueued.
+#[allow(clippy::too_many_arguments)] // the arguments of clEnqueueReadBuffer(Rect)
 unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
     if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.read_mapped(buf, host, extent, dst))).flatten() {
@@ -190,6 +191,7 @@ unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent)
 
 /// A blocking write goes straight into the mapping when the queue is idle; any other write is
 /// staged and enqueued.
+#[allow(clippy::too_many_arguments)] // the arguments of clEnqueueWriteBuffer(Rect)
 unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, src: *const u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
     if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.write_mapped(buf, host, extent, src))).flatten() {
@@ -252,7 +254,7 @@ entry! {
         }
         let (sr, region) = linear(src_offset, size);
         let (dr, _) = linear(dst_offset, size);
-        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || Ok(s.copy_rect(&d, sr, dr, region)))
+        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, region)))
     }
 }
 
@@ -345,7 +347,7 @@ entry! {
         if Arc::ptr_eq(&s.buffer, &d.buffer) && rects_overlap(&s, &sr, &d, &dr, extent) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
-        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || Ok(s.copy_rect(&d, sr, dr, extent)))
+        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, extent)))
     }
 }
 
@@ -364,7 +366,7 @@ entry! {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
         let valid_size = pattern_size.is_power_of_two() && pattern_size <= 128;
-        if pattern.is_null() || !valid_size || offset % pattern_size.max(1) != 0 || size % pattern_size.max(1) != 0 {
+        if pattern.is_null() || !valid_size || !offset.is_multiple_of(pattern_size.max(1)) || !size.is_multiple_of(pattern_size.max(1)) {
             return Err(CL_INVALID_VALUE);
         }
         in_bounds(offset, size, m.size)?;

@@ -10,7 +10,7 @@ mod cl;
 mod bench;
 
 use bench::report::{utc_now, Column, Report};
-use bench::suite::{Bench, Ctx, Failure, Sizes, BENCHES};
+use bench::suite::{Bench, Ctx, Failure, Outcome, Sizes, BENCHES};
 use cl_sys::*;
 
 const USAGE: &str = "usage: ferrocl-bench [--quick] [--json FILE] [--platform NAME]... [--only ROW]...
@@ -48,30 +48,43 @@ fn selected(wanted: &[String], names: &[&str]) -> bool {
 }
 
 /// Runs every row on `p`'s default device; a platform without a usable device fails every row.
-fn run_platform(p: &cl::Platform, rows: &[&Bench], sizes: &Sizes) -> Column {
-    let version = p.info(CL_PLATFORM_VERSION);
-    let env = match cl::Env::new(p, true) {
-        Ok(env) => env,
-        Err(e) => {
-            let results = rows.iter().map(|_| Err(Failure::Failed(e.clone()))).collect();
-            return Column { platform: p.name.clone(), device: "(none)".into(), version, driver: String::new(), results };
-        }
-    };
-    let ctx = Ctx { env: &env, sizes };
-    let results = rows
+/// Runs one row on one platform, printing the outcome as it comes.
+fn run_row(platform: &str, row: &Bench, ctx: &Ctx) -> Outcome {
+    eprint!("{platform} / {}: ", row.name);
+    let outcome = (row.run)(ctx);
+    match &outcome {
+        Ok(x) => eprintln!("{x:.4} {}", row.unit.label()),
+        Err(Failure::NotApplicable) => eprintln!("n/a"),
+        Err(Failure::Failed(m)) => eprintln!("FAIL: {}", m.lines().next().unwrap_or("")),
+    }
+    outcome
+}
+
+/// Runs every row on every platform, row by row, so that the platforms of one comparison run
+/// back to back, under the same GPU clocks and temperature.
+fn run_all(platforms: &[cl::Platform], rows: &[&Bench], sizes: &Sizes) -> Vec<Column> {
+    let envs: Vec<Result<cl::Env, String>> = platforms.iter().map(|p| cl::Env::new(p, true)).collect();
+    let mut columns: Vec<Column> = platforms
         .iter()
-        .map(|row| {
-            eprint!("{} / {}: ", p.name, row.name);
-            let outcome = (row.run)(&ctx);
-            match &outcome {
-                Ok(x) => eprintln!("{x:.4} {}", row.unit.label()),
-                Err(Failure::NotApplicable) => eprintln!("n/a"),
-                Err(Failure::Failed(m)) => eprintln!("FAIL: {}", m.lines().next().unwrap_or("")),
-            }
-            outcome
+        .zip(&envs)
+        .map(|(p, env)| Column {
+            platform: p.name.clone(),
+            device: env.as_ref().map_or("(none)".into(), |e| e.device_name.clone()),
+            version: p.info(CL_PLATFORM_VERSION),
+            driver: env.as_ref().map_or(String::new(), |e| e.device_string(CL_DRIVER_VERSION)),
+            results: Vec::new(),
         })
         .collect();
-    Column { platform: p.name.clone(), device: env.device_name.clone(), version, driver: env.device_string(CL_DRIVER_VERSION), results }
+    for row in rows {
+        for (column, env) in columns.iter_mut().zip(&envs) {
+            let outcome = match env {
+                Ok(env) => run_row(&column.platform, row, &Ctx { env, sizes }),
+                Err(e) => Err(Failure::Failed(e.clone())),
+            };
+            column.results.push(outcome);
+        }
+    }
+    columns
 }
 
 fn main() {
@@ -91,7 +104,7 @@ fn main() {
         std::process::exit(2);
     }
     let date = utc_now();
-    let columns = platforms.iter().map(|p| run_platform(p, &rows, sizes)).collect();
+    let columns = run_all(&platforms, &rows, sizes);
     let report = Report { date, quick: options.quick, rows, columns };
     print!("{}", report.markdown());
     if let Some(path) = &options.json {

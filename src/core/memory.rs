@@ -1,6 +1,7 @@
 //! Buffers: device memory from gpu-allocator, sub-buffers, maps, and the transfer commands.
 
 use super::context::{Callback, Context};
+use super::builtins::ELEMENT;
 use super::device::Device;
 use super::queue::{HostStep, Queue, Work};
 use crate::api::entry::CLResult;
@@ -180,7 +181,10 @@ impl Mem {
 
     /// Copies a host rectangle straight into the buffer's mapping, if it has one. Only for a
     /// command that may execute now (see `Queue::execute_now`).
-    pub fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
+    ///
+    /// # Safety
+    /// `src` holds the host rectangle, which the caller has checked.
+    pub unsafe fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
         let Some(base) = self.buffer.mapped() else { return false };
         let base = base.as_ptr().wrapping_add(self.base as usize);
         for (b, h) in buf.rows(region).zip(host.rows(region)) {
@@ -191,7 +195,10 @@ impl Mem {
     }
 
     /// Copies a buffer rectangle straight out of its mapping, if host reads of it are fast.
-    pub fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
+    ///
+    /// # Safety
+    /// `dst` has room for the host rectangle, which the caller has checked.
+    pub unsafe fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
         let Some(base) = self.buffer.mapped().filter(|_| self.buffer.host_cached()) else { return false };
         let base = base.as_ptr().wrapping_add(self.base as usize);
         for (b, h) in buf.rows(region).zip(host.rows(region)) {
@@ -203,7 +210,10 @@ impl Mem {
 
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's
     /// memory is free when the call returns; the copy into the buffer runs in order.
-    pub fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
+    ///
+    /// # Safety
+    /// `src` holds the host rectangle, which the caller has checked.
+    pub unsafe fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
         let row = region[0];
         let upload = staging(device, row * region[1] * region[2], Placement::Upload)?;
         let dst = mapped(&upload)?;
@@ -256,26 +266,44 @@ impl Mem {
     }
 
     /// `clEnqueueCopyBuffer(Rect)` from `self` into `dst`.
-    pub fn copy_rect(self: &Arc<Self>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> Work {
+    pub fn copy_rect(self: &Arc<Self>, device: &Arc<Device>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> Work {
         let regions: Vec<_> = src_rect
             .rows(region)
             .zip(dst_rect.rows(region))
             .map(|(s, d)| span(self.base + s as u64, dst.base + d as u64, region[0] as u64))
             .collect();
-        let (src, dst) = (self.clone(), dst.clone());
+        let (src, dst, device) = (self.clone(), dst.clone(), device.clone());
         Box::new(move |batch| {
-            copy_regions(batch, &src.buffer, &dst.buffer, &regions);
+            let by_kernel = match (device.builtins(), regions.as_slice()) {
+                (Some(b), [r]) => b.copy(&device, batch, (&src.buffer, r.src_offset), (&dst.buffer, r.dst_offset), r.size)?,
+                _ => false,
+            };
+            if !by_kernel {
+                copy_regions(batch, &src.buffer, &dst.buffer, &regions);
+            }
             batch.keep((src, dst));
             Ok(None)
         })
     }
 
-    /// `clEnqueueFillBuffer`: `vkCmdFillBuffer` when the pattern is a repeated 32-bit word on
-    /// 4-byte boundaries, otherwise copies of the pattern replicated in staging.
-    pub fn fill(self: &Arc<Self>, device: &Device, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
+    /// `clEnqueueFillBuffer`: the fill kernel when the pattern repeats every 16 bytes on 16-byte
+    /// boundaries, else `vkCmdFillBuffer` when it repeats a 32-bit word on 4-byte boundaries,
+    /// otherwise copies of the pattern replicated in staging.
+    pub fn fill(self: &Arc<Self>, device: &Arc<Device>, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
         let start = self.base + offset as u64;
         let mem = self.clone();
-        if let Some(word) = fill_word(pattern).filter(|_| start % 4 == 0 && size % 4 == 0) {
+        let aligned = (start | size as u64).is_multiple_of(ELEMENT);
+        if let (Some(value), true, Some(_)) = (fill_element(pattern), aligned, device.builtins()) {
+            let device = device.clone();
+            return Ok(Box::new(move |batch| {
+                if let Some(b) = device.builtins() {
+                    b.fill(&device, batch, (&mem.buffer, start), size as u64, value)?;
+                }
+                batch.keep(mem);
+                Ok(None)
+            }));
+        }
+        if let Some(word) = fill_word(pattern).filter(|_| start.is_multiple_of(4) && size.is_multiple_of(4)) {
             return Ok(Box::new(move |batch| {
                 // SAFETY: recording; the range is 4-byte aligned and inside the buffer.
                 unsafe { batch.gpu().device.cmd_fill_buffer(batch.cmd(), mem.buffer.raw, start, size as u64, word) };
@@ -304,7 +332,10 @@ impl Mem {
     pub fn map(self: &Arc<Self>, device: &Device, flags: cl_map_flags, offset: usize, size: usize) -> CLResult<(*mut c_void, Work)> {
         let write = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         let invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
-        let direct = self.host_ptr.is_null() && self.buffer.mapped().is_some();
+        // Reads of uncached mappings (a GPU's VRAM seen through the BAR) crawl: map those for
+        // reading through cached staging memory; writes go straight to the mapping.
+        let slow_reads = flags & CL_MAP_READ != 0 && !self.buffer.host_cached();
+        let direct = self.host_ptr.is_null() && self.buffer.mapped().is_some() && !slow_reads;
         let staging_buf = if direct { None } else { Some(staging(device, size, Placement::Readback)?) };
         let ptr = match (&staging_buf, self.host_ptr.is_null()) {
             (None, _) => mapped(&self.buffer)?.wrapping_add(self.base as usize + offset),
@@ -370,6 +401,11 @@ fn region_in(mem: &Mem, staging_offset: usize, offset: usize, len: usize, into_m
     } else {
         span(m, s, len as u64)
     }
+}
+
+/// The 16 bytes a pattern of 1, 2, 4, 8 or 16 bytes repeats, if it is one.
+fn fill_element(pattern: &[u8]) -> Option<[u8; 16]> {
+    (16 % pattern.len() == 0).then(|| std::array::from_fn(|i| pattern[i % pattern.len()]))
 }
 
 /// The 32-bit word a pattern of 1, 2 or 4 bytes repeats, if it is one.

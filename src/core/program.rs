@@ -7,6 +7,7 @@ use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
 use crate::compiler::options::{BuildOptions, Stage};
 use crate::compiler::{self, BuildError, Object};
+use crate::vk::memory::Buffer;
 use crate::vk::pipeline::Pipeline;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
@@ -47,14 +48,28 @@ pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
 pub struct Executable {
     pub program: compiler::Program,
     pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    /// Program-scope `__constant` data per kernel index.
+    pub constants: Mutex<HashMap<usize, Arc<ConstantBuffers>>>,
 }
+
+/// Program-scope `__constant` data uploaded for a kernel: (binding, uniform, buffer).
+pub type ConstantBuffers = Vec<(u32, bool, Arc<Buffer>)>;
+
+/// Recently built executables, keyed by a hash of (device, text, options).
+type ExecutableCache = Mutex<VecDeque<(u64, Arc<Executable>)>>;
 
 /// Recently built executables by (device, text, options), so rebuilding a program is a lookup.
 const CACHED_EXECUTABLES: usize = 64;
 
-fn executable_cache() -> &'static Mutex<VecDeque<(u64, Arc<Executable>)>> {
-    static CACHE: OnceLock<Mutex<VecDeque<(u64, Arc<Executable>)>>> = OnceLock::new();
+fn executable_cache() -> &'static ExecutableCache {
+    static CACHE: OnceLock<ExecutableCache> = OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+/// Builds a whole program from source for `device` (the runtime's own kernels).
+pub fn build_executable(device: &Device, source: &str) -> Result<Arc<Executable>, BuildError> {
+    let object = compiler::compile(source, &[], "", &device.target)?;
+    link_cached(device, &[object], "")
 }
 
 /// Links `objects` for `device`, or returns the executable built from the same input before.
@@ -68,7 +83,7 @@ fn link_cached(device: &Device, objects: &[Object], options: &str) -> Result<Arc
         return Ok(e.clone());
     }
     let program = compiler::link(objects, options, &device.target)?;
-    let exe = Arc::new(Executable { program, pipelines: Mutex::default() });
+    let exe = Arc::new(Executable { program, pipelines: Mutex::default(), constants: Mutex::default() });
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() == CACHED_EXECUTABLES {
         cache.pop_front();

@@ -61,12 +61,13 @@ impl Batch {
         &self.gpu
     }
 
-    pub fn len(&self) -> u32 {
+    /// Commands recorded so far.
+    pub fn commands(&self) -> u32 {
         self.done.len() as u32
     }
 
     pub fn is_full(&self) -> bool {
-        self.len() >= MAX_COMMANDS
+        self.commands() >= MAX_COMMANDS
     }
 
     /// Starts a command: a full memory barrier orders it after everything submitted or recorded
@@ -80,7 +81,8 @@ impl Batch {
         let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
         // SAFETY: the command buffer is recording.
         unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
-        self.timestamp(vk::PipelineStageFlags2::TOP_OF_PIPE, 0);
+        // Written once everything before has finished, not merely started: the command's start.
+        self.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
     }
 
     /// Ends the command begun last; `done` runs once it has executed.
@@ -92,7 +94,7 @@ impl Batch {
     fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
         if let Some(q) = self.queries {
             // SAFETY: the query index is below the pool's size (`is_full` bounds the batch).
-            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.len() + which) };
+            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.commands() + which) };
         }
     }
 
@@ -286,7 +288,7 @@ impl Tracker {
     /// Blocks until timeline `value` has signalled, then completes the batches up to it here,
     /// sparing the waiter a hop through the completion thread.
     pub fn wait_for(&self, gpu: &Gpu, value: u64) {
-        let result = wait_value(gpu, value);
+        let result = spin_then_wait(gpu, value);
         self.complete_through(gpu, value, result);
     }
 
@@ -306,6 +308,25 @@ impl Tracker {
             batch.complete(result);
         }
     }
+}
+
+/// How long an application thread polls the timeline before sleeping in the driver: a GPU
+/// finishes short commands in microseconds, far sooner than a sleeping thread is woken.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+    // On a CPU device (lavapipe) the spinning thread would steal the core doing the work.
+    if gpu.props.base.device_type != vk::PhysicalDeviceType::CPU {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SPIN {
+            // SAFETY: reading our own timeline semaphore.
+            if unsafe { gpu.device.get_semaphore_counter_value(gpu.timeline) }? >= value {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+    }
+    wait_value(gpu, value)
 }
 
 fn wait_value(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
