@@ -67,7 +67,7 @@ entry! {
 
 entry! {
     fn clReleaseContext(context: cl_context) -> CLResult<()> {
-        release::<Context>(context)
+        release::<Context>(context).map(drop)
     }
 }
 

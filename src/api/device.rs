@@ -65,8 +65,8 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
     let l = d.limits();
     let t = &d.target;
     let exts = d.extensions();
-    let fp_config = (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN) as u64;
-    let queue_props = (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as u64;
+    let fp_config = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
+    let queue_props = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
     let c_versions = [(1, 0), (1, 1), (1, 2), (3, 0)].map(|(a, b)| name_version("OpenCL C", cl_make_version(a, b, 0)));
     let uuid = |bytes: [u8; 16]| Info::value(bytes);
     Ok(match param {
@@ -122,7 +122,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_HOST_UNIFIED_MEMORY => Info::bool(d.device_type == CL_DEVICE_TYPE_CPU),
         CL_DEVICE_PROFILING_TIMER_RESOLUTION => (l.timestamp_period.ceil().max(1.0) as usize).into(),
         CL_DEVICE_ENDIAN_LITTLE | CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => Info::bool(true),
-        CL_DEVICE_EXECUTION_CAPABILITIES => Info::value(CL_EXEC_KERNEL as u64),
+        CL_DEVICE_EXECUTION_CAPABILITIES => Info::value(CL_EXEC_KERNEL),
         // CL_DEVICE_QUEUE_PROPERTIES has the same value.
         CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => queue_props.into(),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => 0u64.into(),

@@ -21,14 +21,13 @@ pub fn status(result: CLResult<()>) -> cl_int {
 }
 
 /// Writes `errcode_ret` (when given) and returns the value, or the type's null on error.
-pub fn with_errcode<T: Nullable>(result: CLResult<T>, errcode_ret: *mut cl_int) -> T {
+pub unsafe fn with_errcode<T: Nullable>(result: CLResult<T>, errcode_ret: *mut cl_int) -> T {
     let (value, code) = match result {
         Ok(v) => (v, CL_SUCCESS),
         Err(e) => (T::null(), e),
     };
     if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid `cl_int*` or NULL.
-        unsafe { errcode_ret.write(code) };
+        errcode_ret.write(code);
     }
     value
 }

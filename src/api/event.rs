@@ -55,7 +55,7 @@ entry! {
 
 entry! {
     fn clReleaseEvent(event: cl_event) -> CLResult<()> {
-        release::<Event>(event)
+        release::<Event>(event).map(drop)
     }
 }
 

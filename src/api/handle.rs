@@ -99,25 +99,27 @@ pub fn retain<T: Object>(handle: *mut c_void) -> CLResult<()> {
 }
 
 /// Drops one handle reference (`clRelease*`); the last one unregisters the handle and drops the
-/// published `Arc` count. Commands in flight may keep the object alive after that.
-pub fn release<T: Object>(handle: *mut c_void) -> CLResult<()> {
+/// published `Arc` count, and `release` returns true. Commands in flight may keep the object
+/// alive after that.
+pub fn release<T: Object>(handle: *mut c_void) -> CLResult<bool> {
     let mut table = live().write().unwrap_or_else(|e| e.into_inner());
     if table.get(&(handle as usize)) != Some(&T::KIND) {
         return Err(T::INVALID);
     }
     // SAFETY: registered, so the object is alive.
     let obj = unsafe { &*(handle as *const T) };
-    if obj.header().refs.fetch_sub(1, Ordering::AcqRel) == 1 {
-        table.remove(&(handle as usize));
-        drop(table);
-        // SAFETY: this reclaims the count `publish` leaked.
-        drop(unsafe { Arc::from_raw(handle as *const T) });
+    if obj.header().refs.fetch_sub(1, Ordering::AcqRel) != 1 {
+        return Ok(false);
     }
-    Ok(())
+    table.remove(&(handle as usize));
+    drop(table);
+    // SAFETY: this reclaims the count `publish` leaked.
+    drop(unsafe { Arc::from_raw(handle as *const T) });
+    Ok(true)
 }
 
 /// Validates a `(count, list)` pair of handles, as in wait lists and device lists.
-pub fn get_list<T: Object>(count: cl_uint, list: *const *mut c_void, err: cl_int) -> CLResult<Vec<Arc<T>>> {
+pub unsafe fn get_list<T: Object>(count: cl_uint, list: *const *mut c_void, err: cl_int) -> CLResult<Vec<Arc<T>>> {
     match (count, list.is_null()) {
         (0, true) => Ok(Vec::new()),
         (0, false) | (_, true) => Err(err),

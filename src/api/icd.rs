@@ -221,7 +221,7 @@ pub unsafe extern "system" fn clGetExtensionFunctionAddressForPlatform(
     platform: cl_platform_id,
     name: *const std::ffi::c_char,
 ) -> *mut c_void {
-    if platform::check(platform).is_err() {
+    if platform.is_null() || platform::check(platform).is_err() {
         return std::ptr::null_mut();
     }
     clGetExtensionFunctionAddress(name)

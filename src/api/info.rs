@@ -67,7 +67,7 @@ impl From<*mut c_void> for Info {
 }
 
 /// Answers a query: `value` may be NULL (size query only); otherwise it must hold the answer.
-pub fn write(info: CLResult<Info>, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+pub unsafe fn write(info: CLResult<Info>, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
     let Info(bytes) = info?;
     if !value.is_null() {
         if size < bytes.len() {

@@ -57,7 +57,13 @@ entry! {
 
 entry! {
     fn clReleaseKernel(kernel: cl_kernel) -> CLResult<()> {
-        release::<Kernel>(kernel)
+        let k = get::<Kernel>(kernel)?;
+        if release::<Kernel>(kernel)? {
+            // The program may be rebuilt once no kernel handle is left, even while commands
+            // using the kernel still run.
+            k.detach();
+        }
+        Ok(())
     }
 }
 
@@ -161,8 +167,7 @@ entry! {
     fn clGetKernelArgInfo(kernel: cl_kernel, index: cl_uint, param: cl_kernel_arg_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
         let k = get::<Kernel>(kernel)?;
         let arg = k.info().args().get(index as usize).cloned().ok_or(CL_INVALID_ARG_INDEX)?;
-        if k.program.source.is_empty() {
-            // Argument names are not kept in binaries.
+        if !k.program.has_arg_info() {
             return Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
         }
         let answer = match param {
@@ -196,7 +201,7 @@ fn choose_local(global: [usize; 3], work_dim: u32, max_total: usize, max_dims: [
     let mut budget = max_total.min(256);
     for i in 0..work_dim as usize {
         let mut l = 1;
-        while l * 2 <= budget && l * 2 <= max_dims[i] as usize && global[i] % (l * 2) == 0 {
+        while l * 2 <= budget && l * 2 <= max_dims[i] as usize && global[i].is_multiple_of(l * 2) {
             l *= 2;
         }
         local[i] = l;
@@ -237,6 +242,7 @@ fn nd_range(k: &Kernel, d: &Device, work_dim: u32, offset: Option<[usize; 3]>, g
     Ok(NdRange { work_dim, offset, global, local })
 }
 
+#[allow(clippy::too_many_arguments)] // the arguments of clEnqueueNDRangeKernel
 unsafe fn enqueue_kernel(q: cl_command_queue, kernel: cl_kernel, work_dim: u32, offset: *const usize, global: *const usize, local: *const usize,
     n: cl_uint, list: *const cl_event, event: *mut cl_event, ty: cl_command_type) -> CLResult<()> {
     let q = queue(q)?;

@@ -92,7 +92,7 @@ entry! {
         if region.origin.checked_add(region.size).is_none_or(|end| end > parent.size) {
             return Err(CL_INVALID_VALUE);
         }
-        if parent.context.devices.iter().any(|d| region.origin as u64 % d.base_align != 0) {
+        if parent.context.devices.iter().any(|d| !(region.origin as u64).is_multiple_of(d.base_align)) {
             return Err(CL_MISALIGNED_SUB_BUFFER_OFFSET);
         }
         Ok(publish(Mem::new_sub_buffer(&parent, flags, region.origin, region.size)))
@@ -107,7 +107,7 @@ entry! {
 
 entry! {
     fn clReleaseMemObject(mem: cl_mem) -> CLResult<()> {
-        release::<Mem>(mem)
+        release::<Mem>(mem).map(drop)
     }
 }
 
@@ -174,6 +174,33 @@ unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_eve
     finish_enqueue(q, ev, blocking, event)
 }
 
+/// Buffer rectangle, host rectangle, extent.
+type Transfer = (Rect, Rect, [usize; 3]);
+
+/// A blocking read runs at once, straight from the mapping, when the queue is idle; any other
+/// read is enqueued.
+#[allow(clippy::too_many_arguments)] // the arguments of clEnqueueReadBuffer(Rect)
+unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+    let deps = wait_list(q, n, list)?;
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.read_mapped(buf, host, extent, dst))).flatten() {
+        return finish_enqueue(q, ev, false, event);
+    }
+    let ev = q.enqueue(ty, deps, m.read_rect(&q.device, buf, host, extent, HostPtr(dst))?);
+    finish_enqueue(q, ev, blocking, event)
+}
+
+/// A blocking write goes straight into the mapping when the queue is idle; any other write is
+/// staged and enqueued.
+#[allow(clippy::too_many_arguments)] // the arguments of clEnqueueWriteBuffer(Rect)
+unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, src: *const u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+    let deps = wait_list(q, n, list)?;
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.write_mapped(buf, host, extent, src))).flatten() {
+        return finish_enqueue(q, ev, false, event);
+    }
+    let ev = q.enqueue(ty, deps, m.write_rect(&q.device, buf, host, extent, src)?);
+    finish_enqueue(q, ev, blocking, event)
+}
+
 /// A linear range as a one-row rectangle.
 fn linear(offset: usize, size: usize) -> (Rect, [usize; 3]) {
     (Rect { origin: [offset, 0, 0], row_pitch: size, slice_pitch: size }, [size, 1, 1])
@@ -190,7 +217,7 @@ entry! {
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
-        submit(&q, CL_COMMAND_READ_BUFFER, n, list, blocking != 0, event, || m.read_rect(&q.device, buf, host, region, HostPtr(ptr.cast())))
+        read(&q, &m, CL_COMMAND_READ_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -205,7 +232,7 @@ entry! {
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
-        submit(&q, CL_COMMAND_WRITE_BUFFER, n, list, blocking != 0, event, || m.write_rect(&q.device, buf, host, region, ptr.cast()))
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -227,7 +254,7 @@ entry! {
         }
         let (sr, region) = linear(src_offset, size);
         let (dr, _) = linear(dst_offset, size);
-        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || Ok(s.copy_rect(&d, sr, dr, region)))
+        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, region)))
     }
 }
 
@@ -270,20 +297,28 @@ fn rect_in(r: &Rect, extent: [usize; 3], size: usize) -> CLResult<()> {
     }
 }
 
+/// Checks the buffer and host rectangles of a `*BufferRect` transfer, resolving their pitches
+/// (`[buffer row, buffer slice, host row, host slice]`).
+unsafe fn rect_transfer(m: &Mem, ptr: *const c_void, [buffer_origin, host_origin]: [*const usize; 2], reg: *const usize, pitches: [usize; 4]) -> CLResult<Transfer> {
+    let extent = region(reg)?;
+    let buf = rect(buffer_origin, extent, pitches[0], pitches[1])?;
+    let host = rect(host_origin, extent, pitches[2], pitches[3])?;
+    rect_in(&buf, extent, m.size)?;
+    if ptr.is_null() || rect_end(&host, extent).is_none() {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok((buf, host, extent))
+}
+
 entry! {
     fn clEnqueueReadBufferRect(q: cl_command_queue, mem: cl_mem, blocking: cl_bool, buffer_origin: *const usize, host_origin: *const usize, reg: *const usize,
         buffer_row_pitch: usize, buffer_slice_pitch: usize, host_row_pitch: usize, host_slice_pitch: usize, ptr: *mut c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let extent = region(reg)?;
-        let buf = rect(buffer_origin, extent, buffer_row_pitch, buffer_slice_pitch)?;
-        let host = rect(host_origin, extent, host_row_pitch, host_slice_pitch)?;
-        rect_in(&buf, extent, m.size)?;
-        if ptr.is_null() || rect_end(&host, extent).is_none() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let pitches = [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch];
+        let transfer = rect_transfer(&m, ptr, [buffer_origin, host_origin], reg, pitches)?;
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        submit(&q, CL_COMMAND_READ_BUFFER_RECT, n, list, blocking != 0, event, || m.read_rect(&q.device, buf, host, extent, HostPtr(ptr.cast())))
+        read(&q, &m, CL_COMMAND_READ_BUFFER_RECT, transfer, ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -292,15 +327,10 @@ entry! {
         buffer_row_pitch: usize, buffer_slice_pitch: usize, host_row_pitch: usize, host_slice_pitch: usize, ptr: *const c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let extent = region(reg)?;
-        let buf = rect(buffer_origin, extent, buffer_row_pitch, buffer_slice_pitch)?;
-        let host = rect(host_origin, extent, host_row_pitch, host_slice_pitch)?;
-        rect_in(&buf, extent, m.size)?;
-        if ptr.is_null() || rect_end(&host, extent).is_none() {
-            return Err(CL_INVALID_VALUE);
-        }
+        let pitches = [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch];
+        let transfer = rect_transfer(&m, ptr, [buffer_origin, host_origin], reg, pitches)?;
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        submit(&q, CL_COMMAND_WRITE_BUFFER_RECT, n, list, blocking != 0, event, || m.write_rect(&q.device, buf, host, extent, ptr.cast()))
+        write(&q, &m, CL_COMMAND_WRITE_BUFFER_RECT, transfer, ptr.cast(), (n, list), blocking != 0, event)
     }
 }
 
@@ -317,7 +347,7 @@ entry! {
         if Arc::ptr_eq(&s.buffer, &d.buffer) && rects_overlap(&s, &sr, &d, &dr, extent) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
-        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || Ok(s.copy_rect(&d, sr, dr, extent)))
+        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, extent)))
     }
 }
 
@@ -336,7 +366,7 @@ entry! {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
         let valid_size = pattern_size.is_power_of_two() && pattern_size <= 128;
-        if pattern.is_null() || !valid_size || offset % pattern_size.max(1) != 0 || size % pattern_size.max(1) != 0 {
+        if pattern.is_null() || !valid_size || !offset.is_multiple_of(pattern_size.max(1)) || !size.is_multiple_of(pattern_size.max(1)) {
             return Err(CL_INVALID_VALUE);
         }
         in_bounds(offset, size, m.size)?;

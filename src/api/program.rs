@@ -110,7 +110,7 @@ entry! {
 
 entry! {
     fn clReleaseProgram(program: cl_program) -> CLResult<()> {
-        release::<Program>(program)
+        release::<Program>(program).map(drop)
     }
 }
 
@@ -144,7 +144,7 @@ entry! {
             if name.is_null() {
                 return Err(CL_INVALID_VALUE);
             }
-            included.push((CStr::from_ptr(name).to_string_lossy().into_owned(), h.source.clone()));
+            included.push((CStr::from_ptr(name).to_string_lossy().into_owned(), h.source.clone().unwrap_or_default()));
         }
         if p.kernel_attached() {
             return Err(CL_INVALID_OPERATION);
@@ -192,7 +192,7 @@ entry! {
             CL_PROGRAM_CONTEXT => Ok(handle_of(&p.context).into()),
             CL_PROGRAM_NUM_DEVICES => Ok((p.devices.len() as cl_uint).into()),
             CL_PROGRAM_DEVICES => Ok(Info::slice(&p.devices.iter().map(handle_of).collect::<Vec<_>>())),
-            CL_PROGRAM_SOURCE => Ok(p.source.as_str().into()),
+            CL_PROGRAM_SOURCE => Ok(p.source.as_deref().unwrap_or_default().into()),
             CL_PROGRAM_IL => Ok(Info::bytes(Vec::new())),
             CL_PROGRAM_BINARY_SIZES => Ok(Info::slice(&builds.iter().map(|b| encode_binary(b).len()).collect::<Vec<_>>())),
             CL_PROGRAM_NUM_KERNELS => kernels().map(|k| k.len().into()),

@@ -60,7 +60,7 @@ entry! {
     fn clReleaseCommandQueue(queue: cl_command_queue) -> CLResult<()> {
         // Releasing a queue flushes it.
         get::<Queue>(queue)?.flush();
-        release::<Queue>(queue)
+        release::<Queue>(queue).map(drop)
     }
 }
 

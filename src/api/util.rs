@@ -26,7 +26,7 @@ pub unsafe fn properties<T: Copy + Default + PartialEq>(ptr: *const T) -> (Vec<(
 }
 
 /// Validates an event wait list for a command of `queue`.
-pub fn wait_list(queue: &Queue, count: cl_uint, list: *const cl_event) -> CLResult<Vec<Arc<Event>>> {
+pub unsafe fn wait_list(queue: &Queue, count: cl_uint, list: *const cl_event) -> CLResult<Vec<Arc<Event>>> {
     let events = get_list::<Event>(count, list, CL_INVALID_EVENT_WAIT_LIST).map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
     if events.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
         return Err(CL_INVALID_CONTEXT);

@@ -7,7 +7,8 @@ use crate::compiler::Target;
 use crate::vk::device::Gpu;
 use crate::vk::instance::Instance;
 use crate::vk::vk;
-use std::sync::{Arc, Mutex};
+use super::builtins::Builtins;
+use std::sync::{Arc, Mutex, OnceLock};
 
 #[repr(C)]
 pub struct Device {
@@ -24,6 +25,7 @@ pub struct Device {
     pub target: Target,
     /// Serialises the scheduling of every queue of this device (they share one Vulkan queue).
     pub sched: Mutex<()>,
+    builtins: OnceLock<Option<Builtins>>,
 }
 object!(Device, Device, CL_INVALID_DEVICE);
 
@@ -80,6 +82,7 @@ impl Device {
             base_align,
             target,
             sched: Mutex::new(()),
+            builtins: OnceLock::new(),
         })
     }
 
@@ -92,6 +95,11 @@ impl Device {
             vk::PhysicalDeviceType::CPU => 4,
             _ => 3,
         }
+    }
+
+    /// The runtime's own kernels, compiled on first use.
+    pub fn builtins(&self) -> Option<&Builtins> {
+        self.builtins.get_or_init(|| Builtins::new(self)).as_ref()
     }
 
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {

@@ -17,6 +17,9 @@ pub struct Event {
     pub command_type: cl_command_type,
     state: Mutex<State>,
     changed: Condvar,
+    /// Held while callbacks run: two threads moving the event on (the submitting one and the
+    /// completion thread) still call them in status order.
+    notifying: Mutex<()>,
 }
 object!(Event, Event, CL_INVALID_EVENT);
 
@@ -33,6 +36,8 @@ struct State {
     status: cl_int,
     /// Recorded into a command buffer: later commands of the same device are ordered after it.
     recorded: bool,
+    /// The device timeline value that signals the command's batch has executed.
+    timeline: Option<u64>,
     times: Times,
     callbacks: Vec<(cl_int, Callback<EventCallback>)>,
     /// Queues holding commands until this event completes.
@@ -47,8 +52,8 @@ pub struct Snapshot {
 
 impl Event {
     fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_command_type, status: cl_int) -> Arc<Event> {
-        let state = State { status, recorded: false, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new() };
-        Arc::new(Event { header: Header::new(Kind::Event), context, queue, command_type, state: Mutex::new(state), changed: Condvar::new() })
+        let state = State { status, recorded: false, timeline: None, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new() };
+        Arc::new(Event { header: Header::new(Kind::Event), context, queue, command_type, state: Mutex::new(state), changed: Condvar::new(), notifying: Mutex::new(()) })
     }
 
     pub fn new_user(context: Arc<Context>) -> Arc<Event> {
@@ -80,10 +85,15 @@ impl Event {
         self.lock().recorded = true;
     }
 
+    pub fn set_timeline(&self, value: u64) {
+        self.lock().timeline = Some(value);
+    }
+
     /// Moves the event to `status` (never backwards), then runs the callbacks that became due
     /// and wakes the queues waiting for it. Called with no driver lock held.
     pub fn set_status(self: &Arc<Self>, status: cl_int) {
-        let (due, waiters) = {
+        let notifying = self.notifying.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut due, waiters): (Vec<_>, _) = {
             let mut s = self.lock();
             if status >= s.status || s.status <= CL_COMPLETE {
                 return;
@@ -100,6 +110,8 @@ impl Event {
         };
         self.changed.notify_all();
         let handle = handle_of(self);
+        // A jump over several statuses calls SUBMITTED, then RUNNING, then COMPLETE callbacks.
+        due.sort_by_key(|(on, _)| std::cmp::Reverse(*on));
         for (on, cb) in due {
             let reported = if status < 0 { status } else { on };
             if let Some(f) = cb.func {
@@ -107,6 +119,7 @@ impl Event {
                 unsafe { f(handle, reported, cb.user_data) };
             }
         }
+        drop(notifying);
         waiters.iter().filter_map(Weak::upgrade).for_each(|q| q.dependency_done());
     }
 
@@ -154,8 +167,13 @@ impl Event {
         true
     }
 
-    /// Blocks until the event has completed or failed; returns its final status.
+    /// Blocks until the event has completed or failed; returns its final status. A submitted
+    /// command is waited for on the device's timeline by this thread, which then completes it.
     pub fn wait(&self) -> cl_int {
+        let timeline = self.lock().timeline;
+        if let (Some(value), Some(q)) = (timeline, &self.queue) {
+            q.device.gpu.tracker.wait_for(&q.device.gpu, value);
+        }
         let mut s = self.lock();
         while s.status > CL_COMPLETE {
             s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());

@@ -2,8 +2,8 @@
 //! and the NDRange command.
 
 use super::device::Device;
-use super::memory::Mem;
-use super::program::{Executable, Program};
+use super::memory::{Mem, WORD};
+use super::program::{ConstantBuffers, Executable, Program};
 use super::queue::Work;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
@@ -11,7 +11,6 @@ use crate::api::types::*;
 use crate::compiler::{self, ArgKind, DescriptorKind, LAUNCH_BLOCK_SIZE};
 use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -32,8 +31,6 @@ pub struct Kernel {
     /// kernel's index in it.
     pub compiled: Vec<Option<(Arc<Executable>, usize)>>,
     args: Mutex<Vec<Option<ArgValue>>>,
-    /// Program-scope `__constant` data, uploaded once per device.
-    constants: Mutex<HashMap<usize, Arc<Vec<(u32, bool, Arc<Buffer>)>>>>,
 }
 object!(Kernel, Kernel, CL_INVALID_KERNEL);
 
@@ -65,7 +62,6 @@ impl Kernel {
             name: name.into(),
             compiled,
             args: Mutex::new(args),
-            constants: Mutex::default(),
         }))
     }
 
@@ -78,7 +74,6 @@ impl Kernel {
             name: self.name.clone(),
             compiled: self.compiled.clone(),
             args: Mutex::new(self.args().clone()),
-            constants: Mutex::default(),
         })
     }
 
@@ -113,85 +108,101 @@ impl Kernel {
 
     /// Builds the NDRange command with the arguments as they are now.
     pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: &NdRange) -> CLResult<Work> {
-        let (index, exe, k) = self.compiled_for(device)?;
-        let compiled = exe.program.kernels[k].clone();
-        let values: Vec<ArgValue> = self.args().iter().cloned().collect::<Option<_>>().ok_or(CL_INVALID_KERNEL_ARGS)?;
+        let (_, exe, k) = self.compiled_for(device)?;
         if self.local_mem_size() > device.target.local_mem_size {
             return Err(CL_OUT_OF_RESOURCES);
         }
-        let local: [u32; 3] = range.local.map(|l| l as u32);
-        let local_sizes: Vec<u32> = values.iter().filter_map(|v| if let ArgValue::Local(n) = v { Some(*n) } else { None }).collect();
-        let pipeline = pipeline(device, &exe, k, local, local_sizes)?;
-        let mut buffers = Vec::new();
-        let mut keep: Vec<Arc<Buffer>> = Vec::new();
-        let mut push = vec![0u8; compiled.push_constants_size() as usize];
-        let mut pod_uniform = compiled.pod_uniform().map(|(b, size)| (b, vec![0u8; size as usize]));
-        write_launch_block(&mut push, range);
-        for (arg, value) in compiled.args().iter().zip(&values) {
-            match (&arg.kind, value) {
-                (ArgKind::Buffer { bindings, descriptor }, ArgValue::Buffer(mem)) => {
-                    let target = mem.as_ref().map(|m| (m.buffer.clone(), m.base, m.size as u64));
-                    let (buffer, offset, size) = match target {
-                        Some(t) => t,
-                        None => (self.null_buffer(device)?, 0, 16),
-                    };
-                    let uniform = *descriptor == DescriptorKind::Uniform;
-                    let range = bound_range(device, size, uniform);
-                    buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: buffer.raw, offset, range }));
-                    keep.push(buffer);
-                }
-                (ArgKind::Pod { offset, size, uniform }, ArgValue::Pod(bytes)) => {
-                    let dst = if *uniform { pod_uniform.as_mut().map(|(_, v)| v) } else { Some(&mut push) };
-                    let (o, s) = (*offset as usize, *size as usize);
-                    if let Some(slot) = dst.and_then(|d| d.get_mut(o..o + s)) {
-                        slot.copy_from_slice(&bytes[..s.min(bytes.len())]);
-                    }
-                }
-                (ArgKind::Local { .. }, ArgValue::Local(_)) => {}
-                _ => return Err(CL_INVALID_KERNEL_ARGS),
-            }
-        }
-        for (binding, uniform, buffer) in self.constants(device, index, &compiled)?.iter() {
-            buffers.push(BoundBuffer { binding: Binding { binding: *binding, uniform: *uniform }, buffer: buffer.raw, offset: 0, range: buffer.size });
-            keep.push(buffer.clone());
-        }
-        if let Some((binding, bytes)) = pod_uniform {
-            let ubo = upload(device, &bytes)?;
-            buffers.push(BoundBuffer { binding: Binding { binding, uniform: true }, buffer: ubo.raw, offset: 0, range: ubo.size });
-            keep.push(ubo);
-        }
-        let groups = split_groups(device, range);
+        let values = self.args().clone();
+        let args = values.iter().map(|v| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
+            ArgValue::Buffer(Some(m)) => Ok(Bound::Buffer { buffer: m.buffer.clone(), offset: m.base, size: m.size as u64 }),
+            // A NULL buffer argument: the kernel must not use it; bind a small buffer.
+            ArgValue::Buffer(None) => Ok(Bound::Buffer { buffer: upload(device, &[0u8; 16])?, offset: 0, size: 16 }),
+            ArgValue::Local(n) => Ok(Bound::Local(*n)),
+            ArgValue::Pod(bytes) => Ok(Bound::Pod(bytes.clone())),
+        });
+        let args = args.collect::<CLResult<Vec<_>>>()?;
+        let work = plan(device, &exe, k, range, args)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
-            record_dispatch(batch, &pipeline, &buffers, &mut push, GROUP_OFFSET_AT, &groups);
-            batch.keep((pipeline, keep, kernel));
-            Ok(None)
+            batch.keep(kernel);
+            work(batch)
         }))
-    }
-
-    fn constants(&self, device: &Arc<Device>, index: usize, compiled: &Arc<dyn compiler::Kernel>) -> CLResult<Arc<Vec<(u32, bool, Arc<Buffer>)>>> {
-        let mut cache = self.constants.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = cache.get(&index) {
-            return Ok(c.clone());
-        }
-        let uploaded: Vec<_> = compiled
-            .constant_data()
-            .iter()
-            .map(|c| Ok((c.binding, c.descriptor == DescriptorKind::Uniform, upload(device, &c.bytes)?)))
-            .collect::<CLResult<_>>()?;
-        let uploaded = Arc::new(uploaded);
-        cache.insert(index, uploaded.clone());
-        Ok(uploaded)
-    }
-
-    /// A small buffer bound where the application passed NULL for a buffer argument.
-    fn null_buffer(&self, device: &Arc<Device>) -> CLResult<Arc<Buffer>> {
-        upload(device, &[0u8; 16])
     }
 }
 
-impl Drop for Kernel {
-    fn drop(&mut self) {
+/// A kernel argument resolved for one launch.
+pub enum Bound {
+    Buffer { buffer: Arc<Buffer>, offset: u64, size: u64 },
+    Local(u32),
+    Pod(Vec<u8>),
+}
+
+/// The dispatch of kernel `k` of `exe` over `range` with `args`: pipeline, descriptors and push
+/// constants resolved now, recorded when the command's turn comes.
+pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>) -> CLResult<Work> {
+    let compiled = exe.program.kernels[k].clone();
+    let local_sizes: Vec<u32> = args.iter().filter_map(|a| if let Bound::Local(n) = a { Some(*n) } else { None }).collect();
+    let pipeline = pipeline(device, exe, k, range.local.map(|l| l as u32), local_sizes)?;
+    let mut buffers = Vec::new();
+    let mut keep: Vec<Arc<Buffer>> = Vec::new();
+    let mut push = vec![0u8; compiled.push_constants_size() as usize];
+    let mut pod_uniform = compiled.pod_uniform().map(|(b, size)| (b, vec![0u8; size as usize]));
+    write_launch_block(&mut push, range);
+    for (arg, value) in compiled.args().iter().zip(args) {
+        match (&arg.kind, value) {
+            (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { buffer, offset, size }) => {
+                let uniform = *descriptor == DescriptorKind::Uniform;
+                let range = bound_range(device, &buffer, offset, size, uniform)?;
+                buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: buffer.raw, offset, range }));
+                keep.push(buffer);
+            }
+            (ArgKind::Pod { offset, size, uniform }, Bound::Pod(bytes)) => {
+                let dst = if *uniform { pod_uniform.as_mut().map(|(_, v)| v) } else { Some(&mut push) };
+                let (o, s) = (*offset as usize, *size as usize);
+                if let Some(slot) = dst.and_then(|d| d.get_mut(o..o + s)) {
+                    slot.copy_from_slice(&bytes[..s.min(bytes.len())]);
+                }
+            }
+            (ArgKind::Local { .. }, Bound::Local(_)) => {}
+            _ => return Err(CL_INVALID_KERNEL_ARGS),
+        }
+    }
+    for (binding, uniform, buffer) in constants(device, exe, k)?.iter() {
+        buffers.push(BoundBuffer { binding: Binding { binding: *binding, uniform: *uniform }, buffer: buffer.raw, offset: 0, range: buffer.size });
+        keep.push(buffer.clone());
+    }
+    if let Some((binding, bytes)) = pod_uniform {
+        let ubo = upload(device, &bytes)?;
+        buffers.push(BoundBuffer { binding: Binding { binding, uniform: true }, buffer: ubo.raw, offset: 0, range: ubo.size });
+        keep.push(ubo);
+    }
+    let groups = split_groups(device, range);
+    Ok(Box::new(move |batch| {
+        record_dispatch(batch, &pipeline, &buffers, &mut push, GROUP_OFFSET_AT, &groups);
+        batch.keep((pipeline, keep));
+        Ok(None)
+    }))
+}
+
+/// Program-scope `__constant` data of kernel `k`, uploaded once per executable.
+fn constants(device: &Device, exe: &Executable, k: usize) -> CLResult<Arc<ConstantBuffers>> {
+    let mut cache = exe.constants.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = cache.get(&k) {
+        return Ok(c.clone());
+    }
+    let uploaded: Vec<_> = exe.program.kernels[k]
+        .constant_data()
+        .iter()
+        .map(|c| Ok((c.binding, c.descriptor == DescriptorKind::Uniform, upload(device, &c.bytes)?)))
+        .collect::<CLResult<_>>()?;
+    let uploaded = Arc::new(uploaded);
+    cache.insert(k, uploaded.clone());
+    Ok(uploaded)
+}
+
+impl Kernel {
+    /// The application released its last handle to the kernel.
+    pub fn detach(&self) {
         self.program.kernels.fetch_sub(1, Ordering::AcqRel);
     }
 }
@@ -226,10 +237,20 @@ fn write_launch_block(push: &mut [u8], r: &NdRange) {
 }
 
 /// Descriptor ranges are bounded by the device's limits; a larger buffer is bound up to them.
-fn bound_range(device: &Device, size: u64, uniform: bool) -> u64 {
+/// Binds whole words (a kernel reads a 2-byte buffer as one word). A storage buffer larger than
+/// the device's descriptor range cannot be bound whole: the launch fails rather than let the
+/// kernel see a truncated buffer. A `__constant` argument binds its first
+/// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` bytes, all a kernel may read through it.
+fn bound_range(device: &Device, buffer: &Buffer, offset: u64, size: u64, uniform: bool) -> CLResult<u64> {
     let l = device.limits();
-    let max = if uniform { l.max_uniform_buffer_range } else { l.max_storage_buffer_range };
-    size.min(max as u64)
+    let range = size.next_multiple_of(WORD).min(buffer.size - offset);
+    if uniform {
+        return Ok(range.min(l.max_uniform_buffer_range as u64));
+    }
+    if size > l.max_storage_buffer_range as u64 {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    Ok(range.min(l.max_storage_buffer_range as u64))
 }
 
 fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {

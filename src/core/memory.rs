@@ -1,13 +1,14 @@
 //! Buffers: device memory from gpu-allocator, sub-buffers, maps, and the transfer commands.
 
 use super::context::{Callback, Context};
+use super::builtins::ELEMENT;
 use super::device::Device;
 use super::queue::{HostStep, Queue, Work};
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
 use crate::vk::batch::Batch;
-use crate::vk::memory::{Buffer, Placement};
+use crate::vk::memory::{Buffer, Placement, Staging, StagingPool};
 use crate::vk::vk;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -55,8 +56,11 @@ struct Mapping {
     offset: usize,
     size: usize,
     write: bool,
-    staging: Option<Arc<Buffer>>,
+    staging: Option<Arc<Staging>>,
 }
+
+/// Kernels access buffers in words of this many bytes at least.
+pub const WORD: u64 = 4;
 
 fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
@@ -77,8 +81,8 @@ fn span(src: u64, dst: u64, size: u64) -> vk::BufferCopy {
     vk::BufferCopy { src_offset: src, dst_offset: dst, size }
 }
 
-fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Buffer>> {
-    Buffer::new(&device.gpu, size.max(4) as u64, placement).map(Arc::new).map_err(device_error)
+fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Staging>> {
+    StagingPool::get(&device.gpu, size as u64, placement).map(Arc::new).map_err(device_error)
 }
 
 /// Copies `len` bytes into mapped memory.
@@ -112,7 +116,9 @@ impl Rect {
 impl Mem {
     pub fn new_buffer(context: Arc<Context>, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?;
-        let buffer = Arc::new(Buffer::new(&device.gpu, size as u64, Placement::Device).map_err(device_error)?);
+        // Kernels see 8- and 16-bit data as 32-bit words: the last word must exist whole.
+        let padded = (size as u64).next_multiple_of(WORD);
+        let buffer = Arc::new(Buffer::new(&device.gpu, padded, Placement::Device).map_err(device_error)?);
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application passes `size` readable bytes.
             let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
@@ -173,9 +179,41 @@ impl Mem {
         }
     }
 
+    /// Copies a host rectangle straight into the buffer's mapping, if it has one. Only for a
+    /// command that may execute now (see `Queue::execute_now`).
+    ///
+    /// # Safety
+    /// `src` holds the host rectangle, which the caller has checked.
+    pub unsafe fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
+        let Some(base) = self.buffer.mapped() else { return false };
+        let base = base.as_ptr().wrapping_add(self.base as usize);
+        for (b, h) in buf.rows(region).zip(host.rows(region)) {
+            // SAFETY: both rectangles were checked by the API; nothing else uses the buffer now.
+            unsafe { copy_bytes(src.add(h), base.add(b), region[0]) };
+        }
+        true
+    }
+
+    /// Copies a buffer rectangle straight out of its mapping, if host reads of it are fast.
+    ///
+    /// # Safety
+    /// `dst` has room for the host rectangle, which the caller has checked.
+    pub unsafe fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
+        let Some(base) = self.buffer.mapped().filter(|_| self.buffer.host_cached()) else { return false };
+        let base = base.as_ptr().wrapping_add(self.base as usize);
+        for (b, h) in buf.rows(region).zip(host.rows(region)) {
+            // SAFETY: both rectangles were checked by the API; the buffer is idle.
+            unsafe { copy_bytes(base.add(b), dst.add(h), region[0]) };
+        }
+        true
+    }
+
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's
     /// memory is free when the call returns; the copy into the buffer runs in order.
-    pub fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
+    ///
+    /// # Safety
+    /// `src` holds the host rectangle, which the caller has checked.
+    pub unsafe fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
         let row = region[0];
         let upload = staging(device, row * region[1] * region[2], Placement::Upload)?;
         let dst = mapped(&upload)?;
@@ -228,26 +266,44 @@ impl Mem {
     }
 
     /// `clEnqueueCopyBuffer(Rect)` from `self` into `dst`.
-    pub fn copy_rect(self: &Arc<Self>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> Work {
+    pub fn copy_rect(self: &Arc<Self>, device: &Arc<Device>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> Work {
         let regions: Vec<_> = src_rect
             .rows(region)
             .zip(dst_rect.rows(region))
             .map(|(s, d)| span(self.base + s as u64, dst.base + d as u64, region[0] as u64))
             .collect();
-        let (src, dst) = (self.clone(), dst.clone());
+        let (src, dst, device) = (self.clone(), dst.clone(), device.clone());
         Box::new(move |batch| {
-            copy_regions(batch, &src.buffer, &dst.buffer, &regions);
+            let by_kernel = match (device.builtins(), regions.as_slice()) {
+                (Some(b), [r]) => b.copy(&device, batch, (&src.buffer, r.src_offset), (&dst.buffer, r.dst_offset), r.size)?,
+                _ => false,
+            };
+            if !by_kernel {
+                copy_regions(batch, &src.buffer, &dst.buffer, &regions);
+            }
             batch.keep((src, dst));
             Ok(None)
         })
     }
 
-    /// `clEnqueueFillBuffer`: `vkCmdFillBuffer` when the pattern is a repeated 32-bit word on
-    /// 4-byte boundaries, otherwise copies of the pattern replicated in staging.
-    pub fn fill(self: &Arc<Self>, device: &Device, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
+    /// `clEnqueueFillBuffer`: the fill kernel when the pattern repeats every 16 bytes on 16-byte
+    /// boundaries, else `vkCmdFillBuffer` when it repeats a 32-bit word on 4-byte boundaries,
+    /// otherwise copies of the pattern replicated in staging.
+    pub fn fill(self: &Arc<Self>, device: &Arc<Device>, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
         let start = self.base + offset as u64;
         let mem = self.clone();
-        if let Some(word) = fill_word(pattern).filter(|_| start % 4 == 0 && size % 4 == 0) {
+        let aligned = (start | size as u64).is_multiple_of(ELEMENT);
+        if let (Some(value), true, Some(_)) = (fill_element(pattern), aligned, device.builtins()) {
+            let device = device.clone();
+            return Ok(Box::new(move |batch| {
+                if let Some(b) = device.builtins() {
+                    b.fill(&device, batch, (&mem.buffer, start), size as u64, value)?;
+                }
+                batch.keep(mem);
+                Ok(None)
+            }));
+        }
+        if let Some(word) = fill_word(pattern).filter(|_| start.is_multiple_of(4) && size.is_multiple_of(4)) {
             return Ok(Box::new(move |batch| {
                 // SAFETY: recording; the range is 4-byte aligned and inside the buffer.
                 unsafe { batch.gpu().device.cmd_fill_buffer(batch.cmd(), mem.buffer.raw, start, size as u64, word) };
@@ -276,7 +332,10 @@ impl Mem {
     pub fn map(self: &Arc<Self>, device: &Device, flags: cl_map_flags, offset: usize, size: usize) -> CLResult<(*mut c_void, Work)> {
         let write = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         let invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
-        let direct = self.host_ptr.is_null() && self.buffer.mapped().is_some();
+        // Reads of uncached mappings (a GPU's VRAM seen through the BAR) crawl: map those for
+        // reading through cached staging memory; writes go straight to the mapping.
+        let slow_reads = flags & CL_MAP_READ != 0 && !self.buffer.host_cached();
+        let direct = self.host_ptr.is_null() && self.buffer.mapped().is_some() && !slow_reads;
         let staging_buf = if direct { None } else { Some(staging(device, size, Placement::Readback)?) };
         let ptr = match (&staging_buf, self.host_ptr.is_null()) {
             (None, _) => mapped(&self.buffer)?.wrapping_add(self.base as usize + offset),
@@ -342,6 +401,11 @@ fn region_in(mem: &Mem, staging_offset: usize, offset: usize, len: usize, into_m
     } else {
         span(m, s, len as u64)
     }
+}
+
+/// The 16 bytes a pattern of 1, 2, 4, 8 or 16 bytes repeats, if it is one.
+fn fill_element(pattern: &[u8]) -> Option<[u8; 16]> {
+    (16 % pattern.len() == 0).then(|| std::array::from_fn(|i| pattern[i % pattern.len()]))
 }
 
 /// The 32-bit word a pattern of 1, 2 or 4 bytes repeats, if it is one.

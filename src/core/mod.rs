@@ -1,4 +1,5 @@
 //! The OpenCL objects, independent of the C calling convention.
+pub mod builtins;
 pub mod context;
 pub mod device;
 pub mod event;

@@ -5,7 +5,9 @@ use super::device::Device;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
+use crate::compiler::options::{BuildOptions, Stage};
 use crate::compiler::{self, BuildError, Object};
+use crate::vk::memory::Buffer;
 use crate::vk::pipeline::Pipeline;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
@@ -18,8 +20,8 @@ pub struct Program {
     header: Header,
     pub context: Arc<Context>,
     pub devices: Vec<Arc<Device>>,
-    /// The source given to `clCreateProgramWithSource` (empty for binaries and links).
-    pub source: String,
+    /// The source given to `clCreateProgramWithSource` (`None` for binaries and links).
+    pub source: Option<String>,
     builds: Mutex<Vec<Build>>,
     /// Kernel objects alive for this program: while any is, it may not be rebuilt.
     pub kernels: AtomicUsize,
@@ -46,14 +48,28 @@ pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
 pub struct Executable {
     pub program: compiler::Program,
     pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    /// Program-scope `__constant` data per kernel index.
+    pub constants: Mutex<HashMap<usize, Arc<ConstantBuffers>>>,
 }
+
+/// Program-scope `__constant` data uploaded for a kernel: (binding, uniform, buffer).
+pub type ConstantBuffers = Vec<(u32, bool, Arc<Buffer>)>;
+
+/// Recently built executables, keyed by a hash of (device, text, options).
+type ExecutableCache = Mutex<VecDeque<(u64, Arc<Executable>)>>;
 
 /// Recently built executables by (device, text, options), so rebuilding a program is a lookup.
 const CACHED_EXECUTABLES: usize = 64;
 
-fn executable_cache() -> &'static Mutex<VecDeque<(u64, Arc<Executable>)>> {
-    static CACHE: OnceLock<Mutex<VecDeque<(u64, Arc<Executable>)>>> = OnceLock::new();
+fn executable_cache() -> &'static ExecutableCache {
+    static CACHE: OnceLock<ExecutableCache> = OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+/// Builds a whole program from source for `device` (the runtime's own kernels).
+pub fn build_executable(device: &Device, source: &str) -> Result<Arc<Executable>, BuildError> {
+    let object = compiler::compile(source, &[], "", &device.target)?;
+    link_cached(device, &[object], "")
 }
 
 /// Links `objects` for `device`, or returns the executable built from the same input before.
@@ -67,7 +83,7 @@ fn link_cached(device: &Device, objects: &[Object], options: &str) -> Result<Arc
         return Ok(e.clone());
     }
     let program = compiler::link(objects, options, &device.target)?;
-    let exe = Arc::new(Executable { program, pipelines: Mutex::default() });
+    let exe = Arc::new(Executable { program, pipelines: Mutex::default(), constants: Mutex::default() });
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() == CACHED_EXECUTABLES {
         cache.pop_front();
@@ -130,14 +146,14 @@ fn decode_binary(bytes: &[u8]) -> Option<Build> {
 }
 
 impl Program {
-    fn new(context: Arc<Context>, devices: Vec<Arc<Device>>, source: String, builds: Vec<Build>) -> Arc<Program> {
+    fn new(context: Arc<Context>, devices: Vec<Arc<Device>>, source: Option<String>, builds: Vec<Build>) -> Arc<Program> {
         Arc::new(Program { header: Header::new(Kind::Program), context, devices, source, builds: Mutex::new(builds), kernels: AtomicUsize::new(0) })
     }
 
     pub fn with_source(context: Arc<Context>, source: String) -> Arc<Program> {
         let devices = context.devices.clone();
         let builds = vec![Build::default(); devices.len()];
-        Self::new(context, devices, source, builds)
+        Self::new(context, devices, Some(source), builds)
     }
 
     /// Loads binaries, one per device; on error returns the per-device status
@@ -147,7 +163,14 @@ impl Program {
         if builds.iter().any(Option::is_none) {
             return Err(builds.iter().map(|b| if b.is_some() { CL_SUCCESS } else { CL_INVALID_BINARY }).collect());
         }
-        Ok(Self::new(context, devices, String::new(), builds.into_iter().flatten().collect()))
+        let program = Self::new(context, devices, None, builds.into_iter().flatten().collect());
+        // An executable binary is usable at once, as applications that cache binaries expect;
+        // clBuildProgram on it then only finds the executable in the cache.
+        let executables: Vec<usize> = program.builds().iter().enumerate().filter(|(_, b)| b.binary_type == BINARY_EXECUTABLE).map(|(i, _)| i).collect();
+        if program.build(&executables, "").is_err() {
+            return Err(vec![CL_INVALID_BINARY; program.devices.len()]);
+        }
+        Ok(program)
     }
 
     fn builds(&self) -> MutexGuard<'_, Vec<Build>> {
@@ -174,30 +197,42 @@ impl Program {
     /// `clBuildProgram` for the devices at `which`: from source, or linking loaded binaries.
     pub fn build(&self, which: &[usize], options: &str) -> CLResult<()> {
         self.run(which, options, |b, device| {
-            let obj = match &b.object {
-                Some(obj) if self.source.is_empty() => obj.clone(),
-                _ => compiler::compile(&self.source, &[], options, &device.target)?,
+            let obj = match (&self.source, &b.object) {
+                (Some(source), _) => compiler::compile(source, &[], options, &device.target)?,
+                (None, Some(obj)) => {
+                    // A binary is compiled already: its build options are only checked.
+                    BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
+                    obj.clone()
+                }
+                (None, None) => return Err(BuildError::Failed("no binary was loaded for this device".into())),
             };
-            link_cached(device, std::slice::from_ref(&obj), options).map(|e| (Some(obj), e))
+            // clBuildProgram's options are compiler options (`-D`, `-cl-std`, ...), which the
+            // linker refuses; linking one object takes its language options from the object.
+            match (link_cached(device, std::slice::from_ref(&obj), ""), &self.source) {
+                // The object's text has lost the source's lines and columns: build the source
+                // itself for a log that points into what the application wrote.
+                (Err(BuildError::Failed(log)), Some(source)) => {
+                    Err(compiler::build(source, options, &device.target).err().unwrap_or(BuildError::Failed(log)))
+                }
+                (linked, _) => linked.map(|e| (Some(obj), e)),
+            }
         })
     }
 
     /// `clCompileProgram` for the devices at `which`.
     pub fn compile(&self, which: &[usize], options: &str, headers: &[(String, String)]) -> CLResult<()> {
-        if self.source.is_empty() {
-            return Err(CL_INVALID_OPERATION);
-        }
+        let Some(source) = &self.source else { return Err(CL_INVALID_OPERATION) };
         let mut builds = self.builds();
         let mut failed = false;
         for &i in which {
             let target = &self.devices[i].target;
             let b = &mut builds[i];
             b.options = options.to_string();
-            match compiler::compile(&self.source, headers, options, target) {
+            match compiler::compile(source, headers, options, target) {
                 Ok(obj) => {
                     *b = Build { status: CL_BUILD_SUCCESS, options: options.into(), log: obj.log.clone(), binary_type: BINARY_COMPILED_OBJECT, object: Some(obj), program: None };
                 }
-                Err(e) => failed |= fail(b, e)?,
+                Err(e) => failed |= fail(b, e).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?,
             }
         }
         if failed { Err(CL_COMPILE_PROGRAM_FAILURE) } else { Ok(()) }
@@ -229,7 +264,9 @@ impl Program {
         let library = options.split_whitespace().any(|o| o == "-create-library");
         let mut builds = Vec::new();
         for d in &devices {
-            let objects: Vec<Object> = inputs.iter().filter_map(|p| p.build_of(d)?.object).collect();
+            // Only compiled objects and libraries link.
+            let linkable = |b: Build| [BINARY_COMPILED_OBJECT, BINARY_LIBRARY].contains(&b.binary_type).then_some(b.object).flatten();
+            let objects: Vec<Object> = inputs.iter().filter_map(|p| linkable(p.build_of(d)?)).collect();
             if objects.len() != inputs.len() {
                 return Err(CL_INVALID_OPERATION);
             }
@@ -251,7 +288,13 @@ impl Program {
             }
             builds.push(b);
         }
-        Ok(Self::new(context, devices, String::new(), builds))
+        Ok(Self::new(context, devices, None, builds))
+    }
+
+    /// Kernel argument names and types are reported only for programs compiled from source with
+    /// `-cl-kernel-arg-info`, as the spec says.
+    pub fn has_arg_info(&self) -> bool {
+        self.source.is_some() && self.builds().iter().any(|b| b.options.split_whitespace().any(|o| o == "-cl-kernel-arg-info"))
     }
 
     pub fn kernel_attached(&self) -> bool {

@@ -47,8 +47,19 @@ struct State {
     held: VecDeque<Command>,
     /// In-order queues: the last command; out-of-order queues: the last barrier.
     order: Option<Weak<Event>>,
-    /// Every command not known to be complete (for markers, barriers and clFinish).
-    outstanding: Vec<Weak<Event>>,
+    /// Every command not known to be complete (for markers, barriers and clFinish), oldest
+    /// first.
+    outstanding: VecDeque<Weak<Event>>,
+}
+
+impl State {
+    /// Forgets the oldest commands while they are complete. Commands complete mostly in order,
+    /// so this keeps the list short at a constant cost per command.
+    fn prune(&mut self) {
+        while self.outstanding.front().is_some_and(|w| w.upgrade().is_none_or(|e| e.status() <= CL_COMPLETE)) {
+            self.outstanding.pop_front();
+        }
+    }
 }
 
 /// Whether a command may be recorded now.
@@ -114,7 +125,7 @@ impl Queue {
         {
             let _sched = self.sched();
             let mut st = self.state();
-            st.outstanding.retain(|w| w.upgrade().is_some_and(|e| e.status() > CL_COMPLETE));
+            st.prune();
             let sync_point = command_type == CL_COMMAND_MARKER || command_type == CL_COMMAND_BARRIER;
             if sync_point && deps.is_empty() && !self.in_order() {
                 deps.extend(st.outstanding.iter().filter_map(Weak::upgrade));
@@ -123,12 +134,31 @@ impl Queue {
             if self.in_order() || barrier {
                 st.order = Some(Arc::downgrade(&event));
             }
-            st.outstanding.push(Arc::downgrade(&event));
+            st.outstanding.push_back(Arc::downgrade(&event));
             st.held.push_back(Command { event: event.clone(), deps, work });
             self.schedule(&mut st, &mut updates);
         }
         updates.apply();
         event
+    }
+
+    /// Runs a blocking command on the calling thread when nothing it must follow is pending:
+    /// every earlier command of the queue and every event of `deps` has completed. `run` does
+    /// the work (false: it cannot) under the scheduler lock, so no later command overtakes it.
+    /// Returns the command's completed event, or `None` when it must be enqueued instead.
+    pub fn execute_now(&self, command_type: cl_command_type, deps: &[Arc<Event>], run: impl FnOnce() -> bool) -> Option<Arc<Event>> {
+        let done = |e: &Arc<Event>| e.status() == CL_COMPLETE;
+        {
+            let _sched = self.sched();
+            let mut st = self.state();
+            st.prune();
+            if !st.outstanding.is_empty() || !st.held.is_empty() || !deps.iter().all(done) || !run() {
+                return None;
+            }
+        }
+        let event = Event::new_command(&self.arc(), command_type);
+        event.complete(None);
+        Some(event)
     }
 
     /// Records every held command whose dependencies allow it, in order (an in-order queue stops
@@ -218,7 +248,9 @@ impl Queue {
     /// Submits the open batch. Caller holds the device's scheduler lock.
     fn submit_locked(&self, st: &mut State, updates: &mut Updates) {
         if let Some(batch) = st.batch.take() {
-            batch.submit();
+            if let Some(value) = batch.submit() {
+                st.batch_events.iter().for_each(|e| e.set_timeline(value));
+            }
             updates.submitted.append(&mut st.batch_events);
         }
     }

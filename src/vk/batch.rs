@@ -29,25 +29,28 @@ pub struct Batch {
 impl Batch {
     pub fn new(gpu: &Arc<Gpu>, profiling: bool) -> Result<Batch, vk::Result> {
         let d = &gpu.device;
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(gpu.queue_family)
-            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: valid create infos; every object is destroyed in `release`.
-        unsafe {
-            let pool = d.create_command_pool(&pool_info, None)?;
-            let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
-            let mut batch = Batch { gpu: gpu.clone(), pool, cmd: vk::CommandBuffer::null(), queries: None, done: Vec::new(), keep: Vec::new() };
-            batch.cmd = d.allocate_command_buffers(&alloc)?[0];
-            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            d.begin_command_buffer(batch.cmd, &begin)?;
-            if profiling {
-                let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
-                let queries = d.create_query_pool(&info, None)?;
-                d.cmd_reset_query_pool(batch.cmd, queries, 0, 2 * MAX_COMMANDS);
-                batch.queries = Some(queries);
-            }
-            Ok(batch)
+        let (pool, cmd) = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).commands.pop() {
+            Some(pc) => pc,
+            None => new_command_buffer(gpu)?,
+        };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new() };
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the pool is reset and owned by this batch alone.
+        unsafe { d.begin_command_buffer(cmd, &begin) }?;
+        if profiling {
+            let queries = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).queries.pop() {
+                Some(q) => q,
+                None => {
+                    let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
+                    // SAFETY: valid create info.
+                    unsafe { d.create_query_pool(&info, None) }?
+                }
+            };
+            // SAFETY: recording; the pool is owned by this batch.
+            unsafe { d.cmd_reset_query_pool(cmd, queries, 0, 2 * MAX_COMMANDS) };
+            batch.queries = Some(queries);
         }
+        Ok(batch)
     }
 
     pub fn cmd(&self) -> vk::CommandBuffer {
@@ -58,12 +61,13 @@ impl Batch {
         &self.gpu
     }
 
-    pub fn len(&self) -> u32 {
+    /// Commands recorded so far.
+    pub fn commands(&self) -> u32 {
         self.done.len() as u32
     }
 
     pub fn is_full(&self) -> bool {
-        self.len() >= MAX_COMMANDS
+        self.commands() >= MAX_COMMANDS
     }
 
     /// Starts a command: a full memory barrier orders it after everything submitted or recorded
@@ -77,7 +81,8 @@ impl Batch {
         let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
         // SAFETY: the command buffer is recording.
         unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
-        self.timestamp(vk::PipelineStageFlags2::TOP_OF_PIPE, 0);
+        // Written once everything before has finished, not merely started: the command's start.
+        self.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
     }
 
     /// Ends the command begun last; `done` runs once it has executed.
@@ -89,7 +94,7 @@ impl Batch {
     fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
         if let Some(q) = self.queries {
             // SAFETY: the query index is below the pool's size (`is_full` bounds the batch).
-            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.len() + which) };
+            unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.commands() + which) };
         }
     }
 
@@ -98,17 +103,22 @@ impl Batch {
         self.keep.push(Box::new(object));
     }
 
-    /// Submits the batch; the device's completion thread completes it.
-    pub fn submit(self) {
+    /// Submits the batch and returns the timeline value that signals its completion; the
+    /// device's completion thread (or a thread waiting for it) completes it.
+    pub fn submit(self) -> Option<u64> {
         let gpu = self.gpu.clone();
         let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
         match self.end_and_submit(*queue) {
-            // Still under the queue lock, so the tracker sees batches in timeline order.
-            Ok(value) => gpu.tracker.push(&gpu, value, self),
+            Ok(value) => {
+                // Still under the queue lock, so the tracker sees batches in timeline order.
+                gpu.tracker.push(&gpu, value, self);
+                Some(value)
+            }
             // The batch never reached the GPU: fail its commands now.
             Err(e) => {
                 drop(queue);
                 self.complete(Err(e));
+                None
             }
         }
     }
@@ -160,15 +170,38 @@ impl Batch {
     }
 }
 
+fn new_command_buffer(gpu: &Gpu) -> Result<(vk::CommandPool, vk::CommandBuffer), vk::Result> {
+    let info = vk::CommandPoolCreateInfo::default().queue_family_index(gpu.queue_family).flags(vk::CommandPoolCreateFlags::TRANSIENT);
+    // SAFETY: valid create infos.
+    unsafe {
+        let pool = gpu.device.create_command_pool(&info, None)?;
+        let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
+        match gpu.device.allocate_command_buffers(&alloc) {
+            Ok(cmds) => Ok((pool, cmds[0])),
+            Err(e) => {
+                gpu.device.destroy_command_pool(pool, None);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Command and query pools of executed batches, ready for the next ones.
+#[derive(Default)]
+pub struct Recycled {
+    commands: Vec<(vk::CommandPool, vk::CommandBuffer)>,
+    queries: Vec<vk::QueryPool>,
+}
+
 impl Drop for Batch {
     fn drop(&mut self) {
-        // SAFETY: a batch drops only once executed or never submitted.
-        unsafe {
-            if let Some(q) = self.queries {
-                self.gpu.device.destroy_query_pool(q, None);
-            }
-            self.gpu.device.destroy_command_pool(self.pool, None);
+        // SAFETY: a batch drops only once executed or never submitted, so its pool is idle.
+        if unsafe { self.gpu.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) }.is_err() {
+            return;
         }
+        let mut recycled = self.gpu.recycled.lock().unwrap_or_else(|e| e.into_inner());
+        recycled.commands.push((self.pool, self.cmd));
+        recycled.queries.extend(self.queries);
     }
 }
 
@@ -206,11 +239,14 @@ pub fn calibrate(gpu: &Arc<Gpu>) -> Result<Clock, vk::Result> {
     Ok(Clock { period_ns, offset_ns: host - (tick[0] & valid_mask) as f64 * period_ns, valid_mask })
 }
 
-/// Batches in flight on a device, completed in submission order by one thread.
+/// Batches in flight on a device. They are completed in submission order by the device's
+/// completion thread, or sooner by an application thread that waits for one of them.
 #[derive(Default)]
 pub struct Tracker {
     state: Mutex<TrackerState>,
     wake: Condvar,
+    /// Held while completing batches, so they complete one at a time and in order.
+    completing: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -245,13 +281,52 @@ impl Tracker {
                 state.in_flight[0].0
             };
             let result = wait_value(gpu, value);
-            let batch = self.state.lock().unwrap_or_else(|e| e.into_inner()).in_flight.pop_front();
-            if let Some((_, batch)) = batch {
-                gpu.completed.fetch_max(value, Ordering::AcqRel);
-                batch.complete(result);
-            }
+            self.complete_through(gpu, value, result);
         }
     }
+
+    /// Blocks until timeline `value` has signalled, then completes the batches up to it here,
+    /// sparing the waiter a hop through the completion thread.
+    pub fn wait_for(&self, gpu: &Gpu, value: u64) {
+        let result = spin_then_wait(gpu, value);
+        self.complete_through(gpu, value, result);
+    }
+
+    /// Completes, in order, every batch up to `value`.
+    fn complete_through(&self, gpu: &Gpu, value: u64, result: Result<(), vk::Result>) {
+        let _completing = self.completing.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let batch = {
+                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                match state.in_flight.front() {
+                    Some((v, _)) if *v <= value => state.in_flight.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some((v, batch)) = batch else { return };
+            gpu.completed.fetch_max(v, Ordering::AcqRel);
+            batch.complete(result);
+        }
+    }
+}
+
+/// How long an application thread polls the timeline before sleeping in the driver: a GPU
+/// finishes short commands in microseconds, far sooner than a sleeping thread is woken.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+    // On a CPU device (lavapipe) the spinning thread would steal the core doing the work.
+    if gpu.props.base.device_type != vk::PhysicalDeviceType::CPU {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SPIN {
+            // SAFETY: reading our own timeline semaphore.
+            if unsafe { gpu.device.get_semaphore_counter_value(gpu.timeline) }? >= value {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+    }
+    wait_value(gpu, value)
 }
 
 fn wait_value(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {

@@ -5,7 +5,7 @@ use super::instance::Instance;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::CStr;
-use super::batch::{calibrate, Clock, Tracker};
+use super::batch::{calibrate, Clock, Recycled, Tracker};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -86,6 +86,8 @@ pub struct Gpu {
     pub submitted: AtomicU64,
     pub completed: AtomicU64,
     pub tracker: Tracker,
+    pub recycled: Mutex<Recycled>,
+    pub staging: super::memory::StagingPool,
     clock: OnceLock<Clock>,
 }
 
@@ -286,6 +288,8 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         submitted: AtomicU64::new(0),
         completed: AtomicU64::new(0),
         tracker: Tracker::default(),
+        recycled: Mutex::default(),
+        staging: Default::default(),
         clock: OnceLock::new(),
     })
 }

@@ -5,7 +5,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Where a buffer's memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +79,63 @@ impl Drop for Buffer {
         unsafe { self.gpu.device.destroy_buffer(self.raw, None) };
         if let Some(a) = self.allocation.take() {
             let _ = self.gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
+        }
+    }
+}
+
+/// Staging buffers kept for reuse: allocating (and mapping) hundreds of MiB for every transfer
+/// costs more than the copy itself.
+#[derive(Default)]
+pub struct StagingPool {
+    free: Mutex<Vec<(Placement, Buffer)>>,
+}
+
+/// Smallest staging allocation; sizes round up to powers of two so buffers fit later requests.
+const MIN_STAGING: u64 = 1 << 16;
+
+impl StagingPool {
+    /// A staging buffer of at least `size` bytes.
+    pub fn get(gpu: &Arc<Gpu>, size: u64, placement: Placement) -> Result<Staging, vk::Result> {
+        let class = size.max(MIN_STAGING).next_power_of_two();
+        let reused = {
+            let mut free = gpu.staging.free.lock().unwrap_or_else(|e| e.into_inner());
+            free.iter().position(|(p, b)| *p == placement && b.size == class).map(|i| free.swap_remove(i).1)
+        };
+        let buffer = match reused {
+            Some(b) => b,
+            None => Buffer::new(gpu, class, placement)?,
+        };
+        Ok(Staging { buffer: Some(buffer), placement })
+    }
+
+    /// Keeps `buffer` for reuse unless the pool already holds its share of device memory.
+    fn put(&self, gpu: &Gpu, placement: Placement, buffer: Buffer) {
+        let limit = (gpu.props.device_local_heap() / 8).min(512 << 20);
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        if free.iter().map(|(_, b)| b.size).sum::<u64>() + buffer.size <= limit {
+            free.push((placement, buffer));
+        }
+    }
+}
+
+/// A staging buffer borrowed from the device's pool, returned to it when dropped.
+pub struct Staging {
+    buffer: Option<Buffer>,
+    placement: Placement,
+}
+
+impl std::ops::Deref for Staging {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        self.buffer.as_ref().expect("present until dropped")
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if let Some(b) = self.buffer.take() {
+            let gpu = b.gpu.clone();
+            gpu.staging.put(&gpu, self.placement, b);
         }
     }
 }

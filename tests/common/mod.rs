@@ -78,8 +78,12 @@ pub fn driver_path() -> PathBuf {
 pub fn init() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
-        let icd = std::env::temp_dir().join(format!("ferrocl-tests-{}.icd", std::process::id()));
-        std::fs::write(&icd, format!("{}\n", driver_path().display())).expect("write .icd file");
+        // Next to the driver, written whole then renamed: test processes may start together.
+        let driver = driver_path();
+        let icd = driver.with_file_name("ferrocl-tests.icd");
+        let partial = driver.with_file_name(format!("ferrocl-tests.icd.{}", std::process::id()));
+        std::fs::write(&partial, format!("{}\n", driver.display())).expect("write .icd file");
+        std::fs::rename(&partial, &icd).expect("rename .icd file");
         // Set before the loader's first call, which reads them once.
         std::env::set_var("OCL_ICD_VENDORS", &icd);
         std::env::set_var("FERROCL_VALIDATION", "1");

@@ -3,7 +3,7 @@
 
 constant int table[8] = { 1, 1, 2, 3, 5, 8, 13, 21 };
 constant float4 weights = (float4)(0.5f, 0.25f, 2.0f, -1.0f);
-typedef struct { int base; float scale; int steps[3]; } Config;
+typedef struct { int base; float scale; short steps[3]; } Config;
 constant Config config = { 7, 1.5f, { 10, 20, 30 } };
 constant Config configs[2] = { { 1, 2.0f, { 1, 2, 3 } }, { 4, 5.0f, { 6, 7, 8 } } };
 

@@ -31,6 +31,13 @@ pub struct Platform {
     pub name: String,
 }
 
+impl Platform {
+    pub fn info(&self, param: cl_platform_info) -> String {
+        // SAFETY: valid platform id; `info_string` sizes the buffer.
+        info_string(|s, v, r| unsafe { clGetPlatformInfo(self.id, param, s, v, r) })
+    }
+}
+
 /// Every platform the loader finds.
 pub fn platforms() -> Vec<Platform> {
     let mut n = 0;
@@ -73,6 +80,11 @@ impl Env {
         }
     }
 
+    pub fn device_string(&self, param: cl_device_info) -> String {
+        // SAFETY: valid device id; `info_string` sizes the buffer.
+        info_string(|s, v, r| unsafe { clGetDeviceInfo(self.device, param, s, v, r) })
+    }
+
     pub fn device_u64(&self, param: cl_device_info) -> u64 {
         let mut v = [0u8; 8];
         // SAFETY: 8 bytes hold every scalar device query.
@@ -98,7 +110,31 @@ impl Env {
         check(unsafe { clEnqueueReadBuffer(self.queue, m.0, CL_TRUE, 0, std::mem::size_of_val(data), data.as_mut_ptr().cast(), 0, null(), null_mut()) }, "read")
     }
 
-    /// Builds `source`; the error holds the build log.
+    /// Fills `m` with copies of `pattern`.
+    pub fn fill<T: Copy>(&self, m: &Mem, pattern: T) -> Result<Event> {
+        let mut ev = null_mut();
+        // SAFETY: the pattern is copied by the call; `m.1` is the buffer's size.
+        check(unsafe { clEnqueueFillBuffer(self.queue, m.0, (&pattern as *const T).cast(), std::mem::size_of::<T>(), 0, m.1, 0, null(), &mut ev) }, "clEnqueueFillBuffer")?;
+        Ok(Event(ev))
+    }
+
+    /// Copies all of `src` into `dst` (at least as large).
+    pub fn copy(&self, src: &Mem, dst: &Mem) -> Result<Event> {
+        let mut ev = null_mut();
+        // SAFETY: valid buffers; the size is the source's.
+        check(unsafe { clEnqueueCopyBuffer(self.queue, src.0, dst.0, 0, 0, src.1, 0, null(), &mut ev) }, "clEnqueueCopyBuffer")?;
+        Ok(Event(ev))
+    }
+
+    /// Maps all of `m` for reading (blocking); the mapping is released when dropped.
+    pub fn map_read(&self, m: &Mem) -> Result<Mapping<'_>> {
+        let mut err = 0;
+        // SAFETY: a blocking map of the whole buffer; the pointer stays valid until the unmap.
+        let ptr = unsafe { clEnqueueMapBuffer(self.queue, m.0, CL_TRUE, CL_MAP_READ, 0, m.1, 0, null(), null_mut(), &mut err) };
+        check(err, "clEnqueueMapBuffer")?;
+        Ok(Mapping { env: self, mem: m.0, ptr, len: m.1 })
+    }
+
     pub fn program(&self, source: &str, options: &str) -> Result<Program> {
         let src = CString::new(source).map_err(|e| e.to_string())?;
         let opts = CString::new(options).map_err(|e| e.to_string())?;
@@ -124,10 +160,22 @@ impl Env {
     /// Enqueues `k` over `global` work-items (work-group size `local`, or the driver's choice).
     pub fn run(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>) -> Result<Event> {
         let mut ev = null_mut();
-        let local_ptr = local.map_or(null(), |l| l.as_ptr());
-        // SAFETY: sizes arrays hold `global.len()` entries.
-        check(unsafe { clEnqueueNDRangeKernel(self.queue, k.0, global.len() as u32, null(), global.as_ptr(), local_ptr, 0, null(), &mut ev) }, "clEnqueueNDRangeKernel")?;
+        self.enqueue(k, global, local, &mut ev)?;
         Ok(Event(ev))
+    }
+
+    /// Enqueues `k` like `run` without asking for an event.
+    pub fn launch(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>) -> Result<()> {
+        self.enqueue(k, global, local, null_mut())
+    }
+
+    fn enqueue(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>, event: *mut cl_event) -> Result<()> {
+        if local.is_some_and(|l| l.len() != global.len()) {
+            return Err("local and global sizes differ in dimensions".into());
+        }
+        let local_ptr = local.map_or(null(), |l| l.as_ptr());
+        // SAFETY: both sizes arrays hold `global.len()` entries; `event` is null or writable.
+        check(unsafe { clEnqueueNDRangeKernel(self.queue, k.0, global.len() as u32, null(), global.as_ptr(), local_ptr, 0, null(), event) }, "clEnqueueNDRangeKernel")
     }
 }
 
@@ -146,6 +194,31 @@ impl Drop for Mem {
     fn drop(&mut self) {
         // SAFETY: created by `Env::buffer`.
         unsafe { clReleaseMemObject(self.0) };
+    }
+}
+
+/// A buffer mapped for reading by `Env::map_read`.
+pub struct Mapping<'a> {
+    env: &'a Env,
+    mem: cl_mem,
+    ptr: *mut c_void,
+    len: usize,
+}
+
+impl Mapping<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: the map made `len` bytes readable at `ptr` until the unmap in `drop`.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast(), self.len) }
+    }
+}
+
+impl Drop for Mapping<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from mapping `mem` on this queue; the wait makes the unmap complete.
+        unsafe {
+            clEnqueueUnmapMemObject(self.env.queue, self.mem, self.ptr, 0, null(), null_mut());
+            clFinish(self.env.queue);
+        }
     }
 }
 

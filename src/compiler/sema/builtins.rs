@@ -148,6 +148,17 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
     Some((op, args, is_atom))
 }
 
+/// Built-in functions of OpenCL C that this compiler does not provide, by family.
+fn unsupported(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "printf" => "printf and formatted output",
+        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" | "prefetch" => "asynchronous copies",
+        _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
+        _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
+        _ => return None,
+    })
+}
+
 fn rounding(name: &str) -> Option<Rounding> {
     Some(match name {
         "rte" => Rounding::Rte,
@@ -245,7 +256,10 @@ impl Sema<'_> {
         if let Some(n) = name.strip_prefix("vstore").and_then(vector_suffix).filter(|n| *n > 1) {
             return self.vstore_call(n, None, name, args, loc);
         }
-        self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)"))
+        match unsupported(name) {
+            Some(what) => self.err(loc, format!("'{name}': {what} are not supported yet")),
+            None => self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)")),
+        }
     }
 
     pub(super) fn arity(&mut self, name: &str, args: &[Expr], n: usize, loc: Loc) -> Option<()> {

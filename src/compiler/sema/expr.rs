@@ -2,7 +2,6 @@
 //! compound literals, `sizeof`/`vec_step`/`__alignof`, calls.
 
 use super::consteval::{eval, num_kind, CValue};
-use super::conv::promoted;
 use super::model::{
     BinaryOp, CmpOp, ConstId, ConstantVar, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space,
     Type, UnaryOp,
@@ -166,8 +165,11 @@ impl Sema<'_> {
                 self.cast(operand, &ty, loc)?
             }
             K::VectorLit(ty, parts) => self.vector_literal(ty, parts, loc)?,
-            K::CompoundLit(ty, init) => {
-                let ty = self.type_name(ty)?;
+            K::CompoundLit(t, init) => {
+                // `(int[]){1, 2, 3}` takes its length from the initializer.
+                let base = self.spec_type(&t.spec)?;
+                let d = self.declared(&t.spec, base, &t.declarator, false)?;
+                let ty = if d.unsized_array { self.sized_by_initializer(&d.ty, init)? } else { d.ty };
                 self.initializer_value(init, &ty)?
             }
             K::Call(callee, args) => self.call(callee, args, loc)?,
@@ -569,8 +571,9 @@ impl Sema<'_> {
             (Type::Vector(..), Type::Vector(s, _)) => self.convert(r, &Type::Vector(*s, ty.width())),
             _ => self.convert(r, &ty),
         };
+        // Scalars are promoted by now; vector elements are not: a char4 count is masked to 7.
         let elem = ty.element().unwrap_or(Scalar::Int);
-        let mask = self.convert(int(u64::from(promoted(elem).size() * 8 - 1), promoted(elem), loc), &ty);
+        let mask = self.convert(int(u64::from(elem.size() * 8 - 1), elem, loc), &ty);
         let masked = fold(node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc));
         let op = if op == ast::BinaryOp::Shl { BinaryOp::Shl } else { BinaryOp::Shr };
         Some(node(ExprKind::Binary(op, Box::new(l), Box::new(masked)), ty, loc))

@@ -461,6 +461,8 @@ pub enum BinaryOp {
     Shr,
 }
 
+/// Comparisons. On floats, as in C: `Ne` is unordered (true when an operand is NaN), the
+/// others are ordered (false when an operand is NaN). `isequal` & co. are these operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
     Eq,

@@ -317,6 +317,18 @@ fn implicit_conversions_are_explicit() {
     assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(31)));
     let ExprKind::Binary(BinaryOp::Shl, _, count) = &decl_init(&f.body[5]).kind else { panic!() };
     assert_eq!(count.kind, ExprKind::Int(3));
+    // Vector elements are not promoted: a char4 count is masked by 7, a scalar char's by 31.
+    let p = ok("kernel void k(global char4 *v, global char *c) { v[0] = v[1] << v[2]; c[0] = c[1] << c[2]; }");
+    let f = kernel(&p, "k");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[0]).kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(7)), "{mask:?}");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[1]).kind else { panic!() };
+    let ExprKind::Convert { value, .. } = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert_eq!(mask.kind, ExprKind::Int(31));
 }
 
 #[test]
@@ -657,7 +669,8 @@ fn garbage_never_panics() {
         "float4", ".", "xyzw", "+", "-", "<<", "?", ":", "struct", "S", "switch", "case", "default",
         "for", "while", "do", "if", "else", "return", "sizeof", "constant", "local", "(float4)",
         "barrier", "get_global_id", ",", "typedef", "__attribute__", "((", "))", "enum", "0x7fffffff",
-        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float",
+        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float", "fract", "shuffle2",
+        "ldexp", "isordered", "\"s\"", "char", "[]", "nan", "(uint4)", "lgamma_r", "INFINITY", "M_PI_F",
     ];
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..300 {
@@ -909,4 +922,23 @@ fn math_functions_with_integer_operands() {
     first_error("kernel void k(global float4 *o) {\n  o[0] = pown(o[1], 2);\n}", 2, 10, "no overload of 'pown'");
     first_error("kernel void k(global float *o) {\n  o[0] = nan(1);\n}", 2, 10, "no overload of 'nan'");
     first_error("kernel void k(global float *o) {\n  o[0] = ilogb(o[1], 2);\n}", 2, 10, "takes 1 argument");
+}
+
+#[test]
+fn unsupported_builtins_say_so() {
+    first_error("kernel void k(global int *o) {\n  printf(\"%d\", o[0]);\n}", 2, 3, "'printf': printf and formatted output are not supported yet");
+    first_error("kernel void k(global int *o) {\n  prefetch(o, 4);\n}", 2, 3, "asynchronous copies are not supported yet");
+    first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "collective functions are not supported yet");
+    first_error("kernel void k(global int *o) {\n  o[0] = frobnicate(1);\n}", 2, 10, "call to undeclared function 'frobnicate'");
+}
+
+#[test]
+fn unsized_compound_literal_arrays() {
+    let p = ok("kernel void k(global int *o) { o[0] = sizeof((int[]){ 1, 2, 3 }); o[1] = sizeof((char[]){ \"abcd\" }); }");
+    let f = kernel(&p, "k");
+    let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((value(0), value(1)), (ExprKind::Int(12), ExprKind::Int(5)));
 }

@@ -1,0 +1,3 @@
+kernel void k(global int *p) {
+  int x[-1];
+}

@@ -1,0 +1,136 @@
+//! Global memory bandwidth of kernels (copy and triad) and of the runtime's own transfers.
+
+use super::suite::{device_seconds, expect_each, median_seconds, wall_seconds, Ctx, Outcome};
+use crate::cl;
+
+/// `T` is `float` or `float4`: the program is built once per type.
+const STREAM: &str = r#"
+kernel void copy(global const T *src, global T *dst) {
+    size_t i = get_global_id(0);
+    dst[i] = src[i];
+}
+
+kernel void triad(global T *a, global const T *b, global const T *c, float s) {
+    size_t i = get_global_id(0);
+    a[i] = b[i] + s * c[i];
+}
+"#;
+
+const GROUP: usize = 256;
+const SCALE: f32 = 3.0;
+
+#[derive(Clone, Copy)]
+pub enum Stream {
+    /// `dst[i] = src[i]`: one array read, one written.
+    Copy,
+    /// `a[i] = b[i] + s * c[i]`: two arrays read, one written.
+    Triad,
+}
+
+/// The inputs: small integers, so that every result is exact in `float`.
+fn x(i: usize) -> f32 {
+    (i % 1024) as f32
+}
+
+fn y(i: usize) -> f32 {
+    (i % 7) as f32
+}
+
+/// Runs a stream kernel on `width`-wide floats; GB/s of array traffic.
+pub fn stream(c: &Ctx, kind: Stream, width: usize) -> Outcome {
+    let arrays = match kind {
+        Stream::Copy => 2,
+        Stream::Triad => 3,
+    };
+    let unit = GROUP * width;
+    let n = c.sizes.traffic / (arrays * 4) / unit * unit;
+    let ty = if width == 1 { "float".to_string() } else { format!("float{width}") };
+    let env = c.env;
+    let program = env.program(STREAM, &format!("-DT={ty}"))?;
+    let (mx, out) = (env.buffer(n * 4)?, env.buffer(n * 4)?);
+    env.write(&mx, &(0..n).map(x).collect::<Vec<_>>())?;
+    // The triad's second input lives while the kernel runs.
+    let (kernel, _my) = match kind {
+        Stream::Copy => {
+            let k = program.kernel("copy")?;
+            k.mem(0, &mx)?.mem(1, &out)?;
+            (k, None)
+        }
+        Stream::Triad => {
+            let my = env.buffer(n * 4)?;
+            env.write(&my, &(0..n).map(y).collect::<Vec<_>>())?;
+            let k = program.kernel("triad")?;
+            k.mem(0, &out)?.mem(1, &mx)?.mem(2, &my)?.arg(3, SCALE)?;
+            (k, Some(my))
+        }
+    };
+    let secs = median_seconds(c.sizes.repeats, || device_seconds(env.run(&kernel, &[n / width], Some(&[GROUP]))))?;
+    let mut got = vec![0f32; n];
+    env.read(&out, &mut got)?;
+    expect_each(&got, |i| match kind {
+        Stream::Copy => x(i),
+        Stream::Triad => x(i) + SCALE * y(i),
+    })?;
+    Ok((arrays * n * 4) as f64 / secs * 1e-9)
+}
+
+#[derive(Clone, Copy)]
+pub enum Transfer {
+    /// Blocking `clEnqueueWriteBuffer` from host memory.
+    Write,
+    /// Blocking `clEnqueueReadBuffer` into host memory.
+    Read,
+    /// Blocking `clEnqueueMapBuffer` for reading (until the pointer is returned).
+    Map,
+    /// `clEnqueueFillBuffer` with a 4-byte pattern (bytes written).
+    Fill,
+    /// `clEnqueueCopyBuffer` (bytes read plus bytes written).
+    Copy,
+}
+
+const FILL: u32 = 0x5eed_f00d;
+
+/// Times one kind of transfer of `sizes.transfer` bytes and checks what arrived; GB/s.
+pub fn transfer(c: &Ctx, kind: Transfer) -> Outcome {
+    let (env, repeats) = (c.env, c.sizes.repeats);
+    let n = c.sizes.transfer / 4;
+    let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let buffer = env.buffer(n * 4)?;
+    let mut host = vec![0u32; n];
+    let (secs, moved) = match kind {
+        Transfer::Write => (median_seconds(repeats, || wall_seconds(|| env.write(&buffer, &data)))?, 1),
+        Transfer::Read => {
+            env.write(&buffer, &data)?;
+            (median_seconds(repeats, || wall_seconds(|| env.read(&buffer, &mut host)))?, 1)
+        }
+        Transfer::Map => {
+            env.write(&buffer, &data)?;
+            (median_seconds(repeats, || timed_map(env, &buffer, &mut host))?, 1)
+        }
+        Transfer::Fill => (median_seconds(repeats, || device_seconds(env.fill(&buffer, FILL)))?, 1),
+        Transfer::Copy => {
+            let source = env.buffer(n * 4)?;
+            env.write(&source, &data)?;
+            (median_seconds(repeats, || device_seconds(env.copy(&source, &buffer)))?, 2)
+        }
+    };
+    if !matches!(kind, Transfer::Read | Transfer::Map) {
+        env.read(&buffer, &mut host)?;
+    }
+    match kind {
+        Transfer::Fill => expect_each(&host, |_| FILL)?,
+        _ => expect_each(&host, |i| data[i])?,
+    }
+    Ok((moved * n * 4) as f64 / secs * 1e-9)
+}
+
+/// Seconds until a blocking map returns; the mapped contents land in `host` afterwards.
+fn timed_map(env: &cl::Env, buffer: &cl::Mem, host: &mut [u32]) -> cl::Result<f64> {
+    let start = std::time::Instant::now();
+    let mapping = env.map_read(buffer)?;
+    let secs = start.elapsed().as_secs_f64();
+    for (h, word) in host.iter_mut().zip(mapping.bytes().chunks_exact(4)) {
+        *h = u32::from_ne_bytes([word[0], word[1], word[2], word[3]]);
+    }
+    Ok(secs)
+}

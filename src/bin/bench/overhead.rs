@@ -1,0 +1,126 @@
+//! Runtime overheads: kernel launch latency, enqueue throughput and program build time.
+
+use super::suite::{expect_each, median_seconds, wall_seconds, Ctx, Outcome};
+use crate::cl;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+const EMPTY: &str = "kernel void empty(void) {\n}\n";
+
+fn empty_kernel(env: &cl::Env) -> cl::Result<(cl::Program, cl::Kernel)> {
+    let program = env.program(EMPTY, "")?;
+    let kernel = program.kernel("empty")?;
+    Ok((program, kernel))
+}
+
+/// One empty kernel enqueued and waited for with `clFinish`: median wall time, in µs.
+pub fn latency(c: &Ctx) -> Outcome {
+    let (_program, kernel) = empty_kernel(c.env)?;
+    let secs = median_seconds(c.sizes.latency_runs, || {
+        wall_seconds(|| {
+            c.env.launch(&kernel, &[1], None)?;
+            c.env.finish()
+        })
+    })?;
+    Ok(secs * 1e6)
+}
+
+/// `sizes.enqueues` empty kernels enqueued back to back, then one `clFinish`: enqueues per second.
+pub fn throughput(c: &Ctx) -> Outcome {
+    let (_program, kernel) = empty_kernel(c.env)?;
+    let n = c.sizes.enqueues;
+    let secs = median_seconds(c.sizes.repeats, || {
+        wall_seconds(|| {
+            (0..n).try_for_each(|_| c.env.launch(&kernel, &[1], None))?;
+            c.env.finish()
+        })
+    })?;
+    Ok(n as f64 / secs)
+}
+
+/// Blocks in the generated program: a helper function and a kernel each, 19 lines.
+const BLOCKS: usize = 16;
+const ITEMS: usize = 256;
+const LOOP: i32 = 4;
+
+/// A ~300-line program; `tag` goes into its first comment, so a new tag is new source text.
+fn generated(tag: &str) -> String {
+    let mut source = format!("// generated program {tag}\n");
+    for i in 0..BLOCKS {
+        let j = i % 5;
+        source += &format!(
+            r#"
+/* block {i}: a helper with a loop and a branch, and a kernel using vectors */
+float scale_{i}(float x, int n) {{
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++) {{
+        if (k % 2 == 0)
+            acc += x * {i}.0f;
+        else
+            acc -= {j}.0f;
+    }}
+    return acc;
+}}
+
+kernel void run_{i}(global float *data, int n) {{
+    size_t g = get_global_id(0);
+    float4 v = (float4)(data[g], 1.0f, 2.0f, 3.0f);
+    float3 w = v.yzw * {i}.0f;
+    data[g] = scale_{i}(v.x, n) + w.x + w.y + w.z;
+}}
+"#
+        );
+    }
+    source
+}
+
+/// A tag no earlier build used, so no cache can hold the program.
+fn fresh_tag() -> String {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{nanos}-{}", COUNT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Wall time of `clCreateProgramWithSource` + `clBuildProgram` of the generated program, in ms:
+/// new source text every time (`cached` false) or the same text again (`cached` true). The last
+/// program built runs its last kernel as the check.
+pub fn build(c: &Ctx, cached: bool) -> Outcome {
+    let env = c.env;
+    let same = generated("cached");
+    let mut last = None;
+    let secs = median_seconds(c.sizes.repeats, || {
+        let source = if cached { same.clone() } else { generated(&fresh_tag()) };
+        let start = Instant::now();
+        let program = env.program(&source, "")?;
+        let secs = start.elapsed().as_secs_f64();
+        last = Some(program);
+        Ok(secs)
+    })?;
+    let program = last.ok_or_else(|| "no program built".to_string())?;
+    let i = BLOCKS - 1;
+    let kernel = program.kernel(&format!("run_{i}"))?;
+    let data: Vec<f32> = (0..ITEMS).map(|g| g as f32).collect();
+    let buffer = env.buffer(ITEMS * 4)?;
+    env.write(&buffer, &data)?;
+    kernel.mem(0, &buffer)?.arg(1, LOOP)?;
+    env.run(&kernel, &[ITEMS], None)?.wait()?;
+    let mut got = vec![0f32; ITEMS];
+    env.read(&buffer, &mut got)?;
+    // scale_i(x, 4) = 2·i·x − 2·(i mod 5); the vector part adds (1 + 2 + 3)·i.
+    let k = i as f32;
+    expect_each(&got, |g| 2.0 * k * data[g] - 2.0 * (i % 5) as f32 + 6.0 * k)?;
+    Ok(secs * 1e3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_program_is_about_300_lines_with_every_kernel() {
+        let source = generated("t");
+        assert_eq!(source.lines().count(), 1 + BLOCKS * 19);
+        assert_eq!(source.matches("kernel void run_").count(), BLOCKS);
+        assert_ne!(generated(&fresh_tag()), generated(&fresh_tag()));
+    }
+}

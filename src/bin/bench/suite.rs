@@ -1,0 +1,168 @@
+//! The table of benchmarks, the outcome of one row on one platform, the sizes, and the
+//! measuring and checking helpers every row uses.
+
+use super::memory::{Stream, Transfer};
+use super::{compute, memory, overhead, reduce, sgemm};
+use crate::cl;
+use std::fmt::Debug;
+use std::time::Instant;
+
+/// How much work each row does.
+pub struct Sizes {
+    /// Bytes read plus written by one run of a bandwidth kernel.
+    pub traffic: usize,
+    /// Work-items of a compute-peak kernel and loop turns each runs.
+    pub peak_items: usize,
+    pub peak_turns: i32,
+    /// M = N = K of SGEMM.
+    pub sgemm: usize,
+    /// Elements summed by the reduction and binned by the histogram.
+    pub elements: usize,
+    /// Enqueues of the throughput row; runs of the latency row.
+    pub enqueues: usize,
+    pub latency_runs: usize,
+    /// Bytes of each host transfer, fill and copy.
+    pub transfer: usize,
+    /// Measured runs after the warm-up run; each figure is their median.
+    pub repeats: usize,
+}
+
+const MIB: usize = 1 << 20;
+
+impl Sizes {
+    /// Sized for a large GPU: each run long enough to time well.
+    pub const FULL: Sizes = Sizes {
+        traffic: 1024 * MIB,
+        peak_items: 1 << 20,
+        peak_turns: 2048,
+        sgemm: 4096,
+        elements: 1 << 26,
+        enqueues: 10_000,
+        latency_runs: 1000,
+        transfer: 256 * MIB,
+        repeats: 5,
+    };
+
+    /// Small enough for a software device in CI.
+    pub const QUICK: Sizes = Sizes {
+        traffic: 16 * MIB,
+        peak_items: 1 << 12,
+        peak_turns: 64,
+        sgemm: 256,
+        elements: 1 << 20,
+        enqueues: 100,
+        latency_runs: 100,
+        transfer: 16 * MIB,
+        repeats: 3,
+    };
+}
+
+/// What a row runs on: one device's context and queue (with profiling), and the sizes.
+pub struct Ctx<'a> {
+    pub env: &'a cl::Env,
+    pub sizes: &'a Sizes,
+}
+
+/// Why a row has no figure.
+#[derive(Debug)]
+pub enum Failure {
+    /// The device lacks what the row needs (e.g. `cl_khr_fp64`).
+    NotApplicable,
+    /// A wrong result, a failed build (with its log) or a failed call.
+    Failed(String),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Failed(message)
+    }
+}
+
+/// The figure of one row on one platform, in the row's unit.
+pub type Outcome = Result<f64, Failure>;
+
+#[derive(Clone, Copy)]
+pub enum Unit {
+    GBps,
+    Gflops,
+    Giops,
+    Micros,
+    PerSecond,
+    Millis,
+}
+
+impl Unit {
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::GBps => "GB/s",
+            Unit::Gflops => "GFLOP/s",
+            Unit::Giops => "GIOP/s",
+            Unit::Micros => "µs",
+            Unit::PerSecond => "1/s",
+            Unit::Millis => "ms",
+        }
+    }
+
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, Unit::Micros | Unit::Millis)
+    }
+}
+
+/// One row of the table.
+pub struct Bench {
+    pub name: &'static str,
+    pub unit: Unit,
+    pub run: fn(&Ctx) -> Outcome,
+}
+
+pub const BENCHES: &[Bench] = &[
+    Bench { name: "copy float", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Copy, 1) },
+    Bench { name: "copy float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Copy, 4) },
+    Bench { name: "triad float", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 1) },
+    Bench { name: "triad float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 4) },
+    Bench { name: "peak fp32 (mad float4)", unit: Unit::Gflops, run: compute::peak::<f32> },
+    Bench { name: "peak int32 (mul-add int4)", unit: Unit::Giops, run: compute::peak::<i32> },
+    Bench { name: "peak fp64 (mad double4)", unit: Unit::Gflops, run: compute::peak::<f64> },
+    Bench { name: "sgemm (local tiles)", unit: Unit::Gflops, run: sgemm::sgemm },
+    Bench { name: "reduction int sum", unit: Unit::GBps, run: reduce::sum },
+    Bench { name: "histogram 256 bins", unit: Unit::GBps, run: reduce::histogram },
+    Bench { name: "launch latency", unit: Unit::Micros, run: overhead::latency },
+    Bench { name: "enqueue throughput", unit: Unit::PerSecond, run: overhead::throughput },
+    Bench { name: "build ~300 lines, cold", unit: Unit::Millis, run: |c| overhead::build(c, false) },
+    Bench { name: "build ~300 lines, cached", unit: Unit::Millis, run: |c| overhead::build(c, true) },
+    Bench { name: "host write (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Write) },
+    Bench { name: "host read (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Read) },
+    Bench { name: "map for reading", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map) },
+    Bench { name: "fill buffer (clEnqueueFillBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Fill) },
+    Bench { name: "copy buffer (clEnqueueCopyBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Copy) },
+];
+
+/// Runs `once` (which returns seconds) once to warm up and then `repeats` times; the median.
+pub fn median_seconds(repeats: usize, mut once: impl FnMut() -> cl::Result<f64>) -> cl::Result<f64> {
+    once()?;
+    let mut times = (0..repeats.max(1)).map(|_| once()).collect::<cl::Result<Vec<f64>>>()?;
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+/// Device time of a profiled command, in seconds.
+pub fn device_seconds(event: cl::Result<cl::Event>) -> cl::Result<f64> {
+    let event = event?;
+    event.wait()?;
+    Ok(event.duration_ns()? as f64 * 1e-9)
+}
+
+/// Host time of `f`, in seconds.
+pub fn wall_seconds(f: impl FnOnce() -> cl::Result<()>) -> cl::Result<f64> {
+    let start = Instant::now();
+    f()?;
+    Ok(start.elapsed().as_secs_f64())
+}
+
+/// Compares `got` with `want(i)` entry by entry; the first difference is the failure.
+pub fn expect_each<T: PartialEq + Debug>(got: &[T], want: impl Fn(usize) -> T) -> Result<(), Failure> {
+    match got.iter().enumerate().find(|(i, g)| **g != want(*i)) {
+        None => Ok(()),
+        Some((i, g)) => Err(Failure::Failed(format!("wrong result at {i}: {g:?}, expected {:?}", want(i)))),
+    }
+}

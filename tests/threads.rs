@@ -1,0 +1,102 @@
+//! Eight host threads using the driver at once: each creates buffers and enqueues writes,
+//! copies, fills and reads, on a queue shared by all and on a queue of its own.
+mod common;
+
+use common::*;
+use std::ptr::{null, null_mut};
+use std::sync::Barrier;
+
+const THREADS: usize = 8;
+const ROUNDS: usize = 12;
+const SIZE: usize = 16 << 10;
+
+/// Handles are plain pointers; OpenCL objects may be used from any thread.
+#[derive(Clone, Copy)]
+struct Shared(cl_context, cl_command_queue);
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+fn worker(shared: Shared, device: cl_device_id, id: usize, start: &Barrier) {
+    let Shared(context, shared_queue) = shared;
+    let own = queue(context, device, if id % 2 == 0 { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE });
+    start.wait();
+    for round in 0..ROUNDS {
+        let seed = (id * 100 + round) as u32;
+        let data = pattern(SIZE, seed);
+        let a = Mem(create_buffer(context, CL_MEM_READ_WRITE, SIZE, null_mut()));
+        let b = Mem(create_buffer(context, CL_MEM_READ_WRITE, SIZE, null_mut()));
+        // Alternate which queue does the work; the other one reads the result back.
+        let (work, check) = if round % 2 == 0 { (shared_queue, own) } else { (own, shared_queue) };
+        let mut expected = data.clone();
+        let fill = [id as u8, round as u8];
+        let mut events = [null_mut(); 3];
+        unsafe {
+            ok(clEnqueueWriteBuffer(work, a.0, CL_FALSE, 0, SIZE, data.as_ptr().cast(), 0, null(), &mut events[0]));
+            ok(clEnqueueCopyBuffer(work, a.0, b.0, 0, 0, SIZE, 1, &events[0], &mut events[1]));
+            ok(clEnqueueFillBuffer(work, b.0, fill.as_ptr().cast(), 2, 2 * id, 1024, 1, &events[1], &mut events[2]));
+            ok(clFlush(work));
+        }
+        for chunk in expected[2 * id..2 * id + 1024].chunks_mut(2) {
+            chunk.copy_from_slice(&fill);
+        }
+        let mut out = vec![0u8; SIZE];
+        unsafe {
+            ok(clEnqueueReadBuffer(check, b.0, CL_TRUE, 0, SIZE, out.as_mut_ptr().cast(), 1, &events[2], null_mut()));
+            events.iter().for_each(|&e| ok(clReleaseEvent(e)));
+        }
+        assert!(out == expected, "thread {id} round {round}");
+        assert_eq!(read_on(check, a.0, 0, SIZE), data, "thread {id} round {round}: source");
+    }
+    ok(unsafe { clFinish(own) });
+    ok(unsafe { clReleaseCommandQueue(own) });
+}
+
+#[test]
+fn eight_threads_share_a_context_and_a_queue() {
+    let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let shared = Shared(env.context, env.queue);
+    let start = Barrier::new(THREADS);
+    std::thread::scope(|s| {
+        for id in 0..THREADS {
+            let (start, device) = (&start, env.device as usize);
+            s.spawn(move || worker(shared, device as cl_device_id, id, start));
+        }
+    });
+    env.finish();
+}
+
+#[test]
+fn threads_set_user_events_that_gate_other_threads_commands() {
+    let env = Env::new();
+    let mem = env.buffer(CL_MEM_READ_WRITE, 4 * THREADS);
+    let gates: Vec<usize> = (0..THREADS)
+        .map(|_| {
+            let mut err = 1;
+            let e = unsafe { clCreateUserEvent(env.context, &mut err) };
+            ok(err);
+            e as usize
+        })
+        .collect();
+    let queue = env.queue as usize;
+    let mem_handle = mem.0 as usize;
+    let values: Vec<[u8; 4]> = (0..THREADS).map(|i| [i as u8 + 1; 4]).collect();
+    std::thread::scope(|s| {
+        // Each thread enqueues a write gated by the next thread's user event, then sets its own.
+        for id in 0..THREADS {
+            let (gates, values) = (&gates, &values);
+            s.spawn(move || {
+                let gate = gates[(id + 1) % THREADS] as cl_event;
+                let mut e = null_mut();
+                unsafe {
+                    ok(clEnqueueWriteBuffer(queue as cl_command_queue, mem_handle as cl_mem, CL_FALSE, 4 * id, 4, values[id].as_ptr().cast(), 1, &gate, &mut e));
+                    ok(clSetUserEventStatus(gates[id] as cl_event, CL_COMPLETE));
+                    ok(clWaitForEvents(1, &e));
+                    ok(clReleaseEvent(e));
+                }
+            });
+        }
+    });
+    let expected: Vec<u8> = values.concat();
+    assert_eq!(env.read(&mem, 0, 4 * THREADS), expected);
+    gates.iter().for_each(|&g| ok(unsafe { clReleaseEvent(g as cl_event) }));
+}
