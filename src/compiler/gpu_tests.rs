@@ -1055,3 +1055,24 @@ fn struct_value_argument_in_the_pod_uniform() {
         assert_eq!(v, i as f32 * 3.0 + 10.0 + 100.0 + 7.0 + 0.5, "item {i}");
     }
 }
+
+#[test]
+fn integer_widening_keeps_the_source_signedness() {
+    let src = "kernel void k(global const int *a, global ulong *o, global long *l, global short *s) {
+        int i = get_global_id(0);
+        o[3 * i] = (ulong)a[i];
+        o[3 * i + 1] = (ulong)(char)a[i];
+        o[3 * i + 2] = (ulong)(short)a[i];
+        l[i] = (long)(uint)a[i];
+        s[i] = 0; s[i] += (short)a[i]; }";
+    let a = [-1i32, -2, 70000, -70000, 5, i32::MIN, i32::MAX, 255];
+    let Some(out) = run(src, [8, 1, 1], [8, 1, 1], &[Arg::Buffer(ints(&a)), Arg::Buffer(vec![0; 8 * 24]), Arg::Buffer(vec![0; 64]), Arg::Buffer(vec![0; 16])]) else { return };
+    let o: Vec<u64> = buf(&out, 1).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let l: Vec<i64> = buf(&out, 2).chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let s: Vec<i16> = buf(&out, 3).chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    for (i, &v) in a.iter().enumerate() {
+        assert_eq!(&o[3 * i..3 * i + 3], &[v as i64 as u64, v as i8 as i64 as u64, v as i16 as i64 as u64], "{v}");
+        assert_eq!(l[i], i64::from(v as u32));
+        assert_eq!(s[i], v as i16);
+    }
+}

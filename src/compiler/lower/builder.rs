@@ -275,6 +275,8 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
         F(f64),
     }
     let (value, bits, width) = match l {
+        Literal::I16(v) => (V::I(v.into()), u64::from(v as u16), 2),
+        Literal::U16(v) => (V::I(v.into()), u64::from(v), 2),
         Literal::I32(v) => (V::I(v.into()), u64::from(v as u32), 4),
         Literal::U32(v) => (V::I(v.into()), u64::from(v), 4),
         Literal::I64(v) => (V::I(v.into()), v as u64, 8),
@@ -291,10 +293,13 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
                 (Some(_), V::F(f)) => f as i128,
             };
             match (kind, w) {
+                (K::Sint, 2) => Literal::I16(n as i16),
+                (K::Uint, 2) => Literal::U16(n as u16),
                 (K::Sint, 4) => Literal::I32(n as i32),
                 (K::Uint, 4) => Literal::U32(n as u32),
-                (K::Sint, _) => Literal::I64(n as i64),
-                _ => Literal::U64(n as u64),
+                (K::Sint, 8) => Literal::I64(n as i64),
+                (K::Uint, 8) => Literal::U64(n as u64),
+                _ => return None,
             }
         }
         (K::Float, w) => {
@@ -304,10 +309,13 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
                 (Some(_), V::I(i)) => i as f64,
                 (Some(_), V::F(f)) => f,
             };
-            if !f.is_finite() {
-                return None;
+            match w {
+                _ if !f.is_finite() => return None,
+                4 => Literal::F32(f as f32),
+                8 => Literal::F64(f),
+                // f16 literals need the `half` crate: leave those to naga.
+                _ => return None,
             }
-            if w == 4 { Literal::F32(f as f32) } else { Literal::F64(f) }
         }
         _ => return None,
     };

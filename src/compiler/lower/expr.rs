@@ -597,7 +597,17 @@ impl Ctx<'_> {
         let target = reg_scalar(ts);
         let input = v;
         let v = if sat && ts.is_integer() { self.saturate_input(v, fs, ts, from, loc)? } else { v };
-        let mut r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        let source = reg_scalar(fs);
+        let mut r = if source == target {
+            v
+        } else if fs.is_integer() && ts.is_integer() && source.kind != target.kind && source.width != target.width {
+            // Resize in the source's signedness (sign- or zero-extension as C says), then
+            // reinterpret: a one-step conversion extends by the target's signedness.
+            let resized = self.b.cast(v, source.kind, Some(target.width));
+            self.b.cast(resized, target.kind, None)
+        } else {
+            self.b.cast(v, target.kind, Some(target.width))
+        };
         if sat && fs.is_float() && ts.size() >= 4 {
             // The largest 32/64-bit integer is not a float: naga's conversion clamps to the
             // largest float below it, so inputs at or above 2^bits give the maximum here.
