@@ -1076,3 +1076,15 @@ fn integer_widening_keeps_the_source_signedness() {
         assert_eq!(s[i], v as i16);
     }
 }
+
+#[test]
+fn fract_of_special_values() {
+    let src = "kernel void k(global const float *x, global float *o) { int i = get_global_id(0); float fl; o[i] = fract(x[i], &fl); }";
+    let x = [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -0.25, 1.75, -3.0];
+    let Some(out) = run(src, [6, 1, 1], [6, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[9.0; 6]))]) else { return };
+    let o = as_floats(buf(&out, 1));
+    assert_eq!(o[0].to_bits(), 0);
+    assert_eq!(o[1].to_bits(), 0);
+    assert!(o[2].is_nan());
+    assert_eq!(&o[3..], &[0.75, 0.75, 0.0]);
+}

@@ -173,12 +173,17 @@ impl Ctx<'_> {
                 self.b.binary(B::Divide, one, v[0])
             }
             MathFn::Fract => {
-                // fract(x) = min(x - floor(x), 0x1.fffffep-1) (the pointer output is unsupported)
+                // fract(x) = min(x - floor(x), 0x1.fffffep-1); +0 for ±∞, NaN kept.
                 let fl = self.b.math(M::Floor, &[v[0]]);
                 let d = self.b.binary(B::Subtract, v[0], fl);
                 let below_one = if arg_ty.element() == Some(S::Double) { 1.0 - f64::EPSILON / 2.0 } else { f64::from(f32::from_bits(0x3f7f_ffff)) };
                 let cap = self.float_like(below_one, arg_ty, loc)?;
-                self.b.math(M::Min, &[d, cap])
+                let r = self.b.math(M::Min, &[d, cap]);
+                let inf = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsInf, argument: v[0] });
+                let zero = self.float_like(0.0, arg_ty, loc)?;
+                let r = self.b.select(inf, zero, r);
+                let nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[0] });
+                self.b.select(nan, v[0], r)
             }
             MathFn::Cbrt => {
                 let a = self.b.math(M::Abs, &[v[0]]);
