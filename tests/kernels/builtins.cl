@@ -144,3 +144,60 @@ kernel void ordering(global const float *x, global const float *y, global int *o
     o[g * 3 + 2] = islessgreater(x[g], y[g]);
     if (g == 0) v[0] = islessgreater((float4)(1.0f, 2.0f, NAN, 3.0f), (float4)(1.0f, 3.0f, 1.0f, 2.0f));
 }
+
+kernel void normal_and_fast(global const float *x, global int *n, global float4 *v, global float *f) {
+    size_t g = get_global_id(0);
+    n[g] = isnormal(x[g]);
+    if (g == 0) {
+        int4 vn = isnormal((float4)(1.0f, 1e-40f, INFINITY, -2.0f));
+        n[8] = vn.x; n[9] = vn.y; n[10] = vn.z; n[11] = vn.w;
+        v[0] = fast_normalize((float4)(3.0f, 0.0f, 4.0f, 0.0f));
+        f[0] = fast_length((float2)(3.0f, 4.0f));
+        f[1] = fast_distance((float3)(1.0f, 2.0f, 3.0f), (float3)(1.0f, 2.0f, 5.0f));
+    }
+}
+
+// Integer built-ins on vectors of every integer type.
+#define IFN(T, N) \
+kernel void ifn_##T##N(global const T *a, global const T *b, global T *o) { \
+    size_t g = get_global_id(0); \
+    T##N x = vload##N(g, a), y = vload##N(g, b); \
+    size_t k = g * 11; \
+    vstore##N(as_##T##N(abs(x)), k, o); \
+    vstore##N(as_##T##N(abs_diff(x, y)), k + 1, o); \
+    vstore##N(add_sat(x, y), k + 2, o); \
+    vstore##N(sub_sat(x, y), k + 3, o); \
+    vstore##N(hadd(x, y), k + 4, o); \
+    vstore##N(rhadd(x, y), k + 5, o); \
+    vstore##N(clz(x), k + 6, o); \
+    vstore##N(popcount(x), k + 7, o); \
+    vstore##N(rotate(x, y), k + 8, o); \
+    vstore##N(mul_hi(x, y), k + 9, o); \
+    vstore##N(max(x, y) - min(x, y), k + 10, o); \
+}
+#define IFN_ALL(T) IFN(T, 3) IFN(T, 16)
+IFN_ALL(char)
+IFN_ALL(uchar)
+IFN_ALL(short)
+IFN_ALL(ushort)
+IFN_ALL(int)
+IFN_ALL(uint)
+IFN_ALL(long)
+IFN_ALL(ulong)
+
+// Float built-ins on 16-wide vectors (done in parts by lowering).
+kernel void float16_builtins(global const float16 *x, global const float16 *y, global float16 *o, global int16 *c) {
+    float16 a = x[0], b = y[0];
+    o[0] = sqrt(fabs(a));
+    o[1] = floor(a);
+    o[2] = fmin(a, b);
+    o[3] = mix(a, b, 0.25f);
+    o[4] = clamp(a, -1.0f, 1.0f);
+    o[5] = fma(a, b, 1.0f);
+    o[6] = copysign(b, a);
+    o[7] = fmod(a, 1.5f);
+    o[8] = exp(a * 0.125f);
+    o[9] = select(a, b, isgreater(a, b));
+    c[0] = isnan(a / b);
+    c[1] = signbit(a);
+}

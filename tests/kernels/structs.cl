@@ -95,3 +95,33 @@ kernel void local_helper(global const int *in, global int *o, local int *scratch
     if (l == 0)
         o[get_group_id(0)] = sum_local(scratch, get_local_size(0)) + sum_local(fixed, 16);
 }
+
+// 8- and 16-bit members next to a float3 and a long.
+typedef struct {
+    char c;      // 0
+    float3 v;    // 16
+    short2 s;    // 32
+    uchar u;     // 36
+    long l;      // 40
+} Mixed;         // 48
+
+kernel void mixed_members(global Mixed *m) {
+    size_t g = get_global_id(0);
+    global Mixed *p = &m[g];
+    p->c = -p->c;
+    p->s = p->s.yx;
+    p->u += 1;
+    p->v.y += p->c;
+    p->l <<= 1;
+}
+
+typedef union { float f; uint u; uchar b[4]; } Bits;
+
+kernel void unions(global const float *f, global uint *o) {
+    Bits x;
+    x.f = f[0];
+    o[0] = x.u;
+    o[1] = x.b[3];
+    x.u ^= 0x80000000u;
+    o[2] = as_uint(x.f);
+}

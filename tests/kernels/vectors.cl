@@ -99,3 +99,64 @@ kernel void uchar_ops(global const uchar16 *a, global const uchar16 *b, global u
         c[1] = abs(v) == (uchar3)(1, 2, 3) ? (char3)(7) : (char3)(9);
     }
 }
+
+kernel void vload_vstore(global const float *f, global float *o, global const uchar *b, global uchar *ob, global int *oi) {
+    size_t g = get_global_id(0);
+    float4 v = vload4(g, f);
+    vstore4(v * 2.0f, g, o);
+    float3 t = vload3(g, f + 1);
+    vstore3(t, g, o + 32);
+    uchar8 u = vload8(g, b);
+    vstore8(u + (uchar8)(1), g, ob);
+    int2 p = vload2(1, (global const int *)f);
+    if (g == 0) vstore2(p, 0, oi);
+    private int arr[4] = { 5, 6, 7, 8 };
+    int2 q = vload2(1, arr);
+    if (g == 0) { oi[2] = q.x; oi[3] = q.y; }
+}
+
+kernel void int_conversions(global const long *l, global char *c, global uchar *uc, global short *s, global ushort *us,
+                            global int *i, global uint *u, global ulong *ul) {
+    size_t g = get_global_id(0);
+    long v = l[g];
+    c[g] = convert_char_sat(v);
+    uc[g] = convert_uchar_sat(v);
+    s[g] = convert_short_sat(v);
+    us[g] = convert_ushort_sat(v);
+    i[g] = convert_int(v);
+    u[g] = convert_uint_sat(v);
+    ul[g] = convert_ulong(v);
+}
+
+// Component-wise operators on vectors of every integer element type and width.
+#define VOPS(T, N) \
+kernel void vops_##T##N(global const T *a, global const T *b, global T *o, global int *c) { \
+    size_t g = get_global_id(0); \
+    T##N x = vload##N(g, a), y = vload##N(g, b); \
+    size_t k = g * 10; \
+    vstore##N(x + y, k, o); vstore##N(x - y, k + 1, o); vstore##N(x * y, k + 2, o); \
+    vstore##N(x / y, k + 3, o); vstore##N(x % y, k + 4, o); vstore##N(x & y, k + 5, o); \
+    vstore##N(x | y, k + 6, o); vstore##N(x ^ y, k + 7, o); vstore##N(x << y, k + 8, o); \
+    vstore##N(x >> y, k + 9, o); \
+    vstore##N(convert_int##N(x < y), g * 3, c); vstore##N(convert_int##N(x == y), g * 3 + 1, c); \
+    vstore##N(convert_int##N(x >= y), g * 3 + 2, c); \
+}
+#define VOPS_ALL(T) VOPS(T, 2) VOPS(T, 3) VOPS(T, 4) VOPS(T, 8) VOPS(T, 16)
+VOPS_ALL(char)
+VOPS_ALL(uchar)
+VOPS_ALL(short)
+VOPS_ALL(ushort)
+VOPS_ALL(int)
+VOPS_ALL(uint)
+VOPS_ALL(long)
+VOPS_ALL(ulong)
+
+#define FOPS(N) \
+kernel void fops_##N(global const float *a, global const float *b, global float *o, global int *c) { \
+    size_t g = get_global_id(0); \
+    float##N x = vload##N(g, a), y = vload##N(g, b); \
+    vstore##N(x + y, g * 4, o); vstore##N(x - y, g * 4 + 1, o); vstore##N(x * y, g * 4 + 2, o); \
+    vstore##N(-x, g * 4 + 3, o); \
+    vstore##N(convert_int##N(x < y), g * 2, c); vstore##N(convert_int##N(x == y), g * 2 + 1, c); \
+}
+FOPS(2) FOPS(3) FOPS(4) FOPS(8) FOPS(16)

@@ -194,7 +194,8 @@ impl Parser<'_> {
             let lit = Expr { kind: ExprKind::CompoundLit(ty, Box::new(init)), loc };
             return self.postfix_rest(lit);
         }
-        if self.is_punct("(") {
+        // `(T)(U)x` is a cast of a cast, not a literal.
+        if self.is_punct("(") && !self.starts_decl_at(1) {
             let open = self.loc();
             self.pos += 1;
             let mut parts = vec![self.assignment_expr()?];

@@ -389,6 +389,24 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn cast_of_a_cast() {
+        let tu = parse_ok("void f() { x = (uint)(char)-1; }");
+        let ast::StmtKind::Expr(Some(e)) = &only_function(&tu).body[0].kind else { panic!() };
+        let ast::ExprKind::Assign(None, _, e) = &e.kind else { panic!() };
+        let ast::ExprKind::Cast(_, inner) = &e.kind else { panic!("{e:?}") };
+        let ast::ExprKind::Cast(_, operand) = &inner.kind else { panic!("{inner:?}") };
+        assert!(matches!(operand.kind, ast::ExprKind::Unary(ast::UnaryOp::Neg, _)));
+    }
+
+    #[test]
+    fn rejects_labels_and_goto() {
+        let errs = parse_errors("void f() {\n again: ;\n goto again;\n int x = 1 ? 2 : 3;\n}");
+        assert_eq!(errs[0], (2, 2, "labels ('again:') and 'goto' are not supported".into()));
+        assert_eq!(errs[1], (3, 2, "'goto' is not supported".into()));
+        assert_eq!(errs.len(), 2);
+    }
+
+    #[test]
     fn a2_reserved_names_are_not_identifiers() {
         let errs = parse_errors("void f() {\n int global = 1;\n}\nint constant;");
         assert_eq!(errs[0], (2, 6, "'global' is a reserved address-space qualifier and cannot be used as an identifier".into()));

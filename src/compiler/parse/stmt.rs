@@ -87,6 +87,9 @@ impl Parser<'_> {
                 StmtKind::Return(value)
             }
             Some("goto") => return self.error(loc, "'goto' is not supported"),
+            Some(label) if self.is_punct_at(1, ":") && !self.starts_decl() => {
+                return self.error(loc, format!("labels ('{label}:') and 'goto' are not supported"));
+            }
             _ if self.starts_decl() => StmtKind::Decl(self.declaration()?),
             _ => {
                 let e = self.expression()?;

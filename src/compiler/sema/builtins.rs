@@ -67,6 +67,27 @@ fn math(name: &str) -> Option<(MathFn, usize)> {
         "powr" => (Powr, 2),
         "atan2" => (Atan2, 2),
         "remainder" => (Remainder, 2),
+        "asinh" => (Asinh, 1),
+        "acosh" => (Acosh, 1),
+        "atanh" => (Atanh, 1),
+        "asinpi" => (Asinpi, 1),
+        "acospi" => (Acospi, 1),
+        "atanpi" => (Atanpi, 1),
+        "atan2pi" => (Atan2pi, 2),
+        "sinpi" => (Sinpi, 1),
+        "cospi" => (Cospi, 1),
+        "tanpi" => (Tanpi, 1),
+        "erf" => (Erf, 1),
+        "erfc" => (Erfc, 1),
+        "expm1" => (Expm1, 1),
+        "log1p" => (Log1p, 1),
+        "logb" => (Logb, 1),
+        "fdim" => (Fdim, 2),
+        "maxmag" => (Maxmag, 2),
+        "minmag" => (Minmag, 2),
+        "nextafter" => (Nextafter, 2),
+        "tgamma" => (Tgamma, 1),
+        "lgamma" => (Lgamma, 1),
         "fmod" => (Fmod, 2),
         "hypot" => (Hypot, 2),
         "copysign" => (Copysign, 2),
@@ -127,6 +148,17 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
     Some((op, args, is_atom))
 }
 
+/// Built-in functions of OpenCL C that this compiler does not provide, by family.
+fn unsupported(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "printf" => "printf and formatted output",
+        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" | "prefetch" => "asynchronous copies",
+        _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
+        _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
+        _ => return None,
+    })
+}
+
 fn rounding(name: &str) -> Option<Rounding> {
     Some(match name {
         "rte" => Rounding::Rte,
@@ -176,7 +208,10 @@ impl Sema<'_> {
         }
         match name {
             "__builtin_inff" | "__builtin_nanf" | "__builtin_inf" => self.special_float(name, args, loc),
-            "fract" | "sincos" | "modf" | "frexp" | "remquo" => self.pointer_out_call(name, args, loc),
+            "fract" | "sincos" | "modf" | "frexp" | "remquo" | "lgamma_r" => self.pointer_out_call(name, args, loc),
+            "ilogb" | "ldexp" | "pown" | "rootn" => self.int_math_call(name, args, loc),
+            "nan" => self.nan_call(args, loc),
+            "isnormal" => self.isnormal_call(args, loc),
             "isordered" | "isunordered" | "islessgreater" => self.ordering_call(name, args, loc),
             "shuffle" | "shuffle2" => self.shuffle_call(name, args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
@@ -185,6 +220,7 @@ impl Sema<'_> {
             "write_mem_fence" => self.fence_call(Some(FenceKind::Write), name, args, loc),
             "min" | "max" | "clamp" => self.min_max_call(name, args, loc),
             "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, args, loc),
+            "fast_length" | "fast_distance" | "fast_normalize" => self.geometric_call(&name[5..], args, loc),
             "isnan" | "isinf" | "isfinite" | "signbit" => self.relational_call(name, args, loc),
             "select" | "bitselect" => self.select_call(name, args, loc),
             "any" | "all" => self.any_all_call(name, args, loc),
@@ -220,7 +256,10 @@ impl Sema<'_> {
         if let Some(n) = name.strip_prefix("vstore").and_then(vector_suffix).filter(|n| *n > 1) {
             return self.vstore_call(n, None, name, args, loc);
         }
-        self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)"))
+        match unsupported(name) {
+            Some(what) => self.err(loc, format!("'{name}': {what} are not supported yet")),
+            None => self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)")),
+        }
     }
 
     pub(super) fn arity(&mut self, name: &str, args: &[Expr], n: usize, loc: Loc) -> Option<()> {
@@ -329,6 +368,46 @@ impl Sema<'_> {
             (false, _) => Builtin::Int(IntFn::Clamp),
         };
         Some(call(b, args, ty, loc))
+    }
+
+    /// `ilogb(x)` → `intn`; `ldexp(x, k)`, `pown(x, n)`, `rootn(x, n)` with an `int`/`intn`
+    /// second argument (a scalar `k` may go with a vector `x` for `ldexp`).
+    fn int_math_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let f = match name {
+            "ilogb" => MathFn::Ilogb,
+            "ldexp" => MathFn::Ldexp,
+            "pown" => MathFn::Pown,
+            _ => MathFn::Rootn,
+        };
+        let n = if f == MathFn::Ilogb { 1 } else { 2 };
+        self.arity(name, &args, n, loc)?;
+        let k = if n == 2 { args.pop() } else { None };
+        let ty = self.gentype(name, &args, true, loc)?;
+        let mut args = self.fit(name, args, &ty, loc)?;
+        let int_ty = with_element(&ty, Scalar::Int);
+        if f == MathFn::Ilogb {
+            return Some(call(Builtin::Math(f, Precision::Full), args, int_ty, loc));
+        }
+        let k = k?;
+        let fits = k.ty == int_ty || (k.ty.width() == 1 && k.ty.is_arithmetic() && (f == MathFn::Ldexp || ty.width() == 1));
+        if !fits || k.ty.element().is_some_and(Scalar::is_float) {
+            args.push(k);
+            return self.no_overload(name, &args, loc);
+        }
+        args.push(self.convert(k, &int_ty));
+        Some(call(Builtin::Math(f, Precision::Full), args, ty, loc))
+    }
+
+    /// `nan(code)`: `uint`/`uintn` → `float`/`floatn` (`ulong` → `double`).
+    fn nan_call(&mut self, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity("nan", &args, 1, loc)?;
+        let elem = match args[0].ty.element() {
+            Some(Scalar::UInt) => Scalar::Float,
+            Some(Scalar::ULong) if self.target.fp64 => Scalar::Double,
+            _ => return self.no_overload("nan", &args, loc),
+        };
+        let ty = with_element(&args[0].ty, elem);
+        Some(call(Builtin::Math(MathFn::Nan, Precision::Full), args, ty, loc))
     }
 
     fn geometric_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {

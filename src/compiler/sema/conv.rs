@@ -3,7 +3,7 @@
 //! explicit nodes that carry them.
 
 use super::consteval::{kind_num, num_kind};
-use super::model::{CmpOp, Expr, ExprKind, Rounding, Scalar, Type};
+use super::model::{CmpOp, Expr, ExprKind, Rounding, Scalar, Space, Type};
 use super::{pointee_space, space_name, Sema};
 use crate::compiler::source::Loc;
 
@@ -190,7 +190,8 @@ impl Sema<'_> {
                         format!("incompatible pointer types in {what}: '{}' to '{}'", self.type_str(&e.ty), self.type_str(ty)),
                     );
                 }
-                if fq.is_const && !tq.is_const {
+                // __constant data is read-only whether or not it says const.
+                if fq.is_const && !tq.is_const && *fs != Space::Constant {
                     self.diags.warning(loc, format!("{what} discards the 'const' qualifier of the pointee"));
                 }
                 let ty = ty.clone();

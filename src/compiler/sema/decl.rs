@@ -2,7 +2,7 @@
 //! signatures (A3, A4, A13, kernel rules), kernel attributes, initializers, and the
 //! whole-program checks at the end (undefined functions, recursion, A10 constant limits).
 
-use super::consteval::to_bytes;
+use super::consteval::{int_bits, to_bytes};
 use super::model::{
     ConstId, ConstantVar, Expr, ExprKind, FuncId, Function, FunctionKind, Param, PlaceKind, Program,
     Scalar, Space, Type,
@@ -118,6 +118,10 @@ impl Sema<'_> {
     /// `int a[] = {1, 2, 3}`: the array's length from its initializer.
     pub(super) fn sized_by_initializer(&mut self, ty: &Type, init: &Initializer) -> Option<Type> {
         let Type::Array { elem, .. } = ty else { return Some(ty.clone()) };
+        if let Some(text) = string_initializer(init).filter(|_| is_char(elem)) {
+            let len = u32::try_from(text.len() + 1).ok()?;
+            return Some(Type::Array { elem: elem.clone(), len });
+        }
         let Initializer::List(items, loc) = init else {
             return self.err(init_loc(init), "an array needs a braced initializer list");
         };
@@ -136,9 +140,30 @@ impl Sema<'_> {
         Some(Type::Array { elem: elem.clone(), len })
     }
 
+    /// A char array initialized by a string literal: its bytes, then zeros (the NUL is left
+    /// out when the array is exactly as long as the text, as C allows).
+    fn char_array_value(&mut self, text: &str, elem: &Type, len: u32, loc: Loc) -> Option<Expr> {
+        if text.len() > len as usize {
+            return self.err(loc, format!("initializer string of {} bytes is too long for an array of {len}", text.len()));
+        }
+        if len > MAX_INIT_ELEMENTS {
+            return self.err(loc, format!("initializers for arrays of more than {MAX_INIT_ELEMENTS} elements are not supported"));
+        }
+        let s = elem.scalar()?;
+        let byte = |b: u8| Expr { kind: ExprKind::Int(int_bits(i128::from(b), s)), ty: elem.clone(), loc };
+        let bytes = text.bytes().chain(std::iter::repeat(0)).take(len as usize);
+        let ty = Type::Array { elem: Box::new(elem.clone()), len };
+        Some(Expr { kind: ExprKind::Aggregate(bytes.map(byte).collect()), ty, loc })
+    }
+
     /// The value of an initializer for an object of type `ty`: an expression converted to
     /// `ty`, or for braces a complete aggregate/vector with omitted parts zero.
     pub(super) fn initializer_value(&mut self, init: &Initializer, ty: &Type) -> Option<Expr> {
+        if let (Type::Array { elem, len }, Some(text)) = (ty, string_initializer(init)) {
+            if is_char(elem) {
+                return self.char_array_value(text, elem, *len, init_loc(init));
+            }
+        }
         let (items, loc) = match init {
             Initializer::Expr(e) => {
                 let v = self.expr(e)?;
@@ -584,6 +609,22 @@ fn always_returns(stmts: &[super::model::Stmt]) -> bool {
         }
         _ => false,
     }
+}
+
+/// The string literal initializing a char array: `"abc"` or `{ "abc" }`.
+fn string_initializer(init: &Initializer) -> Option<&str> {
+    match init {
+        Initializer::Expr(ast::Expr { kind: ast::ExprKind::Str(text), .. }) => Some(text),
+        Initializer::List(items, _) => match items.as_slice() {
+            [(None, single)] => string_initializer(single),
+            _ => None,
+        },
+        Initializer::Expr(_) => None,
+    }
+}
+
+fn is_char(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(Scalar::Char | Scalar::UChar))
 }
 
 fn init_loc(init: &Initializer) -> Loc {

@@ -1,7 +1,7 @@
 //! Built-ins that semantic analysis writes with other nodes of the model, so that lowering
 //! needs nothing new for them: the math functions with a pointer output (`fract`, `sincos`,
-//! `modf`, `frexp`, `remquo`: the result, plus a store through the pointer), `shuffle` and
-//! `shuffle2`, and the ordered/unordered relational functions. Operands used more than once
+//! `modf`, `frexp`, `remquo`, `lgamma_r`: the result, plus a store through the pointer),
+//! `shuffle` and `shuffle2`, `isnormal` and the ordered/unordered relational functions. Operands used more than once
 //! are evaluated once into private temporaries.
 
 use super::model::{Builtin, Expr, ExprKind, MathFn, Place, PlaceKind, Precision, Scalar, Space, Type};
@@ -75,7 +75,7 @@ impl Sema<'_> {
         let p = args.pop()?;
         let ty = self.gentype(name, &args, true, loc)?;
         let operands = self.fit(name, args, &ty, loc)?;
-        let out_ty = if matches!(name, "frexp" | "remquo") { int_shape(&ty) } else { ty.clone() };
+        let out_ty = if matches!(name, "frexp" | "remquo" | "lgamma_r") { int_shape(&ty) } else { ty.clone() };
         let out = self.out_place(name, p, &out_ty, loc)?;
         let mut setup = Vec::new();
         let mut reads = Vec::new();
@@ -90,6 +90,7 @@ impl Sema<'_> {
             "sincos" => (math(MathFn::Cos, vec![x()], ty.clone(), loc), math(MathFn::Sin, vec![x()], ty.clone(), loc)),
             "modf" => (math(MathFn::Trunc, vec![x()], ty.clone(), loc), self.modf_fraction(x(), &ty, loc)?),
             "frexp" => (math(MathFn::FrexpExponent, vec![x()], out_ty.clone(), loc), math(MathFn::Frexp, vec![x()], ty.clone(), loc)),
+            "lgamma_r" => (math(MathFn::LgammaSign, vec![x()], out_ty.clone(), loc), math(MathFn::Lgamma, vec![x()], ty.clone(), loc)),
             _ => {
                 let both = || vec![load(&reads[0]), load(&reads[1])];
                 (math(MathFn::RemquoQuotient, both(), out_ty.clone(), loc), math(MathFn::Remainder, both(), ty.clone(), loc))
@@ -111,6 +112,26 @@ impl Sema<'_> {
         let zero = node(ExprKind::Zero, ty.clone(), loc);
         let finite = node(ExprKind::Builtin(Builtin::Select, vec![diff, zero, is_inf]), ty.clone(), loc);
         Some(math(MathFn::Copysign, vec![finite, x], ty.clone(), loc))
+    }
+
+    /// `isnormal(x)`: `isfinite(x) & (fabs(x) >= the smallest normal)`, 0/1 or -1/0.
+    pub(super) fn isnormal_call(&mut self, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity("isnormal", &args, 1, loc)?;
+        let ty = self.gentype("isnormal", &args, true, loc)?;
+        let x = self.fit("isnormal", args, &ty, loc)?.into_iter().next()?;
+        let s = ty.element()?;
+        let smallest = match s {
+            Scalar::Double => f64::MIN_POSITIVE,
+            Scalar::Half => 6.103_515_625e-5,
+            _ => f64::from(f32::MIN_POSITIVE),
+        };
+        let (set_x, px) = self.spill(x, "isnormal")?;
+        let finite = self.builtin_call("isfinite", vec![load(&px)], loc)?;
+        let magnitude = math(MathFn::Fabs, vec![load(&px)], ty.clone(), loc);
+        let bound = node(ExprKind::Float(smallest), Type::Scalar(s), loc);
+        let normal = self.binary(BinaryOp::Ge, magnitude, bound, loc)?;
+        let both = self.binary(BinaryOp::BitAnd, finite, normal, loc)?;
+        Some(seq(set_x, both))
     }
 
     /// `isordered(x, y)`: `x == x & y == y`; `isunordered(x, y)`: `isnan(x) | isnan(y)`;

@@ -2,16 +2,18 @@
 //! compound literals, `sizeof`/`vec_step`/`__alignof`, calls.
 
 use super::consteval::{eval, num_kind, CValue};
-use super::conv::promoted;
 use super::model::{
-    BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space, Type,
-    UnaryOp,
+    BinaryOp, CmpOp, ConstId, ConstantVar, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space,
+    Type, UnaryOp,
 };
 use super::scope::{Symbol, VarRef};
 use super::Sema;
 use crate::compiler::parse::ast;
 use crate::compiler::source::Loc;
 use crate::compiler::token::FloatSuffix;
+
+/// The name of the `__constant` array holding a string literal.
+const STRING_LITERAL: &str = "<string literal>";
 
 /// An analysed expression before lvalue conversion.
 pub enum Val {
@@ -142,7 +144,7 @@ impl Sema<'_> {
             K::Int { value, unsigned, long, decimal } => self.int_literal(*value, *unsigned, *long, *decimal, loc)?,
             K::Float { value, suffix } => self.float_literal(*value, *suffix, loc),
             K::Char(c) => int(u64::from(*c), Scalar::Int, loc),
-            K::Str(_) => return self.err(loc, "string literals are not supported (there is no printf)"),
+            K::Str(text) => return self.string_literal(text, loc),
             K::Unary(op, operand) => return self.unary(*op, operand, loc),
             K::Binary(op, l, r) => {
                 let l = self.expr(l)?;
@@ -163,8 +165,11 @@ impl Sema<'_> {
                 self.cast(operand, &ty, loc)?
             }
             K::VectorLit(ty, parts) => self.vector_literal(ty, parts, loc)?,
-            K::CompoundLit(ty, init) => {
-                let ty = self.type_name(ty)?;
+            K::CompoundLit(t, init) => {
+                // `(int[]){1, 2, 3}` takes its length from the initializer.
+                let base = self.spec_type(&t.spec)?;
+                let d = self.declared(&t.spec, base, &t.declarator, false)?;
+                let ty = if d.unsized_array { self.sized_by_initializer(&d.ty, init)? } else { d.ty };
                 self.initializer_value(init, &ty)?
             }
             K::Call(callee, args) => self.call(callee, args, loc)?,
@@ -260,6 +265,26 @@ impl Sema<'_> {
             Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
             None => self.err(loc, format!("use of undeclared identifier '{name}'")),
         }
+    }
+
+    /// A11: a string literal is a `__constant char[n + 1]` array of its bytes and a NUL (one
+    /// constant per distinct text).
+    fn string_literal(&mut self, text: &str, loc: Loc) -> Option<Val> {
+        let bytes: Vec<u8> = text.bytes().chain([0]).collect();
+        let Ok(len) = u32::try_from(bytes.len()) else {
+            return self.err(loc, "string literal is too long");
+        };
+        let ty = Type::Array { elem: Box::new(Type::Scalar(Scalar::Char)), len };
+        let existing = self.constants.iter().position(|c| c.name == STRING_LITERAL && c.bytes == bytes);
+        let id = match existing {
+            Some(i) => ConstId(i as u32),
+            None => {
+                self.constants.push(ConstantVar { name: STRING_LITERAL.to_string(), ty: ty.clone(), bytes, loc });
+                ConstId(self.constants.len() as u32 - 1)
+            }
+        };
+        // Its type is `char[n]` (not const, as in C); the space alone makes it read-only.
+        Some(Val::Place(Place { kind: PlaceKind::Constant(id), ty, space: Space::Constant, is_const: false, loc }))
     }
 
     /// The type of an integer literal: the first of its candidate types that holds the value
@@ -546,8 +571,9 @@ impl Sema<'_> {
             (Type::Vector(..), Type::Vector(s, _)) => self.convert(r, &Type::Vector(*s, ty.width())),
             _ => self.convert(r, &ty),
         };
+        // Scalars are promoted by now; vector elements are not: a char4 count is masked to 7.
         let elem = ty.element().unwrap_or(Scalar::Int);
-        let mask = self.convert(int(u64::from(promoted(elem).size() * 8 - 1), promoted(elem), loc), &ty);
+        let mask = self.convert(int(u64::from(elem.size() * 8 - 1), elem, loc), &ty);
         let masked = fold(node(ExprKind::Binary(BinaryOp::BitAnd, Box::new(r), Box::new(mask)), ty.clone(), loc));
         let op = if op == ast::BinaryOp::Shl { BinaryOp::Shl } else { BinaryOp::Shr };
         Some(node(ExprKind::Binary(op, Box::new(l), Box::new(masked)), ty, loc))

@@ -461,6 +461,8 @@ pub enum BinaryOp {
     Shr,
 }
 
+/// Comparisons. On floats, as in C: `Ne` is unordered (true when an operand is NaN), the
+/// others are ordered (false when an operand is NaN). `isequal` & co. are these operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
     Eq,
@@ -655,6 +657,49 @@ pub enum MathFn {
     Distance,
     Normalize,
     Cross,
+    /// Inverse hyperbolic functions.
+    Asinh,
+    Acosh,
+    Atanh,
+    /// `asinpi(x) = asin(x) / π` and the like; `sinpi(x) = sin(π x)` and the like.
+    Asinpi,
+    Acospi,
+    Atanpi,
+    /// `atan2pi(y, x) = atan2(y, x) / π`.
+    Atan2pi,
+    Sinpi,
+    Cospi,
+    Tanpi,
+    Erf,
+    Erfc,
+    /// `exp(x) - 1` and `log(1 + x)`, accurate near 0.
+    Expm1,
+    Log1p,
+    /// The exponent of `x` as a float (`floor(log2|x|)` for finite non-zero `x`).
+    Logb,
+    /// `ilogb(x)`: the exponent as an integer. Result: `int` / `intn` of `x`'s shape.
+    Ilogb,
+    /// `ldexp(x, k)`: `x * 2^k`; `k` is `int` / `intn` of `x`'s shape (a scalar `k` given
+    /// with a vector `x` is already splatted).
+    Ldexp,
+    /// `pown(x, n)` (integer power) and `rootn(x, n)` (`x^(1/n)`); `n` is `int` / `intn`.
+    Pown,
+    Rootn,
+    /// `x - y` if `x > y`, else +0 (NaN if either is NaN).
+    Fdim,
+    /// The argument of larger (`Maxmag`) or smaller (`Minmag`) magnitude; `fmax`/`fmin` on ties.
+    Maxmag,
+    Minmag,
+    /// The next representable value after `x` toward `y`.
+    Nextafter,
+    /// `nan(code)`: a quiet NaN with `code` in its mantissa; the argument is `uint` / `uintn`
+    /// (`ulong` for double), the result float of the same shape.
+    Nan,
+    Tgamma,
+    /// `lgamma(x) = log|Γ(x)|`; `LgammaSign` is the sign of Γ(x) that `lgamma_r` stores (`int`
+    /// / `intn` of `x`'s shape: 1, -1, or 0 when undefined).
+    Lgamma,
+    LgammaSign,
     /// `remainder(x, y)`: `x - n * y` with `n` the integer nearest `x / y` (ties to even).
     Remainder,
     /// The quotient bits `remquo` stores: the sign of `x / y` and (at least) the 7 low bits of

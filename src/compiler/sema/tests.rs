@@ -317,6 +317,18 @@ fn implicit_conversions_are_explicit() {
     assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(31)));
     let ExprKind::Binary(BinaryOp::Shl, _, count) = &decl_init(&f.body[5]).kind else { panic!() };
     assert_eq!(count.kind, ExprKind::Int(3));
+    // Vector elements are not promoted: a char4 count is masked by 7, a scalar char's by 31.
+    let p = ok("kernel void k(global char4 *v, global char *c) { v[0] = v[1] << v[2]; c[0] = c[1] << c[2]; }");
+    let f = kernel(&p, "k");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[0]).kind else { panic!() };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert!(matches!(&mask.kind, ExprKind::Splat(m) if m.kind == ExprKind::Int(7)), "{mask:?}");
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[1]).kind else { panic!() };
+    let ExprKind::Convert { value, .. } = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::Shl, _, count) = &value.kind else { panic!("{value:?}") };
+    let ExprKind::Binary(BinaryOp::BitAnd, _, mask) = &count.kind else { panic!("{count:?}") };
+    assert_eq!(mask.kind, ExprKind::Int(31));
 }
 
 #[test]
@@ -657,7 +669,8 @@ fn garbage_never_panics() {
         "float4", ".", "xyzw", "+", "-", "<<", "?", ":", "struct", "S", "switch", "case", "default",
         "for", "while", "do", "if", "else", "return", "sizeof", "constant", "local", "(float4)",
         "barrier", "get_global_id", ",", "typedef", "__attribute__", "((", "))", "enum", "0x7fffffff",
-        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float",
+        "1.5f", "&", "->", "++", "vload4", "atomic_add", "convert_int4", "as_float", "fract", "shuffle2",
+        "ldexp", "isordered", "\"s\"", "char", "[]", "nan", "(uint4)", "lgamma_r", "INFINITY", "M_PI_F",
     ];
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..300 {
@@ -845,4 +858,87 @@ fn integer_literal_types_depend_on_the_radix() {
     for (i, (text, s)) in cases.iter().enumerate() {
         assert_eq!(stmt_expr(&f.body[i]).ty, Type::Scalar(*s), "{text}");
     }
+}
+
+#[test]
+fn pointer_output_and_shuffle_builtins() {
+    let p = ok("kernel void k(global float4 *o, global int4 *e, global uint8 *m) {\n\
+        float4 w; o[0] = fract(o[1], &w); o[2] = frexp(o[3], e);\n\
+        int8 s = shuffle2(e[0], e[1], m[0]); int2 t = shuffle(e[0], (uint2)(1, 0));\n\
+        e[2] = isunordered(o[0], o[1]); }");
+    let f = kernel(&p, "k");
+    // fract(x, p): (t = x, *p = floor(t), fract(t)).
+    let ExprKind::Assign { value, .. } = &stmt_expr(&f.body[1]).kind else { panic!() };
+    let ExprKind::Comma(first, rest) = &value.kind else { panic!("{value:?}") };
+    assert!(matches!(&first.kind, ExprKind::Assign { place, .. } if matches!(place.kind, PlaceKind::Local(_))));
+    let ExprKind::Comma(store, result) = &rest.kind else { panic!() };
+    assert!(matches!(&store.kind, ExprKind::Assign { value, .. } if matches!(value.kind, ExprKind::Builtin(Builtin::Math(MathFn::Floor, _), _))));
+    assert!(matches!(result.kind, ExprKind::Builtin(Builtin::Math(MathFn::Fract, _), _)));
+    assert_eq!(result.ty, Type::Vector(Scalar::Float, 4));
+    assert_eq!(decl_init(&f.body[3]).ty, Type::Vector(Scalar::Int, 8));
+    assert_eq!(decl_init(&f.body[4]).ty, Type::Vector(Scalar::Int, 2));
+
+    first_error("kernel void k(global float *o, constant float *c) {\n  o[0] = fract(o[1], c);\n}", 2, 10, "must be a pointer to non-const 'float' outside __constant");
+    first_error("kernel void k(global float *o, global float *w) {\n  o[0] = frexp(o[1], w);\n}", 2, 10, "pointer to non-const 'int'");
+    first_error("kernel void k(global int4 *o) {\n  o[0] = shuffle(o[1], (int4)(0));\n}", 2, 10, "no overload of 'shuffle'");
+}
+
+#[test]
+fn string_literals_live_in_constant_memory() {
+    let p = ok("kernel void k(global int *o) {\n  constant char *s = \"ab\\n\";\n  char buf[] = \"xy\";\n  o[0] = sizeof(\"abc\") + s[1] + buf[0];\n  constant char *t = \"ab\\n\";\n}");
+    // "ab\n" (twice, one constant) and "abc" (under sizeof); "xy" initializes an array.
+    let strings: Vec<&ConstantVar> = p.constants.iter().collect();
+    assert_eq!(strings.len(), 2, "one constant per distinct text");
+    assert_eq!((strings[0].bytes.as_slice(), strings[1].bytes.as_slice()), (&b"ab\n\0"[..], &b"abc\0"[..]));
+    assert_eq!(strings[0].ty, Type::Array { elem: Box::new(Type::Scalar(Scalar::Char)), len: 4 });
+    let f = kernel(&p, "k");
+    assert_eq!(local_ty(f, 2), &Type::Array { elem: Box::new(Type::Scalar(Scalar::Char)), len: 3 });
+    let ExprKind::Aggregate(bytes) = &decl_init(&f.body[1]).kind else { panic!() };
+    assert_eq!(bytes.iter().map(|b| b.kind.clone()).collect::<Vec<_>>(), [ExprKind::Int(120), ExprKind::Int(121), ExprKind::Int(0)]);
+    first_error("kernel void k() {\n  char s[2] = \"abc\";\n}", 2, 15, "too long for an array of 2");
+    first_error("kernel void k() {\n  \"abc\"[0] = 1;\n}", 2, 12, "cannot write to __constant memory");
+}
+
+#[test]
+fn math_functions_with_integer_operands() {
+    let p = ok("kernel void k(global float4 *o, global int4 *e) {\n\
+        int4 a = ilogb(o[0]); float4 b = ldexp(o[0], 3); float4 c = ldexp(o[0], e[0]);\n\
+        float d = pown(2.0f, 3); float4 n = nan((uint4)(1)); int s; float l = lgamma_r(0.5f, &s);\n\
+        float f = log1p(0.5f) + erf(0.1f) + maxmag(1.0f, -2.0f) + atan2pi(1.0f, 1.0f); }");
+    let f = kernel(&p, "k");
+    let math = |i: usize| match &decl_init(&f.body[i]).kind {
+        ExprKind::Builtin(Builtin::Math(m, _), args) => (*m, args.iter().map(|a| a.ty.clone()).collect::<Vec<_>>()),
+        ExprKind::Comma(..) => (MathFn::Lgamma, vec![]),
+        other => panic!("{other:?}"),
+    };
+    let (f4, i4) = (Type::Vector(Scalar::Float, 4), Type::Vector(Scalar::Int, 4));
+    assert_eq!(math(0), (MathFn::Ilogb, vec![f4.clone()]));
+    assert_eq!(decl_init(&f.body[0]).ty, i4);
+    assert_eq!(math(1), (MathFn::Ldexp, vec![f4.clone(), i4.clone()]), "a scalar exponent is splatted");
+    assert_eq!(math(2), (MathFn::Ldexp, vec![f4.clone(), i4.clone()]));
+    assert_eq!(math(3), (MathFn::Pown, vec![FLOAT, INT]));
+    assert_eq!(math(4), (MathFn::Nan, vec![Type::Vector(Scalar::UInt, 4)]));
+    assert_eq!(decl_init(&f.body[4]).ty, f4);
+    first_error("kernel void k(global float4 *o) {\n  o[0] = pown(o[1], 2);\n}", 2, 10, "no overload of 'pown'");
+    first_error("kernel void k(global float *o) {\n  o[0] = nan(1);\n}", 2, 10, "no overload of 'nan'");
+    first_error("kernel void k(global float *o) {\n  o[0] = ilogb(o[1], 2);\n}", 2, 10, "takes 1 argument");
+}
+
+#[test]
+fn unsupported_builtins_say_so() {
+    first_error("kernel void k(global int *o) {\n  printf(\"%d\", o[0]);\n}", 2, 3, "'printf': printf and formatted output are not supported yet");
+    first_error("kernel void k(global int *o) {\n  prefetch(o, 4);\n}", 2, 3, "asynchronous copies are not supported yet");
+    first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "collective functions are not supported yet");
+    first_error("kernel void k(global int *o) {\n  o[0] = frobnicate(1);\n}", 2, 10, "call to undeclared function 'frobnicate'");
+}
+
+#[test]
+fn unsized_compound_literal_arrays() {
+    let p = ok("kernel void k(global int *o) { o[0] = sizeof((int[]){ 1, 2, 3 }); o[1] = sizeof((char[]){ \"abcd\" }); }");
+    let f = kernel(&p, "k");
+    let value = |i: usize| match &stmt_expr(&f.body[i]).kind {
+        ExprKind::Assign { value, .. } => value.kind.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((value(0), value(1)), (ExprKind::Int(12), ExprKind::Int(5)));
 }
