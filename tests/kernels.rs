@@ -656,6 +656,10 @@ fn local_constant_and_atomic_memory() {
     s.check("sizeof string literals", &s.get::<i32>(&n, 2), &[4 * 100 + 4 * 10 + 6, b'y' as i32]);
 
     let o = s.zeros::<i32>(8);
+    s.run("kernel_scope_constants", &[Arg::Buf(&o)], &[8], None);
+    s.check("kernel-scope __constant variables", &s.get::<i32>(&o, 8), &(0..8).map(|g| [10, 20, 30, 40][g & 3] + 4 * g as i32 + 5).collect::<Vec<_>>());
+
+    let o = s.zeros::<i32>(8);
     s.run("local_atomics", &[Arg::Buf(&o)], &[128], Some(&[32]));
     s.check("atomics on __local memory", &s.get::<i32>(&o, 8), &[496, -1, 496, -1, 496, -1, 496, -1]);
     s.finish();

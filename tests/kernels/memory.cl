@@ -98,3 +98,11 @@ kernel void strings(global char *o, global int *n) {
     n[0] = sizeof("abc") * 100 + sizeof(buf) * 10 + sizeof(greeting);
     n[1] = "xyz"[1];
 }
+
+// A9: __constant variables at the outermost scope of a kernel.
+kernel void kernel_scope_constants(global int *o) {
+    constant int lut[4] = { 10, 20, 30, 40 };
+    constant float2 scale = (float2)(0.5f, 4.0f);
+    size_t g = get_global_id(0);
+    o[g] = lut[g & 3] + (int)(scale.y * g) + (int)(scale.x * 10);
+}
