@@ -649,11 +649,11 @@ fn local_constant_and_atomic_memory() {
     }
     s.check("atomic_cmpxchg results", &got[128..188], &want);
 
-    let (o, n) = (s.zeros::<i8>(6), s.zeros::<i32>(2));
+    let (o, n) = (s.zeros::<i8>(6), s.zeros::<i32>(3));
     s.run("strings", &[Arg::Buf(&o), Arg::Buf(&n)], &[6], None);
     let want: Vec<i8> = (0..6).map(|g| [b"world!"[g], b"hello\0"[g], b"abc\0"[g % 4], b"xyz\0\0\0"[g]].iter().fold(0u8, |a, b| a.wrapping_add(*b)) as i8).collect();
     s.check("string literals", &s.get::<i8>(&o, 6), &want);
-    s.check("sizeof string literals", &s.get::<i32>(&n, 2), &[4 * 100 + 4 * 10 + 6, b'y' as i32]);
+    s.check("sizeof string literals, indexing, a helper walking one", &s.get::<i32>(&n, 3), &[4 * 100 + 4 * 10 + 6, b'y' as i32, 150]);
 
     let o = s.zeros::<i32>(8);
     s.run("kernel_scope_constants", &[Arg::Buf(&o)], &[8], None);
