@@ -1232,3 +1232,70 @@ fn build_options() {
         s.finish();
     }
 }
+
+#[test]
+fn classic_programs() {
+    let s = Suite::new(include_str!("kernels/programs.cl"));
+    let n = 32usize;
+    let a: Vec<f32> = values::<u8>(n * n, 120).iter().map(|&v| f32::from(v % 16) - 8.0).collect();
+    let b: Vec<f32> = values::<u8>(n * n, 121).iter().map(|&v| f32::from(v % 8) * 0.5).collect();
+    let (ba, bb, c) = (s.buf(&a), s.buf(&b), s.zeros::<f32>(n * n));
+    s.run("matmul", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&c), val(n as i32)], &[n, n], Some(&[8, 8]));
+    let want: Vec<f32> = (0..n * n).map(|k| (0..n).map(|t| a[k / n * n + t] * b[t * n + k % n]).sum()).collect();
+    s.check("tiled matrix product (small integers: exact)", &s.get::<f32>(&c, n * n), &want);
+
+    let data: Vec<u8> = values(5000, 122);
+    let (bd, bins) = (s.buf(&data), s.zeros::<u32>(256));
+    s.run("histogram", &[Arg::Buf(&bd), val(data.len() as i32), Arg::Buf(&bins)], &[256], Some(&[64]));
+    let mut want = vec![0u32; 256];
+    data.iter().for_each(|&v| want[v as usize] += 1);
+    s.check("histogram with __local atomics", &s.get::<u32>(&bins, 256), &want);
+
+    let input: Vec<i32> = values::<i32>(256, 123).iter().map(|v| v >> 20).collect();
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(256));
+    s.run("scan", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(64 * 4)], &[128], Some(&[32]));
+    let want: Vec<i32> = input.chunks(64).flat_map(|c| c.iter().scan(0, |acc, &v| { let before = *acc; *acc += v; Some(before) }).collect::<Vec<_>>()).collect();
+    s.check("work-group exclusive scan", &s.get::<i32>(&o, 256), &want);
+
+    let unsorted: Vec<i32> = values::<i32>(128, 124).iter().map(|v| v >> 16).collect();
+    let bd = s.buf(&unsorted);
+    s.run("bitonic", &[Arg::Buf(&bd), Arg::Local(64 * 4)], &[128], Some(&[64]));
+    let want: Vec<i32> = unsorted.chunks(64).flat_map(|c| { let mut v = c.to_vec(); v.sort(); v }).collect();
+    s.check("bitonic sort per work-group", &s.get::<i32>(&bd, 128), &want);
+
+    let signal: Vec<f32> = (0..64).map(|i| ((i * 7) % 13) as f32).collect();
+    let (bs, o) = (s.buf(&signal), s.zeros::<f32>(64));
+    s.run("convolve", &[Arg::Buf(&bs), Arg::Buf(&o), val(64i32)], &[64], None);
+    let taps = [0.0625f32, 0.25, 0.375, 0.25, 0.0625];
+    let want: Vec<f32> = (0..64i32).map(|i| (-2..=2).map(|k| taps[(k + 2) as usize] * signal[(i + k).clamp(0, 63) as usize]).sum()).collect();
+    s.check("convolution with a __constant filter", &s.get::<f32>(&o, 64), &want);
+
+    let (w, h) = (24usize, 16usize);
+    let m: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+    let (bm, o) = (s.buf(&m), s.zeros::<f32>(w * h));
+    s.run("transpose", &[Arg::Buf(&bm), Arg::Buf(&o), val(w as i32), val(h as i32)], &[w, h], Some(&[8, 8]));
+    let want: Vec<f32> = (0..w * h).map(|k| m[(k % h) * w + k / h]).collect();
+    s.check("tiled transpose", &s.get::<f32>(&o, w * h), &want);
+
+    let bodies: Vec<f32> = values::<u8>(32 * 4, 125).iter().enumerate().map(|(i, &v)| if i % 4 == 3 { 1.0 + f32::from(v % 4) } else { f32::from(v) / 32.0 - 4.0 }).collect();
+    let (bp, acc) = (s.buf(&bodies), s.zeros::<f32>(32 * 4));
+    s.run("nbody", &[Arg::Buf(&bp), Arg::Buf(&acc), val(32i32), val(0.01f32)], &[32], None);
+    let want: Vec<f32> = (0..32)
+        .flat_map(|i| {
+            let p = &bodies[i * 4..i * 4 + 4];
+            let mut a = [0f32; 3];
+            for j in 0..32 {
+                let q = &bodies[j * 4..j * 4 + 4];
+                let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + 0.01;
+                let inv = 1.0 / r2.sqrt();
+                for k in 0..3 {
+                    a[k] += d[k] * (q[3] * inv * inv * inv);
+                }
+            }
+            [a[0], a[1], a[2], 0.0]
+        })
+        .collect();
+    check_near(&s, "n-body accelerations", &s.get::<f32>(&acc, 32 * 4), &want, 1e-3, 1e-3);
+    s.finish();
+}
