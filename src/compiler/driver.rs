@@ -231,6 +231,31 @@ mod tests {
     }
 
     #[test]
+    fn exponential_inlining_ends_in_a_diagnostic() {
+        // Each level calls the one below it eight times: 8^8 copies of the innermost body.
+        let mut src = String::from("int f0(int x) { return x * 3 + 1; }\n");
+        for level in 1..=8 {
+            let calls: Vec<String> = (0..8).map(|k| format!("f{}(x + {k})", level - 1)).collect();
+            src += &format!("int f{level}(int x) {{ return {}; }}\n", calls.join(" + "));
+        }
+        src += "kernel void k(global int *p) { p[0] = f8(p[0]); }";
+        let Err(BuildError::Failed(log)) = build(&src, "", &target()) else { panic!("expected a failure") };
+        assert!(log.contains("too large"), "{log}");
+    }
+
+    #[test]
+    fn oversized_data_ends_in_diagnostics() {
+        let t = target();
+        for (src, message) in [
+            ("typedef struct { int a[100000000]; } big; kernel void k(global big *p, big v) { p[0] = v; }", "value argument"),
+            ("typedef struct { char c[100000]; } big; kernel void k(global big *p, global big *q) { p[0] = q[0]; }", "64 KiB"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
+            assert!(log.contains(message), "{log}");
+        }
+    }
+
+    #[test]
     fn bad_options_and_diagnostics() {
         let t = target();
         assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));
@@ -383,6 +408,63 @@ __kernel void helpers(__global float4 *img, __global float *vals, float t) {
     v[i] = normalize(v[i]) + cross(v[i], v[i]) + (float4)(distance(v[i], v[i]));
     int4 m = v[i] > (float4)0.5f;
     v[i] = select(v[i], -v[i], m);
+}
+"#,
+        r#"kernel void bitonic(global uint *data, uint stage, uint pass) {
+    uint i = get_global_id(0);
+    uint pair_distance = 1 << (stage - pass);
+    uint block_width = 2 * pair_distance;
+    uint left = (i % pair_distance) + (i / pair_distance) * block_width;
+    uint right = left + pair_distance;
+    uint l = data[left], r = data[right];
+    uint same_dir = (i >> stage) & 1 ? 0 : 1;
+    uint greater = l > r ? l : r, lesser = l > r ? r : l;
+    data[left] = same_dir ? lesser : greater;
+    data[right] = same_dir ? greater : lesser;
+}
+"#,
+        r#"kernel void mandel(global uchar4 *img, float x0, float y0, float scale, int maxIt, int width) {
+    int px = get_global_id(0), py = get_global_id(1);
+    float cr = x0 + px * scale, ci = y0 + py * scale;
+    float zr = 0, zi = 0;
+    int it = 0;
+    while (zr*zr + zi*zi < 4.0f && it < maxIt) { float t = zr*zr - zi*zi + cr; zi = 2*zr*zi + ci; zr = t; it++; }
+    uchar c = (uchar)(255 * it / maxIt);
+    img[py * width + px] = (uchar4)(c, c / 2, 255 - c, 255);
+}
+"#,
+        r#"kernel void nbody(global float4 *pos, global float4 *vel, int n, float dt, float eps) {
+    int i = get_global_id(0);
+    float4 p = pos[i], a = (float4)(0.0f);
+    for (int j = 0; j < n; j++) {
+        float4 d = pos[j] - p;
+        float inv = rsqrt(d.x*d.x + d.y*d.y + d.z*d.z + eps);
+        a += d * (pos[j].w * inv * inv * inv);
+    }
+    vel[i] += a * dt;
+    pos[i] = p + vel[i] * dt;
+    pos[i].w = p.w;
+}
+"#,
+        r#"typedef struct { uint count; float sum; } bin_t;
+kernel void hist(global const float *x, global uint *bins, int nbins, local uint *lbins) {
+    for (int b = get_local_id(0); b < nbins; b += get_local_size(0)) lbins[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float v = x[get_global_id(0)];
+    int b = clamp((int)(v * nbins), 0, nbins - 1);
+    atomic_inc(lbins + b);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int b = get_local_id(0); b < nbins; b += get_local_size(0)) atomic_add(&bins[b], lbins[b]);
+}
+"#,
+        r#"inline float3 shade(float3 n, float3 l) { return max(dot(n, l), 0.0f) * (float3)(1.0f, 0.9f, 0.8f); }
+kernel void vec3s(global float3 *n, global float *o, const float3 light) {
+    size_t i = get_global_id(0);
+    float3 c = shade(normalize(n[i]), light);
+    vstore3(c, i, o);
+    n[i] = cross(n[i], light);
+    int3 ic = convert_int3(c * 255.0f);
+    o[3 * get_global_size(0) + i] = (float)(ic.x + ic.y + ic.z) + any(ic > 100) + all(ic >= 0);
 }
 "#,
     ];

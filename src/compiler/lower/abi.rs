@@ -28,10 +28,16 @@ pub fn local_arg_name(n: usize) -> String {
 }
 
 /// A value argument placed in the push constants or the POD uniform.
+#[derive(Clone)]
 pub struct PodField {
     pub ty: Handle<Type>,
+    /// Bytes the runtime copies (the OpenCL C size).
     pub size: u32,
     pub align: u32,
+    /// Bytes the member occupies in the block (at least `size`).
+    pub slot: u32,
+    /// Carried as u32 words (see [`pod_words_type`]), decoded in the prologue.
+    pub words: bool,
 }
 
 /// What the lowering decided for one kernel argument.
@@ -40,8 +46,9 @@ pub enum Param {
     Buffer { read_only: bool, views: Vec<(Handle<Type>, Handle<GlobalVariable>)>, bindings: Vec<u32> },
     /// `__local` pointer: one workgroup array sized by override `local_arg_{n}`.
     Local { var: Handle<GlobalVariable>, elem_size: u32, ordinal: usize },
-    /// Value argument: member `member` of the push-constant or POD-uniform struct.
-    Pod { member: u32, offset: u32, size: u32, uniform: bool },
+    /// Value argument: member `member` of the push-constant or POD-uniform struct, carried as
+    /// u32 words when `words`.
+    Pod { member: u32, offset: u32, size: u32, uniform: bool, words: bool },
 }
 
 /// The kernel interface under construction.
@@ -57,7 +64,7 @@ pub struct Abi {
 }
 
 fn align_up(v: u32, a: u32) -> u32 {
-    v.div_ceil(a.max(1)) * a.max(1)
+    v.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 impl Abi {
@@ -99,7 +106,10 @@ impl Abi {
                 }
                 ParamDecl::Pod(f) => {
                     let offset = align_up(push_end, f.align);
-                    let in_push = offset + f.size <= max_push;
+                    let in_push = offset.saturating_add(f.size) <= max_push;
+                    // The uniform block has std140-like rules naga enforces: anything but words
+                    // may break them there, so arguments in the uniform always travel as words.
+                    let f = if in_push || f.words { f.clone() } else { pod_words_type(module, f.size) };
                     let (members, end) = if in_push {
                         (&mut push_members, &mut push_end)
                     } else {
@@ -109,8 +119,8 @@ impl Abi {
                     let offset = align_up(*end, f.align);
                     let member = members.len() as u32;
                     members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
-                    *end = offset + f.size;
-                    Param::Pod { member, offset, size: f.size, uniform: !in_push }
+                    *end = offset.saturating_add(f.slot.max(f.size));
+                    Param::Pod { member, offset, size: f.size, uniform: !in_push, words: f.words }
                 }
             });
         }
@@ -216,20 +226,22 @@ impl Abi {
     }
 }
 
-/// The type carrying an 8/16-bit value argument of `size` bytes as u32 words: `u32`,
-/// `vec2<u32>`, `vec4<u32>` or `array<vec4<u32>, 2>` (valid in push constants and uniforms).
-pub fn pod_words_type(module: &mut Module, size: u32) -> (Handle<Type>, u32) {
+/// The type carrying a value argument with 8/16-bit parts, of `size` bytes, as u32 words:
+/// `u32`, `vec2<u32>`, `vec4<u32>` or `array<vec4<u32>, n>` (valid in push constants and
+/// uniforms).
+pub fn pod_words_type(module: &mut Module, size: u32) -> PodField {
     let vec = |module: &mut Module, size| intern(module, TypeInner::Vector { size, scalar: Scalar::U32 });
-    match size {
-        0..=4 => (scalar_ty(module, Scalar::U32), 4),
-        5..=8 => (vec(module, naga::VectorSize::Bi), 8),
-        9..=16 => (vec(module, naga::VectorSize::Quad), 16),
+    let (ty, align, slot) = match size {
+        0..=4 => (scalar_ty(module, Scalar::U32), 4, 4),
+        5..=8 => (vec(module, naga::VectorSize::Bi), 8, 8),
+        9..=16 => (vec(module, naga::VectorSize::Quad), 16, 16),
         _ => {
             let base = vec(module, naga::VectorSize::Quad);
-            let two = std::num::NonZeroU32::MIN.saturating_add(1);
-            (intern(module, TypeInner::Array { base, size: ArraySize::Constant(two), stride: 16 }), 16)
+            let n = std::num::NonZeroU32::MIN.saturating_add(size.div_ceil(16) - 1);
+            (intern(module, TypeInner::Array { base, size: ArraySize::Constant(n), stride: 16 }), 16, 16 * n.get())
         }
-    }
+    };
+    PodField { ty, size, align, slot, words: true }
 }
 
 /// How the front end describes one kernel argument to [`Abi::new`].

@@ -145,6 +145,13 @@ impl FnBuilder {
         left: Handle<Expression>,
         right: Handle<Expression>,
     ) -> Handle<Expression> {
+        // Float arithmetic of literals is folded here so that functions applied to the result
+        // fold too (naga's evaluator cannot apply every function to f64 constants).
+        if let (Expression::Literal(a), Expression::Literal(b)) = (&self.func.expressions[left], &self.func.expressions[right]) {
+            if let Some(l) = fold_float_binary(op, *a, *b) {
+                return self.lit(l);
+            }
+        }
         self.expr(Expression::Binary { op, left, right })
     }
 
@@ -268,6 +275,8 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
         F(f64),
     }
     let (value, bits, width) = match l {
+        Literal::I16(v) => (V::I(v.into()), u64::from(v as u16), 2),
+        Literal::U16(v) => (V::I(v.into()), u64::from(v), 2),
         Literal::I32(v) => (V::I(v.into()), u64::from(v as u32), 4),
         Literal::U32(v) => (V::I(v.into()), u64::from(v), 4),
         Literal::I64(v) => (V::I(v.into()), v as u64, 8),
@@ -284,10 +293,13 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
                 (Some(_), V::F(f)) => f as i128,
             };
             match (kind, w) {
+                (K::Sint, 2) => Literal::I16(n as i16),
+                (K::Uint, 2) => Literal::U16(n as u16),
                 (K::Sint, 4) => Literal::I32(n as i32),
                 (K::Uint, 4) => Literal::U32(n as u32),
-                (K::Sint, _) => Literal::I64(n as i64),
-                _ => Literal::U64(n as u64),
+                (K::Sint, 8) => Literal::I64(n as i64),
+                (K::Uint, 8) => Literal::U64(n as u64),
+                _ => return None,
             }
         }
         (K::Float, w) => {
@@ -297,14 +309,39 @@ fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<
                 (Some(_), V::I(i)) => i as f64,
                 (Some(_), V::F(f)) => f,
             };
-            if !f.is_finite() {
-                return None;
+            match w {
+                _ if !f.is_finite() => return None,
+                4 => Literal::F32(f as f32),
+                8 => Literal::F64(f),
+                // f16 literals need the `half` crate: leave those to naga.
+                _ => return None,
             }
-            if w == 4 { Literal::F32(f as f32) } else { Literal::F64(f) }
         }
         _ => return None,
     };
     Some(out)
+}
+
+/// `a op b` for two float literals of one width, when the result is finite. (For f32 the
+/// f64 result rounded to f32 is the correctly rounded one: f64 has over twice the bits.)
+fn fold_float_binary(op: naga::BinaryOperator, a: Literal, b: Literal) -> Option<Literal> {
+    use naga::BinaryOperator as B;
+    let (x, y, single) = match (a, b) {
+        (Literal::F32(x), Literal::F32(y)) => (f64::from(x), f64::from(y), true),
+        (Literal::F64(x), Literal::F64(y)) => (x, y, false),
+        _ => return None,
+    };
+    let r = match op {
+        B::Add => x + y,
+        B::Subtract => x - y,
+        B::Multiply => x * y,
+        B::Divide => x / y,
+        _ => return None,
+    };
+    match single {
+        true => Some(Literal::F32(r as f32)).filter(|_| (r as f32).is_finite()),
+        false => Some(Literal::F64(r)).filter(|_| r.is_finite()),
+    }
 }
 
 /// Expressions produced by a statement: never part of an `Emit` range.

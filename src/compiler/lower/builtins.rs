@@ -21,6 +21,7 @@ impl Ctx<'_> {
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
+            Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
             _ => {
@@ -53,7 +54,7 @@ impl Ctx<'_> {
         let dim = match args.first() {
             Some(a) => {
                 let v = self.eval_value(a)?;
-                self.to_u32(v, &a.ty)
+                self.index_u32(v, &a.ty)
             }
             None => self.b.u32(0),
         };
@@ -61,7 +62,7 @@ impl Ctx<'_> {
         self.convert(v, &T::Scalar(S::UInt), ty, false, loc)
     }
 
-    fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let direct = |m: M| Some(m);
         let simple = match f {
             MathFn::Sqrt => direct(M::Sqrt),
@@ -110,7 +111,10 @@ impl Ctx<'_> {
             Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
             _ => false,
         };
-        if soft && super::fmath::handles(f) {
+        if super::floatbits::handles(f) {
+            return self.float_bits_fn(f, v, arg_ty, ty, loc);
+        }
+        if (soft || super::fmath::needs_software(f)) && super::fmath::handles(f) {
             return self.soft_math(f, v, arg_ty, loc);
         }
         if let Some(m) = simple {
@@ -169,12 +173,17 @@ impl Ctx<'_> {
                 self.b.binary(B::Divide, one, v[0])
             }
             MathFn::Fract => {
-                // fract(x) = min(x - floor(x), 0x1.fffffep-1) (the pointer output is unsupported)
+                // fract(x) = min(x - floor(x), 0x1.fffffep-1); +0 for ±∞, NaN kept.
                 let fl = self.b.math(M::Floor, &[v[0]]);
                 let d = self.b.binary(B::Subtract, v[0], fl);
                 let below_one = if arg_ty.element() == Some(S::Double) { 1.0 - f64::EPSILON / 2.0 } else { f64::from(f32::from_bits(0x3f7f_ffff)) };
                 let cap = self.float_like(below_one, arg_ty, loc)?;
-                self.b.math(M::Min, &[d, cap])
+                let r = self.b.math(M::Min, &[d, cap]);
+                let inf = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsInf, argument: v[0] });
+                let zero = self.float_like(0.0, arg_ty, loc)?;
+                let r = self.b.select(inf, zero, r);
+                let nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v[0] });
+                self.b.select(nan, v[0], r)
             }
             MathFn::Cbrt => {
                 let a = self.b.math(M::Abs, &[v[0]]);
@@ -262,6 +271,32 @@ impl Ctx<'_> {
         Ok(self.b.select(cond, b, a))
     }
 
+    /// `any(x)` / `all(x)`: whether the sign bit of any / every component is set, as int 0/1.
+    fn any_all(&mut self, all: bool, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let [x] = args else { return Err(LowerError::new(loc, "internal: any/all arguments")) };
+        let v = self.eval_value(x)?;
+        let width = x.ty.width();
+        let (parts, part_ty) = if width > 4 {
+            let s = x.ty.element().unwrap_or(S::Int);
+            ((0..u32::from(width / 4)).map(|k| self.b.member(v, k)).collect(), T::Vector(s, 4))
+        } else {
+            (vec![v], x.ty.clone())
+        };
+        let mut acc = None;
+        for part in parts {
+            let zero = self.zero_of(&part_ty, loc)?;
+            let neg = self.b.binary(B::Less, part, zero);
+            let fun = if all { naga::RelationalFunction::All } else { naga::RelationalFunction::Any };
+            let b = if part_ty.width() > 1 { self.b.expr(Expression::Relational { fun, argument: neg }) } else { neg };
+            acc = Some(match acc {
+                Some(a) => self.b.binary(if all { B::LogicalAnd } else { B::LogicalOr }, a, b),
+                None => b,
+            });
+        }
+        let acc = acc.ok_or_else(|| LowerError::new(loc, "internal: any/all of nothing"))?;
+        self.bool_to_int(acc, ty, loc)
+    }
+
     /// `vloadn(offset, p)`.
     fn vload(&mut self, n: u8, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let [off, p] = args else { return Err(LowerError::new(loc, "internal: vload arguments")) };
@@ -273,7 +308,7 @@ impl Ctx<'_> {
             let access = self.ptr_access(&ptr, loc)?;
             comps.push(self.load_access(&access, loc)?);
         }
-        self.from_components(comps, ty, loc)
+        self.compose_components(comps, ty, loc)
     }
 
     /// `vstoren(data, offset, p)` (also `vstore_halfn`, which converts on the way).
@@ -295,7 +330,7 @@ impl Ctx<'_> {
     /// `p + offset * n`.
     fn vector_base(&mut self, n: u8, off: &Expr, p: &Expr, loc: Loc) -> R<super::place::Ptr> {
         let o = self.eval_value(off)?;
-        let o = self.to_u32(o, &off.ty);
+        let o = self.index_u32(o, &off.ty);
         let nn = self.b.u32(u32::from(n));
         let o = self.b.binary(B::Multiply, o, nn);
         let ptr = self.eval_ptr(p)?;
@@ -396,7 +431,11 @@ fn arity(bi: Builtin) -> usize {
     use MathFn::*;
     match bi {
         Builtin::Math(Fma | Mad | Clamp | Mix | Smoothstep, _) => 3,
-        Builtin::Math(Fmin | Fmax | Fmod | Hypot | Copysign | Min | Max | Step | Pow | Powr | Atan2 | Divide | Dot | Distance | Cross, _) => 2,
+        Builtin::Math(
+            Fmin | Fmax | Fmod | Hypot | Copysign | Min | Max | Step | Pow | Powr | Atan2 | Divide | Dot | Distance | Cross | Atan2pi | Ldexp | Pown | Rootn
+            | Fdim | Maxmag | Minmag | Nextafter | Remainder | RemquoQuotient,
+            _,
+        ) => 2,
         Builtin::Math(..) => 1,
         Builtin::Int(IntFn::Clamp | IntFn::Mad24 | IntFn::MadHi | IntFn::MadSat) => 3,
         Builtin::Int(IntFn::Abs | IntFn::Clz | IntFn::Ctz | IntFn::Popcount) => 1,

@@ -84,10 +84,12 @@ impl Ctx<'_> {
                 let v = self.eval_value(v)?;
                 self.splat_to(v, &e.ty, loc)?
             }
+            ExprKind::Bitcast(v) if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) => {
+                // Different shapes (as_uint(char4), as_double(int2)...): through memory words.
+                let x = self.eval_value(v)?;
+                self.reinterpret(x, &v.ty, &e.ty, loc)?
+            }
             ExprKind::Bitcast(v) => {
-                if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) {
-                    return Err(LowerError::new(loc, "as_type between different component counts is not supported yet"));
-                }
                 let x = self.eval_value(v)?;
                 let to = reg_scalar(e.ty.element().unwrap_or(S::Int));
                 self.per_part(&[(x, v.ty.clone())], &e.ty, loc, |cx, v, _, _| Ok(cx.b.cast(v[0], to.kind, None)))?
@@ -122,7 +124,7 @@ impl Ctx<'_> {
             ExprKind::Extract(v, i) => {
                 let x = self.eval_value(v)?;
                 let index = self.eval_value(i)?;
-                let index = self.to_u32(index, &i.ty);
+                let index = self.index_u32(index, &i.ty);
                 if super::wide::is_wide(&v.ty) {
                     let (four, three) = (self.b.u32(4), self.b.u32(3));
                     let (part, k) = (self.b.binary(B::Divide, index, four), self.b.binary(B::And, index, three));
@@ -165,7 +167,7 @@ impl Ctx<'_> {
             ExprKind::PtrAdd(p, n) => {
                 let p = self.eval_ptr(p)?;
                 let n_val = self.eval_value(n)?;
-                let n = self.to_u32(n_val, &n.ty);
+                let n = self.index_u32(n_val, &n.ty);
                 self.ptr_add(p, n, loc)
             }
             ExprKind::Comma(a, b) => {
@@ -235,7 +237,7 @@ impl Ctx<'_> {
     }
 
     /// A u32 index from an integer value of model type `ty` (folding literals).
-    pub(super) fn to_u32(&mut self, v: Handle<Expression>, ty: &T) -> Handle<Expression> {
+    pub(super) fn index_u32(&mut self, v: Handle<Expression>, ty: &T) -> Handle<Expression> {
         if let Expression::Literal(l) = self.b.func.expressions[v] {
             let folded = match l {
                 Literal::I32(x) => Some(x as u32),
@@ -261,7 +263,7 @@ impl Ctx<'_> {
             let v = self.eval_value(p)?;
             comps.extend(self.components(v, &p.ty));
         }
-        self.from_components(comps, ty, loc)
+        self.compose_components(comps, ty, loc)
     }
 
     /// Components `comps` of vector `v` of type `src`.
@@ -272,7 +274,7 @@ impl Ctx<'_> {
             let picked = picked.ok_or_else(|| LowerError::new(loc, "internal: swizzle component out of range"))?;
             let s = src.element().unwrap_or(S::Int);
             let ty = if comps.len() == 1 { T::Scalar(s) } else { T::Vector(s, comps.len() as u8) };
-            return self.from_components(picked, &ty, loc);
+            return self.compose_components(picked, &ty, loc);
         }
         if let [c] = comps {
             return Ok(self.b.member(v, u32::from(*c)));
@@ -299,6 +301,11 @@ impl Ctx<'_> {
     pub(super) fn load_access(&mut self, access: &Access, loc: Loc) -> R<Handle<Expression>> {
         match access {
             Access::Ptr(p) => Ok(self.b.load(*p)),
+            Access::Ptr16 { ptr, ty } => {
+                let v = self.b.load(*ptr);
+                let reg = reg_scalar(ty.element().unwrap_or(S::Short));
+                Ok(self.b.cast(v, reg.kind, Some(reg.width)))
+            }
             Access::Swizzle { base, comps, vty } => {
                 let v = self.load_access(base, loc)?;
                 self.swizzle(v, vty, comps, loc)
@@ -310,6 +317,11 @@ impl Ctx<'_> {
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
+            Access::Ptr16 { ptr, ty: elem } => {
+                let kind = reg_scalar(elem.element().unwrap_or(S::Short)).kind;
+                let narrow = self.b.cast(value, kind, Some(2));
+                self.b.store(*ptr, narrow);
+            }
             Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
             Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
@@ -321,7 +333,7 @@ impl Ctx<'_> {
                         *slot = comp;
                     }
                 }
-                let new = self.from_components(parts, vty, loc)?;
+                let new = self.compose_components(parts, vty, loc)?;
                 self.store_access(base, new, vty, loc)?;
             }
         }
@@ -561,7 +573,7 @@ impl Ctx<'_> {
                 self.b.member(back, 0)
             })
             .collect();
-        self.from_components(rounded, ty, loc)
+        self.compose_components(rounded, ty, loc)
     }
 
     /// C conversion of `v` from `from` to `to` (same component count).
@@ -585,7 +597,17 @@ impl Ctx<'_> {
         let target = reg_scalar(ts);
         let input = v;
         let v = if sat && ts.is_integer() { self.saturate_input(v, fs, ts, from, loc)? } else { v };
-        let mut r = if reg_scalar(fs) == target { v } else { self.b.cast(v, target.kind, Some(target.width)) };
+        let source = reg_scalar(fs);
+        let mut r = if source == target {
+            v
+        } else if fs.is_integer() && ts.is_integer() && source.kind != target.kind && source.width != target.width {
+            // Resize in the source's signedness (sign- or zero-extension as C says), then
+            // reinterpret: a one-step conversion extends by the target's signedness.
+            let resized = self.b.cast(v, source.kind, Some(target.width));
+            self.b.cast(resized, target.kind, None)
+        } else {
+            self.b.cast(v, target.kind, Some(target.width))
+        };
         if sat && fs.is_float() && ts.size() >= 4 {
             // The largest 32/64-bit integer is not a float: naga's conversion clamps to the
             // largest float below it, so inputs at or above 2^bits give the maximum here.

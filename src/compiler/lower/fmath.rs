@@ -14,6 +14,8 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 type H = Handle<Expression>;
 
 const LN10: f64 = std::f64::consts::LN_10;
+/// 2/π in 32-bit words after two zero words (computed for this file from 120 digits of π).
+const TWO_OVER_PI: [u32; 10] = [0, 0, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561];
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// What the algorithms need to know about one floating-point format.
@@ -81,7 +83,17 @@ fn format(ty: &T) -> &'static Format {
 /// The functions implemented here.
 pub fn handles(f: MathFn) -> bool {
     use MathFn::*;
-    matches!(f, Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos)
+    matches!(
+        f,
+        Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sin | Cos | Tan | Pow | Powr | Sinh | Cosh | Tanh | Radians | Degrees | Cbrt | Atan | Atan2 | Asin | Acos
+            | Asinh | Acosh | Atanh | Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Erf | Erfc | Lgamma | Tgamma | LgammaSign
+    )
+}
+
+/// Functions with no hardware (GLSL.std.450) equivalent: always built here.
+pub fn needs_software(f: MathFn) -> bool {
+    use MathFn::*;
+    matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh | Erf | Erfc | Lgamma | Tgamma | LgammaSign)
 }
 
 /// Taylor coefficients 1/n! for n in `range`, with alternating signs when `alternate`.
@@ -91,7 +103,7 @@ fn factorial_series(range: std::ops::RangeInclusive<u32>, step: usize, alternate
     let mut sign = 1.0;
     for n in 1..=*range.end() {
         fact *= f64::from(n);
-        if n >= *range.start() && (n - range.start()) as usize % step == 0 {
+        if n >= *range.start() && ((n - range.start()) as usize).is_multiple_of(step) {
             out.push(sign / fact);
             if alternate {
                 sign = -sign;
@@ -148,7 +160,95 @@ impl Ctx<'_> {
                 let c = self.b.math(M::Sqrt, &[c]);
                 if f == MathFn::Asin { self.atan2_64(x, c, ty, loc)? } else { self.atan2_64(c, x, ty, loc)? }
             }
-            _ => return Err(LowerError::new(loc, "this double-precision function is not supported yet")),
+            MathFn::Asinpi | MathFn::Acospi | MathFn::Atanpi | MathFn::Atan2pi => {
+                let base = match f {
+                    MathFn::Asinpi => MathFn::Asin,
+                    MathFn::Acospi => MathFn::Acos,
+                    MathFn::Atanpi => MathFn::Atan,
+                    _ => MathFn::Atan2,
+                };
+                let a = self.soft_math(base, v, ty, loc)?;
+                self.mul_c(a, std::f64::consts::FRAC_1_PI, ty, loc)?
+            }
+            MathFn::Sinpi | MathFn::Cospi | MathFn::Tanpi => {
+                // x = k/2 + t exactly (k = round(2x)), then sin/cos/tan of k π/2 + π t.
+                let two_x = self.mul_c(x, 2.0, ty, loc)?;
+                let k = self.b.math(M::Round, &[two_x]);
+                let half_k = self.mul_c(k, 0.5, ty, loc)?;
+                let t = self.b.binary(B::Subtract, x, half_k);
+                let r = self.mul_c(t, std::f64::consts::PI, ty, loc)?;
+                // k mod 4, exact in floating point even for huge k.
+                let quarter = self.mul_c(k, 0.25, ty, loc)?;
+                let fl = self.b.math(M::Floor, &[quarter]);
+                let four_fl = self.mul_c(fl, 4.0, ty, loc)?;
+                let k4 = self.b.binary(B::Subtract, k, four_fl);
+                let q = self.b.cast(k4, ScalarKind::Sint, Some(4));
+                let base = match f {
+                    MathFn::Sinpi => MathFn::Sin,
+                    MathFn::Cospi => MathFn::Cos,
+                    _ => MathFn::Tan,
+                };
+                self.trig_eval(base, q, r, ty, loc)?
+            }
+            MathFn::Log1p => self.log1p(x, ty, loc)?,
+            MathFn::Expm1 => {
+                // Near 0 the Taylor series without its constant term (no cancellation), e^x - 1
+                // elsewhere.
+                let series: Vec<f64> = factorial_series(1..=format(ty).exp_degree + 1, 1, false);
+                let p = self.poly(x, &series, ty, loc)?;
+                let near = self.b.binary(B::Multiply, x, p);
+                let u = self.exp64(x, ty, loc)?;
+                let one = self.float_like(1.0, ty, loc)?;
+                let far = self.b.binary(B::Subtract, u, one);
+                let ax = self.b.math(M::Abs, &[x]);
+                let half = self.float_like(0.5, ty, loc)?;
+                let small = self.b.binary(B::Less, ax, half);
+                self.b.select(small, near, far)
+            }
+            MathFn::Asinh | MathFn::Acosh | MathFn::Atanh => self.inverse_hyperbolic(f, x, ty, loc)?,
+            MathFn::Erf | MathFn::Erfc => self.in_double(&[x], ty, |cx, a, t| cx.erf(f == MathFn::Erfc, a[0], t, loc))?,
+            MathFn::Lgamma | MathFn::Tgamma => self.in_double(&[x], ty, |cx, a, t| cx.gamma(f == MathFn::Tgamma, a[0], t, loc))?,
+            MathFn::LgammaSign => {
+                // The sign of Γ(x): 1 for x > 0, that of sin(πx) below, 0 at the poles.
+                let ity = match ty {
+                    T::Vector(_, n) => T::Vector(S::Int, *n),
+                    _ => T::Scalar(S::Int),
+                };
+                let s = self.soft_math(MathFn::Sinpi, &[x], ty, loc)?;
+                let zero = self.float_like(0.0, ty, loc)?;
+                let (one, minus, none) = (self.int_like(1, &ity, loc)?, self.int_like(-1, &ity, loc)?, self.int_like(0, &ity, loc)?);
+                let s_neg = self.b.binary(B::Less, s, zero);
+                let s_pos = self.b.binary(B::Greater, s, zero);
+                let r = self.b.select(s_pos, one, none);
+                let r = self.b.select(s_neg, minus, r);
+                let positive = self.b.binary(B::Greater, x, zero);
+                self.b.select(positive, one, r)
+            }
+            MathFn::Pown | MathFn::Rootn => {
+                let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
+                let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
+                if f == MathFn::Pown {
+                    self.pow64(x, nf, ty, loc)?
+                } else {
+                    // x^(1/n); negative x only for odd n (the sign comes back).
+                    let one = self.float_like(1.0, ty, loc)?;
+                    let inv = self.b.binary(B::Divide, one, nf);
+                    let ax = self.b.math(M::Abs, &[x]);
+                    let r = self.pow64(ax, inv, ty, loc)?;
+                    let r = self.copysign(r, x, ty);
+                    let (two, zero) = (self.float_like(2.0, ty, loc)?, self.float_like(0.0, ty, loc)?);
+                    let half = self.b.binary(B::Divide, nf, two);
+                    let half_t = self.b.math(M::Trunc, &[half]);
+                    let even = self.b.binary(B::Equal, half_t, half);
+                    let neg = self.b.binary(B::Less, x, zero);
+                    let bad = self.b.select(neg, even, neg);
+                    let n_zero = self.b.binary(B::Equal, nf, zero);
+                    let bad = self.b.select(n_zero, n_zero, bad);
+                    let nan = self.float_like(f64::NAN, ty, loc)?;
+                    self.b.select(bad, nan, r)
+                }
+            }
+            _ => return Err(LowerError::new(loc, "this math function is not supported yet")),
         })
     }
 
@@ -318,11 +418,28 @@ impl Ctx<'_> {
         Ok(self.b.select(is_nan, x, r))
     }
 
-    /// sin, cos or tan: reduction by π/2 (accurate while |x| < 2^20 π/2), quadrant, Taylor.
+    /// sin, cos or tan: reduction by π/2 (Cody–Waite; Payne–Hanek for large floats), quadrant,
+    /// Taylor.
     fn trig64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
         let k = self.mul_c(x, std::f64::consts::FRAC_2_PI, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(x, k, &format(ty).pio2, ty, loc)?;
+        let q = self.b.cast(k, ScalarKind::Sint, Some(4));
+        let (q, r) = if format(ty).bytes == 4 && self.target.int64 {
+            // Past 2^12 π/2 the split constants are not exact: reduce with all bits of 2/π.
+            let (q_big, r_big) = self.payne_hanek(x, ty, loc)?;
+            let ax = self.b.math(M::Abs, &[x]);
+            let limit = self.float_like(6000.0, ty, loc)?;
+            let big = self.b.binary(B::Greater, ax, limit);
+            (self.b.select(big, q_big, q), self.b.select(big, r_big, r))
+        } else {
+            (q, r)
+        };
+        self.trig_eval(f, q, r, ty, loc)
+    }
+
+    /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value).
+    fn trig_eval(&mut self, f: MathFn, q: H, r: H, ty: &T, loc: Loc) -> R<H> {
         let n = format(ty).trig_degree;
         let z = self.b.binary(B::Multiply, r, r);
         let sin_c = factorial_series(1..=n - 1, 2, true);
@@ -331,7 +448,6 @@ impl Ctx<'_> {
         let cos_c = factorial_series(0..=n, 2, true);
         let cos_c: Vec<f64> = cos_c.iter().enumerate().map(|(i, c)| if i == 0 { 1.0 } else { -c }).collect();
         let c = self.poly(z, &cos_c, ty, loc)?;
-        let q = self.b.cast(k, ScalarKind::Sint, Some(4));
         let three = self.b.i32(3);
         let three = self.match_width(three, ty);
         let q = self.b.binary(B::And, q, three);
@@ -358,9 +474,370 @@ impl Ctx<'_> {
         })
     }
 
-    /// x^y as e^(y log x) (precise to a few ulp while |y log x| stays small), with the sign
-    /// for negative x and integer y and the usual special values.
+    /// Payne–Hanek reduction of float `x`: (quadrant, remainder) with x = (4n + q) π/2 + r, from
+    /// 96 bits of 2/π chosen by the exponent of x, multiplied exactly in 32-bit limbs.
+    fn payne_hanek(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let table = self.two_over_pi_table();
+        let comps = self.components(x, ty);
+        let mut qs = Vec::new();
+        let mut rs = Vec::new();
+        for c in comps {
+            let (q, r) = self.payne_hanek_scalar(c, table);
+            qs.push(q);
+            rs.push(r);
+        }
+        let qty = match ty {
+            T::Vector(_, n) => T::Vector(S::Int, *n),
+            _ => T::Scalar(S::Int),
+        };
+        Ok((self.compose_components(qs, &qty, loc)?, self.compose_components(rs, ty, loc)?))
+    }
+
+    fn payne_hanek_scalar(&mut self, x: H, table: Handle<naga::GlobalVariable>) -> (H, H) {
+        let u = |cx: &mut Self, v: u32| cx.b.u32(v);
+        let u64c = |cx: &mut Self, v: u64| cx.b.lit(naga::Literal::U64(v));
+        let ax = self.b.math(M::Abs, &[x]);
+        let bits = self.b.cast(ax, ScalarKind::Uint, None);
+        // |x| = m 2^s with m the 24-bit mantissa.
+        let k23 = u(self, 23);
+        let exp = self.b.binary(B::ShiftRight, bits, k23);
+        let mant_mask = u(self, 0x7f_ffff);
+        let m = self.b.binary(B::And, bits, mant_mask);
+        let implicit = u(self, 0x80_0000);
+        let m = self.b.binary(B::InclusiveOr, m, implicit);
+        // First bit of 2/π that matters: s - 25, plus 64 for the two zero words heading the
+        // table (s = exp - 127 - 23); clamped so small inputs, unused here, stay in the table.
+        let base = u(self, 127 + 23 + 25 - 63);
+        let (lo, hi) = (u(self, 0), u(self, 32 * (TWO_OVER_PI.len() as u32 - 4)));
+        let start = self.b.binary(B::Subtract, exp, base);
+        let start = self.b.math(M::Clamp, &[start, lo, hi]);
+        let underflow = self.b.binary(B::Less, exp, base);
+        let start = self.b.select(underflow, lo, start);
+        let k5 = u(self, 5);
+        let idx = self.b.binary(B::ShiftRight, start, k5);
+        let k31 = u(self, 31);
+        let sh = self.b.binary(B::And, start, k31);
+        let k32 = u(self, 32);
+        let back = self.b.binary(B::Subtract, k32, sh);
+        let tptr = self.b.expr(Expression::GlobalVariable(table));
+        let word = |cx: &mut Self, j: u32| {
+            let o = cx.b.u32(j);
+            let i = cx.b.binary(B::Add, idx, o);
+            let p = cx.b.index(tptr, i);
+            let w = cx.b.load(p);
+            cx.b.cast(w, ScalarKind::Uint, Some(8))
+        };
+        let window = |cx: &mut Self, j: u32| {
+            let (a, b) = (word(cx, j), word(cx, j + 1));
+            let up = cx.b.binary(B::ShiftLeft, a, k32);
+            let pair = cx.b.binary(B::InclusiveOr, up, b);
+            let w = cx.b.binary(B::ShiftRight, pair, back);
+            let mask = u64c(cx, 0xffff_ffff);
+            cx.b.binary(B::And, w, mask)
+        };
+        let (w0, w1, w2) = (window(self, 0), window(self, 1), window(self, 2));
+        let m64 = self.b.cast(m, ScalarKind::Uint, Some(8));
+        let (p0, p1, p2) = (self.b.binary(B::Multiply, m64, w0), self.b.binary(B::Multiply, m64, w1), self.b.binary(B::Multiply, m64, w2));
+        let mask = u64c(self, 0xffff_ffff);
+        let limb0 = self.b.binary(B::And, p2, mask);
+        let carry = self.b.binary(B::ShiftRight, p2, k32);
+        let t1 = self.b.binary(B::Add, p1, carry);
+        let limb1 = self.b.binary(B::And, t1, mask);
+        let carry = self.b.binary(B::ShiftRight, t1, k32);
+        let t0 = self.b.binary(B::Add, p0, carry);
+        // x 2/π = P 2^-70 with P = limbs: quadrant = bits 70-71, fraction = bits 69-6.
+        let k6 = u(self, 6);
+        let qbits = self.b.binary(B::ShiftRight, t0, k6);
+        let three = u64c(self, 3);
+        let q = self.b.binary(B::And, qbits, three);
+        let low6 = u64c(self, 63);
+        let top = self.b.binary(B::And, t0, low6);
+        let (k58, k26) = (u(self, 58), u(self, 26));
+        let top = self.b.binary(B::ShiftLeft, top, k58);
+        let mid = self.b.binary(B::ShiftLeft, limb1, k26);
+        let bottom = self.b.binary(B::ShiftRight, limb0, k6);
+        let frac = self.b.binary(B::InclusiveOr, top, mid);
+        let frac = self.b.binary(B::InclusiveOr, frac, bottom);
+        // A fraction of one half or more belongs to the next quadrant: as a signed number it
+        // is then the (negative) distance to it.
+        let k63 = u(self, 63);
+        let round_up = self.b.binary(B::ShiftRight, frac, k63);
+        let q = self.b.binary(B::Add, q, round_up);
+        let q = self.b.binary(B::And, q, three);
+        let q = self.b.cast(q, ScalarKind::Sint, Some(4));
+        let signed = self.b.cast(frac, ScalarKind::Sint, None);
+        let f = self.b.cast(signed, ScalarKind::Float, Some(4));
+        let scale = self.b.lit(naga::Literal::F32((std::f64::consts::FRAC_PI_2 * 2f64.powi(-64)) as f32));
+        let r = self.b.binary(B::Multiply, f, scale);
+        // Negative x: x = -(q π/2 + r) = (-q) π/2 - r.
+        let zero = self.b.lit(naga::Literal::F32(0.0));
+        let neg = self.b.binary(B::Less, x, zero);
+        let (four, mask3) = (self.b.i32(4), self.b.i32(3));
+        let nq = self.b.binary(B::Subtract, four, q);
+        let nq = self.b.binary(B::And, nq, mask3);
+        let q = self.b.select(neg, nq, q);
+        let nr = self.b.unary(naga::UnaryOperator::Negate, r);
+        (q, self.b.select(neg, nr, r))
+    }
+
+    /// The private table of 2/π bits (created on first use).
+    fn two_over_pi_table(&mut self) -> Handle<naga::GlobalVariable> {
+        if let Some(t) = self.two_over_pi {
+            return t;
+        }
+        let words: Vec<H> = TWO_OVER_PI
+            .iter()
+            .map(|&w| self.module.global_expressions.append(Expression::Literal(naga::Literal::U32(w)), naga::Span::UNDEFINED))
+            .collect();
+        let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let len = std::num::NonZeroU32::MIN.saturating_add(TWO_OVER_PI.len() as u32 - 1);
+        let ty = super::builder::intern(&mut self.module, naga::TypeInner::Array { base: u32_ty, size: naga::ArraySize::Constant(len), stride: 4 });
+        let init = self.module.global_expressions.append(Expression::Compose { ty, components: words }, naga::Span::UNDEFINED);
+        let var = naga::GlobalVariable {
+            name: Some("two_over_pi".into()),
+            space: naga::AddressSpace::Private,
+            binding: None,
+            ty,
+            init: Some(init),
+            memory_decorations: naga::MemoryDecorations::empty(),
+        };
+        let t = self.module.global_variables.append(var, naga::Span::UNDEFINED);
+        self.two_over_pi = Some(t);
+        t
+    }
+
+    /// log(1 + x), accurate near 0: 2 atanh(x / (2 + x)) by its series while that converges
+    /// fast (no cancellation: drivers may fold `(1 + x) - 1` to `x`), log(1 + x) elsewhere.
+    fn log1p(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        let two = self.float_like(2.0, ty, loc)?;
+        let d = self.b.binary(B::Add, two, x);
+        let s = self.b.binary(B::Divide, x, d);
+        let z = self.b.binary(B::Multiply, s, s);
+        // |s| < 0.1716 (x in [-0.29, 0.41]) needs the same number of terms as log itself.
+        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
+        let p = self.poly(z, &coeffs, ty, loc)?;
+        let near = self.b.binary(B::Multiply, s, p);
+        let one = self.float_like(1.0, ty, loc)?;
+        let u = self.b.binary(B::Add, one, x);
+        let far = self.log64(u, LogBase::E, ty, loc)?;
+        let (lo, hi) = (self.float_like(-0.29, ty, loc)?, self.float_like(0.41, ty, loc)?);
+        let above = self.b.binary(B::Greater, x, lo);
+        let below = self.b.binary(B::Less, x, hi);
+        let inside = self.b.select(above, below, above);
+        Ok(self.b.select(inside, near, far))
+    }
+
+    /// asinh, acosh and atanh through log1p (and log for huge arguments).
+    fn inverse_hyperbolic(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
+        let one = self.float_like(1.0, ty, loc)?;
+        let ax = self.b.math(M::Abs, &[x]);
+        // Past 2^(mantissa/2) the square of the argument no longer matters (or overflows):
+        // asinh x ≈ acosh x ≈ log 2x.
+        let huge = self.float_like(2f64.powi(format(ty).mantissa_bits as i32 / 2 + 2), ty, loc)?;
+        let big = self.b.binary(B::Greater, ax, huge);
+        let log_ax = self.log64(ax, LogBase::E, ty, loc)?;
+        let ln2 = self.float_like(std::f64::consts::LN_2, ty, loc)?;
+        let log_2ax = self.b.binary(B::Add, log_ax, ln2);
+        Ok(match f {
+            MathFn::Asinh => {
+                // log1p(a + a² / (1 + √(1 + a²)))
+                let a2 = self.b.binary(B::Multiply, ax, ax);
+                let s = self.b.binary(B::Add, one, a2);
+                let s = self.b.math(M::Sqrt, &[s]);
+                let d = self.b.binary(B::Add, one, s);
+                let q = self.b.binary(B::Divide, a2, d);
+                let arg = self.b.binary(B::Add, ax, q);
+                let r = self.log1p(arg, ty, loc)?;
+                let r = self.b.select(big, log_2ax, r);
+                self.copysign(r, x, ty)
+            }
+            MathFn::Acosh => {
+                // log1p(t + √(2t + t²)), t = x - 1 (NaN below 1 through the square root).
+                let t = self.b.binary(B::Subtract, x, one);
+                let t2 = self.b.binary(B::Multiply, t, t);
+                let two_t = self.b.binary(B::Add, t, t);
+                let s = self.b.binary(B::Add, two_t, t2);
+                let s = self.b.math(M::Sqrt, &[s]);
+                let arg = self.b.binary(B::Add, t, s);
+                let r = self.log1p(arg, ty, loc)?;
+                self.b.select(big, log_2ax, r)
+            }
+            _ => {
+                // ½ log1p(2a / (1 - a)), sign of x.
+                let two_a = self.b.binary(B::Add, ax, ax);
+                let d = self.b.binary(B::Subtract, one, ax);
+                let q = self.b.binary(B::Divide, two_a, d);
+                let r = self.log1p(q, ty, loc)?;
+                let r = self.mul_c(r, 0.5, ty, loc)?;
+                self.copysign(r, x, ty)
+            }
+        })
+    }
+
+    /// `f(x)` computed in double precision when `ty` is float and the device has doubles (for
+    /// functions whose float result needs more than float intermediates).
+    fn in_double(&mut self, args: &[H], ty: &T, f: impl FnOnce(&mut Self, &[H], &T) -> R<H>) -> R<H> {
+        if format(ty).bytes == 8 || !self.target.fp64 {
+            return f(self, args, ty);
+        }
+        let wide = match ty {
+            T::Vector(_, n) => T::Vector(S::Double, *n),
+            _ => T::Scalar(S::Double),
+        };
+        let wide_args: Vec<H> = args.iter().map(|&a| self.b.cast(a, ScalarKind::Float, Some(8))).collect();
+        let r = f(self, &wide_args, &wide)?;
+        Ok(self.b.cast(r, ScalarKind::Float, Some(4)))
+    }
+
+    /// e^(-x²), with x² split so its rounding error is not magnified by the exponential.
+    fn exp_minus_square(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        // x = h + l with h holding the upper half of the mantissa: h² is exact.
+        let split = self.float_like(2f64.powi(format(ty).mantissa_bits as i32 / 2 + 1) + 1.0, ty, loc)?;
+        let c = self.b.binary(B::Multiply, split, x);
+        let d = self.b.binary(B::Subtract, c, x);
+        let h = self.b.binary(B::Subtract, c, d);
+        let l = self.b.binary(B::Subtract, x, h);
+        let hh = self.b.binary(B::Multiply, h, h);
+        let s = self.b.binary(B::Add, x, h);
+        let rest = self.b.binary(B::Multiply, l, s);
+        let (nhh, nrest) = (self.b.unary(naga::UnaryOperator::Negate, hh), self.b.unary(naga::UnaryOperator::Negate, rest));
+        let (a, b) = (self.exp64(nhh, ty, loc)?, self.exp64(nrest, ty, loc)?);
+        Ok(self.b.binary(B::Multiply, a, b))
+    }
+
+    /// erf or erfc: the Maclaurin series below |x| = 2, the continued fraction of erfc above.
+    fn erf(&mut self, complement: bool, x: H, ty: &T, loc: Loc) -> R<H> {
+        let ax = self.b.math(M::Abs, &[x]);
+        // erf x = 2/√π Σ (-1)^n x^(2n+1) / (n! (2n+1))
+        let two_over_sqrt_pi = std::f64::consts::FRAC_2_SQRT_PI;
+        let mut fact = 1.0f64;
+        let coeffs: Vec<f64> = (0..40)
+            .map(|n| {
+                if n > 0 {
+                    fact *= f64::from(n);
+                }
+                let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
+                sign * two_over_sqrt_pi / (fact * f64::from(2 * n + 1))
+            })
+            .collect();
+        let z = self.b.binary(B::Multiply, x, x);
+        let p = self.poly(z, &coeffs, ty, loc)?;
+        let series = self.b.binary(B::Multiply, x, p);
+        // erfc x = e^(-x²)/√π / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))) for x > 0
+        let mut t = ax;
+        for k in (1..=70).rev() {
+            let kk = self.float_like(f64::from(k) / 2.0, ty, loc)?;
+            let q = self.b.binary(B::Divide, kk, t);
+            t = self.b.binary(B::Add, ax, q);
+        }
+        let e = self.exp_minus_square(ax, ty, loc)?;
+        let e = self.mul_c(e, 1.0 / std::f64::consts::PI.sqrt(), ty, loc)?;
+        let tail = self.b.binary(B::Divide, e, t);
+        // Huge |x|: the fraction underflows to 0 (and ∞/∞ would be NaN).
+        let far = self.float_like(30.0, ty, loc)?;
+        let is_far = self.b.binary(B::Greater, ax, far);
+        let zero = self.float_like(0.0, ty, loc)?;
+        let tail = self.b.select(is_far, zero, tail);
+        let two = self.float_like(2.0, ty, loc)?;
+        let small = self.b.binary(B::Less, ax, two);
+        let one = self.float_like(1.0, ty, loc)?;
+        let neg = self.b.binary(B::Less, x, zero);
+        Ok(if complement {
+            // erfc(-x) = 2 - erfc(x)
+            let from_series = self.b.binary(B::Subtract, one, series);
+            let two_minus = self.b.binary(B::Subtract, two, tail);
+            let big = self.b.select(neg, two_minus, tail);
+            self.b.select(small, from_series, big)
+        } else {
+            let one_minus = self.b.binary(B::Subtract, one, tail);
+            let big = self.copysign(one_minus, x, ty);
+            self.b.select(small, series, big)
+        })
+    }
+
+    /// log Γ(a) for a > 0: Stirling's series at a + 10 or more, shifted back by log Π(a + k).
+    fn lgamma_positive(&mut self, a: H, ty: &T, loc: Loc) -> R<H> {
+        let ten = self.float_like(10.0, ty, loc)?;
+        let small = self.b.binary(B::Less, a, ten);
+        let shifted = self.b.binary(B::Add, a, ten);
+        let y = self.b.select(small, shifted, a);
+        // (y - ½) log y - y + ½ log 2π + Σ B2k / (2k (2k - 1) y^(2k-1))
+        let ly = self.log64(y, LogBase::E, ty, loc)?;
+        let half = self.float_like(0.5, ty, loc)?;
+        let ym = self.b.binary(B::Subtract, y, half);
+        let main = self.b.binary(B::Multiply, ym, ly);
+        let main = self.b.binary(B::Subtract, main, y);
+        let c = self.float_like(0.5 * (2.0 * std::f64::consts::PI).ln(), ty, loc)?;
+        let main = self.b.binary(B::Add, main, c);
+        let one = self.float_like(1.0, ty, loc)?;
+        let inv = self.b.binary(B::Divide, one, y);
+        let inv2 = self.b.binary(B::Multiply, inv, inv);
+        let bernoulli = [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
+        let coeffs: Vec<f64> = (1..=8).zip(bernoulli).map(|(k, b)| b / f64::from(2 * k * (2 * k - 1))).collect();
+        let series = self.poly(inv2, &coeffs, ty, loc)?;
+        let series = self.b.binary(B::Multiply, series, inv);
+        let st = self.b.binary(B::Add, main, series);
+        let mut product = a;
+        for k in 1..10 {
+            let kk = self.float_like(f64::from(k), ty, loc)?;
+            let term = self.b.binary(B::Add, a, kk);
+            product = self.b.binary(B::Multiply, product, term);
+        }
+        let lp = self.log64(product, LogBase::E, ty, loc)?;
+        let back = self.b.binary(B::Subtract, st, lp);
+        Ok(self.b.select(small, back, st))
+    }
+
+    /// lgamma (log |Γ(x)|) or tgamma (Γ(x)); negative x by reflection,
+    /// Γ(x) = π / (sin(πx) Γ(1 - x)).
+    fn gamma(&mut self, tgamma: bool, x: H, ty: &T, loc: Loc) -> R<H> {
+        let (zero, one) = (self.float_like(0.0, ty, loc)?, self.float_like(1.0, ty, loc)?);
+        let positive = self.b.binary(B::Greater, x, zero);
+        let reflected = self.b.binary(B::Subtract, one, x);
+        let a = self.b.select(positive, x, reflected);
+        let lg_a = self.lgamma_positive(a, ty, loc)?;
+        let s = self.soft_math(MathFn::Sinpi, &[x], ty, loc)?;
+        let abs_s = self.b.math(M::Abs, &[s]);
+        let pi = self.float_like(std::f64::consts::PI, ty, loc)?;
+        let ratio = self.b.binary(B::Divide, pi, abs_s);
+        let l_ratio = self.log64(ratio, LogBase::E, ty, loc)?;
+        let lg_neg = self.b.binary(B::Subtract, l_ratio, lg_a);
+        let lg = self.b.select(positive, lg_a, lg_neg);
+        let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x });
+        if !tgamma {
+            let inf = self.float_like(f64::INFINITY, ty, loc)?;
+            // Poles at 0 and the negative integers.
+            let pole = self.b.binary(B::Equal, s, zero);
+            let not_pos = self.b.unary(naga::UnaryOperator::LogicalNot, positive);
+            let pole = self.b.select(not_pos, pole, not_pos);
+            let lg = self.b.select(pole, inf, lg);
+            return Ok(self.b.select(nan, x, lg));
+        }
+        let e = self.exp64(lg, ty, loc)?;
+        // Sign for negative x: that of sin(πx); NaN at the negative integers, ±∞ at ±0.
+        let ne = self.b.unary(naga::UnaryOperator::Negate, e);
+        let neg_s = self.b.binary(B::Less, s, zero);
+        let signed = self.b.select(neg_s, ne, e);
+        let r = self.b.select(positive, e, signed);
+        let nan_v = self.float_like(f64::NAN, ty, loc)?;
+        let pole = self.b.binary(B::Equal, s, zero);
+        let not_pos = self.b.unary(naga::UnaryOperator::LogicalNot, positive);
+        let pole = self.b.select(not_pos, pole, not_pos);
+        let r = self.b.select(pole, nan_v, r);
+        let inf = self.float_like(f64::INFINITY, ty, loc)?;
+        let signed_inf = self.copysign(inf, x, ty);
+        let is_zero = self.b.binary(B::Equal, x, zero);
+        let r = self.b.select(is_zero, signed_inf, r);
+        Ok(self.b.select(nan, x, r))
+    }
+
+    /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
+    /// values. The error of y log x is magnified by |y log x|, so float pow runs in double
+    /// when the device has it; double pow is precise to a few ulp while |y log x| stays small.
     fn pow64(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        if format(ty).bytes == 4 && self.target.fp64 {
+            return self.in_double(&[x, y], ty, |cx, a, t| cx.pow64(a[0], a[1], t, loc));
+        }
         let ax = self.b.math(M::Abs, &[x]);
         let l = self.log64(ax, LogBase::E, ty, loc)?;
         let t = self.b.binary(B::Multiply, y, l);

@@ -12,6 +12,9 @@ use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, MathFunction
 
 type H = Handle<Expression>;
 
+/// Largest aggregate copied part by part through words.
+const MAX_BYTEWISE_COPY: u64 = 64 * 1024;
+
 /// Where words live: a word-viewed buffer argument, or a variable that is an array of u32
 /// words (a union in private or, atomic, in workgroup memory).
 #[derive(Clone, Copy, Debug)]
@@ -99,7 +102,7 @@ impl Ctx<'_> {
                     })
                     .collect::<R<Vec<_>>>()?;
                 match ty {
-                    T::Vector(..) => self.from_components(values, ty, loc),
+                    T::Vector(..) => self.compose_components(values, ty, loc),
                     _ => {
                         let nty = self.naga_ty(ty, loc)?;
                         Ok(self.b.compose(nty, values))
@@ -114,8 +117,11 @@ impl Ctx<'_> {
     }
 
     /// The parts of a vector, array or record: (byte offset, type) of each component, element
-    /// or member.
+    /// or member. Such values are copied part by part, so their size is capped.
     fn byte_parts(&self, ty: &T, loc: Loc) -> R<Vec<(u32, T)>> {
+        if self.program.types.size_of(ty) > MAX_BYTEWISE_COPY {
+            return Err(LowerError::new(loc, "copying a value of more than 64 KiB with 8/16-bit parts (or through words) is not supported"));
+        }
         Ok(match ty {
             T::Vector(s, n) => (0..u32::from(*n)).map(|k| (k * s.size(), T::Scalar(*s))).collect(),
             T::Array { elem, len } => {
@@ -131,6 +137,37 @@ impl Ctx<'_> {
             }
             _ => return Err(LowerError::new(loc, "pointers stored in buffers are not supported")),
         })
+    }
+
+    /// `value` of type `from` reread as type `to` (same size) through private words.
+    pub(super) fn reinterpret(&mut self, value: H, from: &T, to: &T, loc: Loc) -> R<H> {
+        let bytes = self.program.types.size_of(to).max(self.program.types.size_of(from)) as u32;
+        let (ptr, start) = self.word_scratch(bytes, loc)?;
+        self.store_bytes(Words::Var { ptr, shared: false }, start, from, value, loc)?;
+        self.load_bytes(Words::Var { ptr, shared: false }, start, to, loc)
+    }
+
+    /// Words (u32 values, in order) reread as a value of type `ty`.
+    pub(super) fn reinterpret_words(&mut self, words: Vec<H>, ty: &T, loc: Loc) -> R<H> {
+        let (ptr, start) = self.word_scratch(4 * words.len() as u32, loc)?;
+        for (k, w) in (0u32..).zip(words) {
+            let i = self.b.u32(k);
+            let p = self.b.index(ptr, i);
+            self.b.store(p, w);
+        }
+        self.load_bytes(Words::Var { ptr, shared: false }, start, ty, loc)
+    }
+
+    /// A fresh zeroed private array of at least `bytes` bytes of words, and byte offset 0.
+    fn word_scratch(&mut self, bytes: u32, loc: Loc) -> R<(H, H)> {
+        let n = std::num::NonZeroU32::new(bytes.div_ceil(4)).ok_or_else(|| LowerError::new(loc, "internal: empty value"))?;
+        let word = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let ty = super::builder::intern(&mut self.module, TypeInner::Array { base: word, size: naga::ArraySize::Constant(n), stride: 4 });
+        let var = self.b.local("words", ty);
+        let ptr = self.b.expr(Expression::LocalVariable(var));
+        let zero = self.b.expr(Expression::ZeroValue(ty));
+        self.b.store(ptr, zero);
+        Ok((ptr, self.b.u32(0)))
     }
 
     /// The register value of narrow scalar `s` held in the low bits of u32 `bits`.
@@ -161,20 +198,6 @@ impl Ctx<'_> {
         }
     }
 
-    /// Decodes a narrow scalar/vector value argument from its words (`word(k)` gives word k).
-    pub(super) fn narrow_from_words(&mut self, ty: &T, word: impl Fn(&mut Self, u32) -> Handle<Expression>, loc: Loc) -> R<Handle<Expression>> {
-        let s = ty.element().ok_or_else(|| LowerError::new(loc, "internal: narrow value of an aggregate"))?;
-        let comps = (0..u32::from(ty.width().max(1)))
-            .map(|k| {
-                let byte = k * s.size();
-                let w = word(self, byte / 4);
-                let sh = self.b.u32((byte % 4) * 8);
-                let bits = self.b.binary(B::ShiftRight, w, sh);
-                self.narrow_from_bits(bits, s)
-            })
-            .collect::<Vec<_>>();
-        self.from_components(comps, ty, loc)
-    }
 
     /// Stores `value` (of type `ty`, in registers) at byte `byte` of word-viewed buffer `arg`.
     pub(super) fn store_bytes(&mut self, arg: Words, byte: H, ty: &T, value: H, loc: Loc) -> R<()> {
@@ -197,7 +220,7 @@ impl Ctx<'_> {
                 }
                 Ok(())
             }
-            T::Vector(s, _) if s.size() < 4 && self.program.types.size_of(ty) % 4 == 0 => self.store_packed(arg, byte, *s, ty, value, loc),
+            T::Vector(s, _) if s.size() < 4 && self.program.types.size_of(ty).is_multiple_of(4) => self.store_packed(arg, byte, *s, ty, value, loc),
             T::Record(id) if self.is_union(*id) => {
                 // Whole words plainly, a partial last word byte by byte.
                 let size = self.program.types.size_of(ty) as u32;

@@ -8,6 +8,7 @@ pub mod builder;
 mod builtins;
 mod constant;
 mod expr;
+mod floatbits;
 mod fmath;
 mod intfn;
 pub mod kernel;
@@ -33,6 +34,13 @@ use workitem::WorkItem;
 /// Inlining deeper than this is reported (OpenCL C has no recursion; this bounds pathological
 /// call chains).
 const MAX_INLINE_DEPTH: usize = 64;
+
+/// Largest value argument (it travels through push constants or a uniform buffer).
+const MAX_VALUE_ARGUMENT: u64 = 64 * 1024;
+
+/// Expressions one kernel may grow to: inlining every call can multiply code size, and a
+/// pathological program must end in a diagnostic, not exhaust memory.
+const MAX_KERNEL_EXPRESSIONS: usize = 2_000_000;
 
 /// A construct the lowering cannot express, reported as a build error at `loc`.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +109,8 @@ struct Ctx<'p> {
     b: FnBuilder,
     frames: Vec<Frame>,
     workgroup: HashMap<u32, Handle<GlobalVariable>>,
+    /// The table of 2/π bits for Payne–Hanek reduction, once used.
+    two_over_pi: Option<Handle<GlobalVariable>>,
     /// `__constant` variable → index of its block among the ABI params.
     constants: HashMap<u32, usize>,
 }
@@ -125,6 +135,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         b,
         frames: Vec::new(),
         workgroup: HashMap::new(),
+        two_over_pi: None,
         constants: HashMap::new(),
     };
     cx.kernel_body(id)?;
@@ -182,21 +193,16 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                 model::Type::Pointer { quals, space, .. } => {
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
+                ty if program.types.size_of(ty) > MAX_VALUE_ARGUMENT => {
+                    return Err(LowerError::new(local.loc, "a value argument of more than 64 KiB is not supported"));
+                }
                 ty if types::has_narrow(&program.types, ty) => {
-                    if !ty.is_arithmetic() {
-                        return Err(LowerError::new(local.loc, "structs with 8/16-bit members as value arguments are not supported yet"));
-                    }
-                    let size = program.types.size_of(ty) as u32;
-                    let (ty, align) = abi::pod_words_type(module, size);
-                    ParamDecl::Pod(PodField { ty, size, align })
+                    ParamDecl::Pod(abi::pod_words_type(module, program.types.size_of(ty) as u32))
                 }
                 ty => {
                     let naga_ty = types.naga(module, &program.types, ty, local.loc)?;
-                    ParamDecl::Pod(PodField {
-                        ty: naga_ty,
-                        size: program.types.size_of(ty) as u32,
-                        align: program.types.align_of(ty),
-                    })
+                    let size = program.types.size_of(ty) as u32;
+                    ParamDecl::Pod(PodField { ty: naga_ty, size, align: program.types.align_of(ty), slot: size, words: false })
                 }
             })
         })

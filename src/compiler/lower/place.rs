@@ -51,6 +51,8 @@ pub enum Access {
     Ptr(Handle<Expression>),
     /// Components `comps` of the vector of type `vty` at `base`.
     Swizzle { base: Box<Access>, comps: Vec<u8>, vty: T },
+    /// A 16-bit scalar or vector of type `ty` in a native 16-bit buffer view.
+    Ptr16 { ptr: Handle<Expression>, ty: T },
     /// A value of type `ty` at a byte offset of words: a word-viewed buffer or a union
     /// variable (see `memory.rs`).
     Bytes { base: Words, byte: Handle<Expression>, ty: T },
@@ -81,7 +83,7 @@ impl Ctx<'_> {
             PlaceKind::Index(base, index) => {
                 let mut p = self.place_ptr(base)?;
                 let i = self.eval_value(index)?;
-                let i = self.to_u32(i, &index.ty);
+                let i = self.index_u32(i, &index.ty);
                 if super::wide::is_wide(&base.ty) {
                     // A component of an 8/16-vector: part i / 4, component i % 4.
                     let (four, three) = (self.b.u32(4), self.b.u32(3));
@@ -114,7 +116,7 @@ impl Ctx<'_> {
             PlaceKind::Index(base, i) if inside_union(&self.program.types, place) => {
                 let inner = self.place_access(base)?;
                 let i = self.eval_value(i)?;
-                let i = self.to_u32(i, &T::Scalar(model::Scalar::Int));
+                let i = self.index_u32(i, &T::Scalar(model::Scalar::Int));
                 self.bytes_step(inner, &base.ty, Step::Index(i), place.loc)
             }
             _ => {
@@ -133,7 +135,7 @@ impl Ctx<'_> {
                 let shared = self.is_workgroup_pointer(ptr);
                 (Words::Var { ptr, shared }, self.b.u32(0))
             }
-            Access::Swizzle { .. } => return Err(LowerError::new(loc, "internal: swizzle inside a union")),
+            Access::Swizzle { .. } | Access::Ptr16 { .. } => return Err(LowerError::new(loc, "internal: not a union")),
         };
         let (offset, next) = self.step_offset(ty, step, loc)?;
         let byte = self.b.binary(B::Add, byte, offset);
@@ -143,7 +145,18 @@ impl Ctx<'_> {
     /// What `ptr` points to, as something to load from or store to.
     pub(super) fn ptr_access(&mut self, ptr: &Ptr, loc: Loc) -> R<Access> {
         let Some((arg, view)) = self.narrow_buffer(ptr) else {
-            return Ok(Access::Ptr(self.materialize(ptr, loc)?));
+            let p = self.materialize(ptr, loc)?;
+            // A native 16-bit view: values convert to and from their 32-bit registers.
+            return Ok(match (ptr.root, &ptr.view) {
+                (Root::Buffer(_), Some(view)) if self.native16(view) => {
+                    let leaf = match (view, ptr.steps.len()) {
+                        (T::Vector(s, _), 2) => T::Scalar(*s),
+                        _ => view.clone(),
+                    };
+                    Access::Ptr16 { ptr: p, ty: leaf }
+                }
+                _ => Access::Ptr(p),
+            });
         };
         // Word-viewed buffer: follow the steps as byte offsets.
         let mut steps = ptr.steps.iter();
@@ -197,9 +210,22 @@ impl Ctx<'_> {
     /// The buffer argument and view type of a pointer into 8/16-bit buffer data.
     fn narrow_buffer(&self, ptr: &Ptr) -> Option<(usize, T)> {
         match (ptr.root, &ptr.view) {
-            (Root::Buffer(arg), Some(view)) if super::types::has_narrow(&self.program.types, view) => Some((arg, view.clone())),
+            (Root::Buffer(arg), Some(view)) if super::types::has_narrow(&self.program.types, view) && !self.native16(view) => {
+                Some((arg, view.clone()))
+            }
             _ => None,
         }
+    }
+
+    /// True for 16-bit scalars and 2-4 vectors the target can keep in 16-bit storage views.
+    pub(super) fn native16(&self, ty: &T) -> bool {
+        let t = self.target;
+        let ok = |s: model::Scalar| match s {
+            model::Scalar::Short | model::Scalar::UShort => t.int16 && t.storage_16bit,
+            model::Scalar::Half => t.fp16 && t.storage_16bit,
+            _ => false,
+        };
+        matches!(ty, T::Scalar(s) if ok(*s)) || matches!(ty, T::Vector(s, n) if *n <= 4 && ok(*s))
     }
 
     /// The naga pointer expression of `ptr`.
@@ -224,10 +250,13 @@ impl Ctx<'_> {
 
     /// The storage view of buffer argument `arg` as an array of `elem`.
     fn view(&mut self, arg: usize, elem: &T, loc: Loc) -> R<Handle<GlobalVariable>> {
-        if super::types::has_narrow(&self.program.types, elem) {
-            return Err(LowerError::new(loc, "8/16-bit data in __global/__constant buffers is not supported yet"));
-        }
-        let ty = self.types.naga(&mut self.module, &self.program.types, elem, loc)?;
+        let ty = if self.native16(elem) {
+            super::types::storage16(&mut self.module, elem)
+        } else if super::types::has_narrow(&self.program.types, elem) {
+            return Err(LowerError::new(loc, "internal: 8/16-bit buffer data through a typed view"));
+        } else {
+            self.types.naga(&mut self.module, &self.program.types, elem, loc)?
+        };
         let stride = self.program.types.size_of(elem) as u32;
         self.abi
             .buffer_view(&mut self.module, arg, ty, stride)

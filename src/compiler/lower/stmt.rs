@@ -6,7 +6,7 @@
 use super::abi::Param as AbiParam;
 use super::expr::Val;
 use super::place::{Ptr, Step};
-use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, R};
+use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
 use crate::compiler::sema::model::{self, Expr, FuncId, LocalId, Stmt, Type as T};
 use crate::compiler::source::Loc;
 use naga::{Block, Expression, Handle, Span, Statement, SwitchCase, SwitchValue};
@@ -66,10 +66,11 @@ impl<'p> Ctx<'p> {
         let root = match self.abi.params.get(n) {
             Some(AbiParam::Buffer { .. }) => super::place::Root::Buffer(n),
             Some(AbiParam::Local { var, .. }) => super::place::Root::Global(*var),
-            Some(AbiParam::Pod { .. }) => {
+            Some(AbiParam::Pod { words, .. }) => {
+                let words = *words;
                 let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: pod"))?;
                 let v = self.b.load(src);
-                let v = if super::types::has_narrow(&self.program.types, &ty) { self.pod_narrow(v, &ty, loc)? } else { v };
+                let v = if words { self.pod_from_words(v, &ty, loc)? } else { v };
                 if let Slot::Var(var) = self.slot(id, loc)? {
                     let p = self.b.expr(Expression::LocalVariable(var));
                     self.b.store(p, v);
@@ -87,21 +88,21 @@ impl<'p> Ctx<'p> {
         self.assign_ptr_var(id, ptr, loc)
     }
 
-    /// An 8/16-bit value argument from the words it is passed in (see `abi::pod_words_type`).
-    fn pod_narrow(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let size = self.program.types.size_of(ty);
-        self.narrow_from_words(
-            ty,
-            |cx, k| match size {
+    /// A value argument from the words it is passed in (see `abi::pod_words_type`): the words
+    /// go to a private word array read back as `ty`.
+    fn pod_from_words(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let size = self.program.types.size_of(ty) as u32;
+        let words: Vec<Handle<Expression>> = (0..size.div_ceil(4))
+            .map(|k| match size {
                 0..=4 => v,
-                5..=16 => cx.b.member(v, k),
+                5..=16 => self.b.member(v, k),
                 _ => {
-                    let quad = cx.b.member(v, k / 4);
-                    cx.b.member(quad, k % 4)
+                    let quad = self.b.member(v, k / 4);
+                    self.b.member(quad, k % 4)
                 }
-            },
-            loc,
-        )
+            })
+            .collect();
+        self.reinterpret_words(words, ty, loc)
     }
 
     fn local_ty(&self, id: LocalId, loc: Loc) -> R<T> {
@@ -301,6 +302,9 @@ impl<'p> Ctx<'p> {
     pub(super) fn inline_call(&mut self, id: FuncId, args: &[Expr], loc: Loc) -> R<Val> {
         if self.frames.len() > MAX_INLINE_DEPTH {
             return Err(LowerError::new(loc, "function calls nested too deeply"));
+        }
+        if self.b.func.expressions.len() > MAX_KERNEL_EXPRESSIONS {
+            return Err(LowerError::new(loc, "the kernel is too large once its function calls are inlined"));
         }
         let callee = self.function(id)?;
         // Arguments are evaluated in the caller's frame.

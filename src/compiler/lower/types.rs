@@ -97,7 +97,7 @@ impl TypeMap {
         Ok(match ty {
             T::Scalar(s) => reg_scalar(*s).width as u32,
             T::Vector(s, n) => reg_scalar(*s).width as u32 * model::vector_slots(*n),
-            T::Array { elem, len } => self.naga_size(module, types, elem, loc)? * len,
+            T::Array { elem, len } => self.naga_size(module, types, elem, loc)?.saturating_mul(*len),
             T::Record(id) => {
                 let h = self.record(module, types, *id, loc)?;
                 match module.types[h].inner {
@@ -165,6 +165,19 @@ fn naga_align(module: &Module, ty: Handle<Type>) -> u32 {
         return 4;
     }
     layouter[ty].alignment.round_up(1)
+}
+
+/// The naga type of a 16-bit scalar or vector in a 16-bit storage view (i16, u16 or f16).
+pub fn storage16(module: &mut Module, ty: &T) -> Handle<Type> {
+    let scalar = match ty.element() {
+        Some(S::Half) => Scalar::F16,
+        Some(S::UShort) => Scalar { kind: naga::ScalarKind::Uint, width: 2 },
+        _ => Scalar { kind: naga::ScalarKind::Sint, width: 2 },
+    };
+    match vector_size(ty.width()) {
+        Some(size) => intern(module, TypeInner::Vector { size, scalar }),
+        None => intern(module, TypeInner::Scalar(scalar)),
+    }
 }
 
 /// True when `ty` holds an 8/16-bit scalar somewhere.

@@ -72,7 +72,7 @@ impl Ctx<'_> {
     }
 
     /// A scalar or vector of type `ty` from its scalar components.
-    pub(super) fn from_components(&mut self, comps: Vec<H>, ty: &T, loc: Loc) -> R<H> {
+    pub(super) fn compose_components(&mut self, comps: Vec<H>, ty: &T, loc: Loc) -> R<H> {
         if ty.width() <= 1 {
             return comps.into_iter().next().ok_or_else(|| LowerError::new(loc, "internal: no component"));
         }

@@ -1,0 +1,217 @@
+//! Float functions that work on the representation rather than approximate anything:
+//! `ldexp`, `frexp`, `logb`/`ilogb`, `nextafter`, `nan`, `fdim`, `maxmag`/`minmag`,
+//! `remainder`/`remquo`.
+
+use super::{Ctx, LowerError, R};
+use crate::compiler::sema::model::{MathFn, Precision, Scalar as S, Type as T};
+use crate::compiler::source::Loc;
+use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, RelationalFunction, ScalarKind};
+
+type H = Handle<Expression>;
+
+/// The functions implemented here.
+pub fn handles(f: MathFn) -> bool {
+    use MathFn::*;
+    matches!(f, Ldexp | Frexp | FrexpExponent | Logb | Ilogb | Nextafter | Nan | Fdim | Maxmag | Minmag | Remainder | RemquoQuotient)
+}
+
+/// Width facts of a float type: bytes, mantissa bits, exponent bias, matching int types.
+fn layout(ty: &T) -> (u8, u32, i64, S, S) {
+    if ty.element() == Some(S::Double) {
+        (8, 52, 1023, S::Long, S::ULong)
+    } else {
+        (4, 23, 127, S::Int, S::UInt)
+    }
+}
+
+fn shaped(s: S, like: &T) -> T {
+    match like {
+        T::Vector(_, n) => T::Vector(s, *n),
+        _ => T::Scalar(s),
+    }
+}
+
+impl Ctx<'_> {
+    /// `f(v)`; `arg_ty` is the type of the first argument, `ty` the result's.
+    pub(super) fn float_bits_fn(&mut self, f: MathFn, v: &[H], arg_ty: &T, ty: &T, loc: Loc) -> R<H> {
+        let x = *v.first().ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
+        let y = || v.get(1).copied().ok_or_else(|| LowerError::new(loc, "internal: missing argument"));
+        Ok(match f {
+            MathFn::Ldexp => self.ldexp(x, y()?, arg_ty),
+            MathFn::Frexp | MathFn::FrexpExponent | MathFn::Logb | MathFn::Ilogb => self.exponent_fn(f, x, arg_ty, ty, loc)?,
+            MathFn::Nextafter => self.nextafter(x, y()?, arg_ty, loc)?,
+            MathFn::Nan => {
+                // A quiet NaN carrying the code in its mantissa.
+                let (bytes, mant, ..) = layout(ty);
+                let quiet = if bytes == 8 { 0x7ff8_0000_0000_0000u64 } else { 0x7fc0_0000 };
+                let mask = (1u64 << (mant - 1)) - 1;
+                let uty = shaped(if bytes == 8 { S::ULong } else { S::UInt }, ty);
+                let (mask, quiet) = (self.int_like(mask as i64, &uty, loc)?, self.int_like(quiet as i64, &uty, loc)?);
+                let code = self.b.binary(B::And, x, mask);
+                let bits = self.b.binary(B::InclusiveOr, code, quiet);
+                self.b.cast(bits, ScalarKind::Float, None)
+            }
+            MathFn::Fdim => {
+                let y = y()?;
+                let d = self.b.binary(B::Subtract, x, y);
+                let zero = self.float_like(0.0, arg_ty, loc)?;
+                let gt = self.b.binary(B::Greater, x, y);
+                let r = self.b.select(gt, d, zero);
+                let (nx, ny) = (self.is_nan(x), self.is_nan(y));
+                let r = self.b.select(ny, y, r);
+                self.b.select(nx, x, r)
+            }
+            MathFn::Maxmag | MathFn::Minmag => {
+                let y = y()?;
+                let (ax, ay) = (self.b.math(M::Abs, &[x]), self.b.math(M::Abs, &[y]));
+                let (first, second) = if f == MathFn::Maxmag { (ax, ay) } else { (ay, ax) };
+                let x_wins = self.b.binary(B::Greater, first, second);
+                let y_wins = self.b.binary(B::Greater, second, first);
+                let tie = if f == MathFn::Maxmag { MathFn::Fmax } else { MathFn::Fmin };
+                let t = self.math_fn(tie, Precision::Full, &[x, y], arg_ty, arg_ty, loc)?;
+                let r = self.b.select(y_wins, y, t);
+                self.b.select(x_wins, x, r)
+            }
+            MathFn::Remainder | MathFn::RemquoQuotient => {
+                // n = rint(x / y); remainder = x - n y (one rounding, through fma).
+                let y = y()?;
+                let q = self.b.binary(B::Divide, x, y);
+                let n = self.b.math(M::Round, &[q]);
+                if f == MathFn::Remainder {
+                    let nn = self.b.unary(naga::UnaryOperator::Negate, n);
+                    self.b.math(M::Fma, &[nn, y, x])
+                } else {
+                    // The sign of x / y and the 7 low bits of |n|.
+                    let an = self.b.math(M::Abs, &[n]);
+                    let scaled = self.mul_c_bits(an, 1.0 / 128.0, arg_ty, loc)?;
+                    let fl = self.b.math(M::Floor, &[scaled]);
+                    let back = self.mul_c_bits(fl, 128.0, arg_ty, loc)?;
+                    let low = self.b.binary(B::Subtract, an, back);
+                    let low = self.b.cast(low, ScalarKind::Sint, Some(4));
+                    let neg_low = self.b.unary(naga::UnaryOperator::Negate, low);
+                    let zero = self.float_like(0.0, arg_ty, loc)?;
+                    let neg = self.b.binary(B::Less, q, zero);
+                    self.b.select(neg, neg_low, low)
+                }
+            }
+            _ => return Err(LowerError::new(loc, "internal: not a float-bits function")),
+        })
+    }
+
+    fn mul_c_bits(&mut self, x: H, c: f64, ty: &T, loc: Loc) -> R<H> {
+        let c = self.float_like(c, ty, loc)?;
+        Ok(self.b.binary(B::Multiply, x, c))
+    }
+
+    fn is_nan(&mut self, x: H) -> H {
+        self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x })
+    }
+
+    /// x 2^k in two steps so that neither exponent leaves `ldexp`'s defined range.
+    fn ldexp(&mut self, x: H, k: H, ty: &T) -> H {
+        let (lo, hi) = (self.b.i32(-2400), self.b.i32(2400));
+        let (lo, hi) = (self.match_width(lo, ty), self.match_width(hi, ty));
+        let k = self.b.math(M::Clamp, &[k, lo, hi]);
+        let one = self.b.u32(1);
+        let one = self.match_width(one, ty);
+        let k1 = self.b.binary(B::ShiftRight, k, one);
+        let k2 = self.b.binary(B::Subtract, k, k1);
+        let p = self.b.math(M::Ldexp, &[x, k1]);
+        self.b.math(M::Ldexp, &[p, k2])
+    }
+
+    /// frexp's mantissa or exponent, logb or ilogb of `x`.
+    fn exponent_fn(&mut self, f: MathFn, x: H, arg_ty: &T, ty: &T, loc: Loc) -> R<H> {
+        let (bytes, mant, bias, _, uint) = layout(arg_ty);
+        let uty = shaped(uint, arg_ty);
+        let ity = shaped(S::Int, arg_ty);
+        // Subnormals: scale by 2^(mant + 2) first.
+        let scale = mant as i32 + 2;
+        let ax = self.b.math(M::Abs, &[x]);
+        let min_normal = if bytes == 8 { f64::MIN_POSITIVE } else { f64::from(f32::MIN_POSITIVE) };
+        let tiny_limit = self.float_like(min_normal, arg_ty, loc)?;
+        let tiny = self.b.binary(B::Less, ax, tiny_limit);
+        let factor = self.float_like(2f64.powi(scale), arg_ty, loc)?;
+        let scaled = self.b.binary(B::Multiply, x, factor);
+        let xs = self.b.select(tiny, scaled, x);
+        let bits = self.b.cast(xs, ScalarKind::Uint, None);
+        let shift = self.b.u32(mant);
+        let shift = self.match_width(shift, arg_ty);
+        let e_bits = self.b.binary(B::ShiftRight, bits, shift);
+        let e_mask = self.int_like(if bytes == 8 { 0x7ff } else { 0xff }, &uty, loc)?;
+        let e_bits = self.b.binary(B::And, e_bits, e_mask);
+        let e = self.b.cast(e_bits, ScalarKind::Sint, Some(4));
+        let (adj, none) = (self.int_like(i64::from(scale), &ity, loc)?, self.int_like(0, &ity, loc)?);
+        let adj = self.b.select(tiny, adj, none);
+        let bias_v = self.int_like(bias, &ity, loc)?;
+        // Unbiased exponent with the mantissa in [1, 2).
+        let e = self.b.binary(B::Subtract, e, bias_v);
+        let e = self.b.binary(B::Subtract, e, adj);
+        let zero = self.float_like(0.0, arg_ty, loc)?;
+        let inf = self.float_like(f64::INFINITY, arg_ty, loc)?;
+        let is_zero = self.b.binary(B::Equal, ax, zero);
+        let is_inf = self.b.binary(B::Equal, ax, inf);
+        let is_nan = self.is_nan(x);
+        Ok(match f {
+            MathFn::Frexp => {
+                // Exponent field set to bias - 1: |m| in [0.5, 1).
+                let keep = self.int_like(!(((1u64 << (bytes as u32 * 8 - 1 - mant)) - 1) << mant) as i64, &uty, loc)?;
+                let half = self.int_like(((bias - 1) as u64 as i64) << mant, &uty, loc)?;
+                let m = self.b.binary(B::And, bits, keep);
+                let m = self.b.binary(B::InclusiveOr, m, half);
+                let m = self.b.cast(m, ScalarKind::Float, None);
+                let special = self.b.select(is_zero, is_zero, is_inf);
+                let special = self.b.select(is_nan, is_nan, special);
+                self.b.select(special, x, m)
+            }
+            MathFn::FrexpExponent => {
+                let one = self.int_like(1, &ity, loc)?;
+                let e1 = self.b.binary(B::Add, e, one);
+                let special = self.b.select(is_zero, is_zero, is_inf);
+                let special = self.b.select(is_nan, is_nan, special);
+                self.b.select(special, none, e1)
+            }
+            MathFn::Logb => {
+                let ef = self.b.cast(e, ScalarKind::Float, Some(bytes));
+                let ninf = self.float_like(f64::NEG_INFINITY, arg_ty, loc)?;
+                let r = self.b.select(is_zero, ninf, ef);
+                let r = self.b.select(is_inf, inf, r);
+                self.b.select(is_nan, x, r)
+            }
+            _ => {
+                // ilogb: FP_ILOGB0 = INT_MIN for 0, FP_ILOGBNAN = INT_MAX for NaN, INT_MAX for ∞.
+                let (min, max) = (self.int_like(i64::from(i32::MIN), ty, loc)?, self.int_like(i64::from(i32::MAX), ty, loc)?);
+                let r = self.b.select(is_zero, min, e);
+                let r = self.b.select(is_inf, max, r);
+                self.b.select(is_nan, max, r)
+            }
+        })
+    }
+
+    /// The representable neighbour of `x` toward `y`, by stepping the bits.
+    fn nextafter(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        let (_, _, _, int, _) = layout(ty);
+        let ity = shaped(int, ty);
+        let ix = self.b.cast(x, ScalarKind::Sint, None);
+        let one = self.int_like(1, &ity, loc)?;
+        let up = self.b.binary(B::Add, ix, one);
+        let down = self.b.binary(B::Subtract, ix, one);
+        // Moving away from zero increments the magnitude bits, toward zero decrements them.
+        let zero = self.float_like(0.0, ty, loc)?;
+        let x_pos = self.b.binary(B::Greater, x, zero);
+        let y_above = self.b.binary(B::Greater, y, x);
+        let away = self.b.binary(B::Equal, x_pos, y_above);
+        let stepped = self.b.select(away, up, down);
+        let r = self.b.cast(stepped, ScalarKind::Float, None);
+        // From ±0: the smallest subnormal with y's sign.
+        let tiny = self.b.cast(one, ScalarKind::Float, None);
+        let tiny = self.copysign(tiny, y, ty);
+        let x_zero = self.b.binary(B::Equal, x, zero);
+        let r = self.b.select(x_zero, tiny, r);
+        let same = self.b.binary(B::Equal, x, y);
+        let r = self.b.select(same, y, r);
+        let (nx, ny) = (self.is_nan(x), self.is_nan(y));
+        let r = self.b.select(ny, y, r);
+        Ok(self.b.select(nx, x, r))
+    }
+}
