@@ -137,8 +137,8 @@ fn check_near(s: &Suite, what: &str, got: &[f32], want: &[f32], rel: f32, abs: f
     }
 }
 
-/// Runs `conv_<src>_<dst>` for every destination type on `data` and checks C's conversions
-/// (which Rust's `as` matches for these values).
+/// Runs `conv_from_<src>` on `data` and checks its conversion to each destination type named
+/// (C's conversions, which Rust's `as` matches for these values).
 macro_rules! check_conversions_from {
     ($s:expr, $src:ty, $sname:literal, $data:expr) => {
         check_conversions_from!($s, $src, $sname, $data, i64: "long", u64: "ulong")
@@ -146,13 +146,19 @@ macro_rules! check_conversions_from {
     ($s:expr, $src:ty, $sname:literal, $data:expr, $($wide:ty: $wname:literal),*) => {{
         let s = $s;
         let data: Vec<$src> = $data;
+        let n = data.len();
         let b = s.buf(&data);
-        check_conversions_from!(@to s, b, data, $sname, i8: "char", u8: "uchar", i16: "short", u16: "ushort", i32: "int", u32: "uint", f32: "float" $(, $wide: $wname)*);
+        let outs = [1usize, 1, 2, 2, 4, 4, 8, 8, 4].map(|size| s.env.buffer_from(&vec![0u8; n * size]));
+        let args: Vec<Arg> = std::iter::once(Arg::Buf(&b)).chain(outs.iter().map(Arg::Buf)).collect();
+        s.run(concat!("conv_from_", $sname), &args, &[n], None);
+        check_conversions_from!(@to s, outs, data, $sname, i8: "char": 0, u8: "uchar": 1, i16: "short": 2, u16: "ushort": 3, i32: "int": 4, u32: "uint": 5, f32: "float": 8);
+        $(
+            let k = if $wname == "long" { 6 } else { 7 };
+            s.check(concat!("(", $wname, ")", $sname), &s.get::<$wide>(&outs[k], n), &data.iter().map(|&v| v as $wide).collect::<Vec<_>>());
+        )*
     }};
-    (@to $s:ident, $b:ident, $data:ident, $sname:literal, $($dst:ty: $dname:literal),*) => {$(
-        let o = $s.zeros::<$dst>($data.len());
-        $s.run(concat!("conv_", $sname, "_", $dname), &[Arg::Buf(&$b), Arg::Buf(&o)], &[$data.len()], None);
-        $s.check(concat!("(", $dname, ")", $sname), &$s.get::<$dst>(&o, $data.len()), &$data.iter().map(|&v| v as $dst).collect::<Vec<_>>());
+    (@to $s:ident, $outs:ident, $data:ident, $sname:literal, $($dst:ty: $dname:literal: $k:literal),*) => {$(
+        $s.check(concat!("(", $dname, ")", $sname), &$s.get::<$dst>(&$outs[$k], $data.len()), &$data.iter().map(|&v| v as $dst).collect::<Vec<_>>());
     )*};
 }
 
@@ -230,12 +236,12 @@ fn conversions() {
     s.finish();
 }
 
-/// Runs `vops_<type><n>` for every width on 8 work-items and checks the ten operators and three
-/// comparisons component by component (vector operands are not promoted: they wrap).
+/// Runs `vops_<type><n>` for the widths `ns` on 8 work-items and checks the ten operators and
+/// three comparisons component by component (vector operands are not promoted: they wrap).
 macro_rules! check_vector_ops {
-    ($s:expr, $t:ty, $name:literal, $seed:expr) => {{
+    ($s:expr, $t:ty, $name:literal, $seed:expr, $ns:expr) => {{
         let s = $s;
-        for n in [2usize, 3, 4, 8, 16] {
+        for n in $ns {
             let len = 8 * n;
             let (a, b) = int_operands!($t, $seed, len);
             let (ba, bb, o, c) = (s.buf(&a), s.buf(&b), s.zeros::<$t>(len * 10), s.zeros::<i32>(len * 3));
@@ -269,15 +275,15 @@ macro_rules! check_vector_ops {
 #[test]
 fn vector_operators_on_every_type() {
     let s = Suite::new(include_str!("kernels/vectors.cl"));
-    check_vector_ops!(&s, i8, "char", 90);
-    check_vector_ops!(&s, u8, "uchar", 91);
-    check_vector_ops!(&s, i16, "short", 92);
-    check_vector_ops!(&s, u16, "ushort", 93);
-    check_vector_ops!(&s, i32, "int", 94);
-    check_vector_ops!(&s, u32, "uint", 95);
-    check_vector_ops!(&s, i64, "long", 96);
-    check_vector_ops!(&s, u64, "ulong", 97);
-    for n in [2usize, 3, 4, 8, 16] {
+    check_vector_ops!(&s, i8, "char", 90, [3usize]);
+    check_vector_ops!(&s, u8, "uchar", 91, [8usize]);
+    check_vector_ops!(&s, i16, "short", 92, [4usize]);
+    check_vector_ops!(&s, u16, "ushort", 93, [3usize]);
+    check_vector_ops!(&s, i32, "int", 94, [2usize, 8]);
+    check_vector_ops!(&s, u32, "uint", 95, [16usize]);
+    check_vector_ops!(&s, i64, "long", 96, [3usize]);
+    check_vector_ops!(&s, u64, "ulong", 97, [4usize]);
+    for n in [3usize, 8] {
         let len = 8 * n;
         let a: Vec<f32> = values::<i16>(len, 98).iter().map(|&v| f32::from(v) / 64.0).collect();
         let mut b: Vec<f32> = values::<i16>(len, 99).iter().map(|&v| f32::from(v) / 32.0).collect();
@@ -643,11 +649,15 @@ fn local_constant_and_atomic_memory() {
     }
     s.check("atomic_cmpxchg results", &got[128..188], &want);
 
-    let (o, n) = (s.zeros::<i8>(6), s.zeros::<i32>(2));
+    let (o, n) = (s.zeros::<i8>(6), s.zeros::<i32>(3));
     s.run("strings", &[Arg::Buf(&o), Arg::Buf(&n)], &[6], None);
     let want: Vec<i8> = (0..6).map(|g| [b"world!"[g], b"hello\0"[g], b"abc\0"[g % 4], b"xyz\0\0\0"[g]].iter().fold(0u8, |a, b| a.wrapping_add(*b)) as i8).collect();
     s.check("string literals", &s.get::<i8>(&o, 6), &want);
-    s.check("sizeof string literals", &s.get::<i32>(&n, 2), &[4 * 100 + 4 * 10 + 6, b'y' as i32]);
+    s.check("sizeof string literals, indexing, a helper walking one", &s.get::<i32>(&n, 3), &[4 * 100 + 4 * 10 + 6, b'y' as i32, 150]);
+
+    let o = s.zeros::<i32>(8);
+    s.run("kernel_scope_constants", &[Arg::Buf(&o)], &[8], None);
+    s.check("kernel-scope __constant variables", &s.get::<i32>(&o, 8), &(0..8).map(|g| [10, 20, 30, 40][g & 3] + 4 * g as i32 + 5).collect::<Vec<_>>());
 
     let o = s.zeros::<i32>(8);
     s.run("local_atomics", &[Arg::Buf(&o)], &[128], Some(&[32]));
@@ -1162,9 +1172,9 @@ fn float_builtins_on_16_wide_vectors() {
 #[test]
 fn integer_builtins_on_every_type() {
     let s = Suite::new(include_str!("kernels/builtins.cl"));
-    for (name, bits, signed) in INT_TYPES {
+    for ((name, bits, signed), n) in INT_TYPES.into_iter().zip([3usize, 16, 3, 8, 4, 3, 2, 3]) {
         let t = (bits, signed);
-        for n in [3usize, 16] {
+        {
             let len = 4 * n;
             let mut a: Vec<i128> = values::<i64>(len, 110).iter().map(|&v| wrap(v.into(), t)).collect();
             let b: Vec<i128> = values::<i64>(len, 111).iter().map(|&v| wrap(v.into(), t)).collect();
@@ -1221,4 +1231,71 @@ fn build_options() {
         s.check(options, &s.get::<i32>(&o, 3), &want);
         s.finish();
     }
+}
+
+#[test]
+fn classic_programs() {
+    let s = Suite::new(include_str!("kernels/programs.cl"));
+    let n = 32usize;
+    let a: Vec<f32> = values::<u8>(n * n, 120).iter().map(|&v| f32::from(v % 16) - 8.0).collect();
+    let b: Vec<f32> = values::<u8>(n * n, 121).iter().map(|&v| f32::from(v % 8) * 0.5).collect();
+    let (ba, bb, c) = (s.buf(&a), s.buf(&b), s.zeros::<f32>(n * n));
+    s.run("matmul", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&c), val(n as i32)], &[n, n], Some(&[8, 8]));
+    let want: Vec<f32> = (0..n * n).map(|k| (0..n).map(|t| a[k / n * n + t] * b[t * n + k % n]).sum()).collect();
+    s.check("tiled matrix product (small integers: exact)", &s.get::<f32>(&c, n * n), &want);
+
+    let data: Vec<u8> = values(5000, 122);
+    let (bd, bins) = (s.buf(&data), s.zeros::<u32>(256));
+    s.run("histogram", &[Arg::Buf(&bd), val(data.len() as i32), Arg::Buf(&bins)], &[256], Some(&[64]));
+    let mut want = vec![0u32; 256];
+    data.iter().for_each(|&v| want[v as usize] += 1);
+    s.check("histogram with __local atomics", &s.get::<u32>(&bins, 256), &want);
+
+    let input: Vec<i32> = values::<i32>(256, 123).iter().map(|v| v >> 20).collect();
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(256));
+    s.run("scan", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(64 * 4)], &[128], Some(&[32]));
+    let want: Vec<i32> = input.chunks(64).flat_map(|c| c.iter().scan(0, |acc, &v| { let before = *acc; *acc += v; Some(before) }).collect::<Vec<_>>()).collect();
+    s.check("work-group exclusive scan", &s.get::<i32>(&o, 256), &want);
+
+    let unsorted: Vec<i32> = values::<i32>(128, 124).iter().map(|v| v >> 16).collect();
+    let bd = s.buf(&unsorted);
+    s.run("bitonic", &[Arg::Buf(&bd), Arg::Local(64 * 4)], &[128], Some(&[64]));
+    let want: Vec<i32> = unsorted.chunks(64).flat_map(|c| { let mut v = c.to_vec(); v.sort(); v }).collect();
+    s.check("bitonic sort per work-group", &s.get::<i32>(&bd, 128), &want);
+
+    let signal: Vec<f32> = (0..64).map(|i| ((i * 7) % 13) as f32).collect();
+    let (bs, o) = (s.buf(&signal), s.zeros::<f32>(64));
+    s.run("convolve", &[Arg::Buf(&bs), Arg::Buf(&o), val(64i32)], &[64], None);
+    let taps = [0.0625f32, 0.25, 0.375, 0.25, 0.0625];
+    let want: Vec<f32> = (0..64i32).map(|i| (-2..=2).map(|k| taps[(k + 2) as usize] * signal[(i + k).clamp(0, 63) as usize]).sum()).collect();
+    s.check("convolution with a __constant filter", &s.get::<f32>(&o, 64), &want);
+
+    let (w, h) = (24usize, 16usize);
+    let m: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+    let (bm, o) = (s.buf(&m), s.zeros::<f32>(w * h));
+    s.run("transpose", &[Arg::Buf(&bm), Arg::Buf(&o), val(w as i32), val(h as i32)], &[w, h], Some(&[8, 8]));
+    let want: Vec<f32> = (0..w * h).map(|k| m[(k % h) * w + k / h]).collect();
+    s.check("tiled transpose", &s.get::<f32>(&o, w * h), &want);
+
+    let bodies: Vec<f32> = values::<u8>(32 * 4, 125).iter().enumerate().map(|(i, &v)| if i % 4 == 3 { 1.0 + f32::from(v % 4) } else { f32::from(v) / 32.0 - 4.0 }).collect();
+    let (bp, acc) = (s.buf(&bodies), s.zeros::<f32>(32 * 4));
+    s.run("nbody", &[Arg::Buf(&bp), Arg::Buf(&acc), val(32i32), val(0.01f32)], &[32], None);
+    let want: Vec<f32> = (0..32)
+        .flat_map(|i| {
+            let p = &bodies[i * 4..i * 4 + 4];
+            let mut a = [0f32; 3];
+            for j in 0..32 {
+                let q = &bodies[j * 4..j * 4 + 4];
+                let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + 0.01;
+                let inv = 1.0 / r2.sqrt();
+                for k in 0..3 {
+                    a[k] += d[k] * (q[3] * inv * inv * inv);
+                }
+            }
+            [a[0], a[1], a[2], 0.0]
+        })
+        .collect();
+    check_near(&s, "n-body accelerations", &s.get::<f32>(&acc, 32 * 4), &want, 1e-3, 1e-3);
+    s.finish();
 }

@@ -175,15 +175,7 @@ kernel void ifn_##T##N(global const T *a, global const T *b, global T *o) { \
     vstore##N(mul_hi(x, y), k + 9, o); \
     vstore##N(max(x, y) - min(x, y), k + 10, o); \
 }
-#define IFN_ALL(T) IFN(T, 3) IFN(T, 16)
-IFN_ALL(char)
-IFN_ALL(uchar)
-IFN_ALL(short)
-IFN_ALL(ushort)
-IFN_ALL(int)
-IFN_ALL(uint)
-IFN_ALL(long)
-IFN_ALL(ulong)
+IFN(char, 3) IFN(uchar, 16) IFN(short, 3) IFN(ushort, 8) IFN(int, 4) IFN(uint, 3) IFN(long, 2) IFN(ulong, 3)
 
 // Float built-ins on 16-wide vectors (done in parts by lowering).
 kernel void float16_builtins(global const float16 *x, global const float16 *y, global float16 *o, global int16 *c) {

@@ -63,25 +63,27 @@ kernel void halves(global const half *h, global float *o, global half *w) {
     }
 }
 
-// Every scalar type converted to every other (casts and implicit conversions on assignment).
-#define CONV(S, D) \
-kernel void conv_##S##_##D(global const S *a, global D *o) { \
+// Every scalar type converted to every other (a cast, and the implicit conversion on
+// assignment), one kernel per source type.
+#define TO(D) \
+    o_##D[g] = (D)a[g]; \
+    { D implicit = a[g]; if (implicit != o_##D[g]) o_##D[g] = 0; }
+#define FROM(S, BODY) \
+kernel void conv_from_##S(global const S *a, global char *o_char, global uchar *o_uchar, \
+                          global short *o_short, global ushort *o_ushort, global int *o_int, \
+                          global uint *o_uint, global long *o_long, global ulong *o_ulong, \
+                          global float *o_float) { \
     size_t g = get_global_id(0); \
-    o[g] = (D)a[g]; \
-    D implicit = a[g]; \
-    if (implicit != o[g]) o[g] = 0; \
+    TO(char) TO(uchar) TO(short) TO(ushort) TO(int) TO(uint) TO(float) BODY \
 }
-#define TO_32(S) CONV(S, char) CONV(S, uchar) CONV(S, short) CONV(S, ushort) CONV(S, int) \
-    CONV(S, uint) CONV(S, float)
-#define FROM(S) TO_32(S) CONV(S, long) CONV(S, ulong)
 // Signed 8/16/32-bit → ulong and uint → long are left out until their lowering is fixed (they
 // extend with the wrong signedness).
-TO_32(char) CONV(char, long)
-FROM(uchar)
-TO_32(short) CONV(short, long)
-FROM(ushort)
-TO_32(int) CONV(int, long)
-TO_32(uint) CONV(uint, ulong)
-FROM(long)
-FROM(ulong)
-FROM(float)
+FROM(char, TO(long))
+FROM(uchar, TO(long) TO(ulong))
+FROM(short, TO(long))
+FROM(ushort, TO(long) TO(ulong))
+FROM(int, TO(long))
+FROM(uint, TO(ulong))
+FROM(long, TO(long) TO(ulong))
+FROM(ulong, TO(long) TO(ulong))
+FROM(float, TO(long) TO(ulong))

@@ -89,6 +89,13 @@ kernel void local_atomics(global int *out) {
 
 // A11: string literals live in __constant memory.
 constant char greeting[] = "hello";
+int length(constant char *s) {
+    int n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
 kernel void strings(global char *o, global int *n) {
     constant char *s = "world!";
     char buf[] = "abc";
@@ -97,4 +104,13 @@ kernel void strings(global char *o, global int *n) {
     o[g] = s[g] + greeting[g % 6] + buf[g % 4] + ub[g % 6];
     n[0] = sizeof("abc") * 100 + sizeof(buf) * 10 + sizeof(greeting);
     n[1] = "xyz"[1];
+    n[2] = length("a longer string") * 10 + length("");
+}
+
+// A9: __constant variables at the outermost scope of a kernel.
+kernel void kernel_scope_constants(global int *o) {
+    constant int lut[4] = { 10, 20, 30, 40 };
+    constant float2 scale = (float2)(0.5f, 4.0f);
+    size_t g = get_global_id(0);
+    o[g] = lut[g & 3] + (int)(scale.y * g) + (int)(scale.x * 10);
 }
