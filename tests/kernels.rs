@@ -1064,6 +1064,33 @@ fn int_bytes(values: &[i128], bits: u32) -> Vec<u8> {
 }
 
 #[test]
+fn saturating_vector_conversions() {
+    let s = Suite::new(include_str!("kernels/conversions.cl"));
+    let ty = |name: &str| INT_TYPES.into_iter().find(|t| t.0 == name).map(|t| (t.1, t.2)).unwrap_or((32, true));
+    let pairs = [
+        ("int", "char", 4), ("int", "uchar", 16), ("short", "uchar", 8), ("uint", "short", 3), ("long", "int", 2), ("ulong", "uint", 4),
+        ("char", "uchar", 16), ("uchar", "char", 4), ("long", "ushort", 3), ("int", "ulong", 2), ("char", "ushort", 8), ("ushort", "short", 4),
+    ];
+    for (src, dst, n) in pairs {
+        let (ts, td) = (ty(src), ty(dst));
+        let len = 4 * n;
+        // Values spread over the source range, with small ones mixed in.
+        let a: Vec<i128> = values::<i64>(len, 130).iter().enumerate().map(|(i, &v)| wrap(if i % 3 == 0 { i128::from(v % 300) } else { v.into() }, ts)).collect();
+        let (ba, o) = (s.env.buffer_from(&int_bytes(&a, ts.0)), s.env.buffer_from(&vec![0u8; len * td.0 as usize / 8]));
+        s.run(&format!("vsat_{src}_{dst}"), &[Arg::Buf(&ba), Arg::Buf(&o)], &[4], None);
+        let got: Vec<i128> = s.env.read(&o, 0, len * td.0 as usize / 8).chunks(td.0 as usize / 8).map(|c| {
+            let mut v = [0u8; 16];
+            v[..c.len()].copy_from_slice(c);
+            wrap(i128::from_le_bytes(v), td)
+        }).collect();
+        let (lo, hi) = if td.1 { (-(1i128 << (td.0 - 1)), (1i128 << (td.0 - 1)) - 1) } else { (0, (1i128 << td.0) - 1) };
+        let want: Vec<i128> = a.iter().map(|v| (*v).clamp(lo, hi)).collect();
+        s.check(&format!("convert_{dst}{n}_sat({src}{n})"), &got, &want);
+    }
+    s.finish();
+}
+
+#[test]
 fn usual_arithmetic_conversions() {
     let s = Suite::new(include_str!("kernels/mixed.cl"));
     let raw: Vec<i64> = values(N, 100);

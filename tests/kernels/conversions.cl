@@ -86,3 +86,13 @@ FROM(uint, TO(long) TO(ulong))
 FROM(long, TO(long) TO(ulong))
 FROM(ulong, TO(long) TO(ulong))
 FROM(float, TO(long) TO(ulong))
+
+// Saturating conversions of vectors between integer types.
+#define VSAT(S, D, N) \
+kernel void vsat_##S##_##D(global const S *a, global D *o) { \
+    size_t g = get_global_id(0); \
+    vstore##N(convert_##D##N##_sat(vload##N(g, a)), g, o); \
+}
+VSAT(int, char, 4) VSAT(int, uchar, 16) VSAT(short, uchar, 8) VSAT(uint, short, 3) VSAT(long, int, 2)
+VSAT(ulong, uint, 4) VSAT(char, uchar, 16) VSAT(uchar, char, 4) VSAT(long, ushort, 3) VSAT(int, ulong, 2)
+VSAT(char, ushort, 8) VSAT(ushort, short, 4)
