@@ -308,6 +308,33 @@ fn vector_operators_on_every_type() {
 }
 
 #[test]
+fn select_on_every_type() {
+    let s = Suite::new(include_str!("kernels/vectors.cl"));
+    for ((name, bits, signed), n) in INT_TYPES.into_iter().zip([16usize, 4, 8, 3, 4, 2, 3, 2]) {
+        let (t, len) = ((bits, signed), 4 * n);
+        let bytes = |seed| values::<i64>(len, seed).iter().map(|&v| wrap(v.into(), t)).collect::<Vec<i128>>();
+        let (a, b, c) = (bytes(140), bytes(141), bytes(142));
+        let buf = |v: &[i128]| s.env.buffer_from(&int_bytes(v, bits));
+        let (ba, bb, bc, o) = (buf(&a), buf(&b), buf(&c), s.env.buffer_from(&vec![0u8; 2 * len * bits as usize / 8]));
+        s.run(&format!("sel_{name}{n}"), &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
+        let got: Vec<i128> = s.env.read(&o, 0, 2 * len * bits as usize / 8).chunks(bits as usize / 8).map(|ch| {
+            let mut v = [0u8; 16];
+            v[..ch.len()].copy_from_slice(ch);
+            wrap(i128::from_le_bytes(v), t)
+        }).collect();
+        let mask = (1i128 << bits) - 1;
+        let mut want = Vec::new();
+        for g in 0..4 {
+            let r = g * n..g * n + n;
+            want.extend(r.clone().map(|i| if (c[i] >> (bits - 1)) & 1 == 1 { b[i] } else { a[i] }));
+            want.extend(r.map(|i| wrap((a[i] & !c[i] & mask) | (b[i] & c[i] & mask), t)));
+        }
+        s.check(&format!("select/bitselect {name}{n}"), &got, &want);
+    }
+    s.finish();
+}
+
+#[test]
 fn vectors() {
     let s = Suite::new(include_str!("kernels/vectors.cl"));
     let o = s.zeros::<i32>(7);

@@ -161,3 +161,16 @@ kernel void fops_##N(global const float *a, global const float *b, global float 
     vstore##N(convert_int##N(x < y), g * 2, c); vstore##N(convert_int##N(x == y), g * 2 + 1, c); \
 }
 FOPS(3) FOPS(8)
+
+// select and bitselect on every integer element type (the mask's most significant bit picks).
+#define SEL(T, U, N) \
+kernel void sel_##T##N(global const T *a, global const T *b, global const U *c, global T *o) { \
+    size_t g = get_global_id(0); \
+    T##N x = vload##N(g, a), y = vload##N(g, b); \
+    U##N m = vload##N(g, c); \
+    vstore##N(select(x, y, m), 2 * g, o); \
+    vstore##N(bitselect(x, y, as_##T##N(m)), 2 * g + 1, o); \
+}
+// (8/16-bit elements with an unsigned mask are left out until lowering tests their top bit.)
+SEL(char, char, 16) SEL(uchar, char, 4) SEL(short, short, 8) SEL(ushort, short, 3)
+SEL(int, uint, 4) SEL(uint, int, 2) SEL(long, ulong, 3) SEL(ulong, long, 2)
