@@ -423,6 +423,14 @@ fn vectors() {
     s.check("vload8/vstore8", &s.get::<u8>(&ob, 64), &b.iter().map(|v| v.wrapping_add(1)).collect::<Vec<_>>());
     s.check("vload2 of a cast pointer and a private array", &s.get::<i32>(&oi, 4), &[f[2].to_bits() as i32, f[3].to_bits() as i32, 7, 8]);
 
+    let bytes: Vec<u8> = values(64, 25);
+    let (bi, bo, lo) = (s.buf(&bytes), s.zeros::<u8>(64), s.zeros::<i64>(3));
+    s.run("vload_spaces", &[Arg::Buf(&bi), Arg::Buf(&bo), Arg::Buf(&lo)], &[8], Some(&[8]));
+    s.check("vload8/vstore8 through __local", &s.get::<u8>(&bo, 64), &(0..64).map(|i| bytes[(7 - i / 8) * 8 + i % 8]).collect::<Vec<_>>());
+    let private = [1i64, -2, 3, -4, 5, -6, 100, 200].iter().fold(0, |acc, v| acc * 10 + v);
+    let third = i64::from_le_bytes(bytes[16..24].try_into().unwrap_or_default());
+    s.check("vload/vstore on __private arrays, vload3 of long", &s.get::<i64>(&lo, 3), &[private, 5 - 60 + 700 - 8000, third]);
+
     let l: Vec<i64> = vec![0, -1, 127, 128, -129, 255, 256, 32767, -32769, 65536, 1 << 33, -(1 << 33), i64::MAX, i64::MIN, 70000, -70000];
     let n = l.len();
     let outs = (s.zeros::<i8>(n), s.zeros::<u8>(n), s.zeros::<i16>(n), s.zeros::<u16>(n), s.zeros::<i32>(n), s.zeros::<u32>(n), s.zeros::<u64>(n));

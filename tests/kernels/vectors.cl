@@ -174,3 +174,24 @@ kernel void sel_##T##N(global const T *a, global const T *b, global const U *c, 
 // (8/16-bit elements with an unsigned mask are left out until lowering tests their top bit.)
 SEL(char, char, 16) SEL(uchar, char, 4) SEL(short, short, 8) SEL(ushort, short, 3)
 SEL(int, uint, 4) SEL(uint, int, 2) SEL(long, ulong, 3) SEL(ulong, long, 2)
+
+// vloadn/vstoren on __local and __private memory of narrow and wide types.
+kernel void vload_spaces(global const uchar *in, global uchar *out, global long *lo) {
+    local uchar tile[64];
+    size_t l = get_local_id(0);
+    vstore8(vload8(l, in), l, tile);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    vstore8(vload8(7 - l, tile), l, out);
+    if (l == 0) {
+        short s[8] = { 1, -2, 3, -4, 5, -6, 7, -8 };
+        short4 v = vload4(1, s);
+        vstore2((short2)(100, 200), 3, s);
+        long acc = 0;
+        for (int i = 0; i < 8; i++)
+            acc = acc * 10 + s[i];
+        lo[0] = acc;
+        lo[1] = v.x + v.y * 10 + v.z * 100 + v.w * 1000;
+        long3 w = vload3(0, (global const long *)in);
+        lo[2] = w.z;
+    }
+}
