@@ -690,6 +690,18 @@ fn local_constant_and_atomic_memory() {
     s.check("string literals", &s.get::<i8>(&o, 6), &want);
     s.check("sizeof string literals, indexing, a helper walking one", &s.get::<i32>(&n, 3), &[4 * 100 + 4 * 10 + 6, b'y' as i32, 150]);
 
+    let (o, l, f) = (s.zeros::<i32>(9), s.buf(&[0i64, 0, 0, 0, 0, -1, 0]), s.buf(&vec![0.5f32; 33]));
+    s.run("more_atomics", &[Arg::Buf(&o), Arg::Buf(&l), Arg::Buf(&f)], &[16], Some(&[16]));
+    let xor = (0..16).fold(0, |a, g| a ^ (3 << g));
+    s.check("every atomic on __local memory", &s.get::<i32>(&o, 9), &[120, -120, 16, -20, 85, -1 & !0xffff, 0xffff, xor, 1500]);
+    let longs = s.get::<i64>(&l, 7);
+    s.check("64-bit atomics", &longs[..6], &[120 << 32, -(15 << 40), 15 << 40, 0xffff << 32, 0, !(0xffff << 32)]);
+    s.check("atom_cmpxchg on long", &longs[6..], &[1 << 50]);
+    let mut seen: Vec<f32> = s.get::<f32>(&f, 33)[..16].to_vec();
+    seen.push(s.get::<f32>(&f, 33)[32]);
+    seen.sort_by(f32::total_cmp);
+    s.check("atomic_xchg on float: every value once", &seen, &[0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]);
+
     let o = s.zeros::<i32>(8);
     s.run("kernel_scope_constants", &[Arg::Buf(&o)], &[8], None);
     s.check("kernel-scope __constant variables", &s.get::<i32>(&o, 8), &(0..8).map(|g| [10, 20, 30, 40][g & 3] + 4 * g as i32 + 5).collect::<Vec<_>>());
