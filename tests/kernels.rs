@@ -557,6 +557,23 @@ fn structs_arrays_pointers() {
         .collect();
     s.check("8/16-bit struct members in a __global buffer", &got, &want);
 
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Small {
+        tag: i8,
+        // short2 is aligned to its size, 4.
+        _pad0: [u8; 3],
+        s: [i16; 2],
+        f: [f32; 3],
+        u: u8,
+        _pad1: [u8; 3],
+    }
+    let small = Small { tag: -3, _pad0: [0x55; 3], s: [7, -2], f: [0.5, 1.25, 2.0], u: 4, _pad1: [0x55; 3] };
+    let o = s.zeros::<f32>(3);
+    s.run("small_by_value", &[Arg::Val(bytes(&[small])), Arg::Val(bytes(&[mixed[2]])), Arg::Buf(&o)], &[1], None);
+    let m = mixed[2];
+    s.check("structs with 8/16-bit members by value", &s.get::<f32>(&o, 3), &[-3.0 + 7.0 - 20.0 + 4000.0, 3.75, f32::from(m.c) + m.v[2] + f32::from(m.s[1]) + f32::from(m.u) + m.l as f32]);
+
     let (f, o) = (s.buf(&[-1.5f32]), s.zeros::<u32>(3));
     s.run("unions", &[Arg::Buf(&f), Arg::Buf(&o)], &[1], None);
     let bits = (-1.5f32).to_bits();

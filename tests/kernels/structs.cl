@@ -125,3 +125,11 @@ kernel void unions(global const float *f, global uint *o) {
     x.u ^= 0x80000000u;
     o[2] = as_uint(x.f);
 }
+
+typedef struct { char tag; short2 s; float f[3]; uchar u; } Small;
+
+kernel void small_by_value(Small a, Mixed m, global float *o) {
+    o[0] = a.tag + a.s.x + a.s.y * 10 + a.u * 1000;
+    o[1] = a.f[0] + a.f[1] + a.f[2];
+    o[2] = m.c + m.v.z + m.s.y + m.u + (float)m.l;
+}
