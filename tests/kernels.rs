@@ -638,6 +638,40 @@ fn control_flow() {
         }
     }
     s.check("while/do-while/switch in a loop", &s.get::<i32>(&o, 4), &[acc, i, -2, 5321]);
+
+    let v: Vec<i32> = values::<i32>(16, 41).iter().map(|x| x >> 24).collect();
+    let (bv, o) = (s.buf(&v), s.zeros::<i32>(32));
+    s.run("nested_returns", &[Arg::Buf(&bv), Arg::Buf(&o)], &[16], None);
+    let find = |key: i32| -> i32 {
+        for (i, &x) in v.iter().enumerate() {
+            for j in 0..2 {
+                match (x + j) & 3 {
+                    0 if x == key => return i as i32 * 10 + j,
+                    0 | 1 => {}
+                    _ if x == key => return -(i as i32 * 10 + j) - 1,
+                    _ => {}
+                }
+            }
+        }
+        -999
+    };
+    let nested_breaks = |limit: i32| {
+        let mut count = 0;
+        loop {
+            loop {
+                count += 1;
+                if count % 7 == 0 || count >= limit {
+                    break;
+                }
+            }
+            if count >= limit {
+                break count;
+            }
+            count += 2;
+        }
+    };
+    let want: Vec<i32> = v.iter().map(|&k| find(k)).chain((0..16).map(|g| nested_breaks(g * 5))).collect();
+    s.check("returns from nested loops and switches in helpers", &s.get::<i32>(&o, 32), &want);
     s.finish();
 }
 
