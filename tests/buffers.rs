@@ -267,6 +267,10 @@ fn copy_host_ptr_copies_at_creation() {
     assert_eq!(mem_info::<cl_mem_flags>(mem.0, CL_MEM_FLAGS), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, "READ_WRITE is the default");
     let alloc = env.buffer(CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR, 64);
     assert_eq!(mem_info::<cl_mem_flags>(alloc.0, CL_MEM_FLAGS), CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR);
+    // ALLOC_HOST_PTR and COPY_HOST_PTR together: allocated for the host, initialised from it.
+    let mut init = pattern(512, 33);
+    let both = Mem(create_buffer(env.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR, 512, init.as_mut_ptr().cast()));
+    assert_eq!(env.read(&both, 0, 512), init);
 }
 
 fn sub_buffer(parent: &Mem, flags: cl_mem_flags, origin: usize, size: usize) -> Result<Mem, cl_int> {
@@ -422,8 +426,7 @@ fn non_blocking_map_after_a_gated_write() {
     let mem = env.buffer_from(&[0u8; 4096]);
     let data = pattern(4096, 30);
     let mut err = 1;
-    let gate = unsafe { clCreateUserEvent(env.context, &mut err) };
-    ok(err);
+    let gate = user_event(env.context);
     let mut w = null_mut();
     ok(unsafe { clEnqueueWriteBuffer(env.queue, mem.0, CL_FALSE, 0, 4096, data.as_ptr().cast(), 1, &gate, &mut w) });
     let mut mapped = null_mut();
@@ -452,4 +455,38 @@ fn sub_buffer_of_a_use_host_ptr_buffer() {
     assert_eq!(p, unsafe { base.add(align + 8) });
     assert_eq!(unsafe { std::slice::from_raw_parts(p, 64) }, &update[..]);
     unmap(&env, &sub, p);
+}
+
+#[test]
+fn rect_transfers_queued_behind_other_work() {
+    // Behind a gated command the transfers cannot take the idle queue's shortcut: they go
+    // through staging memory, and must still land row by row.
+    let env = Env::new();
+    let (row, slice) = (40usize, 40 * 10);
+    let size = slice * 3;
+    let mut model = pattern(size, 34);
+    let mem = env.buffer_from(&model);
+    let gate = user_event(env.context);
+    let mut first = null_mut();
+    ok(unsafe { clEnqueueMarkerWithWaitList(env.queue, 1, &gate, &mut first) });
+    let region = [7usize, 3, 2];
+    let (b_origin, h_origin, h_row, h_slice) = ([5usize, 4, 1], [2usize, 1, 0], 9usize, 9 * 5);
+    let host = pattern(h_slice * 2, 35);
+    let mut out = vec![0u8; h_slice * 2];
+    unsafe {
+        ok(clEnqueueWriteBufferRect(env.queue, mem.0, CL_FALSE, b_origin.as_ptr(), h_origin.as_ptr(), region.as_ptr(), row, slice, h_row, h_slice, host.as_ptr().cast(), 0, null(), null_mut()));
+        ok(clEnqueueReadBufferRect(env.queue, mem.0, CL_FALSE, b_origin.as_ptr(), h_origin.as_ptr(), region.as_ptr(), row, slice, h_row, h_slice, out.as_mut_ptr().cast(), 0, null(), null_mut()));
+    }
+    let mut whole = vec![0u8; size];
+    ok(unsafe { clEnqueueReadBuffer(env.queue, mem.0, CL_FALSE, 0, size, whole.as_mut_ptr().cast(), 0, null(), null_mut()) });
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    let mut expected_out = vec![0u8; h_slice * 2];
+    for (b, h) in rect_offsets(b_origin, region, row, slice).into_iter().zip(rect_offsets(h_origin, region, h_row, h_slice)) {
+        model[b] = host[h];
+        expected_out[h] = host[h];
+    }
+    assert_eq!(whole, model);
+    assert_eq!(out, expected_out);
+    unsafe { [gate, first].iter().for_each(|&e| ok(clReleaseEvent(e))) };
 }

@@ -11,13 +11,6 @@ use std::time::{Duration, Instant};
 /// Long enough for a command that could run to have run.
 const SETTLE: Duration = Duration::from_millis(100);
 
-fn user_event(env: &Env) -> cl_event {
-    let mut err = 1;
-    let e = unsafe { clCreateUserEvent(env.context, &mut err) };
-    ok(err);
-    e
-}
-
 fn write_after(q: cl_command_queue, mem: &Mem, offset: usize, data: &[u8], deps: &[cl_event]) -> cl_event {
     let mut e = null_mut();
     ok(unsafe { clEnqueueWriteBuffer(q, mem.0, CL_FALSE, offset, data.len(), data.as_ptr().cast(), deps.len() as cl_uint, if deps.is_empty() { null() } else { deps.as_ptr() }, &mut e) });
@@ -37,7 +30,7 @@ fn user_event_gates_a_command_until_set() {
     let env = Env::new();
     let other = env.queue(0);
     let mem = env.buffer_from(&[0u8; 64]);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     assert_eq!(event_status(gate), CL_SUBMITTED);
     assert_eq!(event_info::<cl_command_type>(gate, CL_EVENT_COMMAND_TYPE), CL_COMMAND_USER);
     assert!(event_info::<cl_command_queue>(gate, CL_EVENT_COMMAND_QUEUE).is_null());
@@ -53,7 +46,7 @@ fn user_event_gates_a_command_until_set() {
     assert_eq!(env.read(&mem, 0, 64), data);
     assert_eq!(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) }, CL_INVALID_OPERATION, "set once only");
     assert_eq!(unsafe { clSetUserEventStatus(w, CL_COMPLETE) }, CL_INVALID_EVENT, "not a user event");
-    let fresh = user_event(&env);
+    let fresh = user_event(env.context);
     assert_eq!(unsafe { clSetUserEventStatus(fresh, CL_SUBMITTED) }, CL_INVALID_VALUE);
     ok(unsafe { clSetUserEventStatus(fresh, CL_COMPLETE) });
     release(&[gate, w, fresh]);
@@ -65,7 +58,7 @@ fn failed_user_event_fails_its_dependents() {
     let env = Env::new();
     let q = env.queue(0);
     let mem = env.buffer_from(&[7u8; 32]);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let w = write_after(q, &mem, 0, &[1u8; 32], &[gate]);
     let mut out = [0u8; 32];
     ok(unsafe { clSetUserEventStatus(gate, -1234) });
@@ -105,7 +98,7 @@ fn await_calls(tag: usize, n: usize) -> Vec<(cl_int, cl_int)> {
 fn callbacks_run_for_each_status_in_order() {
     let env = Env::new();
     let mem = env.buffer(CL_MEM_READ_WRITE, 1024);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let w = write_after(env.queue, &mem, 0, &pattern(1024, 2), &[gate]);
     for on in [CL_COMPLETE, CL_RUNNING, CL_SUBMITTED] {
         ok(unsafe { clSetEventCallback(w, on, Some(record), (1000 + on as usize) as *mut c_void) });
@@ -136,7 +129,7 @@ fn callbacks_of_a_failed_command_report_the_error() {
     let env = Env::new();
     let q = env.queue(0);
     let mem = env.buffer(CL_MEM_READ_WRITE, 64);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let w = write_after(q, &mem, 0, &[1u8; 64], &[gate]);
     ok(unsafe { clSetEventCallback(w, CL_COMPLETE, Some(record), 3000 as *mut c_void) });
     ok(unsafe { clSetEventCallback(gate, CL_COMPLETE, Some(record), 3001 as *mut c_void) });
@@ -170,7 +163,7 @@ fn markers_wait_for_what_they_should() {
     for props in [0, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE] {
         let env = Env::with_queue_properties(props);
         let mem = env.buffer(CL_MEM_READ_WRITE, 256);
-        let gate = user_event(&env);
+        let gate = user_event(env.context);
         let gated = write_after(env.queue, &mem, 0, &[1u8; 128], &[gate]);
         let free = write_after(env.queue, &mem, 128, &[2u8; 128], &[]);
         // Without a wait list a marker waits for every earlier command.
@@ -200,7 +193,7 @@ fn barriers_order_later_commands() {
     for props in [0, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE] {
         let env = Env::with_queue_properties(props);
         let mem = env.buffer(CL_MEM_READ_WRITE, 64);
-        let gate = user_event(&env);
+        let gate = user_event(env.context);
         let first = write_after(env.queue, &mem, 0, &[1u8; 64], &[gate]);
         let b = barrier(env.queue, &[]);
         let second = write_after(env.queue, &mem, 0, &[2u8; 64], &[]);
@@ -218,7 +211,7 @@ fn barriers_order_later_commands() {
 fn barrier_with_a_wait_list_on_an_out_of_order_queue() {
     let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     let mem = env.buffer(CL_MEM_READ_WRITE, 64);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let b = barrier(env.queue, &[gate]);
     let after = write_after(env.queue, &mem, 0, &[3u8; 64], &[]);
     assert!(settled_status(env.queue, after) > CL_COMPLETE);
@@ -233,7 +226,7 @@ fn barrier_with_a_wait_list_on_an_out_of_order_queue() {
 fn legacy_marker_barrier_and_wait_for_events() {
     let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     let mem = env.buffer(CL_MEM_READ_WRITE, 64);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let first = write_after(env.queue, &mem, 0, &[4u8; 64], &[gate]);
     ok(unsafe { clEnqueueWaitForEvents(env.queue, 1, &first as *const cl_event as *mut cl_event) });
     let second = write_after(env.queue, &mem, 0, &[5u8; 64], &[]);
@@ -257,7 +250,7 @@ fn cross_queue_dependencies() {
     let data = pattern(4096, 3);
     let mem = env.buffer(CL_MEM_READ_WRITE, 4096);
     let copy = env.buffer(CL_MEM_READ_WRITE, 4096);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let w = write_after(env.queue, &mem, 0, &data, &[gate]);
     let mut c = null_mut();
     ok(unsafe { clEnqueueCopyBuffer(q2, mem.0, copy.0, 0, 0, 4096, 1, &w, &mut c) });
@@ -282,8 +275,8 @@ fn wait_for_events_errors() {
     let env = Env::new();
     let other = Env::new();
     assert_eq!(unsafe { clWaitForEvents(0, null()) }, CL_INVALID_VALUE);
-    let a = user_event(&env);
-    let b = user_event(&other);
+    let a = user_event(env.context);
+    let b = user_event(other.context);
     assert_eq!(unsafe { clWaitForEvents(2, [a, b].as_ptr()) }, CL_INVALID_CONTEXT);
     // An event of another context in a wait list.
     let mem = env.buffer(CL_MEM_READ_WRITE, 16);
@@ -334,7 +327,7 @@ fn profile(e: cl_event, param: cl_profiling_info) -> Result<cl_ulong, cl_int> {
 fn profiling_times_are_ordered() {
     let env = Env::with_queue_properties(CL_QUEUE_PROFILING_ENABLE);
     let mem = env.buffer(CL_MEM_READ_WRITE, 1 << 20);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let e = write_after(env.queue, &mem, 0, &pattern(1 << 20, 4), &[gate]);
     assert_eq!(profile(e, CL_PROFILING_COMMAND_START), Err(CL_PROFILING_INFO_NOT_AVAILABLE), "not complete yet");
     ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
@@ -371,7 +364,7 @@ fn barrier_on_another_queues_event() {
     let env = Env::new();
     let q2 = env.queue(0);
     let mem = env.buffer(CL_MEM_READ_WRITE, 64);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let first = write_after(q2, &mem, 0, &[6u8; 64], &[gate]);
     let b = barrier(env.queue, &[first]);
     let second = write_after(env.queue, &mem, 0, &[7u8; 64], &[]);
@@ -394,7 +387,7 @@ fn barrier_on_another_queues_event() {
 fn blocking_read_waits_for_a_user_event_set_by_another_thread() {
     let env = Env::new();
     let mem = env.buffer_from(&[8u8; 256]);
-    let gate = user_event(&env);
+    let gate = user_event(env.context);
     let w = write_after(env.queue, &mem, 0, &[9u8; 256], &[gate]);
     let gate_handle = gate as usize;
     let setter = std::thread::spawn(move || {
@@ -407,4 +400,23 @@ fn blocking_read_waits_for_a_user_event_set_by_another_thread() {
     assert!(start.elapsed() >= SETTLE / 2, "returned before the user event was set");
     setter.join().unwrap();
     release(&[gate, w]);
+}
+
+#[test]
+fn out_of_order_queue_follows_explicit_dependencies_only() {
+    let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let (src, dst, other) = (env.buffer(CL_MEM_READ_WRITE, 256), env.buffer(CL_MEM_READ_WRITE, 256), env.buffer(CL_MEM_READ_WRITE, 256));
+    let data = pattern(256, 50);
+    let gate = user_event(env.context);
+    let a = write_after(env.queue, &src, 0, &data, &[gate]);
+    let mut b = null_mut();
+    ok(unsafe { clEnqueueCopyBuffer(env.queue, src.0, dst.0, 0, 0, 256, 1, &a, &mut b) });
+    let c = write_after(env.queue, &other, 0, &[4u8; 256], &[]);
+    ok(unsafe { clWaitForEvents(1, &c) });
+    assert!(event_status(a) > CL_COMPLETE && event_status(b) > CL_COMPLETE, "held behind the user event");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    ok(unsafe { clWaitForEvents(1, &b) });
+    assert_eq!(env.read(&dst, 0, 256), data, "the copy ran after the write it waits for");
+    assert_eq!(env.read(&other, 0, 256), [4u8; 256]);
+    release(&[gate, a, b, c]);
 }

@@ -204,11 +204,10 @@ fn bad_work_sizes() {
 #[test]
 fn bad_kernel_creation() {
     let env = Env::new();
+    let unbuilt = program(env.context, SOURCE);
     let text = std::ffi::CString::new(SOURCE).unwrap();
     let ptr = text.as_ptr();
     let mut err = 1;
-    let unbuilt = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
     let name = c"add_int";
     assert!(unsafe { clCreateKernel(unbuilt, name.as_ptr(), &mut err) }.is_null());
     assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
@@ -357,9 +356,8 @@ fn arguments_are_captured_at_enqueue() {
     let (mx, my) = (env.buffer_from(bytes_of(&x)), env.buffer_from(bytes_of(&y)));
     set_arg(k, 0, &mx.0);
     set_arg(k, 1, &my.0);
+    let gate = user_event(env.context);
     let mut err = 1;
-    let gate = unsafe { clCreateUserEvent(env.context, &mut err) };
-    ok(err);
     let global = [n];
     for factor in [3i32, 5] {
         set_arg(k, 2, &factor);
@@ -423,15 +421,7 @@ fn compile_and_link_separately() {
     let header = "int twice(int x);\n";
     let lib_source = "int twice(int x) { return 2 * x; }\n";
     let main_source = "#include \"twice.h\"\nkernel void k(global int* out) { out[get_global_id(0)] = twice((int)get_global_id(0)); }\n";
-    let create = |text: &str| {
-        let c = std::ffi::CString::new(text).unwrap();
-        let p = c.as_ptr();
-        let mut err = 1;
-        let program = unsafe { clCreateProgramWithSource(env.context, 1, &p, null(), &mut err) };
-        ok(err);
-        program
-    };
-    let (h, lib, main) = (create(header), create(lib_source), create(main_source));
+    let (h, lib, main) = (program(env.context, header), program(env.context, lib_source), program(env.context, main_source));
     let name = c"twice.h".as_ptr();
     ok(unsafe { clCompileProgram(lib, 1, &env.device, null(), 0, null(), null(), None, null_mut()) });
     ok(unsafe { clCompileProgram(main, 1, &env.device, null(), 1, &h, &name, None, null_mut()) });
@@ -533,11 +523,7 @@ extern "C" fn count_build(_program: cl_program, user_data: *mut c_void) {
 #[test]
 fn build_options_callbacks_and_devices() {
     let env = Env::new();
-    let text = std::ffi::CString::new(MORE).unwrap();
-    let ptr = text.as_ptr();
-    let mut err = 1;
-    let program = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
+    let program = program(env.context, MORE);
     let build_with = |options: &std::ffi::CStr| unsafe { clBuildProgram(program, 1, &env.device, options.as_ptr(), None, null_mut()) };
     assert_eq!(build_with(c"-no-such-option"), CL_INVALID_BUILD_OPTIONS);
     let calls = std::sync::atomic::AtomicUsize::new(0);
@@ -561,12 +547,8 @@ fn build_options_callbacks_and_devices() {
 #[test]
 fn build_options_reach_the_compiler() {
     let env = Env::new();
-    let source = "kernel void v(global int* out) { out[0] = VALUE * 2; }\n";
-    let text = std::ffi::CString::new(source).unwrap();
-    let ptr = text.as_ptr();
+    let program = program(env.context, "kernel void v(global int* out) { out[0] = VALUE * 2; }\n");
     let mut err = 1;
-    let program = unsafe { clCreateProgramWithSource(env.context, 1, &ptr, null(), &mut err) };
-    ok(err);
     ok(unsafe { clBuildProgram(program, 1, &env.device, c"-D VALUE=21 -cl-std=CL3.0 -cl-mad-enable -w".as_ptr(), None, null_mut()) });
     let k = kernel(program, "v");
     let out = env.buffer(CL_MEM_READ_WRITE, 4);
@@ -662,12 +644,11 @@ fn many_value_arguments() {
 fn argument_info_and_kernels_in_program() {
     let b = Built::new();
     let plain = kernel(b.program, "axpy");
-    let no_info = unsafe { clGetKernelArgInfo(plain, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) };
-    assert_eq!(no_info, CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "argument info needs -cl-kernel-arg-info");
+    assert_eq!(unsafe { clGetKernelArgInfo(plain, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()) }, CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "built without -cl-kernel-arg-info");
     ok(unsafe { clReleaseKernel(plain) });
-    let options = std::ffi::CString::new("-cl-kernel-arg-info").unwrap();
-    ok(unsafe { clBuildProgram(b.program, 1, &b.env.device, options.as_ptr(), None, null_mut()) });
-    let k = kernel(b.program, "axpy");
+    let with_info = program(b.env.context, SOURCE);
+    ok(unsafe { clBuildProgram(with_info, 1, &b.env.device, c"-cl-kernel-arg-info".as_ptr(), None, null_mut()) });
+    let k = kernel(with_info, "axpy");
     let name = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, s, v, r) });
     let ty = |i| info_string(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, s, v, r) });
     let space = |i| info_value::<cl_kernel_arg_address_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r) });
@@ -688,19 +669,13 @@ fn argument_info_and_kernels_in_program() {
     assert_eq!(names, ["add_float", "add_int", "axpy", "index2d"]);
     kernels.iter().for_each(|&k| ok(unsafe { clReleaseKernel(k) }));
     ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(with_info) });
 }
 
 #[test]
 fn libraries_and_link_options() {
     let env = Env::new();
-    let create = |text: &str| {
-        let c = std::ffi::CString::new(text).unwrap();
-        let p = c.as_ptr();
-        let mut err = 1;
-        let program = unsafe { clCreateProgramWithSource(env.context, 1, &p, null(), &mut err) };
-        ok(err);
-        program
-    };
+    let create = |text: &str| program(env.context, text);
     let binary_type = |p: cl_program| info_value::<cl_program_binary_type>(|s, v, r| unsafe { clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BINARY_TYPE, s, v, r) });
     let helper = create("int triple(int x) { return SCALE * x; }\n");
     let main = create("int triple(int x);\nkernel void k(global int* out) { out[get_global_id(0)] = triple((int)get_global_id(0)); }\n");
@@ -788,4 +763,110 @@ fn sources_in_pieces_with_lengths() {
     assert_eq!(read_as::<i32>(&env, &out, 4), [5, 5, 5, 5]);
     ok(unsafe { clReleaseKernel(k) });
     ok(unsafe { clReleaseProgram(program) });
+}
+
+#[test]
+fn kernel_on_a_buffer_past_the_descriptor_range() {
+    // 256 MiB exceeds lavapipe's storage-buffer range: a launch either reaches the last element
+    // or refuses with CL_OUT_OF_RESOURCES, never writes short.
+    let env = Env::new();
+    let max: cl_ulong = device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    let size = (256usize << 20).min(max as usize);
+    let program = build(env.context, env.device, "kernel void tail(global int* out, int base) { out[base + get_global_id(0)] = (int)get_global_id(0) + 1; }\n");
+    let k = kernel(program, "tail");
+    let mem = env.buffer(CL_MEM_READ_WRITE, size);
+    set_arg(k, 0, &mem.0);
+    let base = ((size - 4096) / 4) as i32;
+    set_arg(k, 1, &base);
+    let global = [1024usize];
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), global.as_ptr(), null(), 0, null(), null_mut()) };
+    if code == CL_SUCCESS {
+        let got: Vec<i32> = env.read(&mem, size - 4096, 4096).chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, (1..=1024).collect::<Vec<i32>>());
+    } else {
+        assert_eq!(code, CL_OUT_OF_RESOURCES);
+    }
+    ok(unsafe { clReleaseKernel(k) });
+    ok(unsafe { clReleaseProgram(program) });
+}
+
+#[test]
+fn program_and_kernel_queries_follow_the_protocol() {
+    let b = Built::new();
+    let (p, d) = (b.program, b.env.device);
+    let k = kernel(p, "axpy");
+    let sized = |name: &str, expected: usize, query: &dyn Fn(usize, *mut c_void, *mut usize) -> cl_int| {
+        let mut size = 0;
+        assert_eq!(query(0, null_mut(), &mut size), CL_SUCCESS, "{name}");
+        assert_eq!(size, expected, "{name}");
+        let mut buf = vec![0u8; size];
+        if size > 0 {
+            assert_eq!(query(size - 1, buf.as_mut_ptr().cast(), null_mut()), CL_INVALID_VALUE, "{name}: short buffer");
+        }
+        assert_eq!(query(size, buf.as_mut_ptr().cast(), null_mut()), CL_SUCCESS, "{name}");
+    };
+    sized("program reference count", 4, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_REFERENCE_COUNT, s, v, r) });
+    sized("program context", 8, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_CONTEXT, s, v, r) });
+    sized("program devices", 8, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_DEVICES, s, v, r) });
+    sized("program binary sizes", 8, &|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, s, v, r) });
+    sized("build status", 4, &|s, v, r| unsafe { clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_STATUS, s, v, r) });
+    sized("binary type", 4, &|s, v, r| unsafe { clGetProgramBuildInfo(p, d, CL_PROGRAM_BINARY_TYPE, s, v, r) });
+    sized("kernel reference count", 4, &|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, s, v, r) });
+    sized("kernel context", 8, &|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_CONTEXT, s, v, r) });
+    sized("work-group size", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, s, v, r) });
+    sized("compile work-group size", 24, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, s, v, r) });
+    sized("local memory size", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, s, v, r) });
+    sized("preferred multiple", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, s, v, r) });
+    sized("private memory size", 8, &|s, v, r| unsafe { clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PRIVATE_MEM_SIZE, s, v, r) });
+    let context: cl_context = info_value(|s, v, r| unsafe { clGetKernelInfo(k, CL_KERNEL_CONTEXT, s, v, r) });
+    assert_eq!(context, b.env.context);
+    let devices: Vec<cl_device_id> = info_array(|s, v, r| unsafe { clGetProgramInfo(p, CL_PROGRAM_DEVICES, s, v, r) });
+    assert_eq!(devices, [d]);
+    unsafe {
+        assert_eq!(clGetProgramInfo(p, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetProgramBuildInfo(p, d, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetKernelInfo(k, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetKernelWorkGroupInfo(k, d, 0x11FF, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clGetKernelInfo(p, CL_KERNEL_NUM_ARGS, 0, null_mut(), null_mut()), CL_INVALID_KERNEL, "a program is not a kernel");
+        assert_eq!(clGetProgramInfo(k, CL_PROGRAM_NUM_DEVICES, 0, null_mut(), null_mut()), CL_INVALID_PROGRAM, "a kernel is not a program");
+    }
+    ok(unsafe { clReleaseKernel(k) });
+}
+
+#[test]
+fn empty_grids_and_large_constant_arguments() {
+    let env = Env::new();
+    let source = "kernel void last(constant int* c, global int* out, int i) { out[0] = c[i]; }\nkernel void one(global int* out) { out[get_global_id(0)] = 1; }\n";
+    let program = build(env.context, env.device, source);
+    // A zero-sized grid is a no-op (OpenCL 2.1+) or, as before 2.1, CL_INVALID_GLOBAL_WORK_SIZE.
+    let one = kernel(program, "one");
+    let out = env.buffer_from(&[0u8; 16]);
+    set_arg(one, 0, &out.0);
+    let zero = [0usize];
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, one, 1, null(), zero.as_ptr(), null(), 0, null(), null_mut()) };
+    assert!(code == CL_SUCCESS || code == CL_INVALID_GLOBAL_WORK_SIZE, "{}", error_name(code));
+    env.finish();
+    assert_eq!(env.read(&out, 0, 16), [0u8; 16]);
+    // A __constant argument larger than CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: whole or refused.
+    let max: cl_ulong = device_info(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+    let n = (max as usize + 4096) / 4;
+    let values: Vec<i32> = (0..n as i32).map(|i| i ^ 0x5555).collect();
+    let c = env.buffer_from(bytes_of(&values));
+    let k = kernel(program, "last");
+    set_arg(k, 0, &c.0);
+    set_arg(k, 1, &out.0);
+    set_arg(k, 2, &(n as i32 - 1));
+    let one_item = [1usize];
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), one_item.as_ptr(), null(), 0, null(), null_mut()) };
+    if code == CL_SUCCESS {
+        env.finish();
+        assert_eq!(read_as::<i32>(&env, &out, 1), [values[n - 1]]);
+    } else {
+        assert_eq!(code, CL_OUT_OF_RESOURCES);
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseKernel(one));
+        ok(clReleaseProgram(program));
+    }
 }

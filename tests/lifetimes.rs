@@ -4,13 +4,6 @@ mod common;
 use common::*;
 use std::ptr::{null, null_mut};
 
-fn user_event(context: cl_context) -> cl_event {
-    let mut err = 1;
-    let e = unsafe { clCreateUserEvent(context, &mut err) };
-    ok(err);
-    e
-}
-
 #[test]
 fn queue_released_with_held_commands() {
     let env = Env::new();

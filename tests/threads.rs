@@ -16,8 +16,15 @@ struct Shared(cl_context, cl_command_queue);
 unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
+impl Shared {
+    /// By method, so that closures capture the whole `Send` wrapper, not its fields.
+    fn get(self) -> (cl_context, cl_command_queue) {
+        (self.0, self.1)
+    }
+}
+
 fn worker(shared: Shared, device: cl_device_id, id: usize, start: &Barrier) {
-    let Shared(context, shared_queue) = shared;
+    let (context, shared_queue) = shared.get();
     let own = queue(context, device, if id % 2 == 0 { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE });
     start.wait();
     for round in 0..ROUNDS {
@@ -70,12 +77,7 @@ fn threads_set_user_events_that_gate_other_threads_commands() {
     let env = Env::new();
     let mem = env.buffer(CL_MEM_READ_WRITE, 4 * THREADS);
     let gates: Vec<usize> = (0..THREADS)
-        .map(|_| {
-            let mut err = 1;
-            let e = unsafe { clCreateUserEvent(env.context, &mut err) };
-            ok(err);
-            e as usize
-        })
+        .map(|_| user_event(env.context) as usize)
         .collect();
     let queue = env.queue as usize;
     let mem_handle = mem.0 as usize;
@@ -99,4 +101,40 @@ fn threads_set_user_events_that_gate_other_threads_commands() {
     let expected: Vec<u8> = values.concat();
     assert_eq!(env.read(&mem, 0, 4 * THREADS), expected);
     gates.iter().for_each(|&g| ok(unsafe { clReleaseEvent(g as cl_event) }));
+}
+
+#[test]
+fn threads_build_and_run_kernels_concurrently() {
+    const SOURCE: &str = "kernel void fill(global int* out, int v) { out[get_global_id(0)] = v * (int)get_global_id(0); }\n";
+    let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let shared = Shared(env.context, env.queue);
+    let device = env.device as usize;
+    std::thread::scope(|s| {
+        for id in 0..THREADS {
+            s.spawn(move || {
+                let (context, queue) = shared.get();
+                // Every thread builds the same source: the driver's caches are shared.
+                let program = build(context, device as cl_device_id, SOURCE);
+                let k = kernel(program, "fill");
+                let n = 1024;
+                for round in 0..4 {
+                    let out = Mem(create_buffer(context, CL_MEM_READ_WRITE, n * 4, null_mut()));
+                    let v = (id * 10 + round) as i32;
+                    set_arg(k, 0, &out.0);
+                    set_arg(k, 1, &v);
+                    let global = [n];
+                    ok(unsafe { clEnqueueNDRangeKernel(queue, k, 1, null(), global.as_ptr(), null(), 0, null(), null_mut()) });
+                    let mut bytes = vec![0u8; n * 4];
+                    let mut e = null_mut();
+                    ok(unsafe { clEnqueueMarkerWithWaitList(queue, 0, null(), &mut e) });
+                    ok(unsafe { clEnqueueReadBuffer(queue, out.0, CL_TRUE, 0, n * 4, bytes.as_mut_ptr().cast(), 1, &e, null_mut()) });
+                    ok(unsafe { clReleaseEvent(e) });
+                    let got: Vec<i32> = bytes.chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+                    assert!(got.iter().enumerate().all(|(i, &x)| x == v * i as i32), "thread {id} round {round}");
+                }
+                ok(unsafe { clReleaseKernel(k) });
+                ok(unsafe { clReleaseProgram(program) });
+            });
+        }
+    });
 }

@@ -739,7 +739,12 @@ fn render_text(tokens: &[PpToken], main: FileId, extensions: &[String], fp_contr
             (line, col) = (t.loc.line, 1);
         }
         let target_col = if main_file && t.loc.line == line { t.loc.col } else { 0 };
-        let pad = if target_col >= col { (target_col - col) as usize } else { usize::from(col > 1) };
+        let pad = match target_col.checked_sub(col) {
+            // Tokens that touch must not paste: a macro's expansion can be longer than its name.
+            Some(0) if pastes(text.chars().last(), &t.spelling) => 1,
+            Some(n) => n as usize,
+            None => usize::from(col > 1),
+        };
         text.extend(std::iter::repeat_n(' ', pad));
         text.push_str(&t.spelling);
         col += (pad + t.spelling.len()) as u32;
@@ -754,6 +759,15 @@ fn render_text(tokens: &[PpToken], main: FileId, extensions: &[String], fp_contr
         text.push_str("#pragma OPENCL FP_CONTRACT OFF\n");
     }
     text
+}
+
+/// Whether `next`, written right after the character `last`, could lex differently than apart:
+/// two word characters join into one name or number, two operator characters into one operator.
+fn pastes(last: Option<char>, next: &str) -> bool {
+    let (Some(a), Some(b)) = (last, next.chars().next()) else { return false };
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let joins = |c: char| "+-*/%<>=!&|^#.:".contains(c);
+    (word(a) && word(b)) || (joins(a) && joins(b))
 }
 
 #[cfg(test)]
@@ -1312,6 +1326,12 @@ puts( "The first, second, and third items." );
             r.messages(),
             vec!["too many macro expansions; stopped expanding"]
         );
+    }
+
+    #[test]
+    fn text_output_separates_a_longer_expansion_from_the_next_token() {
+        let r = run_with("typedef TYPE type_t;\n", "-D TYPE=float", &[]);
+        assert!(r.pp.text.contains("float type_t"), "{}", r.pp.text);
     }
 
     #[test]

@@ -38,7 +38,8 @@ impl Builtins {
     }
 
     /// Records a copy of `size` bytes if the kernel can do it (16-byte aligned ends and size).
-    pub fn copy(&self, device: &Device, batch: &mut Batch, (src, src_at): (&Arc<Buffer>, u64), (dst, dst_at): (&Arc<Buffer>, u64), size: u64) -> CLResult<bool> {
+    /// The caller keeps both buffers alive until the batch has executed.
+    pub fn copy(&self, device: &Device, batch: &mut Batch, (src, src_at): (&Buffer, u64), (dst, dst_at): (&Buffer, u64), size: u64) -> CLResult<bool> {
         if !(src_at | dst_at | size).is_multiple_of(ELEMENT) {
             return Ok(false);
         }
@@ -46,8 +47,8 @@ impl Builtins {
             let (s, d) = (window(device, src_at + at, len), window(device, dst_at + at, len));
             let count = (len / ELEMENT) as u32;
             let args = vec![
-                Bound::Buffer { buffer: src.clone(), offset: s.bind, size: s.size },
-                Bound::Buffer { buffer: dst.clone(), offset: d.bind, size: d.size },
+                Bound::Buffer { raw: src.raw, capacity: src.size, offset: s.bind, size: s.size },
+                Bound::Buffer { raw: dst.raw, capacity: dst.size, offset: d.bind, size: d.size },
                 Bound::Pod(s.first.to_le_bytes().to_vec()),
                 Bound::Pod(d.first.to_le_bytes().to_vec()),
                 Bound::Pod(count.to_le_bytes().to_vec()),
@@ -58,7 +59,7 @@ impl Builtins {
     }
 
     /// Records a fill with a 16-byte `value` if the kernel can do it (16-byte aligned range).
-    pub fn fill(&self, device: &Device, batch: &mut Batch, (dst, dst_at): (&Arc<Buffer>, u64), size: u64, value: [u8; 16]) -> CLResult<bool> {
+    pub fn fill(&self, device: &Device, batch: &mut Batch, (dst, dst_at): (&Buffer, u64), size: u64, value: [u8; 16]) -> CLResult<bool> {
         if !(dst_at | size).is_multiple_of(ELEMENT) {
             return Ok(false);
         }
@@ -66,7 +67,7 @@ impl Builtins {
             let d = window(device, dst_at + at, len);
             let count = (len / ELEMENT) as u32;
             let args = vec![
-                Bound::Buffer { buffer: dst.clone(), offset: d.bind, size: d.size },
+                Bound::Buffer { raw: dst.raw, capacity: dst.size, offset: d.bind, size: d.size },
                 Bound::Pod(d.first.to_le_bytes().to_vec()),
                 Bound::Pod(count.to_le_bytes().to_vec()),
                 Bound::Pod(value.to_vec()),

@@ -11,6 +11,7 @@ use crate::api::types::*;
 use crate::compiler::{self, ArgKind, DescriptorKind, LAUNCH_BLOCK_SIZE};
 use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
+use crate::vk::vk;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -113,10 +114,17 @@ impl Kernel {
             return Err(CL_OUT_OF_RESOURCES);
         }
         let values = self.args().clone();
+        // The buffers as they are now: later clSetKernelArg calls must not free them early.
+        let mut keep: Vec<Arc<Buffer>> = Vec::new();
+        let mut bind = |buffer: Arc<Buffer>, offset: u64, size: u64| {
+            let bound = Bound::Buffer { raw: buffer.raw, capacity: buffer.size, offset, size };
+            keep.push(buffer);
+            bound
+        };
         let args = values.iter().map(|v| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
-            ArgValue::Buffer(Some(m)) => Ok(Bound::Buffer { buffer: m.buffer.clone(), offset: m.base, size: m.size as u64 }),
+            ArgValue::Buffer(Some(m)) => Ok(bind(m.buffer.clone(), m.base, m.size as u64)),
             // A NULL buffer argument: the kernel must not use it; bind a small buffer.
-            ArgValue::Buffer(None) => Ok(Bound::Buffer { buffer: upload(device, &[0u8; 16])?, offset: 0, size: 16 }),
+            ArgValue::Buffer(None) => Ok(bind(upload(device, &[0u8; 16])?, 0, 16)),
             ArgValue::Local(n) => Ok(Bound::Local(*n)),
             ArgValue::Pod(bytes) => Ok(Bound::Pod(bytes.clone())),
         });
@@ -124,15 +132,17 @@ impl Kernel {
         let work = plan(device, &exe, k, range, args)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
-            batch.keep(kernel);
+            batch.keep((kernel, keep));
             work(batch)
         }))
     }
 }
 
-/// A kernel argument resolved for one launch.
+/// A kernel argument resolved for one launch. The caller keeps bound buffers alive until the
+/// command has executed.
 pub enum Bound {
-    Buffer { buffer: Arc<Buffer>, offset: u64, size: u64 },
+    /// `size` bytes at `offset` of a Vulkan buffer of `capacity` bytes.
+    Buffer { raw: vk::Buffer, capacity: u64, offset: u64, size: u64 },
     Local(u32),
     Pod(Vec<u8>),
 }
@@ -150,11 +160,10 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
     write_launch_block(&mut push, range);
     for (arg, value) in compiled.args().iter().zip(args) {
         match (&arg.kind, value) {
-            (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { buffer, offset, size }) => {
+            (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { raw, capacity, offset, size }) => {
                 let uniform = *descriptor == DescriptorKind::Uniform;
-                let range = bound_range(device, &buffer, offset, size, uniform)?;
-                buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: buffer.raw, offset, range }));
-                keep.push(buffer);
+                let range = bound_range(device, capacity - offset, size, uniform)?;
+                buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: raw, offset, range }));
             }
             (ArgKind::Pod { offset, size, uniform }, Bound::Pod(bytes)) => {
                 let dst = if *uniform { pod_uniform.as_mut().map(|(_, v)| v) } else { Some(&mut push) };
@@ -241,9 +250,9 @@ fn write_launch_block(push: &mut [u8], r: &NdRange) {
 /// the device's descriptor range cannot be bound whole: the launch fails rather than let the
 /// kernel see a truncated buffer. A `__constant` argument binds its first
 /// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` bytes, all a kernel may read through it.
-fn bound_range(device: &Device, buffer: &Buffer, offset: u64, size: u64, uniform: bool) -> CLResult<u64> {
+fn bound_range(device: &Device, room: u64, size: u64, uniform: bool) -> CLResult<u64> {
     let l = device.limits();
-    let range = size.next_multiple_of(WORD).min(buffer.size - offset);
+    let range = size.next_multiple_of(WORD).min(room);
     if uniform {
         return Ok(range.min(l.max_uniform_buffer_range as u64));
     }

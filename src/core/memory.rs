@@ -66,15 +66,22 @@ fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
 }
 
-/// Records a copy of `regions` (src offset, dst offset, size) between two Vulkan buffers.
-fn copy_regions(batch: &Batch, src: &Buffer, dst: &Buffer, regions: &[vk::BufferCopy]) {
+/// Records a copy of `regions` (src offset, dst offset, size) between two Vulkan buffers: one
+/// region by the copy kernel where it can (`vkCmdCopyBuffer` crawls on some GPUs, from VRAM to
+/// host memory most of all), anything else by `vkCmdCopyBuffer`.
+fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, regions: &[vk::BufferCopy]) -> CLResult<()> {
+    if let (Some(b), [r]) = (device.builtins(), regions) {
+        if b.copy(device, batch, (src, r.src_offset), (dst, r.dst_offset), r.size)? {
+            return Ok(());
+        }
+    }
     // Vulkan forbids empty regions; OpenCL allows zero-byte transfers.
     let regions: Vec<_> = regions.iter().filter(|r| r.size > 0).copied().collect();
-    if regions.is_empty() {
-        return;
+    if !regions.is_empty() {
+        // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
+        unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, &regions) };
     }
-    // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
-    unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, &regions) };
+    Ok(())
 }
 
 fn span(src: u64, dst: u64, size: u64) -> vk::BufferCopy {
@@ -213,7 +220,7 @@ impl Mem {
     ///
     /// # Safety
     /// `src` holds the host rectangle, which the caller has checked.
-    pub unsafe fn write_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
+    pub unsafe fn write_rect(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> CLResult<Work> {
         let row = region[0];
         let upload = staging(device, row * region[1] * region[2], Placement::Upload)?;
         let dst = mapped(&upload)?;
@@ -222,16 +229,16 @@ impl Mem {
             unsafe { copy_bytes(src.add(h), dst.add(i * row), row) };
         }
         let regions: Vec<_> = buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, true)).collect();
-        let mem = self.clone();
+        let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
-            copy_regions(batch, &upload, &mem.buffer, &regions);
+            copy_regions(&device, batch, &upload, &mem.buffer, &regions)?;
             batch.keep((upload, mem));
             Ok(None)
         }))
     }
 
     /// `clEnqueueReadBuffer(Rect)`: copied out on the completion thread.
-    pub fn read_rect(self: &Arc<Self>, device: &Device, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
+    pub fn read_rect(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
         let row = region[0];
         let host_rows: Vec<usize> = host.rows(region).collect();
         let buf_rows: Vec<usize> = buf.rows(region).collect();
@@ -250,9 +257,9 @@ impl Mem {
         }
         let readback = staging(device, row * host_rows.len(), Placement::Readback)?;
         let regions: Vec<_> = buf_rows.iter().enumerate().map(|(i, b)| region_in(self, i * row, *b, row, false)).collect();
-        let mem = self.clone();
+        let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
-            copy_regions(batch, &mem.buffer, &readback, &regions);
+            copy_regions(&device, batch, &mem.buffer, &readback, &regions)?;
             batch.keep(mem);
             let src = HostPtr(mapped(&readback)?);
             Ok(Some(Box::new(move || {
@@ -274,13 +281,7 @@ impl Mem {
             .collect();
         let (src, dst, device) = (self.clone(), dst.clone(), device.clone());
         Box::new(move |batch| {
-            let by_kernel = match (device.builtins(), regions.as_slice()) {
-                (Some(b), [r]) => b.copy(&device, batch, (&src.buffer, r.src_offset), (&dst.buffer, r.dst_offset), r.size)?,
-                _ => false,
-            };
-            if !by_kernel {
-                copy_regions(batch, &src.buffer, &dst.buffer, &regions);
-            }
+            copy_regions(&device, batch, &src.buffer, &dst.buffer, &regions)?;
             batch.keep((src, dst));
             Ok(None)
         })
@@ -320,8 +321,9 @@ impl Mem {
             unsafe { copy_bytes(pattern.as_ptr(), dst.add(i), pattern.len()) };
         }
         let regions: Vec<_> = (0..size).step_by(chunk).map(|at| span(0, start + at as u64, chunk.min(size - at) as u64)).collect();
+        let device = device.clone();
         Ok(Box::new(move |batch| {
-            copy_regions(batch, &upload, &mem.buffer, &regions);
+            copy_regions(&device, batch, &upload, &mem.buffer, &regions)?;
             batch.keep((upload, mem));
             Ok(None)
         }))
@@ -329,7 +331,7 @@ impl Mem {
 
     /// `clEnqueueMapBuffer`: decides now where the application will see the region and returns
     /// that pointer with the command that makes the data valid there.
-    pub fn map(self: &Arc<Self>, device: &Device, flags: cl_map_flags, offset: usize, size: usize) -> CLResult<(*mut c_void, Work)> {
+    pub fn map(self: &Arc<Self>, device: &Arc<Device>, flags: cl_map_flags, offset: usize, size: usize) -> CLResult<(*mut c_void, Work)> {
         let write = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         let invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
         // Reads of uncached mappings (a GPU's VRAM seen through the BAR) crawl: map those for
@@ -343,11 +345,11 @@ impl Mem {
             (Some(s), true) => mapped(s)?,
         };
         self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: staging_buf.clone() });
-        let mem = self.clone();
+        let (mem, device) = (self.clone(), device.clone());
         let host = HostPtr(ptr);
         let work: Work = Box::new(move |batch| {
             let Some(s) = staging_buf.filter(|_| !invalidate) else { return Ok(None) };
-            copy_regions(batch, &mem.buffer, &s, &[span(mem.base + offset as u64, 0, size as u64)]);
+            copy_regions(&device, batch, &mem.buffer, &s, &[span(mem.base + offset as u64, 0, size as u64)])?;
             let into_host_ptr = !mem.host_ptr.is_null();
             batch.keep(mem);
             let src = HostPtr(mapped(&s)?);
@@ -364,18 +366,18 @@ impl Mem {
     }
 
     /// `clEnqueueUnmapMemObject`: forgets the mapping and writes mapped data back when needed.
-    pub fn unmap(self: &Arc<Self>, device: &Device, ptr: *mut c_void) -> CLResult<Work> {
+    pub fn unmap(self: &Arc<Self>, device: &Arc<Device>, ptr: *mut c_void) -> CLResult<Work> {
         let mapping = {
             let mut maps = self.maps();
             let i = maps.iter().position(|m| m.ptr == ptr as usize).ok_or(CL_INVALID_VALUE)?;
             maps.remove(i)
         };
-        let mem = self.clone();
+        let (mem, device) = (self.clone(), device.clone());
         let source = match mapping.staging {
             Some(_) if !mapping.write => None,
             Some(s) if self.host_ptr.is_null() => Some(s),
             Some(_) => {
-                let upload = staging(device, mapping.size, Placement::Upload)?;
+                let upload = staging(&device, mapping.size, Placement::Upload)?;
                 // SAFETY: the application has finished writing the mapped region.
                 unsafe { copy_bytes(ptr as *const u8, mapped(&upload)?, mapping.size) };
                 Some(upload)
@@ -384,7 +386,7 @@ impl Mem {
         };
         Ok(Box::new(move |batch| {
             if let Some(s) = source {
-                copy_regions(batch, &s, &mem.buffer, &[span(0, mem.base + mapping.offset as u64, mapping.size as u64)]);
+                copy_regions(&device, batch, &s, &mem.buffer, &[span(0, mem.base + mapping.offset as u64, mapping.size as u64)])?;
                 batch.keep(s);
             }
             batch.keep(mem);
@@ -431,8 +433,8 @@ fn upload_now(device: &Device, buffer: &Arc<Buffer>, offset: u64, data: &[u8]) -
     unsafe { copy_bytes(data.as_ptr(), mapped(&upload)?, data.len()) };
     let mut batch = Batch::new(&device.gpu, false).map_err(device_error)?;
     let (tx, rx) = std::sync::mpsc::channel();
-    batch.begin_command();
-    copy_regions(&batch, &upload, buffer, &[span(0, offset, data.len() as u64)]);
+    batch.begin_command(true);
+    copy_regions(device, &mut batch, &upload, buffer, &[span(0, offset, data.len() as u64)])?;
     batch.end_command(Box::new(move |r| {
         let _ = tx.send(r.is_ok());
     }));

@@ -21,6 +21,8 @@ pub type Work = Box<dyn FnOnce(&mut Batch) -> CLResult<Option<HostStep>> + Send>
 struct Command {
     event: Arc<Event>,
     deps: Vec<Arc<Event>>,
+    /// Reads or writes memory (buffers, constants): it must wait for earlier writers.
+    touches_memory: bool,
     work: Work,
 }
 
@@ -110,16 +112,21 @@ impl Queue {
 
     /// Enqueues a command after `wait_list`; returns its event.
     pub fn enqueue(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, false, work)
+        self.enqueue_with(command_type, wait_list, false, true, work)
+    }
+
+    /// Enqueues a command that touches no memory (a kernel without buffer arguments).
+    pub fn enqueue_independent(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, false, false, work)
     }
 
     /// A marker or barrier: it waits for `wait_list`, or for every earlier command if empty;
     /// a barrier also orders every later command after it.
     pub fn enqueue_sync_point(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, barrier: bool) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, barrier, Box::new(|_| Ok(None)))
+        self.enqueue_with(command_type, wait_list, barrier, false, Box::new(|_| Ok(None)))
     }
 
-    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, work: Work) -> Arc<Event> {
+    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, touches_memory: bool, work: Work) -> Arc<Event> {
         let event = Event::new_command(&self.arc(), command_type);
         let mut updates = Updates::default();
         {
@@ -135,7 +142,7 @@ impl Queue {
                 st.order = Some(Arc::downgrade(&event));
             }
             st.outstanding.push_back(Arc::downgrade(&event));
-            st.held.push_back(Command { event: event.clone(), deps, work });
+            st.held.push_back(Command { event: event.clone(), deps, touches_memory, work });
             self.schedule(&mut st, &mut updates);
         }
         updates.apply();
@@ -219,7 +226,7 @@ impl Queue {
             }
         }
         let Some(batch) = st.batch.as_mut() else { return };
-        batch.begin_command();
+        batch.begin_command(cmd.touches_memory);
         let event = cmd.event.clone();
         match (cmd.work)(batch) {
             Ok(step) => {

@@ -24,6 +24,9 @@ pub struct Batch {
     queries: Option<vk::QueryPool>,
     done: Vec<Done>,
     keep: Vec<Box<dyn Any + Send + Sync>>,
+    /// A command that touched memory was recorded since the last barrier (or, at the start,
+    /// earlier batches may still run).
+    unordered: bool,
 }
 
 impl Batch {
@@ -33,7 +36,7 @@ impl Batch {
             Some(pc) => pc,
             None => new_command_buffer(gpu)?,
         };
-        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new() };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true };
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the pool is reset and owned by this batch alone.
         unsafe { d.begin_command_buffer(cmd, &begin) }?;
@@ -72,17 +75,27 @@ impl Batch {
 
     /// Starts a command: a full memory barrier orders it after everything submitted or recorded
     /// before it on this Vulkan queue (OpenCL in-order semantics), then its start timestamp.
-    pub fn begin_command(&mut self) {
-        let barrier = [vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
-        let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
-        // SAFETY: the command buffer is recording.
-        unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
-        // Written once everything before has finished, not merely started: the command's start.
-        self.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
+    ///
+    /// A command that touches no memory (a marker, a kernel without buffers) needs no barrier,
+    /// and neither does one after only such commands since the last barrier: a barrier orders
+    /// everything after it, so the hazards it resolved stay resolved.
+    pub fn begin_command(&mut self, touches_memory: bool) {
+        let barrier = touches_memory && self.unordered;
+        if barrier {
+            let barrier = [vk::MemoryBarrier2::default()
+                .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+                .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+                .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+            let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
+            // SAFETY: the command buffer is recording.
+            unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
+        }
+        self.unordered = touches_memory;
+        // After a barrier the command starts once everything before has finished; otherwise it
+        // may start as soon as the queue reaches it.
+        let start = if barrier { vk::PipelineStageFlags2::ALL_COMMANDS } else { vk::PipelineStageFlags2::TOP_OF_PIPE };
+        self.timestamp(start, 0);
     }
 
     /// Ends the command begun last; `done` runs once it has executed.

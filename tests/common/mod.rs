@@ -314,15 +314,28 @@ pub fn build(context: cl_context, device: cl_device_id, source: &str) -> cl_prog
     program
 }
 
-/// Creates and builds a program; returns it with clBuildProgram's status.
-pub fn try_build(context: cl_context, device: cl_device_id, source: &str) -> (cl_program, cl_int) {
+/// A program made from one source string, not built yet.
+pub fn program(context: cl_context, source: &str) -> cl_program {
     let text = CString::new(source).expect("source without NUL");
     let ptr = text.as_ptr();
     let mut err = 0;
     let program = unsafe { clCreateProgramWithSource(context, 1, &ptr, null(), &mut err) };
     ok(err);
+    program
+}
+
+/// Creates and builds a program; returns it with clBuildProgram's status.
+pub fn try_build(context: cl_context, device: cl_device_id, source: &str) -> (cl_program, cl_int) {
+    let program = program(context, source);
     let code = unsafe { clBuildProgram(program, 1, &device, null(), None, null_mut()) };
     (program, code)
+}
+
+pub fn user_event(context: cl_context) -> cl_event {
+    let mut err = 0;
+    let e = unsafe { clCreateUserEvent(context, &mut err) };
+    ok(err);
+    e
 }
 
 pub fn build_log(program: cl_program, device: cl_device_id) -> String {
