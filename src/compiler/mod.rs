@@ -15,9 +15,6 @@ pub mod source;
 pub mod spirv;
 pub mod token;
 
-#[cfg(test)]
-mod gpu_tests;
-
 pub use driver::{build, compile, link};
 
 /// What the compiler may use on the device it compiles for (filled from Vulkan features/limits).
@@ -42,6 +39,30 @@ pub struct Target {
     pub subgroup_size: u32,
     /// `__OPENCL_C_VERSION__` of the highest OpenCL C the device reports, e.g. 300.
     pub opencl_c_version: u32,
+}
+
+/// The device the compiler's unit tests compile for: 64-bit addresses, 8/16/64-bit integers and
+/// storage, no `double` or `half` (tests that need them override the field).
+#[cfg(test)]
+pub(crate) fn test_target() -> Target {
+    Target {
+        address_bits: 64,
+        int64: true,
+        int16: true,
+        fp64: false,
+        fp16: false,
+        storage_8bit: true,
+        storage_16bit: true,
+        max_push_constants_size: 256,
+        max_constant_args: 8,
+        max_constant_buffer_size: 65536,
+        max_uniform_buffer_range: 65536,
+        max_work_group_size: 1024,
+        max_work_item_sizes: [1024, 1024, 64],
+        local_mem_size: 49152,
+        subgroup_size: 32,
+        opencl_c_version: 300,
+    }
 }
 
 /// Bytes of the launch block at the start of every kernel's push constants, written by the

@@ -780,26 +780,7 @@ mod tests {
         Loc { file: 0, line, col }
     }
 
-    fn target() -> Target {
-        Target {
-            address_bits: 64,
-            int64: true,
-            int16: true,
-            fp64: false,
-            fp16: false,
-            storage_8bit: true,
-            storage_16bit: true,
-            max_push_constants_size: 256,
-            max_constant_args: 8,
-            max_constant_buffer_size: 65536,
-            max_uniform_buffer_range: 65536,
-            max_work_group_size: 1024,
-            max_work_item_sizes: [1024, 1024, 64],
-            local_mem_size: 49152,
-            subgroup_size: 32,
-            opencl_c_version: 300,
-        }
-    }
+    use crate::compiler::test_target as target;
 
     struct Run {
         pp: Preprocessed,
