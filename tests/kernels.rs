@@ -524,6 +524,12 @@ fn structs_arrays_pointers() {
     s.check("helper on a __global pointer", &s.get::<i32>(&bd, 8), &[0, 1, 2, 3, 104, 105, 106, 107]);
     s.check("struct members", &s.get::<Pair>(&bp, 3), &[Pair { a: 1, b: 2.5 }, Pair { a: 55, b: 3.0 }, Pair { a: 56, b: 3.0 }]);
 
+    let data: [i32; 6] = [0x0403_0201, 0x0807_0605, 0, 0, 0x1111_2222, 0x3333_4444];
+    let (bd, o) = (s.buf(&data), s.zeros::<i32>(3));
+    s.run("pointer_casts", &[Arg::Buf(&bd), Arg::Buf(&o)], &[1], None);
+    s.check("byte and pair views of an int buffer", &s.get::<i32>(&o, 3), &[1 + 2 * 256 + 8 * 65536, 0x1111_2222 + 0x3333_4444, 0xffff_2222u32 as i32]);
+    s.check("writes through cast pointers", &s.get::<i32>(&bd, 6), &[0x0403_0201, 0x0807_0605, 1.5f32.to_bits() as i32, 0, 0xffff_2222u32 as i32, 0x3333_4444]);
+
     let input: Vec<i32> = values::<i32>(64, 30).iter().map(|v| v >> 8).collect();
     let (bi, o) = (s.buf(&input), s.zeros::<i32>(4));
     s.run("local_helper", &[Arg::Buf(&bi), Arg::Buf(&o), Arg::Local(16 * 4)], &[64], Some(&[16]));
