@@ -747,10 +747,10 @@ fn local_constant_and_atomic_memory() {
     s.check("string literals", &s.get::<i8>(&o, 6), &want);
     s.check("sizeof string literals, indexing, a helper walking one", &s.get::<i32>(&n, 3), &[4 * 100 + 4 * 10 + 6, b'y' as i32, 150]);
 
-    let (o, l, f) = (s.zeros::<i32>(9), s.buf(&[0i64, 0, 0, 0, 0, -1, 0]), s.buf(&vec![0.5f32; 33]));
+    let (o, l, f) = (s.zeros::<i32>(9), s.buf(&[0i64, 0, 0, 0, 0, -1, 0]), s.buf(&[0.5f32; 33]));
     s.run("more_atomics", &[Arg::Buf(&o), Arg::Buf(&l), Arg::Buf(&f)], &[16], Some(&[16]));
     let xor = (0..16).fold(0, |a, g| a ^ (3 << g));
-    s.check("every atomic on __local memory", &s.get::<i32>(&o, 9), &[120, -120, 16, -20, 85, -1 & !0xffff, 0xffff, xor, 1500]);
+    s.check("every atomic on __local memory", &s.get::<i32>(&o, 9), &[120, -120, 16, -20, 85, !0xffff, 0xffff, xor, 1500]);
     let longs = s.get::<i64>(&l, 7);
     s.check("64-bit atomics", &longs[..6], &[120 << 32, -(15 << 40), 15 << 40, 0xffff << 32, 0, !(0xffff << 32)]);
     s.check("atom_cmpxchg on long", &longs[6..], &[1 << 50]);
