@@ -182,7 +182,8 @@ type Transfer = (Rect, Rect, [usize; 3]);
 #[allow(clippy::too_many_arguments)] // the arguments of clEnqueueReadBuffer(Rect)
 unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
-    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.read_mapped(buf, host, extent, dst))).flatten() {
+    let now = || m.read_mapped(buf, host, extent, dst) || m.read_by_engine(&q.device, buf, host, extent, dst);
+    if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, now)).flatten() {
         return finish_enqueue(q, ev, false, event);
     }
     let ev = q.enqueue(ty, deps, m.read_rect(&q.device, buf, host, extent, HostPtr(dst))?);
@@ -394,6 +395,11 @@ entry! {
             host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
         }
         let deps = wait_list(&q, n, list)?;
+        let mut now = None;
+        if let Some(ev) = (blocking != 0).then(|| q.execute_now(CL_COMMAND_MAP_BUFFER, &deps, || { now = m.map_by_engine(&q.device, flags, offset, size); now.is_some() })).flatten() {
+            finish_enqueue(&q, ev, false, event)?;
+            return Ok(now.unwrap_or(std::ptr::null_mut()));
+        }
         let (ptr, work) = m.map(&q.device, flags, offset, size)?;
         let ev = q.enqueue(CL_COMMAND_MAP_BUFFER, deps, work);
         finish_enqueue(&q, ev, blocking != 0, event)?;

@@ -215,6 +215,36 @@ impl Mem {
         true
     }
 
+    /// Reads a buffer rectangle with the copy engines, straight into the application's memory
+    /// where the driver can import it, else through staging. Only for a command that may execute
+    /// now (see `Queue::execute_now`); false where the device has no copy engine or it failed.
+    ///
+    /// # Safety
+    /// `dst` has room for the host rectangle, which the caller has checked.
+    pub unsafe fn read_by_engine(&self, device: &Device, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
+        let gpu = &device.gpu;
+        let Some(engine) = &gpu.copy_engine else { return false };
+        let rows: Vec<(usize, usize)> = buf.rows(region).zip(host.rows(region)).collect();
+        let host_end = rows.iter().map(|(_, h)| h + region[0]).max().unwrap_or(0);
+        let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
+        let copy = |to: vk::Buffer, at: &dyn Fn(usize, usize) -> u64| {
+            let regions: Vec<_> = rows.iter().enumerate().map(|(i, (b, h))| span(self.base + *b as u64, at(i, *h), region[0] as u64)).collect();
+            engine.copy_and_wait(gpu, self.buffer.raw, to, &regions, after).is_ok()
+        };
+        if let Some((imported, offset)) = engine.import(gpu, dst, host_end) {
+            return copy(imported.buffer, &|_, h| offset + h as u64);
+        }
+        let Ok(readback) = staging(device, region[0] * rows.len(), Placement::Readback) else { return false };
+        let Ok(src) = mapped(&readback) else { return false };
+        if !copy(readback.raw, &|i, _| (i * region[0]) as u64) {
+            return false;
+        }
+        for (i, (_, h)) in rows.iter().enumerate() {
+            copy_bytes(src.add(i * region[0]), dst.add(*h), region[0]);
+        }
+        true
+    }
+
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's
     /// memory is free when the call returns; the copy into the buffer runs in order.
     ///
@@ -327,6 +357,26 @@ impl Mem {
             batch.keep((upload, mem));
             Ok(None)
         }))
+    }
+
+    /// A blocking map for reading of memory the host reads slowly, done now by the copy engines
+    /// into staging; the staging pointer, or `None` to map the usual way. Only for a command that
+    /// may execute now (see `Queue::execute_now`).
+    pub fn map_by_engine(&self, device: &Device, flags: cl_map_flags, offset: usize, size: usize) -> Option<*mut c_void> {
+        let gpu = &device.gpu;
+        let engine = gpu.copy_engine.as_ref()?;
+        let reads = flags & CL_MAP_READ != 0 && !self.buffer.host_cached();
+        if !reads || !self.host_ptr.is_null() {
+            return None;
+        }
+        let readback = staging(device, size, Placement::Readback).ok()?;
+        let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
+        let region = [span(self.base + offset as u64, 0, size as u64)];
+        engine.copy_and_wait(gpu, self.buffer.raw, readback.raw, &region, after).ok()?;
+        let ptr = mapped(&readback).ok()?;
+        let write = flags & CL_MAP_WRITE != 0;
+        self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: Some(readback) });
+        Some(ptr.cast())
     }
 
     /// `clEnqueueMapBuffer`: decides now where the application will see the region and returns

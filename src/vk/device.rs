@@ -6,6 +6,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::CStr;
 use super::batch::{calibrate, Clock, Recycled, Tracker};
+use super::transfer::{transfer_family, CopyEngine};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -38,6 +39,8 @@ pub struct Properties {
     pub pci_bus: Option<vk::PhysicalDevicePCIBusInfoPropertiesEXT<'static>>,
     /// Streaming multiprocessors, where the driver tells (VK_NV_shader_sm_builtins).
     pub sm_count: Option<u32>,
+    /// `minImportedHostPointerAlignment` (VK_EXT_external_memory_host), 0 where unknown.
+    pub import_alignment: u64,
 }
 
 impl Properties {
@@ -77,6 +80,8 @@ pub struct Gpu {
     pub push_descriptor: ash::khr::push_descriptor::Device,
     pub queue_family: u32,
     pub queue: Mutex<vk::Queue>,
+    /// The copy engines, where the device has a transfer-only queue family.
+    pub copy_engine: Option<CopyEngine>,
     pub allocator: Mutex<Allocator>,
     pub timeline: vk::Semaphore,
     pub pipeline_cache: vk::PipelineCache,
@@ -107,18 +112,22 @@ fn has_extension(instance: &ash::Instance, physical: vk::PhysicalDevice, name: &
     exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
 }
 
-fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32, pci: bool, sm: bool) -> Properties {
+fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32, [pci, sm, import]: [bool; 3]) -> Properties {
     let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
     let mut v12 = vk::PhysicalDeviceVulkan12Properties::default();
     let mut v13 = vk::PhysicalDeviceVulkan13Properties::default();
     let mut pci_bus = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
     let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v11).push_next(&mut v12).push_next(&mut v13);
     let mut sm_builtins = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
+    let mut host_import = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
     if pci {
         props2 = props2.push_next(&mut pci_bus);
     }
     if sm {
         props2 = props2.push_next(&mut sm_builtins);
+    }
+    if import {
+        props2 = props2.push_next(&mut host_import);
     }
     // SAFETY: the chain lives on this stack frame.
     unsafe { instance.get_physical_device_properties2(physical, &mut props2) };
@@ -146,6 +155,7 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
             ..Default::default()
         }),
         sm_count: sm.then_some(sm_builtins.shader_sm_count),
+        import_alignment: host_import.min_imported_host_pointer_alignment,
     }
 }
 
@@ -163,8 +173,11 @@ impl Gpu {
             return Err("VK_KHR_push_descriptor is required".into());
         }
         let pci = has_extension(inst, physical, ash::ext::pci_bus_info::NAME);
+        let host_import = has_extension(inst, physical, ash::ext::external_memory_host::NAME);
+        // SAFETY: plain query.
+        let copy_family = transfer_family(&unsafe { inst.get_physical_device_queue_family_properties(physical) });
         let sm = has_extension(inst, physical, ash::nv::shader_sm_builtins::NAME);
-        let props = read_properties(inst, physical, family, pci, sm);
+        let props = read_properties(inst, physical, family, [pci, sm, host_import]);
 
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
@@ -187,8 +200,9 @@ impl Gpu {
             int64_atomics: f12.shader_buffer_int64_atomics != 0 && f12.shader_shared_int64_atomics != 0,
             buffer_device_address: f12.buffer_device_address != 0,
         };
-        let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), pci)?;
-        let gpu = Arc::new(finish_open(instance, physical, props, features, device, family)?);
+        let extensions = Extensions { pci, host_import, copy_family };
+        let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
+        let gpu = Arc::new(finish_open(instance, physical, props, features, device, family, &extensions)?);
         let clock = calibrate(&gpu).map_err(|e| format!("timestamp calibration: {e}"))?;
         let _ = gpu.clock.set(clock);
         Ok(gpu)
@@ -207,7 +221,7 @@ fn create_device(
     family: u32,
     f: &Features,
     (s11, s12, s13): (&vk::PhysicalDeviceVulkan11Features, &vk::PhysicalDeviceVulkan12Features, &vk::PhysicalDeviceVulkan13Features),
-    pci: bool,
+    ext: &Extensions,
 ) -> Result<ash::Device, String> {
     // Only what kernels can use: robustBufferAccess stays off, it costs speed OpenCL never asked for.
     let core = vk::PhysicalDeviceFeatures::default()
@@ -239,10 +253,14 @@ fn create_device(
         .subgroup_size_control(s13.subgroup_size_control != 0)
         .compute_full_subgroups(s13.compute_full_subgroups != 0);
     let priorities = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+    let mut queues = vec![vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
+    queues.extend(ext.copy_family.map(|f| vk::DeviceQueueCreateInfo::default().queue_family_index(f).queue_priorities(&priorities)));
     let mut extensions = vec![ash::khr::push_descriptor::NAME.as_ptr()];
-    if pci {
+    if ext.pci {
         extensions.push(ash::ext::pci_bus_info::NAME.as_ptr());
+    }
+    if ext.host_import && ext.copy_family.is_some() {
+        extensions.push(ash::ext::external_memory_host::NAME.as_ptr());
     }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
@@ -255,7 +273,14 @@ fn create_device(
     unsafe { inst.create_device(physical, &info, None) }.map_err(|e| format!("vkCreateDevice: {e}"))
 }
 
-fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32) -> Result<Gpu, String> {
+/// Optional device extensions and queues, as found.
+struct Extensions {
+    pci: bool,
+    host_import: bool,
+    copy_family: Option<u32>,
+}
+
+fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32, ext: &Extensions) -> Result<Gpu, String> {
     let inst = &instance.raw;
     let allocator = Allocator::new(&AllocatorCreateDesc {
         instance: inst.clone(),
@@ -273,6 +298,11 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     // SAFETY: the family and index were requested at device creation.
     let queue = unsafe { device.get_device_queue(family, 0) };
     let pipeline_cache = super::pipeline::load_cache(&device, &props.device_uuid, &props.driver_uuid);
+    let host_import = ext.host_import.then(|| (ash::ext::external_memory_host::Device::new(inst, &device), props.import_alignment));
+    let copy_engine = match ext.copy_family {
+        Some(f) => Some(CopyEngine::new(&device, f, host_import).map_err(|e| format!("copy engine: {e}"))?),
+        None => None,
+    };
     Ok(Gpu {
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
@@ -281,6 +311,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         device,
         queue_family: family,
         queue: Mutex::new(queue),
+        copy_engine,
         allocator: Mutex::new(allocator),
         timeline,
         pipeline_cache,

@@ -36,7 +36,14 @@ impl Buffer {
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
-        let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // The copy engines' queue reads buffers too: share them with its family.
+        let families = [gpu.queue_family, gpu.copy_engine.as_ref().map_or(gpu.queue_family, |e| e.family)];
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        let info = if families[0] == families[1] {
+            info.sharing_mode(vk::SharingMode::EXCLUSIVE)
+        } else {
+            info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(&families)
+        };
         // SAFETY: valid create info.
         let raw = unsafe { gpu.device.create_buffer(&info, None) }?;
         let mut buffer = Buffer { gpu: gpu.clone(), raw, size, allocation: None };

@@ -4,5 +4,6 @@ pub mod device;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
+pub mod transfer;
 
 pub use ash::vk;

@@ -193,3 +193,25 @@ kernel void float16_builtins(global const float16 *x, global const float16 *y, g
     c[0] = isnan(a / b);
     c[1] = signbit(a);
 }
+
+// The rest of the OpenCL C math functions; x in (-1, 1), y in [1.5, 10].
+kernel void more_math(global const float *xs, global const float *ys, global float *o, global int *oi) {
+    size_t g = get_global_id(0);
+    float x = xs[g], y = ys[g];
+    global float *r = o + g * 28;
+    global int *ri = oi + g * 6;
+    r[0] = asinh(x); r[1] = acosh(y); r[2] = atanh(x);
+    r[3] = asinpi(x); r[4] = acospi(x); r[5] = atanpi(x); r[6] = atan2pi(x, y);
+    r[7] = sinpi(x); r[8] = cospi(x); r[9] = tanpi(x * 0.25f);
+    r[10] = erf(x); r[11] = erfc(x); r[12] = expm1(x); r[13] = log1p(y);
+    r[14] = logb(y); r[15] = ldexp(x, 5); r[16] = pown(x, 3); r[17] = rootn(y, 3);
+    r[18] = fdim(x, y); r[19] = fdim(y, x); r[20] = maxmag(x, -y); r[21] = minmag(x, -y);
+    r[22] = nextafter(x, y); r[23] = tgamma(y); r[24] = lgamma(y);
+    int sign, e, q;
+    r[25] = lgamma_r(y, &sign);
+    r[26] = frexp(y, &e);
+    r[27] = remquo(y, x + 2.0f, &q);
+    ri[0] = sign; ri[1] = e; ri[2] = q; ri[3] = ilogb(y);
+    ri[4] = isnan(nan(5u));
+    ri[5] = as_int(remainder(y, x + 2.0f)) == as_int(r[27]);
+}

@@ -98,3 +98,40 @@ kernel void goto_free_loops(global int *o) {
     }
     o[3] = sw;
 }
+
+// Returns from inside nested loops and switches of inlined helpers.
+int find(global const int *v, int n, int key) {
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < 2; j++) {
+            switch ((v[i] + j) & 3) {
+            case 0:
+                if (v[i] == key) return i * 10 + j;
+                break;
+            case 1:
+                continue;
+            default:
+                if (v[i] == key) return -(i * 10 + j) - 1;
+            }
+        }
+    }
+    return -999;
+}
+
+int nested_breaks(int limit) {
+    int count = 0;
+    while (1) {
+        do {
+            count++;
+            if (count % 7 == 0) break;
+        } while (count < limit);
+        if (count >= limit) break;
+        count += 2;
+    }
+    return count;
+}
+
+kernel void nested_returns(global const int *v, global int *o) {
+    int g = get_global_id(0);
+    o[g] = find(v, 16, v[g]);
+    o[16 + g] = nested_breaks(g * 5);
+}

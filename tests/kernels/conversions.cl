@@ -35,7 +35,8 @@ kernel void reinterpret(global const float *f, global uint *u, global float *bac
     u[g] = as_uint(f[g]);
     back[g] = as_float(u[g] ^ 0x80000000u);
     int2 pair = as_int2((float2)(f[g], -f[g]));
-    bits[g] = pair.x ^ pair.y;
+    uchar4 b = as_uchar4(f[g]);
+    bits[g] = (pair.x ^ pair.y) + (b.x + b.y * 256 + b.z * 65536) - (u[g] & 0xffffff);
 }
 
 kernel void vector_convert(global const float4 *f, global int4 *i, global uchar4 *sat, global float4 *back) {
@@ -76,14 +77,22 @@ kernel void conv_from_##S(global const S *a, global char *o_char, global uchar *
     size_t g = get_global_id(0); \
     TO(char) TO(uchar) TO(short) TO(ushort) TO(int) TO(uint) TO(float) BODY \
 }
-// Signed 8/16/32-bit → ulong and uint → long are left out until their lowering is fixed (they
-// extend with the wrong signedness).
-FROM(char, TO(long))
+FROM(char, TO(long) TO(ulong))
 FROM(uchar, TO(long) TO(ulong))
-FROM(short, TO(long))
+FROM(short, TO(long) TO(ulong))
 FROM(ushort, TO(long) TO(ulong))
-FROM(int, TO(long))
-FROM(uint, TO(ulong))
+FROM(int, TO(long) TO(ulong))
+FROM(uint, TO(long) TO(ulong))
 FROM(long, TO(long) TO(ulong))
 FROM(ulong, TO(long) TO(ulong))
 FROM(float, TO(long) TO(ulong))
+
+// Saturating conversions of vectors between integer types.
+#define VSAT(S, D, N) \
+kernel void vsat_##S##_##D(global const S *a, global D *o) { \
+    size_t g = get_global_id(0); \
+    vstore##N(convert_##D##N##_sat(vload##N(g, a)), g, o); \
+}
+VSAT(int, char, 4) VSAT(int, uchar, 16) VSAT(short, uchar, 8) VSAT(uint, short, 3) VSAT(long, int, 2)
+VSAT(ulong, uint, 4) VSAT(char, uchar, 16) VSAT(uchar, char, 4) VSAT(long, ushort, 3) VSAT(int, ulong, 2)
+VSAT(char, ushort, 8) VSAT(ushort, short, 4)

@@ -114,3 +114,41 @@ kernel void kernel_scope_constants(global int *o) {
     size_t g = get_global_id(0);
     o[g] = lut[g & 3] + (int)(scale.y * g) + (int)(scale.x * 10);
 }
+
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+
+// Every atomic on __local memory, 64-bit atomics, and atomic_xchg on float.
+kernel void more_atomics(global int *o, global long *l, global float *f) {
+    local int v[8];
+    local uint u[2];
+    int g = get_local_id(0);
+    if (g == 0) {
+        for (int i = 0; i < 8; i++) v[i] = 0;
+        v[3] = 1000; v[4] = -1000; v[5] = -1; u[0] = 0; u[1] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&v[0], g);
+    atomic_sub(&v[1], g);
+    atomic_inc(&v[2]);
+    atomic_min(&v[3], g * 7 - 20);
+    atomic_max(&v[4], g * 7 - 20);
+    atomic_and(&v[5], ~(1 << g));
+    atomic_or(&v[6], 1 << g);
+    atomic_xor(&v[7], 3 << g);
+    atomic_max(&u[0], (uint)g * 100u);
+    atomic_cmpxchg(&u[1], (uint)g, (uint)g + 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (g == 0) {
+        for (int i = 0; i < 8; i++) o[i] = v[i];
+        o[8] = u[0];
+    }
+    atom_add(&l[0], (long)g << 32);
+    atom_min(&l[1], -((long)g << 40));
+    atom_max(&l[2], (long)g << 40);
+    atom_or(&l[3], 1L << (g + 32));
+    atom_xor(&l[4], 1L << 40);
+    atom_and(&l[5], ~(1L << (g + 32)));
+    atom_cmpxchg(&l[6], 0L, 1L << 50);
+    f[g] = atomic_xchg(&f[32], (float)g);
+}

@@ -125,3 +125,25 @@ kernel void unions(global const float *f, global uint *o) {
     x.u ^= 0x80000000u;
     o[2] = as_uint(x.f);
 }
+
+typedef struct { char tag; short2 s; float f[3]; uchar u; } Small;
+
+kernel void small_by_value(Small a, Mixed m, global float *o) {
+    o[0] = a.tag + a.s.x + a.s.y * 10 + a.u * 1000;
+    o[1] = a.f[0] + a.f[1] + a.f[2];
+    o[2] = m.c + m.v.z + m.s.y + m.u + (float)m.l;
+}
+
+// Views of one buffer through pointer casts: bytes of ints, a float written as bits, int2 pairs.
+kernel void pointer_casts(global int *data, global int *o) {
+    global uchar *bytes = (global uchar *)data;
+    o[0] = bytes[0] + bytes[1] * 256 + bytes[7] * 65536;
+    global uint *bits = (global uint *)(data + 2);
+    *bits = as_uint(1.5f);
+    global int2 *pairs = (global int2 *)data;
+    int2 p = pairs[2];
+    o[1] = p.x + p.y;
+    global short *halves = (global short *)data;
+    halves[9] = -1;
+    o[2] = data[4];
+}

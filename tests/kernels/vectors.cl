@@ -86,6 +86,7 @@ kernel void selects(global const int4 *a, global const int4 *b, global const flo
     o[2] = x < y ? x : y;
     fo[0] = select(f[0], -f[0], f[0] < 0.0f);
     o[3] = (int4)(select(1, 2, 0), select(1, 2, 5), bitselect(0x0f0f, 0x3333, 0x00ff), 0);
+    o[4] = (int4)(any(x < 0), all(x > -100000), any((int4)(0)), all((int4)(-1)));
 }
 
 kernel void uchar_ops(global const uchar16 *a, global const uchar16 *b, global uchar16 *o, global char3 *c) {
@@ -160,3 +161,37 @@ kernel void fops_##N(global const float *a, global const float *b, global float 
     vstore##N(convert_int##N(x < y), g * 2, c); vstore##N(convert_int##N(x == y), g * 2 + 1, c); \
 }
 FOPS(3) FOPS(8)
+
+// select and bitselect on every integer element type (the mask's most significant bit picks).
+#define SEL(T, U, N) \
+kernel void sel_##T##N(global const T *a, global const T *b, global const U *c, global T *o) { \
+    size_t g = get_global_id(0); \
+    T##N x = vload##N(g, a), y = vload##N(g, b); \
+    U##N m = vload##N(g, c); \
+    vstore##N(select(x, y, m), 2 * g, o); \
+    vstore##N(bitselect(x, y, as_##T##N(m)), 2 * g + 1, o); \
+}
+// (8/16-bit elements with an unsigned mask are left out until lowering tests their top bit.)
+SEL(char, char, 16) SEL(uchar, char, 4) SEL(short, short, 8) SEL(ushort, short, 3)
+SEL(int, uint, 4) SEL(uint, int, 2) SEL(long, ulong, 3) SEL(ulong, long, 2)
+
+// vloadn/vstoren on __local and __private memory of narrow and wide types.
+kernel void vload_spaces(global const uchar *in, global uchar *out, global long *lo) {
+    local uchar tile[64];
+    size_t l = get_local_id(0);
+    vstore8(vload8(l, in), l, tile);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    vstore8(vload8(7 - l, tile), l, out);
+    if (l == 0) {
+        short s[8] = { 1, -2, 3, -4, 5, -6, 7, -8 };
+        short4 v = vload4(1, s);
+        vstore2((short2)(100, 200), 3, s);
+        long acc = 0;
+        for (int i = 0; i < 8; i++)
+            acc = acc * 10 + s[i];
+        lo[0] = acc;
+        lo[1] = v.x + v.y * 10 + v.z * 100 + v.w * 1000;
+        long3 w = vload3(0, (global const long *)in);
+        lo[2] = w.z;
+    }
+}

@@ -67,8 +67,8 @@ impl Sema<'_> {
         self.deref(p, loc)
     }
 
-    /// `fract`, `sincos`, `modf`, `frexp` (two arguments) and `remquo` (three): float
-    /// operands of one type and a pointer for the second result.
+    /// `fract`, `sincos`, `modf`, `frexp`, `lgamma_r` (two arguments) and `remquo` (three):
+    /// float operands of one type and a pointer for the second result.
     pub(super) fn pointer_out_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let inputs = if name == "remquo" { 2 } else { 1 };
         self.arity(name, &args, inputs + 1, loc)?;
@@ -84,7 +84,8 @@ impl Sema<'_> {
             setup.push(first);
             reads.push(place);
         }
-        let x = || load(&reads[0]);
+        let [first, rest @ ..] = reads.as_slice() else { return None };
+        let x = || load(first);
         let (stored, result) = match name {
             "fract" => (math(MathFn::Floor, vec![x()], ty.clone(), loc), math(MathFn::Fract, vec![x()], ty.clone(), loc)),
             "sincos" => (math(MathFn::Cos, vec![x()], ty.clone(), loc), math(MathFn::Sin, vec![x()], ty.clone(), loc)),
@@ -92,7 +93,8 @@ impl Sema<'_> {
             "frexp" => (math(MathFn::FrexpExponent, vec![x()], out_ty.clone(), loc), math(MathFn::Frexp, vec![x()], ty.clone(), loc)),
             "lgamma_r" => (math(MathFn::LgammaSign, vec![x()], out_ty.clone(), loc), math(MathFn::Lgamma, vec![x()], ty.clone(), loc)),
             _ => {
-                let both = || vec![load(&reads[0]), load(&reads[1])];
+                let second = rest.first()?;
+                let both = || vec![load(first), load(second)];
                 (math(MathFn::RemquoQuotient, both(), out_ty.clone(), loc), math(MathFn::Remainder, both(), ty.clone(), loc))
             }
         };
