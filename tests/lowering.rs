@@ -725,3 +725,59 @@ fn unrolled_counted_loops_compute_as_loops() {
     let want: Vec<i32> = (0..8).map(|g: i32| (0..g).sum::<i32>() + 102).collect();
     assert_eq!(as_ints(buf(&out, 2)), want);
 }
+
+#[test]
+fn special_values_of_relations_and_float_functions() {
+    let src = "kernel void k(global const float *x, global const float *y, global int *c, global float *o, global int *q) {
+        int i = get_global_id(0);
+        float4 xv = vload4(0, x), yv = vload4(0, y);
+        int4 ne = isnotequal(xv, yv);
+        c[3 * i] = isnotequal(x[i], y[i]); c[3 * i + 1] = x[i] != y[i]; c[3 * i + 2] = ne[i & 3];
+        o[4 * i] = remainder(x[i], y[i]);
+        o[4 * i + 1] = remquo(x[i], y[i], q + i);
+        o[4 * i + 2] = rootn(x[i], 2147483647);
+        o[4 * i + 3] = cos(y[i]); }";
+    let nan = f32::NAN;
+    let x = [nan, 5.1f32, -1.0, 1.0, nan, 5.1, 2.0, -5.1];
+    let y = [nan, f32::INFINITY, 4.712_389, 1.0, 1.0, 0.0, 3.0, 3.0];
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&y)), Arg::Buffer(ints(&[7; 24])), Arg::Buffer(floats(&[0.0; 32])), Arg::Buffer(ints(&[7; 8]))]);
+    let c = as_ints(buf(&out, 2));
+    let o = as_floats(buf(&out, 3));
+    let q = as_ints(buf(&out, 4));
+    for i in 0..8 {
+        let ne = x[i] != y[i];
+        assert_eq!(&c[3 * i..3 * i + 3], &[i32::from(ne), i32::from(ne), if i < 4 { -i32::from(ne) } else { c[3 * i + 2] }], "isnotequal {i}");
+    }
+    // remainder: x - n y with n = x / y rounded to even; finite x over ∞ is x; over 0, NaN.
+    let rem = [nan, 5.1, -1.0, 0.0, nan, nan, -1.0, 0.9000001];
+    let quo = [0, 0, 0, 1, 0, 0, 1, -2];
+    for i in 0..8 {
+        assert!(o[4 * i] == rem[i] || (o[4 * i].is_nan() && rem[i].is_nan()), "remainder({}, {}) = {}", x[i], y[i], o[4 * i]);
+        assert!(o[4 * i + 1] == rem[i] || (o[4 * i + 1].is_nan() && rem[i].is_nan()), "remquo({}, {}) = {}", x[i], y[i], o[4 * i + 1]);
+        if !rem[i].is_nan() || y[i] == 0.0 {
+            assert_eq!(q[i] & 0x7f, quo[i] & 0x7f, "remquo quotient of {} / {}", x[i], y[i]);
+            assert_eq!(q[i].signum(), quo[i].signum(), "remquo quotient sign of {} / {}", x[i], y[i]);
+        }
+    }
+    // rootn with a huge odd n: the sign of x stays (n as float rounds to an even 2^31).
+    assert_eq!(o[4 * 2 + 2], -1.0);
+    assert_eq!(o[4 * 3 + 2], 1.0);
+    // cos(3π/2 rounded to float) = 1.1924881e-8 (within 4 ulp), not 0.
+    let want = (f64::from(4.712_389f32)).cos() as f32;
+    assert!(ulps32(o[4 * 2 + 3], want) <= 4, "cos: {} vs {want}", o[4 * 2 + 3]);
+}
+
+#[test]
+fn pointer_conversions_between_pointee_types_warn_and_cast() {
+    // As piglit's generated tests write it: an implicit conversion, a warning in C compilers.
+    let src = "kernel void k(global float *out, global float *out1, global const float *in) {
+        global float2 *tmp = out1;
+        vstore2(sincos(vload2(get_global_id(0), in), &tmp[get_global_id(0)]), get_global_id(0), out); }";
+    let x = [0.5f32, 1.0, -2.0, 3.0];
+    let out = run(src, &[2, 1, 1], &[2, 1, 1], &[Arg::Buffer(floats(&[0.0; 4])), Arg::Buffer(floats(&[0.0; 4])), Arg::Buffer(floats(&x))]);
+    let (s, c) = (as_floats(buf(&out, 0)), as_floats(buf(&out, 1)));
+    for i in 0..4 {
+        let v = f64::from(x[i]);
+        assert!(ulps32(s[i], v.sin() as f32) <= 4 && ulps32(c[i], v.cos() as f32) <= 4, "sincos({}) = {}, {}", x[i], s[i], c[i]);
+    }
+}

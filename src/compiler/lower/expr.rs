@@ -475,8 +475,15 @@ impl Ctx<'_> {
             return self.bool_to_int(c, ty, loc);
         }
         let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
+        // Float `!=` is unordered (true for NaN); naga writes OpFOrdNotEqual, so it is `!(==)`.
+        let unordered_ne = op == B::NotEqual && a.ty.element().is_some_and(|s| s.is_float());
         self.per_part(&[(x, a.ty.clone()), (y, b.ty.clone())], ty, loc, |cx, v, _, r| {
-            let c = cx.b.binary(op, v[0], v[1]);
+            let c = if unordered_ne {
+                let eq = cx.b.binary(B::Equal, v[0], v[1]);
+                cx.b.unary(naga::UnaryOperator::LogicalNot, eq)
+            } else {
+                cx.b.binary(op, v[0], v[1])
+            };
             cx.bool_to_int(c, r, loc)
         })
     }

@@ -79,7 +79,15 @@ impl Ctx<'_> {
                 let n = self.b.math(M::Round, &[q]);
                 if f == MathFn::Remainder {
                     let nn = self.b.unary(naga::UnaryOperator::Negate, n);
-                    self.b.math(M::Fma, &[nn, y, x])
+                    let r = self.b.math(M::Fma, &[nn, y, x]);
+                    // Finite x, infinite y: x (0 ∞ would make NaN).
+                    let inf = self.float_like(f64::INFINITY, arg_ty, loc)?;
+                    let ay = self.b.math(M::Abs, &[y]);
+                    let y_inf = self.b.binary(B::Equal, ay, inf);
+                    let ax = self.b.math(M::Abs, &[x]);
+                    let x_finite = self.b.binary(B::Less, ax, inf);
+                    let keep = self.b.select(y_inf, x_finite, y_inf);
+                    self.b.select(keep, x, r)
                 } else {
                     // The sign of x / y and the 7 low bits of |n|.
                     let an = self.b.math(M::Abs, &[n]);
@@ -87,9 +95,12 @@ impl Ctx<'_> {
                     let fl = self.b.math(M::Floor, &[scaled]);
                     let back = self.mul_c_bits(fl, 128.0, arg_ty, loc)?;
                     let low = self.b.binary(B::Subtract, an, back);
+                    // y = 0 or infinite x: no quotient (0 rather than a NaN's conversion).
+                    let zero = self.float_like(0.0, arg_ty, loc)?;
+                    let undefined = self.is_nan(low);
+                    let low = self.b.select(undefined, zero, low);
                     let low = self.b.cast(low, ScalarKind::Sint, Some(4));
                     let neg_low = self.b.unary(naga::UnaryOperator::Negate, low);
-                    let zero = self.float_like(0.0, arg_ty, loc)?;
                     let neg = self.b.binary(B::Less, q, zero);
                     self.b.select(neg, neg_low, low)
                 }

@@ -184,11 +184,11 @@ impl Sema<'_> {
                     );
                 }
                 let void = matches!(**from, Type::Void) || matches!(**to, Type::Void);
+                // A warning as in C compilers (piglit's generated tests rely on it); the
+                // conversion is the cast it would be if written.
                 if from != to && !void {
-                    return self.err(
-                        loc,
-                        format!("incompatible pointer types in {what}: '{}' to '{}'", self.type_str(&e.ty), self.type_str(ty)),
-                    );
+                    let message = format!("incompatible pointer types in {what}: '{}' to '{}'", self.type_str(&e.ty), self.type_str(ty));
+                    self.diags.warning(loc, message);
                 }
                 // __constant data is read-only whether or not it says const.
                 if fq.is_const && !tq.is_const && *fs != Space::Constant {
