@@ -781,3 +781,34 @@ fn pointer_conversions_between_pointee_types_warn_and_cast() {
         assert!(ulps32(s[i], v.sin() as f32) <= 4 && ulps32(c[i], v.cos() as f32) <= 4, "sincos({}) = {}, {}", x[i], s[i], c[i]);
     }
 }
+
+#[test]
+fn mad_sat_on_64_bits_and_unsigned_negation() {
+    let src = "kernel void k(global const long *a, global long *o, global ulong *u, global uint *n) {
+        int i = get_global_id(0);
+        long x = a[3 * i], y = a[3 * i + 1], z = a[3 * i + 2];
+        o[i] = mad_sat(x, y, z);
+        u[i] = mad_sat((ulong)x, (ulong)y, (ulong)z);
+        uint4 v = (uint4)((uint)x, (uint)y, (uint)z, 0u);
+        uint4 w = -v;
+        n[2 * i] = -(uint)x;
+        n[2 * i + 1] = w.x ^ w.y ^ w.z ^ w.w; }";
+    let (max, min) = (i64::MAX, i64::MIN);
+    let a: Vec<i64> = vec![
+        3, 4, 5, max, 2, 0, min, -1, -1, min, 1, -1, 1 << 32, 1 << 31, max, -(1 << 32), 1 << 31, -5, -7, 9, 100, max, -1, min,
+    ];
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(a.iter().flat_map(|v| v.to_le_bytes()).collect()), Arg::Buffer(vec![0; 64]), Arg::Buffer(vec![0; 64]), Arg::Buffer(vec![0; 64])]);
+    let o: Vec<i64> = buf(&out, 1).chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    let u: Vec<u64> = buf(&out, 2).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let n: Vec<u32> = as_ints(buf(&out, 3)).into_iter().map(|v| v as u32).collect();
+    for i in 0..8 {
+        let (x, y, z) = (a[3 * i], a[3 * i + 1], a[3 * i + 2]);
+        let exact = i128::from(x) * i128::from(y) + i128::from(z);
+        assert_eq!(o[i], exact.clamp(i128::from(min), i128::from(max)) as i64, "mad_sat({x}, {y}, {z})");
+        let (ux, uy, uz) = (x as u64, y as u64, z as u64);
+        let exact = u128::from(ux) * u128::from(uy) + u128::from(uz);
+        assert_eq!(u[i], exact.min(u128::from(u64::MAX)) as u64, "mad_sat({ux}, {uy}, {uz})");
+        assert_eq!(n[2 * i], (x as u32).wrapping_neg());
+        assert_eq!(n[2 * i + 1], (x as u32).wrapping_neg() ^ (y as u32).wrapping_neg() ^ (z as u32).wrapping_neg());
+    }
+}

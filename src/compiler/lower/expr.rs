@@ -367,7 +367,13 @@ impl Ctx<'_> {
     fn unary(&mut self, op: UnaryOp, x: Handle<Expression>, a_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         Ok(match op {
             UnaryOp::Neg => {
-                let r = self.b.unary(U::Negate, x);
+                // naga negates only signed and float values: unsigned -x is 0 - x.
+                let r = if a_ty.element().is_some_and(|s| s.is_integer() && !s.is_signed()) {
+                    let zero = self.zero_of(a_ty, loc)?;
+                    self.b.binary(B::Subtract, zero, x)
+                } else {
+                    self.b.unary(U::Negate, x)
+                };
                 self.normalize(r, ty)
             }
             UnaryOp::BitNot => {

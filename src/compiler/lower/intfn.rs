@@ -153,8 +153,11 @@ impl Ctx<'_> {
             let (lo, hi) = (self.int_like(lo, ty, loc)?, self.int_like(hi, ty, loc)?);
             return Ok(self.b.math(M::Clamp, &[r, lo, hi]));
         }
-        if it.bits != 32 || !self.target.int64 {
-            return Err(LowerError::new(loc, "mad_sat on 64-bit integers is not supported yet"));
+        if !self.target.int64 {
+            return Err(LowerError::new(loc, "mad_sat needs 64-bit integer support on this device"));
+        }
+        if it.bits == 64 {
+            return self.mad_sat64(a, b, c, it, ty, loc);
         }
         let kind = if it.signed { ScalarKind::Sint } else { ScalarKind::Uint };
         let wide = |cx: &mut Self, x: H| cx.b.cast(x, kind, Some(8));
@@ -169,6 +172,38 @@ impl Ctx<'_> {
         let (lo, hi) = (self.int_like(lo, &wide_ty, loc)?, self.int_like(hi, &wide_ty, loc)?);
         let r = self.b.math(M::Clamp, &[r, lo, hi]);
         Ok(self.b.cast(r, kind, Some(4)))
+    }
+
+    /// 64-bit mad_sat: the 128-bit sum (mul_hi, a b) + c, saturated when its high word is more
+    /// than the low word's sign (signed) or not 0 (unsigned).
+    fn mad_sat64(&mut self, a: H, b: H, c: H, it: Int, ty: &T, loc: Loc) -> R<H> {
+        let uty = unsigned_like(ty);
+        let hi = self.mul_hi(a, b, it, ty, loc)?;
+        let lo = self.b.binary(B::Multiply, a, b);
+        let sum = self.b.binary(B::Add, lo, c);
+        let (ulo, usum) = (self.b.cast(lo, ScalarKind::Uint, None), self.b.cast(sum, ScalarKind::Uint, None));
+        let carried = self.b.binary(B::Less, usum, ulo);
+        let (one, zero) = (self.int_like(1, ty, loc)?, self.int_like(0, ty, loc)?);
+        let carry = self.b.select(carried, one, zero);
+        let hi = self.b.binary(B::Add, hi, carry);
+        let max = self.int_like(it.max(), ty, loc)?;
+        if !it.signed {
+            let uzero = self.int_like(0, &uty, loc)?;
+            let over = self.b.binary(B::NotEqual, hi, uzero);
+            return Ok(self.b.select(over, max, sum));
+        }
+        // c's sign extension joins the high word.
+        let c_neg = self.b.binary(B::Less, c, zero);
+        let minus_one = self.int_like(-1, ty, loc)?;
+        let c_hi = self.b.select(c_neg, minus_one, zero);
+        let hi = self.b.binary(B::Add, hi, c_hi);
+        let sh = self.u32_like(63, ty);
+        let sign = self.b.binary(B::ShiftRight, sum, sh);
+        let fits = self.b.binary(B::Equal, hi, sign);
+        let min = self.int_like(it.min(), ty, loc)?;
+        let neg = self.b.binary(B::Less, hi, zero);
+        let saturated = self.b.select(neg, min, max);
+        Ok(self.b.select(fits, sum, saturated))
     }
 
     fn mul_hi(&mut self, a: H, b: H, it: Int, ty: &T, loc: Loc) -> R<H> {
