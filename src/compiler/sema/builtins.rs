@@ -244,6 +244,17 @@ impl Sema<'_> {
                 return self.vload_call(n, true, name, args, loc);
             }
         }
+        if let Some(n) = name.strip_prefix("vloada_half").and_then(vector_suffix) {
+            let args = self.aligned_half_args(n, args, 0, name)?;
+            return self.vload_call(n, true, name, args, loc);
+        }
+        if let Some(rest) = name.strip_prefix("vstorea_half") {
+            let (width, mode) = rest.split_once('_').unwrap_or((rest, ""));
+            if let (Some(n), Some(r)) = (vector_suffix(width), if mode.is_empty() { Some(Rounding::Default) } else { rounding(mode) }) {
+                let args = self.aligned_half_args(n, args, 1, name)?;
+                return self.vstore_call(n, Some(r), name, args, loc);
+            }
+        }
         if let Some(rest) = name.strip_prefix("vstore_half") {
             let (width, mode) = rest.split_once('_').unwrap_or((rest, ""));
             if let (Some(n), Some(r)) = (vector_suffix(width), if mode.is_empty() { Some(Rounding::Default) } else { rounding(mode) }) {
@@ -607,6 +618,26 @@ impl Sema<'_> {
         };
         self.check_half_value(&ty, loc)?;
         Some(call(b, vec![offset, p], ty, loc))
+    }
+
+    /// The arguments of `vloada_halfN`/`vstorea_halfN` as those of the unaligned form: they
+    /// differ only for N = 3, whose elements are 4 halves apart (`(offset, p)` becomes
+    /// `(0, p + 4 offset)`). `at`: the offset's position.
+    fn aligned_half_args(&mut self, n: u8, mut args: Vec<Expr>, at: usize, name: &str) -> Option<Vec<Expr>> {
+        if n != 3 || args.len() != at + 2 {
+            return Some(args);
+        }
+        let p = args.pop()?;
+        let offset = args.pop()?;
+        let size = self.size_type();
+        let offset = self.assign_convert(offset, &size, &format!("the offset of '{name}'"))?;
+        let loc = offset.loc;
+        let four = Expr { kind: ExprKind::Int(4), ty: size.clone(), loc };
+        let scaled = Expr { kind: ExprKind::Binary(super::model::BinaryOp::Mul, Box::new(offset), Box::new(four)), ty: size.clone(), loc };
+        let ty = p.ty.clone();
+        args.push(Expr { kind: ExprKind::Int(0), ty: size, loc });
+        args.push(Expr { kind: ExprKind::PtrAdd(Box::new(p), Box::new(scaled)), ty, loc });
+        Some(args)
     }
 
     /// `vstoreN(data, offset, p)` and `vstore_halfN[_mode](data, offset, p)`.
