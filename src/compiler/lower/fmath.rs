@@ -13,6 +13,8 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 
 type H = Handle<Expression>;
 
+mod wide;
+
 const LN10: f64 = std::f64::consts::LN_10;
 /// 2/π in 32-bit words after two zero words (computed for this file from 120 digits of π).
 const TWO_OVER_PI: [u32; 10] = [0, 0, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561];
@@ -229,20 +231,23 @@ impl Ctx<'_> {
             MathFn::Pown | MathFn::Rootn => {
                 let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
                 let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
+                // The parity of n itself: n as float may round to an even value.
+                let (i1, i0) = (self.b.i32(1), self.b.i32(0));
+                let (i1, i0) = (self.match_width(i1, ty), self.match_width(i0, ty));
+                let low = self.b.binary(B::And, n, i1);
+                let even = self.b.binary(B::Equal, low, i0);
+                let ax = self.b.math(M::Abs, &[x]);
                 if f == MathFn::Pown {
-                    self.pow64(x, nf, ty, loc)?
+                    // |x|^n, negative for negative x and odd n.
+                    let r = self.pow64(ax, nf, ty, loc)?;
+                    let signed = self.copysign(r, x, ty);
+                    self.b.select(even, r, signed)
                 } else {
                     // x^(1/n); negative x only for odd n (the sign comes back).
                     let one = self.float_like(1.0, ty, loc)?;
                     let inv = self.b.binary(B::Divide, one, nf);
-                    let ax = self.b.math(M::Abs, &[x]);
                     let r = self.pow64(ax, inv, ty, loc)?;
                     let r = self.copysign(r, x, ty);
-                    // The parity of n itself: n as float may round to an even value.
-                    let (i1, i0) = (self.b.i32(1), self.b.i32(0));
-                    let (i1, i0) = (self.match_width(i1, ty), self.match_width(i0, ty));
-                    let low = self.b.binary(B::And, n, i1);
-                    let even = self.b.binary(B::Equal, low, i0);
                     let zero = self.float_like(0.0, ty, loc)?;
                     let neg = self.b.binary(B::Less, x, zero);
                     let bad = self.b.select(neg, even, neg);
@@ -837,15 +842,20 @@ impl Ctx<'_> {
 
     /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
     /// values. The error of y log x is magnified by |y log x|, so float pow runs in double
-    /// when the device has it; double pow is precise to a few ulp while |y log x| stays small.
+    /// when the device has it, else in float-float (`wide.rs`); double pow is precise to a
+    /// few ulp while |y log x| stays small.
     fn pow64(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
         if format(ty).bytes == 4 && self.target.fp64 {
             return self.in_double(&[x, y], ty, |cx, a, t| cx.pow64(a[0], a[1], t, loc));
         }
         let ax = self.b.math(M::Abs, &[x]);
-        let l = self.log64(ax, LogBase::E, ty, loc)?;
-        let t = self.b.binary(B::Multiply, y, l);
-        let r = self.exp64(t, ty, loc)?;
+        let r = if format(ty).bytes == 4 {
+            self.exp_y_log_wide(ax, y, ty, loc)?
+        } else {
+            let l = self.log64(ax, LogBase::E, ty, loc)?;
+            let t = self.b.binary(B::Multiply, y, l);
+            self.exp64(t, ty, loc)?
+        };
         // Negative base: defined for integer y, negative for odd y.
         let (zero, one, two) = (self.float_like(0.0, ty, loc)?, self.float_like(1.0, ty, loc)?, self.float_like(2.0, ty, loc)?);
         let yi = self.b.math(M::Trunc, &[y]);

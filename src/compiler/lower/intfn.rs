@@ -337,7 +337,7 @@ impl Ctx<'_> {
 }
 
 /// The unsigned integer type of the same shape as `ty`.
-fn unsigned_like(ty: &T) -> T {
+pub(super) fn unsigned_like(ty: &T) -> T {
     let u = match ty.element().map(|s| s.size()) {
         Some(1) => S::UChar,
         Some(2) => S::UShort,

@@ -1,0 +1,135 @@
+//! Extended precision (a value as the unevaluated sum hi + lo of two floats) for float pow on
+//! a device without double: pow is e^(y log x), whose error is log's error magnified by
+//! |y log x| (up to 104), so y log x is formed to about 2^-35 absolute.
+//!
+//! The textbook error-free transformations (two-sum, Veltkamp's split) are algebraic
+//! identities that drivers fold away (`(a + b) - a` → `b`), and a driver may reassociate sums
+//! (lavapipe does: `(a - ga) + (f - gf)` became `(a + f) - (ga + gf)`), as SPIR-V allows for
+//! operations without `NoContraction`, which naga cannot write. Here every split is one an
+//! optimiser cannot see through (the upper mantissa bits by an integer mask, a fixed grid by
+//! `round`; products of such halves and sums on the grid are exact in float), and each exact
+//! remainder passes a bit-level barrier (xor with a run-time 0) before it joins a sum.
+
+use super::{format, Ctx, H, R, T};
+use crate::compiler::sema::model::WorkItemFn;
+use crate::compiler::source::Loc;
+use naga::{BinaryOperator as B, MathFunction as M, ScalarKind};
+
+/// The grid of the exact part of log x: multiples of 2^-12 below 2^12 sum exactly.
+const GRID: f64 = 4096.0;
+
+impl Ctx<'_> {
+    /// `x` unchanged, behind an xor of its bits with a 0 the optimiser cannot see
+    /// (`get_work_dim() >> 2`, work_dim being 1 to 3).
+    fn barrier(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        let dim = self.b.u32(0);
+        let w = self.workitem.call(&self.abi, &mut self.b, WorkItemFn::WorkDim, dim);
+        let two = self.b.u32(2);
+        let zero = self.b.binary(B::ShiftRight, w, two);
+        let zero = self.splat_to(zero, &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
+        let bits = self.b.cast(x, ScalarKind::Uint, None);
+        let bits = self.b.binary(B::ExclusiveOr, bits, zero);
+        Ok(self.b.cast(bits, ScalarKind::Float, None))
+    }
+
+    /// `x - part` (exact by construction), behind a barrier.
+    fn exact_rest(&mut self, x: H, part: H, ty: &T, loc: Loc) -> R<H> {
+        let r = self.b.binary(B::Subtract, x, part);
+        self.barrier(r, ty, loc)
+    }
+
+    /// x with the low 12 of its 23 mantissa bits cleared: 12 significant bits, so that the
+    /// product of two such values is exact, and x - hi_bits(x) is exact too.
+    fn hi_bits(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        let bits = self.b.cast(x, ScalarKind::Uint, None);
+        let mask = self.int_like(0xffff_f000, &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
+        let h = self.b.binary(B::And, bits, mask);
+        Ok(self.b.cast(h, ScalarKind::Float, None))
+    }
+
+    /// x rounded to the grid, and the (exact) rest.
+    fn on_grid(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let scaled = self.mul_c(x, GRID, ty, loc)?;
+        let r = self.b.math(M::Round, &[scaled]);
+        let g = self.mul_c(r, 1.0 / GRID, ty, loc)?;
+        Ok((g, self.exact_rest(x, g, ty, loc)?))
+    }
+
+    /// log x as hi + lo for positive finite x, hi on the grid: with x = 2^e (1 + f) (f exact),
+    /// log x = e ln 2 + f - f²/2 + s (f²/2 + R), s = f / (2 + f), R = z (2/3 + 2/5 z + ...),
+    /// z = s²; f²/2 is three exact products of f's halves.
+    fn log_wide(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let (e, m) = self.split_exponent(x, ty, loc)?;
+        let (one, two) = (self.float_like(1.0, ty, loc)?, self.float_like(2.0, ty, loc)?);
+        let f = self.b.binary(B::Subtract, m, one);
+        let d = self.b.binary(B::Add, two, f);
+        let s = self.b.binary(B::Divide, f, d);
+        let z = self.b.binary(B::Multiply, s, s);
+        let coeffs: Vec<f64> = (1..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
+        let q = self.poly(z, &coeffs, ty, loc)?;
+        let r = self.b.binary(B::Multiply, z, q);
+        let fh = self.hi_bits(f, ty, loc)?;
+        let fl = self.exact_rest(f, fh, ty, loc)?;
+        let h1 = self.b.binary(B::Multiply, fh, fh);
+        let h1 = self.mul_c(h1, 0.5, ty, loc)?;
+        let h2 = self.b.binary(B::Multiply, fh, fl);
+        let h3 = self.b.binary(B::Multiply, fl, fl);
+        let h3 = self.mul_c(h3, 0.5, ty, loc)?;
+        let small_sq = self.b.binary(B::Add, h2, h3);
+        let hfsq = self.b.binary(B::Add, h1, small_sq);
+        let hr = self.b.binary(B::Add, hfsq, r);
+        let c = self.b.binary(B::Multiply, s, hr);
+        let [l2h, l2l] = format(ty).ln2;
+        let (a, b) = (self.mul_c(e, l2h, ty, loc)?, self.mul_c(e, l2l, ty, loc)?);
+        let ((ga, ra), (gf, rf), (g1, r1)) = (self.on_grid(a, ty, loc)?, self.on_grid(f, ty, loc)?, self.on_grid(h1, ty, loc)?);
+        let hi = self.b.binary(B::Add, ga, gf);
+        let hi = self.b.binary(B::Subtract, hi, g1);
+        let lo = self.b.binary(B::Add, ra, rf);
+        let lo = self.b.binary(B::Subtract, lo, r1);
+        let tail = self.b.binary(B::Subtract, c, small_sq);
+        let tail = self.b.binary(B::Add, tail, b);
+        Ok((hi, self.b.binary(B::Add, lo, tail)))
+    }
+
+    /// e^(hi + lo): exp's reduction of hi (exact: k ln2's upper part has 16 bits), with lo
+    /// added to the reduced argument.
+    fn exp_wide(&mut self, hi: H, lo: H, ty: &T, loc: Loc) -> R<H> {
+        let k = self.mul_c(hi, std::f64::consts::LOG2_E, ty, loc)?;
+        let k = self.b.math(M::Round, &[k]);
+        let [l2h, l2l] = format(ty).ln2;
+        let kh = self.mul_c(k, l2h, ty, loc)?;
+        let r = self.exact_rest(hi, kh, ty, loc)?;
+        let kl = self.mul_c(k, l2l, ty, loc)?;
+        let r = self.b.binary(B::Subtract, r, kl);
+        let r = self.b.binary(B::Add, r, lo);
+        let p = self.exp_poly(r, ty, loc)?;
+        let e = self.scale(p, k, ty);
+        self.exp_limits(e, hi, format(ty).exp_limits, ty, loc)
+    }
+
+    /// e^(y log ax) for ax ≥ 0 (or NaN): y log ax as the exact product of the upper halves
+    /// plus the other (exact) partial products; log ax = ±∞ or NaN where ax is 0, ∞ or NaN.
+    pub(super) fn exp_y_log_wide(&mut self, ax: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        let (hi, lo) = self.log_wide(ax, ty, loc)?;
+        let (zero, inf, ninf) = (self.float_like(0.0, ty, loc)?, self.float_like(f64::INFINITY, ty, loc)?, self.float_like(f64::NEG_INFINITY, ty, loc)?);
+        let (pos, finite) = (self.b.binary(B::Greater, ax, zero), self.b.binary(B::Less, ax, inf));
+        let regular = self.b.select(pos, finite, pos);
+        let is_zero = self.b.binary(B::Equal, ax, zero);
+        let special = self.b.select(is_zero, ninf, ax);
+        let (hi, lo) = (self.b.select(regular, hi, special), self.b.select(regular, lo, zero));
+        let (yh, hh) = (self.hi_bits(y, ty, loc)?, self.hi_bits(hi, ty, loc)?);
+        let (yl, hl) = (self.exact_rest(y, yh, ty, loc)?, self.exact_rest(hi, hh, ty, loc)?);
+        let th = self.b.binary(B::Multiply, yh, hh);
+        let parts = [(yh, hl), (yl, hh), (yl, hl), (y, lo)];
+        let mut tl = zero;
+        for (a, b) in parts {
+            let p = self.b.binary(B::Multiply, a, b);
+            tl = self.b.binary(B::Add, tl, p);
+        }
+        // An infinite or NaN exponent has no low part (∞ - ∞ would turn it into NaN).
+        let ath = self.b.math(M::Abs, &[th]);
+        let th_finite = self.b.binary(B::Less, ath, inf);
+        let tl = self.b.select(th_finite, tl, zero);
+        self.exp_wide(th, tl, ty, loc)
+    }
+}
