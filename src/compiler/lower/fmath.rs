@@ -748,7 +748,10 @@ impl Ctx<'_> {
         let zero = self.float_like(0.0, ty, loc)?;
         let tail = self.b.select(is_far, zero, tail);
         let two = self.float_like(2.0, ty, loc)?;
-        let small = self.b.binary(B::Less, ax, two);
+        // erfc = 1 - erf loses (1 - erfc) / erfc of its precision: the fraction (which
+        // converges fast enough past 0.85) takes over early for erfc.
+        let series_below = self.float_like(if complement { 0.85 } else { 2.0 }, ty, loc)?;
+        let small = self.b.binary(B::Less, ax, series_below);
         let one = self.float_like(1.0, ty, loc)?;
         let neg = self.b.binary(B::Less, x, zero);
         Ok(if complement {
@@ -778,23 +781,34 @@ impl Ctx<'_> {
         let main = self.b.binary(B::Subtract, main, y);
         let c = self.float_like(0.5 * (2.0 * std::f64::consts::PI).ln(), ty, loc)?;
         let main = self.b.binary(B::Add, main, c);
+        let series = self.stirling_series(y, ty, loc)?;
+        let st = self.b.binary(B::Add, main, series);
+        let product = self.rising_product(a, ty, loc)?;
+        let lp = self.log64(product, LogBase::E, ty, loc)?;
+        let back = self.b.binary(B::Subtract, st, lp);
+        Ok(self.b.select(small, back, st))
+    }
+
+    /// The tail of Stirling's series for log Γ(y): Σ B2k / (2k (2k - 1) y^(2k-1)).
+    fn stirling_series(&mut self, y: H, ty: &T, loc: Loc) -> R<H> {
         let one = self.float_like(1.0, ty, loc)?;
         let inv = self.b.binary(B::Divide, one, y);
         let inv2 = self.b.binary(B::Multiply, inv, inv);
         let bernoulli = [1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0, -3617.0 / 510.0];
         let coeffs: Vec<f64> = (1..=8).zip(bernoulli).map(|(k, b)| b / f64::from(2 * k * (2 * k - 1))).collect();
         let series = self.poly(inv2, &coeffs, ty, loc)?;
-        let series = self.b.binary(B::Multiply, series, inv);
-        let st = self.b.binary(B::Add, main, series);
+        Ok(self.b.binary(B::Multiply, series, inv))
+    }
+
+    /// a (a + 1) ... (a + 9).
+    fn rising_product(&mut self, a: H, ty: &T, loc: Loc) -> R<H> {
         let mut product = a;
         for k in 1..10 {
             let kk = self.float_like(f64::from(k), ty, loc)?;
             let term = self.b.binary(B::Add, a, kk);
             product = self.b.binary(B::Multiply, product, term);
         }
-        let lp = self.log64(product, LogBase::E, ty, loc)?;
-        let back = self.b.binary(B::Subtract, st, lp);
-        Ok(self.b.select(small, back, st))
+        Ok(product)
     }
 
     /// lgamma (log |Γ(x)|) or tgamma (Γ(x)); negative x by reflection,
@@ -805,6 +819,18 @@ impl Ctx<'_> {
         let reflected = self.b.binary(B::Subtract, one, x);
         let a = self.b.select(positive, x, reflected);
         let lg_a = self.lgamma_positive(a, ty, loc)?;
+        // No double (else this runs in double): Γ(a) in extended precision, whose log is also
+        // free of the cancellation in lgamma_positive's shift (while Γ(a) stays finite).
+        let wide = if format(ty).bytes == 4 {
+            let g = self.gamma_wide(a, ty, loc)?;
+            let lg = self.log64(g, LogBase::E, ty, loc)?;
+            let limit = self.float_like(30.0, ty, loc)?;
+            let finite = self.b.binary(B::Less, a, limit);
+            Some((g, self.b.select(finite, lg, lg_a)))
+        } else {
+            None
+        };
+        let lg_a = wide.map_or(lg_a, |(_, lg)| lg);
         let s = self.soft_math(MathFn::Sinpi, &[x], ty, loc)?;
         let abs_s = self.b.math(M::Abs, &[s]);
         let pi = self.float_like(std::f64::consts::PI, ty, loc)?;
@@ -822,7 +848,14 @@ impl Ctx<'_> {
             let lg = self.b.select(pole, inf, lg);
             return Ok(self.b.select(nan, x, lg));
         }
-        let e = self.exp64(lg, ty, loc)?;
+        let e = if let Some((g, _)) = wide {
+            // |Γ(x)| = π / (|sin πx| Γ(1 - x)) for negative x.
+            let den = self.b.binary(B::Multiply, abs_s, g);
+            let reflected = self.b.binary(B::Divide, pi, den);
+            self.b.select(positive, g, reflected)
+        } else {
+            self.exp64(lg, ty, loc)?
+        };
         // Sign for negative x: that of sin(πx); NaN at the negative integers, ±∞ at ±0.
         let ne = self.b.unary(naga::UnaryOperator::Negate, e);
         let neg_s = self.b.binary(B::Less, s, zero);
