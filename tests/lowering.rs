@@ -835,3 +835,22 @@ fn erfc_keeps_its_relative_precision_where_it_is_small() {
         assert!(ulps32(o[i], want) <= 16, "erfc({v}) = {}, want {want} ({} ulp)", o[i], ulps32(o[i], want));
     }
 }
+
+#[test]
+fn aligned_half_vector_loads_and_stores() {
+    // vloada_half3 / vstorea_half3 step 4 halves per offset; the other widths as vload_half.
+    let src = "kernel void k(global const half *h, global float *o, global half *w) {
+        float3 a = vloada_half3(1, h);
+        float2 b = vloada_half2(1, h);
+        float c = vloada_half(5, h);
+        o[0] = a.x; o[1] = a.y; o[2] = a.z; o[3] = b.x; o[4] = b.y; o[5] = c;
+        vstorea_half3(a * 2.0f, 1, w);
+        vstorea_half2_rtz(b, 0, w); }";
+    // Halves 0..8 hold 0, 1, ..., 7 (binary16 of small integers).
+    let half = |v: u16| -> u16 { if v == 0 { 0 } else { let e = 15 - v.leading_zeros() as u16; ((e + 15) << 10) | ((v << (10 - e)) & 0x3ff) } };
+    let h: Vec<u8> = (0..8u16).flat_map(|v| half(v).to_le_bytes()).collect();
+    let out = run(src, &[1, 1, 1], &[1, 1, 1], &[Arg::Buffer(h), Arg::Buffer(floats(&[0.0; 6])), Arg::Buffer(vec![0xff; 16])]);
+    assert_eq!(as_floats(buf(&out, 1)), vec![4.0, 5.0, 6.0, 2.0, 3.0, 5.0]);
+    let w: Vec<u16> = buf(&out, 2).chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    assert_eq!(w, vec![half(2), half(3), 0xffff, 0xffff, half(8), half(10), half(12), 0xffff]);
+}
