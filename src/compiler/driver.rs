@@ -275,11 +275,13 @@ mod tests {
     }
 
     #[test]
-    fn oversized_data_ends_in_diagnostics() {
+    fn oversized_data_and_unsupported_atomics_end_in_diagnostics() {
         let t = target();
         for (src, message) in [
             ("typedef struct { int a[100000000]; } big; kernel void k(global big *p, big v) { p[0] = v; }", "value argument"),
             ("typedef struct { char c[100000]; } big; kernel void k(global big *p, global big *q) { p[0] = q[0]; }", "64 KiB"),
+            // Not an internal error from naga's validator.
+            ("kernel void k(global float *o, local float *m) { o[0] = atomic_xchg(m, 1.0f); }", "__local float is not supported"),
         ] {
             let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
             assert!(log.contains(message), "{log}");
