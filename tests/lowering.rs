@@ -854,3 +854,36 @@ fn aligned_half_vector_loads_and_stores() {
     let w: Vec<u16> = buf(&out, 2).chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     assert_eq!(w, vec![half(2), half(3), 0xffff, 0xffff, half(8), half(10), half(12), 0xffff]);
 }
+
+#[test]
+fn private_and_local_pointers_cast_between_scalars_of_one_size() {
+    let src = "kernel void k(global const float *x, global float *o, global uint *u) {
+        int i = get_global_id(0);
+        short s[2];
+        s[0] = (short)0x3c00; s[1] = (short)0xc100;             // 1.0 and -2.5 in binary16
+        o[3 * i] = vload_half(0, (private half *)s) + vload_half(1, (private half *)s);
+        vstore_half(x[i], 1, (private half *)s);
+        o[3 * i + 1] = (float)s[1];
+        local int words[8];
+        local float *f = (local float *)words;
+        f[i] = x[i] * 2.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        u[i] = (uint)words[7 - i];
+        uint w = 0x40490fdbu;
+        o[3 * i + 2] = *(private float *)&w; }";
+    let x = [0.5f32, -1.0, 3.0, 0.25, 100.0, -0.125, 2.0, 65504.0];
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 24])), Arg::Buffer(ints(&[0; 8]))]);
+    let o = as_floats(buf(&out, 1));
+    let u: Vec<u32> = as_ints(buf(&out, 2)).into_iter().map(|v| v as u32).collect();
+    // binary16 bits of x (exact in half for these values), read back as a (signed) short.
+    let half_bits = |v: f32| -> i16 {
+        let b = v.to_bits();
+        (((b >> 16) & 0x8000) | ((((b >> 23) & 0xff) + 15 - 127) << 10) | ((b >> 13) & 0x3ff)) as u16 as i16
+    };
+    for i in 0..8 {
+        assert_eq!(o[3 * i], -1.5, "vload_half through a private short array ({i})");
+        assert_eq!(o[3 * i + 1], f32::from(half_bits(x[i])), "vstore_half into a private short array ({i})");
+        assert_eq!(u[i], (x[7 - i] * 2.0).to_bits(), "__local int words written as floats ({i})");
+        assert_eq!(o[3 * i + 2], std::f32::consts::PI);
+    }
+}

@@ -24,10 +24,10 @@ impl Ctx<'_> {
             }
         };
         Ok(match &var.ty {
-            T::Array { elem, .. } => Ptr { root: Root::Buffer(block), view: Some((**elem).clone()), steps: Vec::new(), space: Space::Constant },
+            T::Array { elem, .. } => Ptr { root: Root::Buffer(block), view: Some((**elem).clone()), steps: Vec::new(), space: Space::Constant, seen_as: None },
             ty => {
                 let zero = self.b.u32(0);
-                Ptr { root: Root::Buffer(block), view: Some(ty.clone()), steps: vec![Step::Index(zero)], space: Space::Constant }
+                Ptr { root: Root::Buffer(block), view: Some(ty.clone()), steps: vec![Step::Index(zero)], space: Space::Constant, seen_as: None }
             }
         })
     }

@@ -165,7 +165,11 @@ impl Ctx<'_> {
             }
             ExprKind::PtrCast(v) => {
                 let p = self.eval_ptr(v)?;
-                self.ptr_cast(p, &e.ty, loc)
+                let from = match &v.ty {
+                    T::Pointer { pointee, .. } => (**pointee).clone(),
+                    _ => T::Void,
+                };
+                self.ptr_cast(p, &from, &e.ty, loc)
             }
             ExprKind::PtrAdd(p, n) => {
                 let p = self.eval_ptr(p)?;
@@ -314,6 +318,11 @@ impl Ctx<'_> {
                 self.swizzle(v, vty, comps, loc)
             }
             Access::Bytes { base, byte, ty } => self.load_bytes(*base, *byte, ty, loc),
+            Access::Seen { ptr, stored, seen } => {
+                let v = self.b.load(*ptr);
+                let bits = self.bits_of(v, *stored);
+                Ok(self.from_bits(bits, *seen))
+            }
         }
     }
 
@@ -326,6 +335,11 @@ impl Ctx<'_> {
                 self.b.store(*ptr, narrow);
             }
             Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
+            Access::Seen { ptr, stored, seen } => {
+                let bits = self.bits_of(value, *seen);
+                let v = self.from_bits(bits, *stored);
+                self.b.store(*ptr, v);
+            }
             Access::Swizzle { base, comps, vty } => {
                 // Read the vector, replace the written components, write it back.
                 let old = self.load_access(base, loc)?;

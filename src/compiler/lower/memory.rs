@@ -170,6 +170,16 @@ impl Ctx<'_> {
         Ok((ptr, self.b.u32(0)))
     }
 
+    /// The bits of a register value of scalar `s` (at most 32 bits wide) as u32.
+    pub(super) fn bits_of(&mut self, v: Handle<Expression>, s: S) -> Handle<Expression> {
+        if super::types::is_narrow(s) { self.scalar_bits(v, s) } else { self.b.cast(v, ScalarKind::Uint, None) }
+    }
+
+    /// The register value of scalar `s` (at most 32 bits wide) whose bits are u32 `bits`.
+    pub(super) fn from_bits(&mut self, bits: Handle<Expression>, s: S) -> Handle<Expression> {
+        if super::types::is_narrow(s) { self.narrow_from_bits(bits, s) } else { self.b.cast(bits, reg_scalar(s).kind, None) }
+    }
+
     /// The register value of narrow scalar `s` held in the low bits of u32 `bits`.
     pub(super) fn narrow_from_bits(&mut self, bits: Handle<Expression>, s: S) -> Handle<Expression> {
         let width = s.size() * 8;

@@ -6,7 +6,7 @@
 
 use super::memory::Words;
 use super::{Ctx, LowerError, Slot, R};
-use crate::compiler::sema::model::{self, Place, PlaceKind, Space, Type as T};
+use crate::compiler::sema::model::{self, Place, PlaceKind, Scalar as S, Space, Type as T};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, GlobalVariable, Handle, Literal, LocalVariable, ScalarKind};
 
@@ -33,6 +33,9 @@ pub struct Ptr {
     pub view: Option<T>,
     pub steps: Vec<Step>,
     pub space: Space,
+    /// For other roots, after a cast between same-size scalar pointee types: the scalar stored
+    /// and the scalar the element is read and written as (its bits reinterpreted).
+    pub seen_as: Option<(S, S)>,
 }
 
 /// A pointer-typed local: the fixed part of its pointers, the last index lives in a local.
@@ -42,6 +45,7 @@ pub struct PtrVar {
     view: Option<T>,
     prefix: Vec<Step>,
     space: Space,
+    seen_as: Option<(S, S)>,
     /// The last step is an element index kept in the slot's local.
     indexed: bool,
 }
@@ -56,6 +60,8 @@ pub enum Access {
     /// A value of type `ty` at a byte offset of words: a word-viewed buffer or a union
     /// variable (see `memory.rs`).
     Bytes { base: Words, byte: Handle<Expression>, ty: T },
+    /// A private or `__local` scalar of type `stored` read and written as `seen` (same size).
+    Seen { ptr: Handle<Expression>, stored: S, seen: S },
 }
 
 impl Ctx<'_> {
@@ -63,13 +69,13 @@ impl Ctx<'_> {
     pub(super) fn place_ptr(&mut self, place: &Place) -> R<Ptr> {
         match &place.kind {
             PlaceKind::Local(id) => match self.slot(*id, place.loc)? {
-                Slot::Var(v) => Ok(Ptr { root: Root::Local(v), view: None, steps: Vec::new(), space: Space::Private }),
+                Slot::Var(v) => Ok(Ptr { root: Root::Local(v), view: None, steps: Vec::new(), space: Space::Private, seen_as: None }),
                 Slot::Ptr(..) => Err(LowerError::new(place.loc, "internal: pointer variable used as an object")),
             },
             PlaceKind::Constant(id) => self.constant_ptr(*id, place.loc),
             PlaceKind::Workgroup(id) => {
                 let g = self.workgroup_var(*id, place.loc)?;
-                Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local })
+                Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local, seen_as: None })
             }
             PlaceKind::Deref(e) => self.eval_ptr(e),
             PlaceKind::Member(base, _) if inside_union(&self.program.types, place) => {
@@ -135,7 +141,7 @@ impl Ctx<'_> {
                 let shared = self.is_workgroup_pointer(ptr);
                 (Words::Var { ptr, shared }, self.b.u32(0))
             }
-            Access::Swizzle { .. } | Access::Ptr16 { .. } => return Err(LowerError::new(loc, "internal: not a union")),
+            Access::Swizzle { .. } | Access::Ptr16 { .. } | Access::Seen { .. } => return Err(LowerError::new(loc, "internal: not a union")),
         };
         let (offset, next) = self.step_offset(ty, step, loc)?;
         let byte = self.b.binary(B::Add, byte, offset);
@@ -155,7 +161,10 @@ impl Ctx<'_> {
                     };
                     Access::Ptr16 { ptr: p, ty: leaf }
                 }
-                _ => Access::Ptr(p),
+                _ => match ptr.seen_as {
+                    Some((stored, seen)) if stored != seen => Access::Seen { ptr: p, stored, seen },
+                    _ => Access::Ptr(p),
+                },
             });
         };
         // Word-viewed buffer: follow the steps as byte offsets.
@@ -283,16 +292,28 @@ impl Ctx<'_> {
     }
 
     /// `(T*)ptr`: a buffer pointer becomes an index into another view (the index is rescaled
-    /// by the element sizes); any other cast is not supported.
-    pub(super) fn ptr_cast(&mut self, mut ptr: Ptr, to: &T, loc: Loc) -> R<Ptr> {
+    /// by the element sizes); a pointer into private or `__local` memory may change between
+    /// scalar pointee types of one size (`(private half *)shorts`); any other cast is not
+    /// supported. `from`: the operand's pointee type.
+    pub(super) fn ptr_cast(&mut self, mut ptr: Ptr, from_pointee: &T, to: &T, loc: Loc) -> R<Ptr> {
         let T::Pointer { pointee, .. } = to else {
             return Err(LowerError::new(loc, "internal: pointer cast to a non-pointer"));
         };
         let (Root::Buffer(_), Some(from), [Step::Index(i)]) = (ptr.root, ptr.view.clone(), ptr.steps.as_slice()) else {
-            if self.pointee_of(&ptr) == Some((**pointee).clone()) {
+            if self.pointee_of(&ptr) == Some((**pointee).clone()) || **pointee == *from_pointee {
                 return Ok(ptr);
             }
-            return Err(LowerError::new(loc, "this pointer cast is not supported (only casts of __global/__constant buffer pointers)"));
+            if let (Root::Local(_) | Root::Global(_), T::Scalar(a), T::Scalar(b)) = (ptr.root, from_pointee, &**pointee) {
+                if a.size() == b.size() && !matches!(a, S::Bool) && !matches!(b, S::Bool) && a.size() <= 4 {
+                    let stored = ptr.seen_as.map_or(*a, |(stored, _)| stored);
+                    ptr.seen_as = Some((stored, *b));
+                    return Ok(ptr);
+                }
+            }
+            return Err(LowerError::new(
+                loc,
+                "this pointer cast is not supported (only casts of __global/__constant buffer pointers, and between scalars of one size elsewhere)",
+            ));
         };
         let (old, new) = (self.program.types.size_of(&from) as u32, self.program.types.size_of(pointee) as u32);
         let mut i = *i;
@@ -366,7 +387,7 @@ impl Ctx<'_> {
         if prefix.iter().any(|s| matches!(s, Step::Index(i) if !self.is_literal(*i))) {
             return Err(LowerError::new(loc, "a pointer variable may not point into an array element chosen at run time"));
         }
-        let fresh = PtrVar { root: ptr.root, view: ptr.view.clone(), prefix, space: ptr.space, indexed: last.is_some() };
+        let fresh = PtrVar { root: ptr.root, view: ptr.view.clone(), prefix, space: ptr.space, seen_as: ptr.seen_as, indexed: last.is_some() };
         let fixed = match var {
             None => fresh,
             Some(old) if self.same_base(&old, &fresh) => old,
@@ -399,7 +420,7 @@ impl Ctx<'_> {
                     let p = self.b.expr(Expression::LocalVariable(index));
                     steps.push(Step::Index(self.b.load(p)));
                 }
-                Ok(Ptr { root: v.root, view: v.view, steps, space: v.space })
+                Ok(Ptr { root: v.root, view: v.view, steps, space: v.space, seen_as: v.seen_as })
             }
             Slot::Ptr(None, _) => Err(LowerError::new(loc, "pointer variable used before it is given a value")),
             Slot::Var(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),

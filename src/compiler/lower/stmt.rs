@@ -85,7 +85,7 @@ impl<'p> Ctx<'p> {
         };
         let view = matches!(root, super::place::Root::Buffer(_)).then(|| (*pointee).clone());
         let zero = self.b.u32(0);
-        let ptr = Ptr { root, view, steps: vec![Step::Index(zero)], space };
+        let ptr = Ptr { root, view, steps: vec![Step::Index(zero)], space, seen_as: None };
         self.assign_ptr_var(id, ptr, loc)
     }
 
