@@ -699,3 +699,29 @@ fn fract_of_special_values() {
     assert!(o[2].is_nan());
     assert_eq!(&o[3..], &[0.75, 0.75, 0.0]);
 }
+
+#[test]
+fn unrolled_counted_loops_compute_as_loops() {
+    // Counted loops (unrolled by the compiler) beside loops that stay loops.
+    let src = "kernel void k(global const float *x, global float *o, global int *c) {
+        int g = get_global_id(0);
+        float acc[4][3];
+        for (int i = 0; i < 4; i++)
+            for (uint j = 6; j > 0; j -= 2) acc[i][j / 2 - 1] = mad(x[g + i], (float)j, (float)i);
+        for (int i = 3; i >= 0; --i) o[4 * g + i] = acc[i][0] + acc[i][1] + acc[i][2];
+        int n = 0;
+        for (int i = 0; i < 8; i++) { if (i == g) break; n += i; }
+        for (int i = 0; i < 6; i += 2) { switch (i) { case 2: n += 100; break; default: n += 1; } }
+        c[g] = n; }";
+    let x: Vec<f32> = (0..12).map(|v| v as f32 * 0.5 - 1.0).collect();
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 32])), Arg::Buffer(ints(&[0; 8]))]);
+    let o = as_floats(buf(&out, 1));
+    for g in 0..8 {
+        for i in 0..4 {
+            let want: f32 = [2.0f32, 4.0, 6.0].iter().map(|&j| x[g + i] * j + i as f32).sum();
+            assert_eq!(o[4 * g + i], want, "item {g}, row {i}");
+        }
+    }
+    let want: Vec<i32> = (0..8).map(|g: i32| (0..g).sum::<i32>() + 102).collect();
+    assert_eq!(as_ints(buf(&out, 2)), want);
+}

@@ -131,6 +131,37 @@ mod tests {
         build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
+    /// The number of `OpLoopMerge` instructions (one per structured loop) in a kernel.
+    fn loops(words: &[u32]) -> usize {
+        let mut rest = words.get(5..).unwrap_or_default();
+        let mut n = 0;
+        while let Some(&w) = rest.first() {
+            n += usize::from(w & 0xffff == 246);
+            rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
+        }
+        n
+    }
+
+    #[test]
+    fn counted_loops_are_unrolled_and_others_kept() {
+        let kernel = |body: &str| {
+            let src = format!("kernel void k(global float *o, int n) {{ float acc[4][4]; {body} }}");
+            let words = built(&src).kernels[0].specialize([16, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            loops(&words)
+        };
+        let nested = "for (int i = 0; i < 4; i++) for (uint j = 6; j > 0; j -= 2) acc[i][j / 2 - 1] = mad(o[i], o[j], 1.0f);
+                      for (int i = 3; i >= 0; --i) o[i] = acc[i][i];";
+        assert_eq!(kernel(nested), 0);
+        // A run-time bound, a break, a write to the counter, too many iterations: loops stay.
+        assert_eq!(kernel("for (int i = 0; i < n; i++) o[i] = 0.0f;"), 1);
+        assert_eq!(kernel("for (int i = 0; i < 4; i++) { if (o[i] > 0.0f) break; o[i] = 1.0f; }"), 1);
+        assert_eq!(kernel("for (int i = 0; i < 4; i++) { o[i] = 1.0f; i += (int)o[0]; }"), 1);
+        assert_eq!(kernel("for (int i = 0; i < 100; i++) o[i] = 1.0f;"), 1);
+        // A break of an inner loop does not keep the outer one.
+        assert_eq!(kernel("for (int i = 0; i < 2; i++) while (o[i] > 0.0f) { if (o[i] > 1.0f) break; o[i] -= 1.0f; }"), 2);
+    }
+
     #[test]
     fn vector_add_from_source() {
         for ty in ["int", "float", "uint4", "float3", "long", "double2", "char", "ushort"] {

@@ -72,7 +72,10 @@ impl Ctx<'_> {
                 let parts = parts.iter().map(|p| self.eval_value(p)).collect::<R<Vec<_>>>()?;
                 self.b.compose(ty, parts)
             }
-            ExprKind::Load(place) => self.load_place(place)?,
+            ExprKind::Load(place) => match self.counter(place) {
+                Some(v) => v,
+                None => self.load_place(place)?,
+            },
             ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
                 self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {

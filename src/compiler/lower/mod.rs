@@ -16,6 +16,7 @@ mod memory;
 mod place;
 mod stmt;
 pub mod types;
+mod unroll;
 mod wide;
 pub mod workitem;
 
@@ -89,11 +90,13 @@ struct Frame {
     current: Vec<Handle<naga::Expression>>,
     /// The same for assignments to pointer variables.
     current_ptr: Vec<place::Ptr>,
+    /// Counters of the loops being unrolled, with their value in the copy being lowered.
+    counters: Vec<(model::LocalId, Handle<naga::Expression>)>,
 }
 
 impl Frame {
     fn new(func: FuncId, locals: Vec<Slot>, ret: Option<(Option<Slot>, Handle<LocalVariable>)>) -> Self {
-        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new() }
+        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new() }
     }
 }
 

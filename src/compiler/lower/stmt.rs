@@ -6,6 +6,7 @@
 use super::abi::Param as AbiParam;
 use super::expr::Val;
 use super::place::{Ptr, Step};
+use super::unroll;
 use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
 use crate::compiler::sema::model::{self, Expr, FuncId, LocalId, Stmt, Type as T};
 use crate::compiler::source::Loc;
@@ -149,7 +150,10 @@ impl<'p> Ctx<'p> {
             }
             Stmt::While { cond, body } => self.lower_loop(None, Some(cond), None, body, false),
             Stmt::DoWhile { body, cond } => self.lower_loop(None, Some(cond), None, body, true),
-            Stmt::For { init, cond, step, body } => self.lower_loop(Some(init), cond.as_ref(), step.as_ref(), body, false),
+            Stmt::For { init, cond, step, body } => match unroll::counted(init, cond.as_ref(), step.as_ref(), body) {
+                Some(counted) => self.unrolled(counted, body),
+                None => self.lower_loop(Some(init), cond.as_ref(), step.as_ref(), body, false),
+            },
             Stmt::Switch { selector, cases } => self.switch(selector, cases),
             Stmt::Break => {
                 self.b.stmt(Statement::Break);
@@ -161,6 +165,34 @@ impl<'p> Ctx<'p> {
             }
             Stmt::Return(value) => self.ret(value.as_ref()),
         }
+    }
+
+    /// A counted loop as one copy of its body per iteration, in which the counter is a
+    /// constant.
+    fn unrolled(&mut self, counted: unroll::Counted, body: &Stmt) -> R<()> {
+        for v in counted.values {
+            let value = self.eval_value(&Expr { kind: model::ExprKind::Int(v as u64), ty: counted.ty.clone(), loc: counted.loc })?;
+            self.with_counter(counted.local, value, |cx| cx.stmt(body))?;
+        }
+        Ok(())
+    }
+
+    fn with_counter(&mut self, id: LocalId, value: Handle<Expression>, f: impl FnOnce(&mut Self) -> R<()>) -> R<()> {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.counters.push((id, value));
+        }
+        let r = f(self);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.counters.pop();
+        }
+        r
+    }
+
+    /// The value of an unrolled loop's counter that `place` is.
+    pub(super) fn counter(&self, place: &model::Place) -> Option<Handle<Expression>> {
+        let model::PlaceKind::Local(id) = place.kind else { return None };
+        let frame = self.frames.last()?;
+        frame.counters.iter().rev().find(|(l, _)| *l == id).map(|(_, v)| *v)
     }
 
     /// `init; loop { if !cond break; body } continuing { step }`; a do-while tests its

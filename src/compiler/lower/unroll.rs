@@ -1,0 +1,204 @@
+//! Full unrolling of counted `for` loops with a small constant trip count
+//! (`for (int i = 0; i < 4; i++)`). naga cannot mark a loop for unrolling, and a driver that
+//! scalarises private arrays before it unrolls keeps `acc[i][j]` in memory; unrolled here, every
+//! index into such an array is a constant after the driver's store-to-load forwarding.
+
+use crate::compiler::source::Loc;
+use crate::compiler::sema::model::{BinaryOp, CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Stmt, Type};
+
+/// Most iterations unrolled, and most expression nodes of the unrolled result.
+const MAX_TRIPS: usize = 16;
+const MAX_NODES: usize = 512;
+
+/// A loop to unroll: its counter and the counter's value in each iteration.
+pub(super) struct Counted {
+    pub local: LocalId,
+    pub ty: Type,
+    pub values: Vec<i64>,
+    /// The counter's initialiser.
+    pub loc: Loc,
+}
+
+/// The iterations of `for (T i = a; i OP b; i += c)` (also `++`, `--`, `-=`) with `int` or
+/// `uint` `i` and constant `a`, `b`, `c`, when the body never writes `i` or takes its address,
+/// and leaves the loop only at its end (no `break`, `continue` or `return` of this loop).
+pub(super) fn counted(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Option<Counted> {
+    let [Stmt::Decl { local, init: Some(start) }] = init else { return None };
+    let ty = start.ty.clone();
+    let range = match ty {
+        Type::Scalar(Scalar::Int) => i64::from(i32::MIN)..=i64::from(i32::MAX),
+        Type::Scalar(Scalar::UInt) => 0..=i64::from(u32::MAX),
+        _ => return None,
+    };
+    let (op, bound) = match &as_condition(cond?).kind {
+        ExprKind::Compare(op, l, r) if is_counter(l, *local) => (*op, constant(r)?),
+        _ => return None,
+    };
+    let delta = step_delta(step?, *local)?;
+    let mut scan = Scan { local: *local, nodes: 0, ok: true };
+    scan.stmt(body, 0, 0);
+    let mut values = Vec::new();
+    let mut v = constant(start)?;
+    while compare(op, v, bound)? {
+        if values.len() == MAX_TRIPS || !range.contains(&v) {
+            return None;
+        }
+        values.push(v);
+        v += delta;
+    }
+    (scan.ok && values.len() * scan.nodes <= MAX_NODES).then_some(Counted { local: *local, ty, values, loc: start.loc })
+}
+
+/// A condition without its conversion to `bool`.
+fn as_condition(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Convert { value, .. } if e.ty == Type::Scalar(Scalar::Bool) => value,
+        _ => e,
+    }
+}
+
+fn compare(op: CmpOp, a: i64, b: i64) -> Option<bool> {
+    Some(match op {
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+        CmpOp::Ne => a != b,
+        CmpOp::Eq => return None,
+    })
+}
+
+/// An integer literal's value (through conversions between integer types of small values).
+fn constant(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(bits) => {
+            let v = if e.ty.element().is_some_and(|s| s.is_signed()) { *bits as i64 } else { i64::try_from(*bits).ok()? };
+            (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&v).then_some(v)
+        }
+        ExprKind::Convert { value, sat: false, .. } if value.ty.element().is_some_and(|s| s.is_integer()) => constant(value).filter(|v| *v >= 0),
+        _ => None,
+    }
+}
+
+fn is_counter(e: &Expr, local: LocalId) -> bool {
+    matches!(&e.kind, ExprKind::Load(p) if p.kind == PlaceKind::Local(local))
+}
+
+/// `c` for a step `i += c` / `i++` (`-c` for `i -= c` / `i--`).
+fn step_delta(step: &Expr, local: LocalId) -> Option<i64> {
+    let ExprKind::Assign { place, value, .. } = &step.kind else { return None };
+    if place.kind != PlaceKind::Local(local) {
+        return None;
+    }
+    let ExprKind::Binary(op, l, r) = &value.kind else { return None };
+    if !matches!(l.kind, ExprKind::Current) && !is_counter(l, local) {
+        return None;
+    }
+    let c = constant(r)?;
+    match op {
+        BinaryOp::Add if c > 0 => Some(c),
+        BinaryOp::Sub if c > 0 => Some(-c),
+        _ => None,
+    }
+}
+
+/// Counts a body's nodes and checks that it leaves the counter alone.
+struct Scan {
+    local: LocalId,
+    nodes: usize,
+    ok: bool,
+}
+
+impl Scan {
+    /// `loops`/`switches`: how deep `s` is in loops and switches inside the body.
+    fn stmt(&mut self, s: &Stmt, loops: u32, switches: u32) {
+        self.nodes += 1;
+        match s {
+            Stmt::Block(b) => b.iter().for_each(|s| self.stmt(s, loops, switches)),
+            Stmt::Decl { init, .. } => init.iter().for_each(|e| self.expr(e)),
+            Stmt::Expr(e) => self.expr(e),
+            Stmt::If { cond, then, otherwise } => {
+                self.expr(cond);
+                self.stmt(then, loops, switches);
+                otherwise.iter().for_each(|o| self.stmt(o, loops, switches));
+            }
+            Stmt::While { cond, body } | Stmt::DoWhile { body, cond } => {
+                self.expr(cond);
+                self.stmt(body, loops + 1, switches);
+            }
+            Stmt::For { init, cond, step, body } => {
+                init.iter().for_each(|s| self.stmt(s, loops + 1, switches));
+                cond.iter().chain(step).for_each(|e| self.expr(e));
+                self.stmt(body, loops + 1, switches);
+            }
+            Stmt::Switch { selector, cases } => {
+                self.expr(selector);
+                cases.iter().flat_map(|c| &c.body).for_each(|s| self.stmt(s, loops, switches + 1));
+            }
+            Stmt::Break => self.ok &= loops > 0 || switches > 0,
+            Stmt::Continue => self.ok &= loops > 0,
+            Stmt::Return(_) => self.ok = false,
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        self.nodes += 1;
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Zero | ExprKind::Current => {}
+            ExprKind::Load(p) => self.place(p),
+            ExprKind::AddrOf(p) | ExprKind::Decay(p) => {
+                self.ok &= root(p) != Some(self.local);
+                self.place(p);
+            }
+            ExprKind::Assign { place, value, .. } => {
+                self.ok &= root(place) != Some(self.local);
+                self.place(place);
+                self.expr(value);
+            }
+            ExprKind::Vector(v) | ExprKind::Aggregate(v) | ExprKind::Call(_, v) | ExprKind::Builtin(_, v) => v.iter().for_each(|e| self.expr(e)),
+            ExprKind::Convert { value: a, .. }
+            | ExprKind::Splat(a)
+            | ExprKind::Bitcast(a)
+            | ExprKind::PtrCast(a)
+            | ExprKind::Unary(_, a)
+            | ExprKind::Swizzle(a, _)
+            | ExprKind::Member(a, _) => self.expr(a),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Compare(_, a, b)
+            | ExprKind::Logic(_, a, b)
+            | ExprKind::PtrAdd(a, b)
+            | ExprKind::PtrDiff(a, b)
+            | ExprKind::Comma(a, b)
+            | ExprKind::Extract(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::Cond(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+        }
+    }
+
+    fn place(&mut self, p: &Place) {
+        match &p.kind {
+            PlaceKind::Local(_) | PlaceKind::Constant(_) | PlaceKind::Workgroup(_) => {}
+            PlaceKind::Deref(e) => self.expr(e),
+            PlaceKind::Member(p, _) | PlaceKind::Swizzle(p, _) => self.place(p),
+            PlaceKind::Index(p, i) => {
+                self.place(p);
+                self.expr(i);
+            }
+        }
+    }
+}
+
+/// The local a place lies in, if any.
+fn root(p: &Place) -> Option<LocalId> {
+    match &p.kind {
+        PlaceKind::Local(id) => Some(*id),
+        PlaceKind::Member(p, _) | PlaceKind::Swizzle(p, _) | PlaceKind::Index(p, _) => root(p),
+        _ => None,
+    }
+}
