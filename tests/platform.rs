@@ -276,7 +276,7 @@ fn device_answers_agree_and_meet_the_minimums() {
     assert!(group >= 1 && item_sizes.iter().all(|&s| s >= 1 && s <= group), "{item_sizes:?} vs {group}");
     let global: cl_ulong = device_info(CL_DEVICE_GLOBAL_MEM_SIZE);
     let alloc: cl_ulong = device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
-    assert!(alloc <= global && alloc >= (global / 4).min(1 << 30).max(32 << 20), "alloc {alloc} global {global}");
+    assert!(alloc <= global && alloc >= (global / 4).clamp(32 << 20, 1 << 30), "alloc {alloc} global {global}");
     let bits: cl_uint = device_info(CL_DEVICE_ADDRESS_BITS);
     assert!(bits == 32 || bits == 64);
     assert!(alloc <= 1u64 << bits);

@@ -25,7 +25,7 @@ impl Shared {
 
 fn worker(shared: Shared, device: cl_device_id, id: usize, start: &Barrier) {
     let (context, shared_queue) = shared.get();
-    let own = queue(context, device, if id % 2 == 0 { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE });
+    let own = queue(context, device, if id.is_multiple_of(2) { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE });
     start.wait();
     for round in 0..ROUNDS {
         let seed = (id * 100 + round) as u32;

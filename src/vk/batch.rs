@@ -91,7 +91,8 @@ impl Batch {
             // SAFETY: the command buffer is recording.
             unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
         }
-        self.unordered = touches_memory;
+        // Still unordered: this command's accesses, and earlier ones no barrier has covered.
+        self.unordered = touches_memory || (self.unordered && !barrier);
         // After a barrier the command starts once everything before has finished; otherwise it
         // may start as soon as the queue reaches it.
         let start = if barrier { vk::PipelineStageFlags2::ALL_COMMANDS } else { vk::PipelineStageFlags2::TOP_OF_PIPE };
