@@ -887,3 +887,45 @@ fn private_and_local_pointers_cast_between_scalars_of_one_size() {
         assert_eq!(o[3 * i + 2], std::f32::consts::PI);
     }
 }
+
+#[test]
+fn pi_scaled_trigonometry_classification_and_modf() {
+    let src = "kernel void k(global const float *x, global float *o, global int *c) {
+        int i = get_global_id(0);
+        float v = x[i], whole;
+        o[8 * i] = tanpi(v);
+        o[8 * i + 1] = asinpi(v / 8.0f);
+        o[8 * i + 2] = acospi(v / 8.0f);
+        o[8 * i + 3] = atanpi(v);
+        o[8 * i + 4] = atan2pi(v, -1.5f);
+        o[8 * i + 5] = minmag(v, -1.0f);
+        o[8 * i + 6] = modf(v, &whole);
+        o[8 * i + 7] = whole;
+        c[2 * i] = isnormal(v);
+        c[2 * i + 1] = isnormal((float4)(v, 0.0f, 1e-40f, INFINITY)).x; }";
+    let x = [0.1f32, -0.3, 0.75, 2.5, -7.25, 1e-39, 0.0, 5.0];
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&x)), Arg::Buffer(floats(&[0.0; 64])), Arg::Buffer(ints(&[7; 16]))]);
+    let o = as_floats(buf(&out, 1));
+    let c = as_ints(buf(&out, 2));
+    let pi = std::f64::consts::PI;
+    for (i, &v) in x.iter().enumerate() {
+        let d = f64::from(v);
+        // tanpi(2.5) is a pole: ±∞ or huge; compared only off the poles.
+        let want: [(f64, u32); 4] = [((pi * d).tan(), 6), ((d / 8.0).asin() / pi, 5), ((d / 8.0).acos() / pi, 5), (d.atan() / pi, 5)];
+        for (k, (w, limit)) in want.iter().enumerate() {
+            if k == 0 && (d - 0.5).rem_euclid(1.0) == 0.0 {
+                continue;
+            }
+            let (got, w) = (o[8 * i + k], *w as f32);
+            assert!(ulps32(got, w) <= *limit || (w.abs() < 1e-6 && got.abs() < 1e-6), "function {k} of {v}: {got:e} vs {w:e}");
+        }
+        let w = (d.atan2(-1.5) / pi) as f32;
+        assert!(ulps32(o[8 * i + 4], w) <= 6, "atan2pi({v}, -1.5) = {} vs {w}", o[8 * i + 4]);
+        let minmag = if v.abs() < 1.0 { v } else if v.abs() > 1.0 { -1.0 } else { v.min(-1.0) };
+        assert_eq!(o[8 * i + 5], minmag, "minmag({v}, -1)");
+        assert_eq!((o[8 * i + 6], o[8 * i + 7]), (v.fract(), v.trunc()), "modf({v})");
+        let normal = v.is_normal();
+        assert_eq!(c[2 * i], i32::from(normal), "isnormal({v})");
+        assert_eq!(c[2 * i + 1], -i32::from(normal), "isnormal of a vector ({v})");
+    }
+}
