@@ -6,9 +6,10 @@
 use crate::compiler::source::Loc;
 use crate::compiler::sema::model::{BinaryOp, CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Stmt, Type};
 
-/// Most iterations unrolled, and most expression nodes of the unrolled result.
+/// Most iterations unrolled, and most statement and expression nodes of the unrolled result
+/// (nested unrolled loops counted with their copies).
 const MAX_TRIPS: usize = 16;
-const MAX_NODES: usize = 512;
+const MAX_NODES: usize = 1024;
 
 /// A loop to unroll: its counter and the counter's value in each iteration.
 pub(super) struct Counted {
@@ -127,9 +128,14 @@ impl Scan {
                 self.stmt(body, loops + 1, switches);
             }
             Stmt::For { init, cond, step, body } => {
+                let before = self.nodes;
                 init.iter().for_each(|s| self.stmt(s, loops + 1, switches));
                 cond.iter().chain(step).for_each(|e| self.expr(e));
                 self.stmt(body, loops + 1, switches);
+                // A nested loop that will be unrolled counts with all its copies.
+                if let Some(inner) = counted(init, cond.as_ref(), step.as_ref(), body) {
+                    self.nodes = before + (self.nodes - before) * inner.values.len();
+                }
             }
             Stmt::Switch { selector, cases } => {
                 self.expr(selector);
