@@ -321,7 +321,7 @@ impl Ctx<'_> {
             Access::Seen { ptr, stored, seen } => {
                 let v = self.b.load(*ptr);
                 let bits = self.bits_of(v, *stored);
-                Ok(self.from_bits(bits, *seen))
+                Ok(self.value_of_bits(bits, *seen))
             }
         }
     }
@@ -337,7 +337,7 @@ impl Ctx<'_> {
             Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
             Access::Seen { ptr, stored, seen } => {
                 let bits = self.bits_of(value, *seen);
-                let v = self.from_bits(bits, *stored);
+                let v = self.value_of_bits(bits, *stored);
                 self.b.store(*ptr, v);
             }
             Access::Swizzle { base, comps, vty } => {

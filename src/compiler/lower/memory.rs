@@ -176,7 +176,7 @@ impl Ctx<'_> {
     }
 
     /// The register value of scalar `s` (at most 32 bits wide) whose bits are u32 `bits`.
-    pub(super) fn from_bits(&mut self, bits: Handle<Expression>, s: S) -> Handle<Expression> {
+    pub(super) fn value_of_bits(&mut self, bits: Handle<Expression>, s: S) -> Handle<Expression> {
         if super::types::is_narrow(s) { self.narrow_from_bits(bits, s) } else { self.b.cast(bits, reg_scalar(s).kind, None) }
     }
 
