@@ -3,7 +3,7 @@
 
 use super::device::Device;
 use super::memory::{Mem, WORD};
-use super::program::{ConstantBuffers, Executable, Program};
+use super::program::{ConstantBuffers, Executable, PipelineKey, Program};
 use super::queue::Work;
 use crate::api::entry::CLResult;
 use crate::api::handle::{object, Header, Kind};
@@ -225,11 +225,23 @@ fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_
     }
     let compiled = &exe.program.kernels[k];
     let spirv = compiled.specialize(local, &key.2).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    dump_spirv(compiled.name(), &key, &spirv);
     let bindings = bindings_of(compiled.as_ref());
     let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size(), device.gpu.pipeline_cache).map_err(|_| CL_OUT_OF_RESOURCES)?;
     let pipeline = Arc::new(pipeline);
     pipelines.insert(key, pipeline.clone());
     Ok(pipeline)
+}
+
+/// `FERROCL_DUMP_SPIRV=DIR` writes every specialised kernel there, for `spirv-dis`/`spirv-val`.
+fn dump_spirv(name: &str, (_, local, sizes): &PipelineKey, spirv: &[u32]) {
+    let Some(dir) = std::env::var_os("FERROCL_DUMP_SPIRV") else { return };
+    let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+    let file = std::path::Path::new(&dir).join(format!("{name}-{}x{}x{}-local{}.spv", local[0], local[1], local[2], sizes.join("_")));
+    let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    if let Err(e) = std::fs::write(&file, bytes) {
+        eprintln!("ferrocl: cannot write {}: {e}", file.display());
+    }
 }
 
 /// Byte offset of `group_offset[3]` in the launch block.

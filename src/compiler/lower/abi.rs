@@ -100,7 +100,7 @@ impl Abi {
                     Param::Buffer { read_only: *read_only, views: Vec::new(), bindings: Vec::new() }
                 }
                 ParamDecl::Local { elem_ty, elem_size, name } => {
-                    let var = local_arg_array(module, *elem_ty, *elem_size, locals, name);
+                    let var = local_arg_array(module, *elem_ty, locals, name);
                     locals += 1;
                     Param::Local { var, elem_size: *elem_size, ordinal: locals - 1 }
                 }
@@ -265,8 +265,12 @@ fn resource(module: &mut Module, name: &str, space: AddressSpace, binding: u32, 
     )
 }
 
-/// `var<workgroup> name: array<elem, local_arg_n>`; the length is set at specialisation.
-fn local_arg_array(module: &mut Module, elem: Handle<Type>, elem_size: u32, n: usize, name: &str) -> Handle<GlobalVariable> {
+/// `var<workgroup> name: array<elem, local_arg_n>`; the length is set at specialisation. The
+/// stride is the size of `elem` as stored (8- and 16-bit data live in 32-bit words), not the
+/// OpenCL element's: NVIDIA's driver honours a workgroup array's stride, and a short one made
+/// neighbouring elements overlap.
+fn local_arg_array(module: &mut Module, elem: Handle<Type>, n: usize, name: &str) -> Handle<GlobalVariable> {
+    let elem_size = module.types[elem].inner.size(module.to_ctx());
     let u32_ty = scalar_ty(module, Scalar::U32);
     let one = module.global_expressions.append(Expression::Literal(naga::Literal::U32(1)), Span::UNDEFINED);
     let len = Override { name: Some(local_arg_name(n)), id: None, ty: u32_ty, init: Some(one) };
