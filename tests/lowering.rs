@@ -238,21 +238,6 @@ fn pointer_walks_structs_and_narrow_local_memory() {
 }
 
 #[test]
-fn spin_lock_with_compare_exchange() {
-    let src = "kernel void k(global int *lock, global int *total) {
-        // One work-item per group takes the lock, so there is no intra-group spinning.
-        if (get_local_id(0) == 0) {
-            while (atomic_cmpxchg(lock, 0, 1) != 0) {}
-            total[0] += (int)get_group_id(0) + 1;
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
-            atomic_xchg(lock, 0);
-        } }";
-    let out = run(src, &[64, 1, 1], &[8, 1, 1], &[Arg::Buffer(ints(&[0])), Arg::Buffer(ints(&[0]))]);
-    assert_eq!(as_ints(buf(&out, 1)), vec![36]);
-    assert_eq!(as_ints(buf(&out, 0)), vec![0]);
-}
-
-#[test]
 fn structs_with_narrow_members_in_buffers() {
     // Layout: a@0 (char), b@2 (short), c@4 (int), d@8 (float), e@16 (long), f@24 (uchar4): 32 bytes.
     let src = "typedef struct { char a; short b; int c; float d; long e; uchar4 f; } rec;
