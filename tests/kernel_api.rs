@@ -572,6 +572,29 @@ fn build_options_reach_the_compiler() {
     }
 }
 
+#[test]
+fn warning_options_reach_the_semantic_checks() {
+    // Falling off the end of a non-void function is a warning, found by the semantic checks.
+    let source = "int f(int x) { if (x) return 1; }\nkernel void k(global int* o) { o[0] = f(o[0]); }\n";
+    let env = Env::new();
+    let build_with = |options: &std::ffi::CStr| {
+        let p = program(env.context, source);
+        let code = unsafe { clBuildProgram(p, 1, &env.device, options.as_ptr(), None, null_mut()) };
+        let log = build_log(p, env.device);
+        ok(unsafe { clReleaseProgram(p) });
+        (code, log)
+    };
+    let (code, log) = build_with(c"");
+    assert_eq!(code, CL_SUCCESS);
+    assert!(log.contains("warning") && log.contains(":1:"), "{log}");
+    let (code, log) = build_with(c"-Werror");
+    assert_eq!(code, CL_BUILD_PROGRAM_FAILURE);
+    assert!(log.contains("error"), "{log}");
+    let (code, log) = build_with(c"-w");
+    assert_eq!(code, CL_SUCCESS);
+    assert!(!log.contains("warning"), "{log}");
+}
+
 const EXTRA: &str = r#"
 constant int table[4] = { 3, 5, 7, 11 };
 

@@ -51,7 +51,20 @@ pub fn link(objects: &[Object], options: &str, target: &Target) -> Result<Progra
         Some(o) => BuildOptions::parse(&o.options, Stage::Compile).map_err(BuildError::InvalidOptions)?,
         None => BuildOptions::default(),
     };
-    let opts = BuildOptions { cl_std: compile_opts.cl_std, single_precision_constant: compile_opts.single_precision_constant, ..link_opts };
+    // The objects' -D and -I are applied in their text already; their language and math options
+    // hold, and the linker may relax the math further.
+    let opts = BuildOptions {
+        defines: Vec::new(),
+        include_dirs: Vec::new(),
+        create_library: link_opts.create_library,
+        enable_link_options: link_opts.enable_link_options,
+        fast_relaxed_math: compile_opts.fast_relaxed_math || link_opts.fast_relaxed_math,
+        finite_math_only: compile_opts.finite_math_only || link_opts.finite_math_only,
+        unsafe_math_optimizations: compile_opts.unsafe_math_optimizations || link_opts.unsafe_math_optimizations,
+        no_signed_zeros: compile_opts.no_signed_zeros || link_opts.no_signed_zeros,
+        denorms_are_zero: compile_opts.denorms_are_zero || link_opts.denorms_are_zero,
+        ..compile_opts
+    };
     let mut unit = Unit::new(&opts);
     let mut tokens = Vec::new();
     for (i, object) in objects.iter().enumerate() {
