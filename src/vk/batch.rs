@@ -46,11 +46,15 @@ impl Batch {
                 None => {
                     let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
                     // SAFETY: valid create info.
-                    unsafe { d.create_query_pool(&info, None) }?
+                    let q = unsafe { d.create_query_pool(&info, None) }?;
+                    reset_queries(gpu, q);
+                    q
                 }
             };
-            // SAFETY: recording; the pool is owned by this batch.
-            unsafe { d.cmd_reset_query_pool(cmd, queries, 0, 2 * MAX_COMMANDS) };
+            if !gpu.features.host_query_reset {
+                // SAFETY: recording; the pool is owned by this batch.
+                unsafe { d.cmd_reset_query_pool(cmd, queries, 0, 2 * MAX_COMMANDS) };
+            }
             batch.queries = Some(queries);
         }
         Ok(batch)
@@ -200,6 +204,15 @@ fn new_command_buffer(gpu: &Gpu) -> Result<(vk::CommandPool, vk::CommandBuffer),
     }
 }
 
+/// Resets a query pool from the host where the device allows it, sparing each batch a reset
+/// command on the GPU's timeline.
+fn reset_queries(gpu: &Gpu, pool: vk::QueryPool) {
+    if gpu.features.host_query_reset {
+        // SAFETY: no batch using the pool is pending.
+        unsafe { gpu.device.reset_query_pool(pool, 0, 2 * MAX_COMMANDS) };
+    }
+}
+
 /// Command and query pools of executed batches, ready for the next ones.
 #[derive(Default)]
 pub struct Recycled {
@@ -213,6 +226,7 @@ impl Drop for Batch {
         if unsafe { self.gpu.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) }.is_err() {
             return;
         }
+        self.queries.iter().for_each(|&q| reset_queries(&self.gpu, q));
         let mut recycled = self.gpu.recycled.lock().unwrap_or_else(|e| e.into_inner());
         recycled.commands.push((self.pool, self.cmd));
         recycled.queries.extend(self.queries);

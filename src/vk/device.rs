@@ -22,6 +22,8 @@ pub struct Features {
     pub storage_16bit: bool,
     pub int64_atomics: bool,
     pub buffer_device_address: bool,
+    /// Query pools can be reset from the host (no reset command in each batch).
+    pub host_query_reset: bool,
 }
 
 /// Properties read once from the physical device.
@@ -199,6 +201,7 @@ impl Gpu {
             storage_16bit: f11.storage_buffer16_bit_access != 0,
             int64_atomics: f12.shader_buffer_int64_atomics != 0 && f12.shader_shared_int64_atomics != 0,
             buffer_device_address: f12.buffer_device_address != 0,
+            host_query_reset: f12.host_query_reset != 0,
         };
         let extensions = Extensions { pci, host_import, copy_family };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
@@ -234,7 +237,7 @@ fn create_device(
         .storage_push_constant16(s11.storage_push_constant16 != 0);
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .timeline_semaphore(true)
-        .host_query_reset(s12.host_query_reset != 0)
+        .host_query_reset(f.host_query_reset)
         .shader_int8(f.int8)
         .shader_float16(f.fp16)
         .storage_buffer8_bit_access(f.storage_8bit)
