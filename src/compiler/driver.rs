@@ -12,13 +12,15 @@ use super::token::{Token, TokenKind};
 use super::{lower, sema, BuildError, Kernel, Object, Program, Target};
 use std::sync::Arc;
 
-/// `clBuildProgram`: compiles and links one source.
-pub fn build(source: &str, options: &str, target: &Target) -> Result<Program, BuildError> {
+/// `clBuildProgram`: compiles and links one source in a single pass, returning with the
+/// program the object (its preprocessed text) that program binaries hold.
+pub fn build(source: &str, options: &str, target: &Target) -> Result<(Object, Program), BuildError> {
     let opts = BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
     let mut unit = Unit::new(&opts);
     let main = unit.sources.add("<source>", source);
-    let tokens = unit.preprocess(main, &opts, target, &[]).tokens;
-    unit.finish(tokens, &opts, target)
+    let pre = unit.preprocess(main, &opts, target, &[]);
+    let object = Object { preprocessed: pre.text, options: options.to_string(), log: String::new() };
+    unit.finish(pre.tokens, &opts, target).map(|program| (object, program))
 }
 
 /// `clCompileProgram`: preprocesses `source` (with the given headers) and checks its syntax.

@@ -32,7 +32,7 @@ impl Builtins {
     /// Compiles the built-in kernels for `device`; `None` if that fails (the transfer commands
     /// then do all the work).
     pub fn new(device: &Device) -> Option<Builtins> {
-        let exe = build_executable(device, SOURCE).ok()?;
+        let exe = build_executable(device, SOURCE, "").ok()?;
         let index = |name: &str| exe.program.kernels.iter().position(|k| k.name() == name);
         Some(Builtins { copy: index("copy_uint4")?, fill: index("fill_uint4")?, exe })
     }

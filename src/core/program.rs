@@ -47,6 +47,8 @@ pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
 /// and options on that device, and so are the pipelines specialised from its kernels.
 pub struct Executable {
     pub program: compiler::Program,
+    /// What the program's binaries hold: its preprocessed text and compile options.
+    pub object: Object,
     pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Program-scope `__constant` data per kernel index.
     pub constants: Mutex<HashMap<usize, Arc<ConstantBuffers>>>,
@@ -66,24 +68,31 @@ fn executable_cache() -> &'static ExecutableCache {
     CACHE.get_or_init(Default::default)
 }
 
-/// Builds a whole program from source for `device` (the runtime's own kernels).
-pub fn build_executable(device: &Device, source: &str) -> Result<Arc<Executable>, BuildError> {
-    let object = compiler::compile(source, &[], "", &device.target)?;
-    link_cached(device, &[object], "")
+/// Builds `source` for `device` in one pass, or returns the executable built from the same
+/// source and options before.
+pub fn build_executable(device: &Device, source: &str, options: &str) -> Result<Arc<Executable>, BuildError> {
+    cached((device as *const Device as usize, "source", source, options), || compiler::build(source, options, &device.target))
 }
 
-/// Links `objects` for `device`, or returns the executable built from the same input before.
+/// Links `objects` for `device`, or returns the executable linked from the same input before.
 fn link_cached(device: &Device, objects: &[Object], options: &str) -> Result<Arc<Executable>, BuildError> {
+    let texts: Vec<(&str, &str)> = objects.iter().map(|o| (o.preprocessed.as_str(), o.options.as_str())).collect();
+    cached((device as *const Device as usize, "objects", texts, options), || {
+        compiler::link(objects, options, &device.target).map(|program| (merge(objects), program))
+    })
+}
+
+/// The executable cached under `key`, or the one `make` builds, then cached.
+fn cached(key: impl Hash, make: impl FnOnce() -> Result<(Object, compiler::Program), BuildError>) -> Result<Arc<Executable>, BuildError> {
     let mut h = DefaultHasher::new();
-    (device as *const Device as usize, options).hash(&mut h);
-    objects.iter().for_each(|o| (&o.preprocessed, &o.options).hash(&mut h));
+    key.hash(&mut h);
     let key = h.finish();
     let cache = executable_cache();
     if let Some((_, e)) = cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
         return Ok(e.clone());
     }
-    let program = compiler::link(objects, options, &device.target)?;
-    let exe = Arc::new(Executable { program, pipelines: Mutex::default(), constants: Mutex::default() });
+    let (object, program) = make()?;
+    let exe = Arc::new(Executable { program, object, pipelines: Mutex::default(), constants: Mutex::default() });
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() == CACHED_EXECUTABLES {
         cache.pop_front();
@@ -196,26 +205,15 @@ impl Program {
 
     /// `clBuildProgram` for the devices at `which`: from source, or linking loaded binaries.
     pub fn build(&self, which: &[usize], options: &str) -> CLResult<()> {
-        self.run(which, options, |b, device| {
-            let obj = match (&self.source, &b.object) {
-                (Some(source), _) => compiler::compile(source, &[], options, &device.target)?,
-                (None, Some(obj)) => {
-                    // A binary is compiled already: its build options are only checked.
-                    BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
-                    obj.clone()
-                }
-                (None, None) => return Err(BuildError::Failed("no binary was loaded for this device".into())),
-            };
-            // clBuildProgram's options are compiler options (`-D`, `-cl-std`, ...), which the
-            // linker refuses; linking one object takes its language options from the object.
-            match (link_cached(device, std::slice::from_ref(&obj), ""), &self.source) {
-                // The object's text has lost the source's lines and columns: build the source
-                // itself for a log that points into what the application wrote.
-                (Err(BuildError::Failed(log)), Some(source)) => {
-                    Err(compiler::build(source, options, &device.target).err().unwrap_or(BuildError::Failed(log)))
-                }
-                (linked, _) => linked.map(|e| (Some(obj), e)),
+        self.run(which, options, |b, device| match (&self.source, &b.object) {
+            (Some(source), _) => build_executable(device, source, options),
+            (None, Some(obj)) => {
+                // A binary is compiled already: its build options are only checked, and the
+                // link takes its language options from the object.
+                BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
+                link_cached(device, std::slice::from_ref(obj), "")
             }
+            (None, None) => Err(BuildError::Failed("no binary was loaded for this device".into())),
         })
     }
 
@@ -239,18 +237,18 @@ impl Program {
     }
 
     /// Builds each selected device with `step`, recording status, log and result.
-    fn run(&self, which: &[usize], options: &str, step: impl Fn(&Build, &Device) -> Result<(Option<Object>, Arc<Executable>), BuildError>) -> CLResult<()> {
+    fn run(&self, which: &[usize], options: &str, step: impl Fn(&Build, &Device) -> Result<Arc<Executable>, BuildError>) -> CLResult<()> {
         let mut builds = self.builds();
         let mut failed = false;
         for &i in which {
             let b = &mut builds[i];
             b.options = options.to_string();
             match step(b, &self.devices[i]) {
-                Ok((object, exe)) => {
+                Ok(exe) => {
                     b.status = CL_BUILD_SUCCESS;
                     b.log = exe.program.log.clone();
                     b.binary_type = BINARY_EXECUTABLE;
-                    b.object = object;
+                    b.object = Some(exe.object.clone());
                     b.program = Some(exe);
                 }
                 Err(e) => failed |= fail(b, e)?,
@@ -278,7 +276,7 @@ impl Program {
                     b.status = CL_BUILD_SUCCESS;
                     b.binary_type = if library { BINARY_LIBRARY } else { BINARY_EXECUTABLE };
                     b.log = program.as_ref().map(|p| p.program.log.clone()).unwrap_or_default();
-                    b.object = Some(merge(&objects, options));
+                    b.object = Some(program.as_ref().map_or_else(|| merge(&objects), |p| p.object.clone()));
                     b.program = program;
                 }
                 Err(e) => {
@@ -308,9 +306,12 @@ impl Program {
 }
 
 /// Objects merged into one, as a library or a linked program's binary holds them.
-fn merge(objects: &[Object], options: &str) -> Object {
+/// The language options are the first object's: linking the merge again must read the text
+/// as it was compiled.
+fn merge(objects: &[Object]) -> Object {
     let preprocessed = objects.iter().map(|o| o.preprocessed.as_str()).collect::<Vec<_>>().join("\n");
-    Object { preprocessed, options: options.into(), log: String::new() }
+    let options = objects.first().map(|o| o.options.clone()).unwrap_or_default();
+    Object { preprocessed, options, log: String::new() }
 }
 
 /// Records a failed build; bad options are returned as an error of their own.
