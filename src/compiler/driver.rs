@@ -143,7 +143,7 @@ mod tests {
     }
 
     fn built(src: &str) -> Program {
-        build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"))
+        build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}")).1
     }
 
     /// The number of `OpLoopMerge` instructions (one per structured loop) in a kernel.
@@ -524,7 +524,7 @@ kernel void vec3s(global float3 *n, global float *o, const float3 light) {
     #[test]
     fn corpus_builds_and_validates() {
         for src in CORPUS {
-            let p = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+            let (_, p) = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
             for k in &p.kernels {
                 let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
                 let words = k.specialize([16, 4, 1], &vec![64; locals]).unwrap_or_else(|e| panic!("{e}"));
