@@ -113,7 +113,7 @@ impl Report<'_> {
     fn json_row(&self, r: usize, row: &Bench) -> String {
         let results: Vec<String> = self.columns.iter().map(|c| format!("{}: {}", quote(&c.platform), json_outcome(&c.results[r]))).collect();
         let ratios: Vec<String> = self.ferrocl_and_others().map_or(Vec::new(), |(ours, others)| {
-            others.iter().map(|o| format!("{}: {}", quote(&o.platform), Self::ratio(ours, o, r).map_or("null".into(), |x| x.to_string()))).collect()
+            others.iter().map(|o| format!("{}: {}", quote(&o.platform), Self::ratio(ours, o, r).filter(|x| x.is_finite()).map_or("null".into(), |x| x.to_string()))).collect()
         });
         format!(
             "{{\"name\": {}, \"unit\": {}, \"higher_is_better\": {}, \"results\": {{{}}}, \"ferrocl_over\": {{{}}}}}",
@@ -139,7 +139,9 @@ fn cell(outcome: &Outcome) -> String {
 
 fn json_outcome(outcome: &Outcome) -> String {
     match outcome {
-        Ok(x) => format!("{{\"value\": {x}}}"),
+        Ok(x) if x.is_finite() => format!("{{\"value\": {x}}}"),
+        // JSON has no infinity: a zero time is reported, not printed as a number.
+        Ok(x) => format!("{{\"status\": \"FAIL\", \"message\": \"not a finite figure: {x}\"}}"),
         Err(Failure::NotApplicable) => "{\"status\": \"n/a\"}".into(),
         Err(Failure::Failed(m)) => format!("{{\"status\": \"FAIL\", \"message\": {}}}", quote(m)),
     }
@@ -228,5 +230,11 @@ mod tests {
     #[test]
     fn json_strings() {
         assert_eq!(quote("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
+    }
+
+    #[test]
+    fn json_has_no_infinity() {
+        assert_eq!(json_outcome(&Ok(2.5)), "{\"value\": 2.5}");
+        assert_eq!(json_outcome(&Ok(f64::INFINITY)), "{\"status\": \"FAIL\", \"message\": \"not a finite figure: inf\"}");
     }
 }
