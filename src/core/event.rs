@@ -85,8 +85,11 @@ impl Event {
         self.lock().recorded = true;
     }
 
-    pub fn set_timeline(&self, value: u64) {
-        self.lock().timeline = Some(value);
+    /// The command's batch was submitted at host time `at`, to signal timeline `value`.
+    pub fn set_submitted(&self, value: u64, at: u64) {
+        let mut s = self.lock();
+        s.timeline = Some(value);
+        s.times.submit = at;
     }
 
     /// Moves the event to `status` (never backwards), then runs the callbacks that became due
@@ -129,7 +132,8 @@ impl Event {
             let mut s = self.lock();
             let submit = s.times.submit.max(s.times.queued);
             let [start, end] = gpu_times.unwrap_or([now_ns(); 2]);
-            // The device clock is calibrated, not synchronised: keep the spec's ordering.
+            // Batches align their times after submission (`Batch::read_times`); this keeps the
+            // spec's order for commands completed without device times.
             s.times.submit = submit;
             s.times.start = start.max(submit);
             s.times.end = end.max(s.times.start);

@@ -255,8 +255,8 @@ impl Queue {
     /// Submits the open batch. Caller holds the device's scheduler lock.
     fn submit_locked(&self, st: &mut State, updates: &mut Updates) {
         if let Some(batch) = st.batch.take() {
-            if let Some(value) = batch.submit() {
-                st.batch_events.iter().for_each(|e| e.set_timeline(value));
+            if let Some((value, at)) = batch.submit() {
+                st.batch_events.iter().for_each(|e| e.set_submitted(value, at));
             }
             updates.submitted.append(&mut st.batch_events);
         }

@@ -27,6 +27,8 @@ pub struct Batch {
     /// A command that touched memory was recorded since the last barrier (or, at the start,
     /// earlier batches may still run).
     unordered: bool,
+    /// Host time just before submission: no command of the batch starts earlier.
+    submitted_at: u64,
 }
 
 impl Batch {
@@ -36,7 +38,7 @@ impl Batch {
             Some(pc) => pc,
             None => new_command_buffer(gpu)?,
         };
-        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true, submitted_at: 0 };
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the pool is reset and owned by this batch alone.
         unsafe { d.begin_command_buffer(cmd, &begin) }?;
@@ -58,6 +60,10 @@ impl Batch {
             batch.queries = Some(queries);
         }
         Ok(batch)
+    }
+
+    pub(super) fn query_pool(&self) -> Option<vk::QueryPool> {
+        self.queries
     }
 
     pub fn cmd(&self) -> vk::CommandBuffer {
@@ -109,7 +115,7 @@ impl Batch {
         self.done.push(done);
     }
 
-    fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
+    pub(super) fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
         if let Some(q) = self.queries {
             // SAFETY: the query index is below the pool's size (`is_full` bounds the batch).
             unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.commands() + which) };
@@ -121,16 +127,19 @@ impl Batch {
         self.keep.push(Box::new(object));
     }
 
-    /// Submits the batch and returns the timeline value that signals its completion; the
-    /// device's completion thread (or a thread waiting for it) completes it.
-    pub fn submit(self) -> Option<u64> {
+    /// Submits the batch and returns the timeline value that signals its completion, and the
+    /// host time of submission; the device's completion thread (or a thread waiting for it)
+    /// completes it.
+    pub fn submit(mut self) -> Option<(u64, u64)> {
         let gpu = self.gpu.clone();
         let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
+        self.submitted_at = now_ns();
         match self.end_and_submit(*queue) {
             Ok(value) => {
+                let at = self.submitted_at;
                 // Still under the queue lock, so the tracker sees batches in timeline order.
                 gpu.tracker.push(&gpu, value, self);
-                Some(value)
+                Some((value, at))
             }
             // The batch never reached the GPU: fail its commands now.
             Err(e) => {
@@ -143,7 +152,7 @@ impl Batch {
 
     /// Ends recording and submits, signalling the next timeline value, which it returns.
     /// The caller holds the queue's lock.
-    fn end_and_submit(&self, queue: vk::Queue) -> Result<u64, vk::Result> {
+    pub(super) fn end_and_submit(&self, queue: vk::Queue) -> Result<u64, vk::Result> {
         let d = &self.gpu.device;
         // Make every write visible to the host before the semaphore signals.
         let barrier = [vk::MemoryBarrier2::default()
@@ -184,7 +193,13 @@ impl Batch {
         if raw.is_empty() || unsafe { self.gpu.device.get_query_pool_results(pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64) }.is_err() {
             return Vec::new();
         }
-        raw.chunks(2).map(|t| [self.gpu.clock().to_host(t[0]), self.gpu.clock().to_host(t[1])]).collect()
+        let clock = self.gpu.clock().to_host();
+        let times: Vec<[u64; 2]> = raw.chunks(2).map(|t| [clock.ns(t[0]), clock.ns(t[1])]).collect();
+        // Where the mapping of clocks errs early, the whole batch moves later, keeping every
+        // duration and the order of its commands.
+        let first = times.iter().map(|t| t[0]).min().unwrap_or(self.submitted_at);
+        let late = self.submitted_at.saturating_sub(first);
+        times.into_iter().map(|[start, end]| [start + late, end.max(start) + late]).collect()
     }
 }
 
@@ -231,40 +246,6 @@ impl Drop for Batch {
         recycled.commands.push((self.pool, self.cmd));
         recycled.queries.extend(self.queries);
     }
-}
-
-/// Maps device timestamps to the host clock (`clock::now_ns`).
-#[derive(Default)]
-pub struct Clock {
-    period_ns: f64,
-    /// Host time of device tick zero, measured once.
-    offset_ns: f64,
-    valid_mask: u64,
-}
-
-impl Clock {
-    pub fn to_host(&self, ticks: u64) -> u64 {
-        ((ticks & self.valid_mask) as f64 * self.period_ns + self.offset_ns).max(0.0) as u64
-    }
-}
-
-/// Calibrates the device clock: one timestamp written by the GPU, compared with the host time
-/// at which it was seen complete (an upper bound, off by the submission latency).
-pub fn calibrate(gpu: &Arc<Gpu>) -> Result<Clock, vk::Result> {
-    let period_ns = gpu.props.limits().timestamp_period as f64;
-    let valid_mask = if gpu.props.timestamp_valid_bits >= 64 { u64::MAX } else { (1u64 << gpu.props.timestamp_valid_bits) - 1 };
-    let batch = Batch::new(gpu, true)?;
-    batch.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
-    let value = batch.end_and_submit(*gpu.queue.lock().unwrap_or_else(|e| e.into_inner()))?;
-    let wait = vk::SemaphoreWaitInfo::default().semaphores(std::slice::from_ref(&gpu.timeline)).values(std::slice::from_ref(&value));
-    // SAFETY: waiting on our own timeline.
-    unsafe { gpu.device.wait_semaphores(&wait, u64::MAX) }?;
-    let host = now_ns() as f64;
-    let mut tick = [0u64; 1];
-    // SAFETY: the query was written and the batch executed.
-    unsafe { gpu.device.get_query_pool_results(batch.queries.unwrap_or_default(), 0, &mut tick, vk::QueryResultFlags::TYPE_64) }?;
-    gpu.completed.store(value, Ordering::Release);
-    Ok(Clock { period_ns, offset_ns: host - (tick[0] & valid_mask) as f64 * period_ns, valid_mask })
 }
 
 /// Batches in flight on a device. They are completed in submission order by the device's

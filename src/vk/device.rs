@@ -5,7 +5,8 @@ use super::instance::Instance;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::CStr;
-use super::batch::{calibrate, Clock, Recycled, Tracker};
+use super::batch::{Recycled, Tracker};
+use super::clock::{calibrateable, Clock};
 use super::transfer::{transfer_family, CopyEngine};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -176,6 +177,7 @@ impl Gpu {
         }
         let pci = has_extension(inst, physical, ash::ext::pci_bus_info::NAME);
         let host_import = has_extension(inst, physical, ash::ext::external_memory_host::NAME);
+        let calibrated = has_extension(inst, physical, ash::ext::calibrated_timestamps::NAME) && calibrateable(instance, physical);
         // SAFETY: plain query.
         let copy_family = transfer_family(&unsafe { inst.get_physical_device_queue_family_properties(physical) });
         let sm = has_extension(inst, physical, ash::nv::shader_sm_builtins::NAME);
@@ -203,17 +205,18 @@ impl Gpu {
             buffer_device_address: f12.buffer_device_address != 0,
             host_query_reset: f12.host_query_reset != 0,
         };
-        let extensions = Extensions { pci, host_import, copy_family };
+        let extensions = Extensions { pci, host_import, calibrated, copy_family };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
         let gpu = Arc::new(finish_open(instance, physical, props, features, device, family, &extensions)?);
-        let clock = calibrate(&gpu).map_err(|e| format!("timestamp calibration: {e}"))?;
+        let timer = calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &gpu.device));
+        let clock = Clock::new(&gpu, timer).map_err(|e| format!("timestamp calibration: {e}"))?;
         let _ = gpu.clock.set(clock);
         Ok(gpu)
     }
 
+    /// The device clock; only batches submitted after `open` read it.
     pub fn clock(&self) -> &Clock {
-        static UNCALIBRATED: OnceLock<Clock> = OnceLock::new();
-        self.clock.get().unwrap_or_else(|| UNCALIBRATED.get_or_init(Clock::default))
+        self.clock.get().expect("the clock is set when the device is opened")
     }
 
 }
@@ -265,6 +268,9 @@ fn create_device(
     if ext.host_import && ext.copy_family.is_some() {
         extensions.push(ash::ext::external_memory_host::NAME.as_ptr());
     }
+    if ext.calibrated {
+        extensions.push(ash::ext::calibrated_timestamps::NAME.as_ptr());
+    }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&extensions)
@@ -280,6 +286,7 @@ fn create_device(
 struct Extensions {
     pci: bool,
     host_import: bool,
+    calibrated: bool,
     copy_family: Option<u32>,
 }
 
