@@ -34,7 +34,7 @@ pub struct Batch {
 impl Batch {
     pub fn new(gpu: &Arc<Gpu>, profiling: bool) -> Result<Batch, vk::Result> {
         let d = &gpu.device;
-        let (pool, cmd) = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).commands.pop() {
+        let (pool, cmd) = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).take_commands(gpu) {
             Some(pc) => pc,
             None => new_command_buffer(gpu)?,
         };
@@ -43,7 +43,7 @@ impl Batch {
         // SAFETY: the pool is reset and owned by this batch alone.
         unsafe { d.begin_command_buffer(cmd, &begin) }?;
         if profiling {
-            let queries = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).queries.pop() {
+            let queries = match gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).take_queries(gpu) {
                 Some(q) => q,
                 None => {
                     let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
@@ -228,23 +228,50 @@ fn reset_queries(gpu: &Gpu, pool: vk::QueryPool) {
     }
 }
 
-/// Command and query pools of executed batches, ready for the next ones.
+/// Command and query pools of executed batches. They are reset by the completion thread, off
+/// the path of an application waiting for its commands, or when a new batch needs one at once.
 #[derive(Default)]
 pub struct Recycled {
     commands: Vec<(vk::CommandPool, vk::CommandBuffer)>,
     queries: Vec<vk::QueryPool>,
+    /// Pools of executed batches, not reset yet.
+    spent: Vec<(vk::CommandPool, vk::CommandBuffer, Option<vk::QueryPool>)>,
+}
+
+impl Recycled {
+    fn take_commands(&mut self, gpu: &Gpu) -> Option<(vk::CommandPool, vk::CommandBuffer)> {
+        if self.commands.is_empty() {
+            self.reset_spent(gpu);
+        }
+        self.commands.pop()
+    }
+
+    fn take_queries(&mut self, gpu: &Gpu) -> Option<vk::QueryPool> {
+        if self.queries.is_empty() {
+            self.reset_spent(gpu);
+        }
+        self.queries.pop()
+    }
+
+    /// Resets the spent pools, making them ready for new batches.
+    fn reset_spent(&mut self, gpu: &Gpu) {
+        for (pool, cmd, queries) in std::mem::take(&mut self.spent) {
+            // SAFETY: a batch is spent once executed or never submitted, so its pool is idle.
+            if unsafe { gpu.device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
+                self.commands.push((pool, cmd));
+            }
+            if let Some(q) = queries {
+                reset_queries(gpu, q);
+                self.queries.push(q);
+            }
+        }
+    }
 }
 
 impl Drop for Batch {
     fn drop(&mut self) {
-        // SAFETY: a batch drops only once executed or never submitted, so its pool is idle.
-        if unsafe { self.gpu.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) }.is_err() {
-            return;
-        }
-        self.queries.iter().for_each(|&q| reset_queries(&self.gpu, q));
         let mut recycled = self.gpu.recycled.lock().unwrap_or_else(|e| e.into_inner());
-        recycled.commands.push((self.pool, self.cmd));
-        recycled.queries.extend(self.queries);
+        recycled.spent.push((self.pool, self.cmd, self.queries));
     }
 }
 
@@ -291,6 +318,7 @@ impl Tracker {
             };
             let result = wait_value(gpu, value);
             self.complete_through(gpu, value, result);
+            gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).reset_spent(gpu);
         }
     }
 
