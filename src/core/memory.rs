@@ -9,6 +9,7 @@ use crate::api::handle::{object, Header, Kind};
 use crate::api::types::*;
 use crate::vk::batch::Batch;
 use crate::vk::memory::{Buffer, Placement, Staging, StagingPool};
+use crate::vk::transfer::{Bounce, CopyEngine};
 use crate::vk::vk;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -61,6 +62,11 @@ struct Mapping {
 
 /// Kernels access buffers in words of this many bytes at least.
 pub const WORD: u64 = 4;
+
+/// Blocking reads from this size on go through staging in chunks of `READ_CHUNK`, the copy
+/// engines and host threads working at once.
+const PIPELINED_READ: usize = 8 << 20;
+const READ_CHUNK: usize = 16 << 20;
 
 fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
@@ -227,6 +233,11 @@ impl Mem {
         let rows: Vec<(usize, usize)> = buf.rows(region).zip(host.rows(region)).collect();
         let host_end = rows.iter().map(|(_, h)| h + region[0]).max().unwrap_or(0);
         let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
+        if let [(b, h)] = rows[..] {
+            if region[0] >= PIPELINED_READ {
+                return self.read_pipelined(device, engine, self.base + b as u64, dst.add(h), region[0], after);
+            }
+        }
         let copy = |to: vk::Buffer, at: &dyn Fn(usize, usize) -> u64| {
             let regions: Vec<_> = rows.iter().enumerate().map(|(i, (b, h))| span(self.base + *b as u64, at(i, *h), region[0] as u64)).collect();
             engine.copy_and_wait(gpu, self.buffer.raw, to, &regions, after).is_ok()
@@ -243,6 +254,19 @@ impl Mem {
             copy_bytes(src.add(i * region[0]), dst.add(*h), region[0]);
         }
         true
+    }
+
+    /// A large read by the copy engines through two staging buffers (see
+    /// `CopyEngine::read_through`).
+    ///
+    /// # Safety
+    /// `dst` has room for `len` bytes.
+    unsafe fn read_pipelined(&self, device: &Device, engine: &CopyEngine, offset: u64, dst: *mut u8, len: usize, after: u64) -> bool {
+        let chunk = READ_CHUNK.min(len);
+        let (Ok(a), Ok(b)) = (staging(device, chunk, Placement::Readback), staging(device, chunk, Placement::Readback)) else { return false };
+        let (Ok(pa), Ok(pb)) = (mapped(&a), mapped(&b)) else { return false };
+        let bounce = Bounce { buffers: [(a.raw, pa.cast_const()), (b.raw, pb.cast_const())], chunk: chunk as u64 };
+        engine.read_through(&device.gpu, (self.buffer.raw, offset), dst, len as u64, &bounce, after).is_ok()
     }
 
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's

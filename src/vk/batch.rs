@@ -27,6 +27,8 @@ pub struct Batch {
     /// A command that touched memory was recorded since the last barrier (or, at the start,
     /// earlier batches may still run).
     unordered: bool,
+    /// Some command touched memory: its writes must be made visible to the host.
+    touched: bool,
     /// Host time just before submission: no command of the batch starts earlier.
     submitted_at: u64,
 }
@@ -38,7 +40,7 @@ impl Batch {
             Some(pc) => pc,
             None => new_command_buffer(gpu)?,
         };
-        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true, submitted_at: 0 };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true, touched: false, submitted_at: 0 };
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the pool is reset and owned by this batch alone.
         unsafe { d.begin_command_buffer(cmd, &begin) }?;
@@ -103,6 +105,7 @@ impl Batch {
         }
         // Still unordered: this command's accesses, and earlier ones no barrier has covered.
         self.unordered = touches_memory || (self.unordered && !barrier);
+        self.touched |= touches_memory;
         // After a barrier the command starts once everything before has finished; otherwise it
         // may start as soon as the queue reaches it.
         let start = if barrier { vk::PipelineStageFlags2::ALL_COMMANDS } else { vk::PipelineStageFlags2::TOP_OF_PIPE };
@@ -154,7 +157,8 @@ impl Batch {
     /// The caller holds the queue's lock.
     pub(super) fn end_and_submit(&self, queue: vk::Queue) -> Result<u64, vk::Result> {
         let d = &self.gpu.device;
-        // Make every write visible to the host before the semaphore signals.
+        // Make every write visible to the host before the semaphore signals (a batch of
+        // commands without memory, e.g. markers and empty kernels, has none).
         let barrier = [vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
@@ -163,7 +167,9 @@ impl Batch {
         let value = self.gpu.submitted.load(Ordering::Acquire) + 1;
         // SAFETY: recording state; the queue is externally synchronised by its mutex.
         unsafe {
-            d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&barrier));
+            if self.touched {
+                d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&barrier));
+            }
             d.end_command_buffer(self.cmd)?;
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)];
             let signal = [vk::SemaphoreSubmitInfo::default()

@@ -15,9 +15,14 @@ pub struct CopyEngine {
     import_align: u64,
 }
 
-/// The engine's queue with the one command buffer and fence it reuses.
+/// The engine's queue with the two command buffers it reuses: one copy runs while the host
+/// consumes the other's result.
 struct Slot {
     queue: vk::Queue,
+    lanes: [Lane; 2],
+}
+
+struct Lane {
     pool: vk::CommandPool,
     cmd: vk::CommandBuffer,
     fence: vk::Fence,
@@ -31,48 +36,110 @@ pub fn transfer_family(families: &[vk::QueueFamilyProperties]) -> Option<u32> {
     families.iter().position(only_transfer).map(|i| i as u32)
 }
 
-impl CopyEngine {
-    pub fn new(device: &ash::Device, family: u32, host: Option<(ash::ext::external_memory_host::Device, u64)>) -> Result<CopyEngine, vk::Result> {
-        // SAFETY: the family was requested at device creation; objects live as long as the device.
-        unsafe {
-            let queue = device.get_device_queue(family, 0);
-            let pool = device.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)?;
-            let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
-            let cmd = device.allocate_command_buffers(&alloc)?[0];
-            let fence = device.create_fence(&vk::FenceCreateInfo::default(), None)?;
-            let (host, import_align) = match host {
-                Some((h, align)) => (Some(h), align.max(1)),
-                None => (None, 1),
-            };
-            Ok(CopyEngine { family, slot: Mutex::new(Slot { queue, pool, cmd, fence }), host, import_align })
-        }
+/// Host memory a pipelined read goes through: two staging buffers of `chunk` bytes each, with
+/// their mappings.
+pub struct Bounce {
+    pub buffers: [(vk::Buffer, *const u8); 2],
+    pub chunk: u64,
+}
+
+impl Lane {
+    /// # Safety
+    /// `device` is the engine's device, and the lane is idle.
+    unsafe fn new(device: &ash::Device, family: u32) -> Result<Lane, vk::Result> {
+        let pool = device.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(family), None)?;
+        let alloc = vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1);
+        let cmd = device.allocate_command_buffers(&alloc)?[0];
+        let fence = device.create_fence(&vk::FenceCreateInfo::default(), None)?;
+        Ok(Lane { pool, cmd, fence })
     }
 
-    /// Copies `regions` from `src` to `dst` and waits until the host can read the result. The
-    /// copy follows everything up to `after` on the device's compute timeline.
-    pub fn copy_and_wait(&self, gpu: &Gpu, src: vk::Buffer, dst: vk::Buffer, regions: &[vk::BufferCopy], after: u64) -> Result<(), vk::Result> {
-        let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+    /// Records and submits a copy that follows timeline value `after` and makes its writes
+    /// visible to the host; its fence signals when done.
+    ///
+    /// # Safety
+    /// The lane is idle (its last copy waited for) and the caller holds the slot.
+    unsafe fn submit(&self, gpu: &Gpu, queue: vk::Queue, (src, dst): (vk::Buffer, vk::Buffer), regions: &[vk::BufferCopy], after: u64) -> Result<(), vk::Result> {
         let d = &gpu.device;
         let to_host = [vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
             .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
             .dst_stage_mask(vk::PipelineStageFlags2::HOST)
             .dst_access_mask(vk::AccessFlags2::HOST_READ)];
-        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(slot.cmd)];
+        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)];
         let wait = [vk::SemaphoreSubmitInfo::default().semaphore(gpu.timeline).value(after).stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)];
         let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cmds).wait_semaphore_infos(&wait)];
+        d.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())?;
+        d.begin_command_buffer(self.cmd, &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT))?;
+        d.cmd_copy_buffer(self.cmd, src, dst, regions);
+        d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&to_host));
+        d.end_command_buffer(self.cmd)?;
+        d.queue_submit2(queue, &submit, self.fence)
+    }
+
+    /// # Safety
+    /// The lane's copy was submitted.
+    unsafe fn wait(&self, gpu: &Gpu) -> Result<(), vk::Result> {
+        let waited = gpu.device.wait_for_fences(&[self.fence], true, u64::MAX);
+        gpu.device.reset_fences(&[self.fence])?;
+        waited
+    }
+}
+
+impl CopyEngine {
+    pub fn new(device: &ash::Device, family: u32, host: Option<(ash::ext::external_memory_host::Device, u64)>) -> Result<CopyEngine, vk::Result> {
+        // SAFETY: the family was requested at device creation; objects live as long as the device.
+        let slot = unsafe { Slot { queue: device.get_device_queue(family, 0), lanes: [Lane::new(device, family)?, Lane::new(device, family)?] } };
+        let (host, import_align) = match host {
+            Some((h, align)) => (Some(h), align.max(1)),
+            None => (None, 1),
+        };
+        Ok(CopyEngine { family, slot: Mutex::new(slot), host, import_align })
+    }
+
+    /// Copies `regions` from `src` to `dst` and waits until the host can read the result. The
+    /// copy follows everything up to `after` on the device's compute timeline.
+    pub fn copy_and_wait(&self, gpu: &Gpu, src: vk::Buffer, dst: vk::Buffer, regions: &[vk::BufferCopy], after: u64) -> Result<(), vk::Result> {
+        let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let lane = &slot.lanes[0];
         // SAFETY: the slot is ours while locked; its last use was waited for.
         unsafe {
-            d.reset_command_pool(slot.pool, vk::CommandPoolResetFlags::empty())?;
-            d.begin_command_buffer(slot.cmd, &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT))?;
-            d.cmd_copy_buffer(slot.cmd, src, dst, regions);
-            d.cmd_pipeline_barrier2(slot.cmd, &vk::DependencyInfo::default().memory_barriers(&to_host));
-            d.end_command_buffer(slot.cmd)?;
-            d.queue_submit2(slot.queue, &submit, slot.fence)?;
-            let waited = d.wait_for_fences(&[slot.fence], true, u64::MAX);
-            d.reset_fences(&[slot.fence])?;
-            waited
+            lane.submit(gpu, slot.queue, (src, dst), regions, after)?;
+            lane.wait(gpu)
         }
+    }
+
+    /// Copies `len` bytes from `src` at `offset` to host memory at `dst` through `bounce`: the
+    /// engine fills one staging buffer while host threads copy the other out. Pageable memory
+    /// is read this way about twice as fast as the engine writes it when imported. The copy
+    /// follows everything up to `after` on the device's compute timeline.
+    ///
+    /// # Safety
+    /// `dst` has room for `len` bytes; `bounce` holds two mapped buffers of `chunk` bytes.
+    pub unsafe fn read_through(&self, gpu: &Gpu, (src, offset): (vk::Buffer, u64), dst: *mut u8, len: u64, bounce: &Bounce, after: u64) -> Result<(), vk::Result> {
+        let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let chunks: Vec<(u64, u64)> = (0..len).step_by(bounce.chunk as usize).map(|at| (at, bounce.chunk.min(len - at))).collect();
+        let submit = |i: usize| {
+            let (at, size) = chunks[i];
+            let region = [vk::BufferCopy { src_offset: offset + at, dst_offset: 0, size }];
+            slot.lanes[i % 2].submit(gpu, slot.queue, (src, bounce.buffers[i % 2].0), &region, after)
+        };
+        if !chunks.is_empty() {
+            submit(0)?;
+        }
+        for (i, &(at, size)) in chunks.iter().enumerate() {
+            let next = if i + 1 < chunks.len() { submit(i + 1) } else { Ok(()) };
+            let done = slot.lanes[i % 2].wait(gpu);
+            if next.is_err() || done.is_err() {
+                // Leave no copy running into staging that is about to be reused.
+                if next.is_ok() && i + 1 < chunks.len() {
+                    let _ = slot.lanes[(i + 1) % 2].wait(gpu);
+                }
+                return next.and(done);
+            }
+            parallel_copy(bounce.buffers[i % 2].1, dst.add(at as usize), size as usize);
+        }
+        Ok(())
     }
 
     /// The application's memory `ptr..ptr + len` as a buffer the engine can write, and the offset
@@ -118,6 +185,43 @@ impl Drop for HostBuffer {
         unsafe {
             self.device.destroy_buffer(self.buffer, None);
             self.device.free_memory(self.memory, None);
+        }
+    }
+}
+
+/// Copies `len` bytes with several host threads: one thread does not saturate host memory.
+///
+/// # Safety
+/// Both ranges are valid for `len` bytes and do not overlap.
+unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
+    const PIECE: usize = 2 << 20;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8).min(len.div_ceil(PIECE)).max(1);
+    let part = len.div_ceil(threads);
+    let (src, dst) = (src as usize, dst as usize);
+    std::thread::scope(|scope| {
+        for t in 1..threads {
+            let (at, n) = (t * part, part.min(len.saturating_sub(t * part)));
+            // SAFETY: the parts are disjoint pieces of both ranges.
+            scope.spawn(move || unsafe { std::ptr::copy_nonoverlapping((src + at) as *const u8, (dst + at) as *mut u8, n) });
+        }
+        // SAFETY: as above, the first part.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, part.min(len)) };
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parallel_copy;
+
+    #[test]
+    fn parallel_copy_moves_every_byte() {
+        for len in [0, 1, 4095, (2 << 20) + 3, (9 << 20) + 17] {
+            let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
+            let mut dst = vec![0u8; len + 1];
+            // SAFETY: both vectors hold `len` bytes, and they are distinct.
+            unsafe { parallel_copy(src.as_ptr(), dst.as_mut_ptr(), len) };
+            assert_eq!(&dst[..len], &src[..], "len {len}");
+            assert_eq!(dst[len], 0, "nothing past the end");
         }
     }
 }
