@@ -316,27 +316,54 @@ fn vector_operators_on_every_type() {
 #[test]
 fn select_on_every_type() {
     let s = Suite::new(include_str!("kernels/vectors.cl"));
-    for ((name, bits, signed), n) in INT_TYPES.into_iter().zip([16usize, 4, 8, 3, 4, 2, 3, 2]) {
+    let types = INT_TYPES.into_iter().zip([16usize, 4, 8, 3, 4, 2, 3, 2]);
+    for (((name, bits, signed), n), mask_signed) in types.flat_map(|t| [(t, true), (t, false)]) {
         let (t, len) = ((bits, signed), 4 * n);
+        let mask = INT_TYPES.into_iter().find(|m| m.1 == bits && m.2 == mask_signed).map_or("", |m| m.0);
         let bytes = |seed| values::<i64>(len, seed).iter().map(|&v| wrap(v.into(), t)).collect::<Vec<i128>>();
         let (a, b, c) = (bytes(140), bytes(141), bytes(142));
         let buf = |v: &[i128]| s.env.buffer_from(&int_bytes(v, bits));
         let (ba, bb, bc, o) = (buf(&a), buf(&b), buf(&c), s.env.buffer_from(&vec![0u8; 2 * len * bits as usize / 8]));
-        s.run(&format!("sel_{name}{n}"), &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
+        let kernel = format!("sel_{name}{n}_{mask}");
+        s.run(&kernel, &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
         let got: Vec<i128> = s.env.read(&o, 0, 2 * len * bits as usize / 8).chunks(bits as usize / 8).map(|ch| {
             let mut v = [0u8; 16];
             v[..ch.len()].copy_from_slice(ch);
             wrap(i128::from_le_bytes(v), t)
         }).collect();
-        let mask = (1i128 << bits) - 1;
+        let all = (1i128 << bits) - 1;
         let mut want = Vec::new();
         for g in 0..4 {
             let r = g * n..g * n + n;
             want.extend(r.clone().map(|i| if (c[i] >> (bits - 1)) & 1 == 1 { b[i] } else { a[i] }));
-            want.extend(r.map(|i| wrap((a[i] & !c[i] & mask) | (b[i] & c[i] & mask), t)));
+            want.extend(r.map(|i| wrap((a[i] & !c[i] & all) | (b[i] & c[i] & all), t)));
         }
-        s.check(&format!("select/bitselect {name}{n}"), &got, &want);
+        s.check(&kernel, &got, &want);
     }
+
+    // Scalar select: nonzero masks, including those with only the top bit set.
+    let (a, b) = (values::<i8>(N, 143), values::<i8>(N, 144));
+    let mut m = values::<u8>(N, 145);
+    m[..4].copy_from_slice(&[0, 0x80, 1, 0]);
+    let (ba, bb, bm, o, so) = (s.buf(&a), s.buf(&b), s.buf(&m), s.zeros::<i8>(2 * N), s.zeros::<i16>(2 * N));
+    s.run("sel_scalars", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bm), Arg::Buf(&o), Arg::Buf(&so)], &[N], None);
+    let want: Vec<i8> = (0..N).flat_map(|i| [if m[i] != 0 { b[i] } else { a[i] }; 2]).collect();
+    s.check("scalar select, char with uchar/char masks", &s.get::<i8>(&o, 2 * N), &want);
+    let want: Vec<i16> = (0..N)
+        .flat_map(|i| [if m[i] != 0 { i16::from(b[i]).wrapping_mul(-7) } else { i16::from(a[i]).wrapping_mul(300) }; 2])
+        .collect();
+    s.check("scalar select, short with ushort/short masks", &s.get::<i16>(&so, 2 * N), &want);
+
+    // bitselect on floats picks bits: compared as bit patterns.
+    let len = 32;
+    let fa: Vec<f32> = values::<i16>(len, 146).iter().map(|&v| f32::from(v) / 8.0).collect();
+    let fb: Vec<f32> = values::<i16>(len, 147).iter().map(|&v| f32::from(v) * 3.0).collect();
+    let fc = values::<u32>(len, 148);
+    let (ba, bb, bc, o) = (s.buf(&fa), s.buf(&fb), s.buf(&fc), s.zeros::<f32>(52));
+    s.run("bitsel_floats", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
+    let pick = |i: usize| (fa[i].to_bits() & !fc[i]) | (fb[i].to_bits() & fc[i]);
+    let want: Vec<u32> = (0..4).chain(0..16).chain(0..32).map(pick).collect();
+    s.check("bitselect float, float4, float8", &s.get::<u32>(&o, 52), &want);
     s.finish();
 }
 

@@ -294,6 +294,16 @@ mod tests {
     }
 
     #[test]
+    fn bitselect_on_half_and_double_vectors_validates() {
+        let p = built(
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+             kernel void k(global half *h, global double4 *d) { vstore_half3(bitselect(vload_half3(0, h), vload_half3(1, h), vload_half3(2, h)), 3, h);\
+             d[0] = bitselect(d[1], d[2], d[3]); h[0] = bitselect(h[1], h[2], h[3]); }",
+        );
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
     fn oversized_data_and_unsupported_atomics_end_in_diagnostics() {
         let t = target();
         for (src, message) in [

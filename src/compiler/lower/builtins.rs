@@ -36,12 +36,7 @@ impl Ctx<'_> {
                         Builtin::Math(f, precision) => cx.math_fn(f, precision, v, &arg_ty, r, loc),
                         Builtin::Int(f) => cx.int_fn(f, v, &arg_ty, r, loc),
                         Builtin::Select => cx.select_fn(v, t.get(2).unwrap_or(&T::Void), loc),
-                        Builtin::Bitselect => {
-                            let [a, b, c] = three(v, loc)?;
-                            let nc = cx.b.unary(naga::UnaryOperator::BitwiseNot, c);
-                            let (l, r) = (cx.b.binary(B::And, a, nc), cx.b.binary(B::And, b, c));
-                            Ok(cx.b.binary(B::InclusiveOr, l, r))
-                        }
+                        Builtin::Bitselect => cx.bitselect_fn(v, r, loc),
                         _ => Err(LowerError::new(loc, "this built-in function is not supported yet")),
                     }
                 })?;
@@ -260,21 +255,54 @@ impl Ctx<'_> {
         Ok(self.match_width(l, ty))
     }
 
+    /// `select(a, b, c)`: per component of a vector, the most significant bit of `c` decides
+    /// (tested in the register, where 8/16-bit unsigned masks are zero-extended); for a
+    /// scalar, whether `c` is nonzero.
     fn select_fn(&mut self, v: &[Handle<Expression>], cty: &T, loc: Loc) -> R<Handle<Expression>> {
         let [a, b, c] = three(v, loc)?;
+        let zero = self.zero_of(cty, loc)?;
         let cond = match cty {
-            T::Vector(..) => {
-                // The most significant bit decides: c < 0 as signed.
-                let s = self.b.cast(c, naga::ScalarKind::Sint, None);
-                let zero = self.zero_of(&T::Vector(cty.element().map_or(S::Int, |e| e.signed_int_of_width()), cty.width()), loc)?;
-                self.b.binary(B::Less, s, zero)
+            T::Vector(s, _) => {
+                let msb = self.int_like(1i64 << (8 * s.size() - 1), cty, loc)?;
+                let bit = self.b.binary(B::And, c, msb);
+                self.b.binary(B::NotEqual, bit, zero)
             }
-            _ => {
-                let zero = self.zero_of(cty, loc)?;
-                self.b.binary(B::NotEqual, c, zero)
-            }
+            _ => self.b.binary(B::NotEqual, c, zero),
         };
         Ok(self.b.select(cond, b, a))
+    }
+
+    /// `bitselect(a, b, c)`: each bit from `b` where `c`'s is set, else from `a`; floats
+    /// select on their bit patterns.
+    fn bitselect_fn(&mut self, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let [a, b, c] = three(v, loc)?;
+        match ty.element() {
+            // A half lives in an f32 register: select on its 16 bits, component by component.
+            Some(S::Half) => {
+                let [a, b, c] = [a, b, c].map(|x| self.components(x, ty));
+                let comps = (a.into_iter().zip(b).zip(c))
+                    .map(|((a, b), c)| {
+                        let [a, b, c] = [a, b, c].map(|x| self.bits_of(x, S::Half));
+                        let r = self.bit_blend(a, b, c);
+                        self.value_of_bits(r, S::Half)
+                    })
+                    .collect();
+                self.compose_components(comps, ty, loc)
+            }
+            Some(s) if s.is_float() => {
+                let [a, b, c] = [a, b, c].map(|x| self.b.cast(x, naga::ScalarKind::Uint, None));
+                let r = self.bit_blend(a, b, c);
+                Ok(self.b.cast(r, naga::ScalarKind::Float, None))
+            }
+            _ => Ok(self.bit_blend(a, b, c)),
+        }
+    }
+
+    /// `(a & ~c) | (b & c)` on integer registers.
+    fn bit_blend(&mut self, a: Handle<Expression>, b: Handle<Expression>, c: Handle<Expression>) -> Handle<Expression> {
+        let nc = self.b.unary(naga::UnaryOperator::BitwiseNot, c);
+        let (l, r) = (self.b.binary(B::And, a, nc), self.b.binary(B::And, b, c));
+        self.b.binary(B::InclusiveOr, l, r)
     }
 
     /// `any(x)` / `all(x)`: whether the sign bit of any / every component is set, as int 0/1.
