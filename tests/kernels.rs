@@ -620,6 +620,64 @@ fn structs_arrays_pointers() {
     s.finish();
 }
 
+#[test]
+fn pointers_to_struct_members() {
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Rec {
+        a: i32,
+        b: i32,
+        // float4 is aligned to 16.
+        _pad: [i32; 2],
+        v: [f32; 4],
+        arr: [i32; 4],
+    }
+    let s = Suite::new(include_str!("kernels/structs.cl"));
+    let n = 8;
+    let ints = values::<i16>(8 * n, 150);
+    let recs: Vec<Rec> = (0..n)
+        .map(|g| {
+            let k = |j: usize| i32::from(ints[8 * g + j]);
+            let v = [k(2) as f32 / 4.0, k(3) as f32, k(4) as f32 / 2.0, k(5) as f32];
+            Rec { a: k(0), b: k(1), _pad: [0; 2], v, arr: [k(6), k(7), k(0) ^ 5, k(1) ^ 9] }
+        })
+        .collect();
+    let (br, o) = (s.buf(&recs), s.zeros::<i32>(8 * n));
+    s.run("member_pointers", &[Arg::Buf(&br), Arg::Buf(&o)], &[n], Some(&[4]));
+
+    let mut want_recs = recs.clone();
+    let mut want = Vec::new();
+    for (g, w) in want_recs.iter_mut().enumerate() {
+        let r = recs[g];
+        w.b = (r.b + recs[1].a) * 2;
+        w.v[1] = r.v[0] + r.v[2];
+        w.arr[2] = r.arr[1] + r.arr[0];
+        let e = if g % 2 == 1 { 3 } else { 1 };
+        w.arr[e] += 100;
+        // pb == &recs[1].b, &recs[g].a < pb, pe > &recs[1].arr[2], pa != &recs[1].b
+        let flags = i32::from(g == 1) + 2 + 4 * i32::from(g >= 1) + 8;
+        let (q0, q1) = if g % 2 == 0 { (-1, r.a) } else { (r.a, -1) };
+        let next = (g / 4) * 4 + (g % 4 + 1) % 4;
+        want.extend([e as i32, flags, 7 + r.a, q0 * 1000 + q1, 5, 3 * next as i32, next as i32, next as i32]);
+    }
+    s.check("pointers to struct members", &s.get::<i32>(&o, 8 * n), &want);
+    let got: Vec<Rec> = s.get(&br, n);
+    let fields = |v: &[Rec]| v.iter().flat_map(|r| [r.a, r.b, r.v[0].to_bits() as i32, r.v[1].to_bits() as i32, r.arr[0], r.arr[1], r.arr[2], r.arr[3]]).collect::<Vec<_>>();
+    s.check("__global structs written through member pointers", &fields(&got), &fields(&want_recs));
+    s.finish();
+}
+
+#[test]
+fn pointers_to_pointers() {
+    let s = Suite::new(include_str!("kernels/structs.cl"));
+    let o = s.zeros::<i32>(8 * N);
+    s.run("pointer_to_pointer", &[Arg::Buf(&o)], &[N], None);
+    // put g, put 10, skip 2, write 20 behind the cursor, step 1, write 30; x = 5 + 2.
+    let want: Vec<i32> = (0..N as i32).flat_map(|g| [g, 10, 0, 20, 0, 30, 107, 5]).collect();
+    s.check("pointers to pointer variables", &s.get::<i32>(&o, 8 * N), &want);
+    s.finish();
+}
+
 fn classify(mut v: i32) -> i32 {
     match v & 7 {
         0 => return 100,

@@ -304,6 +304,24 @@ mod tests {
     }
 
     #[test]
+    fn unsupported_pointer_uses_are_diagnosed_at_their_position() {
+        let t = target();
+        for (src, at, message) in [
+            ("kernel void k(global int *o) { global int *ps[2]; ps[0] = o; }", "1:44", "pointers held in arrays or structs"),
+            ("kernel void k(global int *o) { global int *p = o; global int **pp = &p; pp[1] = o; }", "1:73", "not on a pointer to a single variable"),
+            ("kernel void k(global int *o) { global int *p = o, *q = o; global int **pp = &p; pp = &q; }", "1:84", "only point into one object"),
+            ("kernel void k(global int *o) { o[0] = (uintptr_t)o; }", "1:39", "casts between pointers and integers"),
+            // One error: `q` is still declared.
+            ("kernel void k(global int *o) { global int *q = (global int *)(uintptr_t)o; q[0] = 1; }", "1:62", "casts between pointers and integers"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
+            assert!(log.contains(&format!("<source>:{at}: error: ")) && log.contains(message), "{src}\n{log}");
+            assert_eq!(log.matches("error:").count(), 1, "{log}");
+            assert!(!log.contains("internal"), "{log}");
+        }
+    }
+
+    #[test]
     fn oversized_data_and_unsupported_atomics_end_in_diagnostics() {
         let t = target();
         for (src, message) in [

@@ -65,8 +65,10 @@ impl TypeMap {
                 intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })
             }
             T::Record(id) => self.record(module, types, *id, loc)?,
-            T::Void | T::Pointer { .. } => {
-                return Err(LowerError::new(loc, "internal: no naga type for a pointer or void"))
+            // A pointer held anywhere but in a pointer variable (in an array or a struct).
+            T::Pointer { .. } => return Err(LowerError::new(loc, "pointers held in arrays or structs are not supported (only in pointer variables)")),
+            T::Void => {
+                return Err(LowerError::new(loc, "internal: no naga type for void"))
             }
         })
     }
