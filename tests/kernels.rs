@@ -664,6 +664,14 @@ fn pointers_to_struct_members() {
     let got: Vec<Rec> = s.get(&br, n);
     let fields = |v: &[Rec]| v.iter().flat_map(|r| [r.a, r.b, r.v[0].to_bits() as i32, r.v[1].to_bits() as i32, r.arr[0], r.arr[1], r.arr[2], r.arr[3]]).collect::<Vec<_>>();
     s.check("__global structs written through member pointers", &fields(&got), &fields(&want_recs));
+
+    let zero = Rec { a: 0, b: 0, _pad: [0; 2], v: [0.0; 4], arr: [0; 4] };
+    let br = s.buf(&[zero; 2]);
+    s.run("member_atomics", &[Arg::Buf(&br)], &[8], None);
+    let got: Vec<Rec> = s.get(&br, 2);
+    // recs[g % 2].b += 1, recs[0].arr[2] += g, recs[1].a = max(g).
+    let want = [Rec { b: 4, arr: [0, 0, 28, 0], ..zero }, Rec { a: 7, b: 4, ..zero }];
+    s.check("atomics on __global struct members", &fields(&got), &fields(&want));
     s.finish();
 }
 
@@ -857,6 +865,12 @@ fn local_constant_and_atomic_memory() {
     let o = s.zeros::<i32>(8);
     s.run("local_atomics", &[Arg::Buf(&o)], &[128], Some(&[32]));
     s.check("atomics on __local memory", &s.get::<i32>(&o, 8), &[496, -1, 496, -1, 496, -1, 496, -1]);
+
+    let o = s.zeros::<i32>(64);
+    s.run("local_atomics_through_pointers", &[Arg::Buf(&o), Arg::Local(4)], &[64], Some(&[32]));
+    // 32 work-items a group: counts[0] = 32, counts[1] = 0 + ... + 31, arg[0] = 32.
+    let want: Vec<i32> = (0..64).map(|g| 2 * (31 - g % 32) + 32 * 1000 + 496 * 100_000 + 32 * 10).collect();
+    s.check("atomics on __local memory through pointers", &s.get::<i32>(&o, 64), &want);
     s.finish();
 }
 

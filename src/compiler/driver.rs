@@ -148,10 +148,15 @@ mod tests {
 
     /// The number of `OpLoopMerge` instructions (one per structured loop) in a kernel.
     fn loops(words: &[u32]) -> usize {
+        opcodes(words, 246)
+    }
+
+    /// The number of instructions with opcode `op` in a SPIR-V module.
+    fn opcodes(words: &[u32], op: u32) -> usize {
         let mut rest = words.get(5..).unwrap_or_default();
         let mut n = 0;
         while let Some(&w) = rest.first() {
-            n += usize::from(w & 0xffff == 246);
+            n += usize::from(w & 0xffff == op);
             rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
         }
         n
@@ -311,6 +316,7 @@ mod tests {
             ("kernel void k(global int *o) { global int *p = o; global int **pp = &p; pp[1] = o; }", "1:73", "not on a pointer to a single variable"),
             ("kernel void k(global int *o) { global int *p = o, *q = o; global int **pp = &p; pp = &q; }", "1:84", "only point into one object"),
             ("kernel void k(global int *o) { o[0] = (uintptr_t)o; }", "1:39", "casts between pointers and integers"),
+            ("typedef struct { int n; } C; kernel void k() { local C c; atomic_inc(&c.n); }", "1:59", "members of __local structs"),
             // One error: `q` is still declared.
             ("kernel void k(global int *o) { global int *q = (global int *)(uintptr_t)o; q[0] = 1; }", "1:62", "casts between pointers and integers"),
         ] {
@@ -319,6 +325,27 @@ mod tests {
             assert_eq!(log.matches("error:").count(), 1, "{log}");
             assert!(!log.contains("internal"), "{log}");
         }
+    }
+
+    #[test]
+    fn only_local_data_reached_by_atomics_is_atomic() {
+        let p = built(
+            "void add(local int *p) { atomic_inc(p); }
+             kernel void none(global int *o) { local int a[4]; local uint b; a[0] = 1; b = 2; o[0] = a[0] + b; }
+             kernel void one(global int *o) { local int a[4]; local int b[4]; a[1] = 0; b[1] = 0; atomic_add(&a[1], 2); o[0] = a[1] + b[1]; }
+             kernel void through_a_helper(global int *o) { local int a[4]; local int b; a[0] = b = 0; add(a); o[0] = a[0] + b; }",
+        );
+        // (OpAtomicLoad, OpAtomicStore) instructions: the plain accesses of atomic variables.
+        let atomic_accesses = |name: &str| {
+            let k = p.kernels.iter().find(|k| k.name() == name).unwrap_or_else(|| panic!("no kernel {name}"));
+            let words = k.specialize([4, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"));
+            (opcodes(&words, 227), opcodes(&words, 228))
+        };
+        assert_eq!(atomic_accesses("none"), (0, 0));
+        // Only `a`: one store and one load.
+        assert_eq!(atomic_accesses("one"), (1, 1));
+        // An atomic through a pointer parameter: every __local integer.
+        assert_eq!(atomic_accesses("through_a_helper"), (2, 2));
     }
 
     #[test]

@@ -195,6 +195,15 @@ kernel void member_pointers(global Rec *recs, global int *o) {
     o[8 * g + 7] = (int)ln[0].x + (pn == &lr[l].b);
 }
 
+// Atomics on members of __global structs, directly and through a pointer variable.
+kernel void member_atomics(global Rec *recs) {
+    size_t g = get_global_id(0);
+    atomic_add(&recs[g % 2].b, 1);
+    global int *p = &recs[0].arr[1];
+    atomic_add(p + 1, (int)g);
+    atomic_max(&recs[1].a, (int)g);
+}
+
 // Pointers to pointer variables: helpers that write through and move a cursor, a chain of
 // them, and one to a pointer into private memory.
 void advance(global int **cursor, int n) { *cursor += n; }

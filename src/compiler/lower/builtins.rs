@@ -426,27 +426,39 @@ impl Ctx<'_> {
     }
 
     /// A pointer to `atomic<T>` for the element `ptr` designates: buffers get an atomic view,
-    /// `__local` integers are declared atomic already.
+    /// `__local` integers are declared atomic already (see `local_atomics.rs`).
     fn atomic_pointer(&mut self, ptr: super::place::Ptr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         use super::place::{Root, Step};
         if ptr.space == crate::compiler::AddressQualifier::Local {
             if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
                 return Err(LowerError::new(loc, "atomics on __local data of this type are not supported yet"));
             }
+            if ptr.steps.iter().any(|s| matches!(s, Step::Member(_))) {
+                return Err(LowerError::new(loc, "atomics on members of __local structs are not supported yet"));
+            }
             return self.materialize(&ptr, loc);
         }
-        let (Root::Buffer(arg), [Step::Index(i)]) = (ptr.root, ptr.steps.as_slice()) else {
-            return Err(LowerError::new(loc, "atomics are only supported on __global buffer elements and __local integers"));
+        let (Root::Buffer(arg), Some(view)) = (ptr.root, ptr.view.clone()) else {
+            return Err(LowerError::new(loc, "atomics are only supported on __global buffer data and __local integers"));
         };
         let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
+        let width = u32::from(scalar.width);
+        let index = match ptr.steps.as_slice() {
+            [Step::Index(i)] if self.program.types.size_of(&view) == u64::from(width) => *i,
+            // A struct member or a pointer cast: the element at its byte offset.
+            _ => {
+                let (byte, _) = self.buffer_byte(&ptr, view, loc)?;
+                let w = self.b.u32(width);
+                self.b.binary(B::Divide, byte, w)
+            }
+        };
         let aty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(scalar));
-        let stride = u32::from(scalar.width);
         let view = self
             .abi
-            .buffer_view(&mut self.module, arg, aty, stride)
+            .buffer_view(&mut self.module, arg, aty, width)
             .ok_or_else(|| LowerError::new(loc, "internal: not a buffer argument"))?;
         let g = self.b.expr(Expression::GlobalVariable(view));
-        Ok(self.b.index(g, *i))
+        Ok(self.b.index(g, index))
     }
 }
 

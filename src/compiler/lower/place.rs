@@ -190,6 +190,13 @@ impl Ctx<'_> {
             });
         };
         // Word-viewed buffer: follow the steps as byte offsets.
+        let (byte, ty) = self.buffer_byte(ptr, view, loc)?;
+        Ok(Access::Bytes { base: Words::Buffer(arg), byte, ty })
+    }
+
+    /// The byte offset in its buffer of buffer pointer `ptr` (whose view is `view`), and the
+    /// type it points to.
+    pub(super) fn buffer_byte(&mut self, ptr: &Ptr, view: T, loc: Loc) -> R<(Handle<Expression>, T)> {
         let mut steps = ptr.steps.iter();
         let Some(Step::Index(first)) = steps.next() else {
             return Err(LowerError::new(loc, "internal: buffer pointer without an element index"));
@@ -202,7 +209,7 @@ impl Ctx<'_> {
             byte = self.b.binary(B::Add, byte, offset);
             ty = next;
         }
-        Ok(Access::Bytes { base: Words::Buffer(arg), byte, ty })
+        Ok((byte, ty))
     }
 
     /// Byte offset and type reached by one step into a value of type `ty`.
