@@ -317,6 +317,7 @@ mod tests {
             ("kernel void k(global int *o) { global int *p = o, *q = o; global int **pp = &p; pp = &q; }", "1:84", "only point into one object"),
             ("kernel void k(global int *o) { o[0] = (uintptr_t)o; }", "1:39", "casts between pointers and integers"),
             ("typedef struct { int n; } C; kernel void k() { local C c; atomic_inc(&c.n); }", "1:59", "members of __local structs"),
+            ("typedef struct { global int *p; } S; kernel void k(global int *o) { S s; s.p = o; }", "1:71", "pointers held in arrays or structs"),
             // One error: `q` is still declared.
             ("kernel void k(global int *o) { global int *q = (global int *)(uintptr_t)o; q[0] = 1; }", "1:62", "casts between pointers and integers"),
         ] {
