@@ -334,19 +334,26 @@ mod tests {
             "void add(local int *p) { atomic_inc(p); }
              kernel void none(global int *o) { local int a[4]; local uint b; a[0] = 1; b = 2; o[0] = a[0] + b; }
              kernel void one(global int *o) { local int a[4]; local int b[4]; a[1] = 0; b[1] = 0; atomic_add(&a[1], 2); o[0] = a[1] + b[1]; }
-             kernel void through_a_helper(global int *o) { local int a[4]; local int b; a[0] = b = 0; add(a); o[0] = a[0] + b; }",
+             kernel void through_a_helper(global int *o) { local int a[4]; local int b; a[0] = b = 0; local int *p = a + 1; add(p); o[0] = a[0] + b; }
+             kernel void argument(local int *p, global int *o) { local int a[2]; a[0] = 0; p[0] = 0; atomic_inc(p); o[0] = a[0] + p[0]; }
+             kernel void unknown(global int *o) { local int a[2]; local int b; local int *p = a; local int **pp = &p; *pp = a + 1; a[0] = b = 0; atomic_inc(p); o[0] = a[0] + b; }",
         );
         // (OpAtomicLoad, OpAtomicStore) instructions: the plain accesses of atomic variables.
         let atomic_accesses = |name: &str| {
             let k = p.kernels.iter().find(|k| k.name() == name).unwrap_or_else(|| panic!("no kernel {name}"));
-            let words = k.specialize([4, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"));
+            let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
+            let words = k.specialize([4, 1, 1], &vec![16; locals]).unwrap_or_else(|e| panic!("{e}"));
             (opcodes(&words, 227), opcodes(&words, 228))
         };
         assert_eq!(atomic_accesses("none"), (0, 0));
         // Only `a`: one store and one load.
         assert_eq!(atomic_accesses("one"), (1, 1));
-        // An atomic through a pointer parameter: every __local integer.
-        assert_eq!(atomic_accesses("through_a_helper"), (2, 2));
+        // Through a pointer variable and a helper's parameter: still only `a`.
+        assert_eq!(atomic_accesses("through_a_helper"), (1, 1));
+        // The __local argument, not `a`.
+        assert_eq!(atomic_accesses("argument"), (1, 1));
+        // A pointer changed through a pointer to it: every __local integer.
+        assert_eq!(atomic_accesses("unknown"), (2, 2));
     }
 
     #[test]
