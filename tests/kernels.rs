@@ -665,6 +665,23 @@ fn pointers_to_struct_members() {
     let fields = |v: &[Rec]| v.iter().flat_map(|r| [r.a, r.b, r.v[0].to_bits() as i32, r.v[1].to_bits() as i32, r.arr[0], r.arr[1], r.arr[2], r.arr[3]]).collect::<Vec<_>>();
     s.check("__global structs written through member pointers", &fields(&got), &fields(&want_recs));
 
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Narrow {
+        c: i8,
+        _pad: u8,
+        s: i16,
+        i: i32,
+    }
+    let raw = values::<i16>(3 * N, 151);
+    let narrow: Vec<Narrow> = (0..N).map(|g| Narrow { c: raw[3 * g] as i8, _pad: 0x55, s: raw[3 * g + 1], i: i32::from(raw[3 * g + 2]) * 1000 }).collect();
+    let (bm, bk, o) = (s.buf(&narrow), s.buf(&narrow[..2]), s.zeros::<i32>(N));
+    s.run("narrow_member_pointers", &[Arg::Buf(&bm), Arg::Buf(&bk), Arg::Buf(&o)], &[N], None);
+    let want: Vec<Narrow> = narrow.iter().enumerate().map(|(g, m)| Narrow { c: (g * 5) as i8, s: m.s.wrapping_add(3), ..*m }).collect();
+    s.check("8/16-bit struct members written through member pointers", &s.get::<Narrow>(&bm, N), &want);
+    let sums: Vec<i32> = want.iter().enumerate().map(|(g, m)| i32::from(m.s) + i32::from(m.c) + narrow[g % 2].i).collect();
+    s.check("member pointers into 8/16-bit and __constant data", &s.get::<i32>(&o, N), &sums);
+
     let zero = Rec { a: 0, b: 0, _pad: [0; 2], v: [0.0; 4], arr: [0; 4] };
     let br = s.buf(&[zero; 2]);
     s.run("member_atomics", &[Arg::Buf(&br)], &[8], None);

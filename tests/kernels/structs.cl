@@ -195,6 +195,19 @@ kernel void member_pointers(global Rec *recs, global int *o) {
     o[8 * g + 7] = (int)ln[0].x + (pn == &lr[l].b);
 }
 
+// Member pointers into 8/16-bit data (a word-viewed buffer) and into __constant structs.
+typedef struct { char c; short s; int i; } Narrow;
+
+kernel void narrow_member_pointers(global Narrow *m, constant Narrow *k, global int *o) {
+    size_t g = get_global_id(0);
+    global short *ps = &m[g].s;
+    *ps += 3;
+    global char *pc = &m[g].c;
+    pc[0] = (char)(g * 5);
+    constant int *pk = &k[g % 2].i;
+    o[g] = *ps + *pc + *pk;
+}
+
 // Atomics on members of __global structs, directly and through a pointer variable.
 kernel void member_atomics(global Rec *recs) {
     size_t g = get_global_id(0);
