@@ -316,27 +316,54 @@ fn vector_operators_on_every_type() {
 #[test]
 fn select_on_every_type() {
     let s = Suite::new(include_str!("kernels/vectors.cl"));
-    for ((name, bits, signed), n) in INT_TYPES.into_iter().zip([16usize, 4, 8, 3, 4, 2, 3, 2]) {
+    let types = INT_TYPES.into_iter().zip([16usize, 4, 8, 3, 4, 2, 3, 2]);
+    for (((name, bits, signed), n), mask_signed) in types.flat_map(|t| [(t, true), (t, false)]) {
         let (t, len) = ((bits, signed), 4 * n);
+        let mask = INT_TYPES.into_iter().find(|m| m.1 == bits && m.2 == mask_signed).map_or("", |m| m.0);
         let bytes = |seed| values::<i64>(len, seed).iter().map(|&v| wrap(v.into(), t)).collect::<Vec<i128>>();
         let (a, b, c) = (bytes(140), bytes(141), bytes(142));
         let buf = |v: &[i128]| s.env.buffer_from(&int_bytes(v, bits));
         let (ba, bb, bc, o) = (buf(&a), buf(&b), buf(&c), s.env.buffer_from(&vec![0u8; 2 * len * bits as usize / 8]));
-        s.run(&format!("sel_{name}{n}"), &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
+        let kernel = format!("sel_{name}{n}_{mask}");
+        s.run(&kernel, &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
         let got: Vec<i128> = s.env.read(&o, 0, 2 * len * bits as usize / 8).chunks(bits as usize / 8).map(|ch| {
             let mut v = [0u8; 16];
             v[..ch.len()].copy_from_slice(ch);
             wrap(i128::from_le_bytes(v), t)
         }).collect();
-        let mask = (1i128 << bits) - 1;
+        let all = (1i128 << bits) - 1;
         let mut want = Vec::new();
         for g in 0..4 {
             let r = g * n..g * n + n;
             want.extend(r.clone().map(|i| if (c[i] >> (bits - 1)) & 1 == 1 { b[i] } else { a[i] }));
-            want.extend(r.map(|i| wrap((a[i] & !c[i] & mask) | (b[i] & c[i] & mask), t)));
+            want.extend(r.map(|i| wrap((a[i] & !c[i] & all) | (b[i] & c[i] & all), t)));
         }
-        s.check(&format!("select/bitselect {name}{n}"), &got, &want);
+        s.check(&kernel, &got, &want);
     }
+
+    // Scalar select: nonzero masks, including those with only the top bit set.
+    let (a, b) = (values::<i8>(N, 143), values::<i8>(N, 144));
+    let mut m = values::<u8>(N, 145);
+    m[..4].copy_from_slice(&[0, 0x80, 1, 0]);
+    let (ba, bb, bm, o, so) = (s.buf(&a), s.buf(&b), s.buf(&m), s.zeros::<i8>(2 * N), s.zeros::<i16>(2 * N));
+    s.run("sel_scalars", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bm), Arg::Buf(&o), Arg::Buf(&so)], &[N], None);
+    let want: Vec<i8> = (0..N).flat_map(|i| [if m[i] != 0 { b[i] } else { a[i] }; 2]).collect();
+    s.check("scalar select, char with uchar/char masks", &s.get::<i8>(&o, 2 * N), &want);
+    let want: Vec<i16> = (0..N)
+        .flat_map(|i| [if m[i] != 0 { i16::from(b[i]).wrapping_mul(-7) } else { i16::from(a[i]).wrapping_mul(300) }; 2])
+        .collect();
+    s.check("scalar select, short with ushort/short masks", &s.get::<i16>(&so, 2 * N), &want);
+
+    // bitselect on floats picks bits: compared as bit patterns.
+    let len = 32;
+    let fa: Vec<f32> = values::<i16>(len, 146).iter().map(|&v| f32::from(v) / 8.0).collect();
+    let fb: Vec<f32> = values::<i16>(len, 147).iter().map(|&v| f32::from(v) * 3.0).collect();
+    let fc = values::<u32>(len, 148);
+    let (ba, bb, bc, o) = (s.buf(&fa), s.buf(&fb), s.buf(&fc), s.zeros::<f32>(52));
+    s.run("bitsel_floats", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[4], None);
+    let pick = |i: usize| (fa[i].to_bits() & !fc[i]) | (fb[i].to_bits() & fc[i]);
+    let want: Vec<u32> = (0..4).chain(0..16).chain(0..32).map(pick).collect();
+    s.check("bitselect float, float4, float8", &s.get::<u32>(&o, 52), &want);
     s.finish();
 }
 
@@ -593,6 +620,89 @@ fn structs_arrays_pointers() {
     s.finish();
 }
 
+#[test]
+fn pointers_to_struct_members() {
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Rec {
+        a: i32,
+        b: i32,
+        // float4 is aligned to 16.
+        _pad: [i32; 2],
+        v: [f32; 4],
+        arr: [i32; 4],
+    }
+    let s = Suite::new(include_str!("kernels/structs.cl"));
+    let n = 8;
+    let ints = values::<i16>(8 * n, 150);
+    let recs: Vec<Rec> = (0..n)
+        .map(|g| {
+            let k = |j: usize| i32::from(ints[8 * g + j]);
+            let v = [k(2) as f32 / 4.0, k(3) as f32, k(4) as f32 / 2.0, k(5) as f32];
+            Rec { a: k(0), b: k(1), _pad: [0; 2], v, arr: [k(6), k(7), k(0) ^ 5, k(1) ^ 9] }
+        })
+        .collect();
+    let (br, o) = (s.buf(&recs), s.zeros::<i32>(8 * n));
+    s.run("member_pointers", &[Arg::Buf(&br), Arg::Buf(&o)], &[n], Some(&[4]));
+
+    let mut want_recs = recs.clone();
+    let mut want = Vec::new();
+    for (g, w) in want_recs.iter_mut().enumerate() {
+        let r = recs[g];
+        w.b = (r.b + recs[1].a) * 2;
+        w.v[1] = r.v[0] + r.v[2];
+        w.arr[2] = r.arr[1] + r.arr[0];
+        let e = if g % 2 == 1 { 3 } else { 1 };
+        w.arr[e] += 100;
+        // pb == &recs[1].b, &recs[g].a < pb, pe > &recs[1].arr[2], pa != &recs[1].b
+        let flags = i32::from(g == 1) + 2 + 4 * i32::from(g >= 1) + 8;
+        let (q0, q1) = if g % 2 == 0 { (-1, r.a) } else { (r.a, -1) };
+        let next = (g / 4) * 4 + (g % 4 + 1) % 4;
+        want.extend([e as i32, flags, 7 + r.a, q0 * 1000 + q1, 5, 3 * next as i32, next as i32, next as i32]);
+    }
+    s.check("pointers to struct members", &s.get::<i32>(&o, 8 * n), &want);
+    let got: Vec<Rec> = s.get(&br, n);
+    let fields = |v: &[Rec]| v.iter().flat_map(|r| [r.a, r.b, r.v[0].to_bits() as i32, r.v[1].to_bits() as i32, r.arr[0], r.arr[1], r.arr[2], r.arr[3]]).collect::<Vec<_>>();
+    s.check("__global structs written through member pointers", &fields(&got), &fields(&want_recs));
+
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Narrow {
+        c: i8,
+        _pad: u8,
+        s: i16,
+        i: i32,
+    }
+    let raw = values::<i16>(3 * N, 151);
+    let narrow: Vec<Narrow> = (0..N).map(|g| Narrow { c: raw[3 * g] as i8, _pad: 0x55, s: raw[3 * g + 1], i: i32::from(raw[3 * g + 2]) * 1000 }).collect();
+    let (bm, bk, o) = (s.buf(&narrow), s.buf(&narrow[..2]), s.zeros::<i32>(N));
+    s.run("narrow_member_pointers", &[Arg::Buf(&bm), Arg::Buf(&bk), Arg::Buf(&o)], &[N], None);
+    let want: Vec<Narrow> = narrow.iter().enumerate().map(|(g, m)| Narrow { c: (g * 5) as i8, s: m.s.wrapping_add(3), ..*m }).collect();
+    s.check("8/16-bit struct members written through member pointers", &s.get::<Narrow>(&bm, N), &want);
+    let sums: Vec<i32> = want.iter().enumerate().map(|(g, m)| i32::from(m.s) + i32::from(m.c) + narrow[g % 2].i).collect();
+    s.check("member pointers into 8/16-bit and __constant data", &s.get::<i32>(&o, N), &sums);
+
+    let zero = Rec { a: 0, b: 0, _pad: [0; 2], v: [0.0; 4], arr: [0; 4] };
+    let br = s.buf(&[zero; 2]);
+    s.run("member_atomics", &[Arg::Buf(&br)], &[8], None);
+    let got: Vec<Rec> = s.get(&br, 2);
+    // recs[g % 2].b += 1, recs[0].arr[2] += g, recs[1].a = max(g).
+    let want = [Rec { b: 4, arr: [0, 0, 28, 0], ..zero }, Rec { a: 7, b: 4, ..zero }];
+    s.check("atomics on __global struct members", &fields(&got), &fields(&want));
+    s.finish();
+}
+
+#[test]
+fn pointers_to_pointers() {
+    let s = Suite::new(include_str!("kernels/structs.cl"));
+    let o = s.zeros::<i32>(8 * N);
+    s.run("pointer_to_pointer", &[Arg::Buf(&o)], &[N], None);
+    // put g, put 10, skip 2, write 20 behind the cursor, step 1, write 30; x = 5 + 2.
+    let want: Vec<i32> = (0..N as i32).flat_map(|g| [g, 10, 0, 20, 0, 30, 107, 5]).collect();
+    s.check("pointers to pointer variables", &s.get::<i32>(&o, 8 * N), &want);
+    s.finish();
+}
+
 fn classify(mut v: i32) -> i32 {
     match v & 7 {
         0 => return 100,
@@ -772,6 +882,12 @@ fn local_constant_and_atomic_memory() {
     let o = s.zeros::<i32>(8);
     s.run("local_atomics", &[Arg::Buf(&o)], &[128], Some(&[32]));
     s.check("atomics on __local memory", &s.get::<i32>(&o, 8), &[496, -1, 496, -1, 496, -1, 496, -1]);
+
+    let o = s.zeros::<i32>(64);
+    s.run("local_atomics_through_pointers", &[Arg::Buf(&o), Arg::Local(4)], &[64], Some(&[32]));
+    // 32 work-items a group: counts[0] = 32, counts[1] = 0 + ... + 31, arg[0] = 32.
+    let want: Vec<i32> = (0..64).map(|g| 2 * (31 - g % 32) + 32 * 1000 + 496 * 100_000 + 32 * 10).collect();
+    s.check("atomics on __local memory through pointers", &s.get::<i32>(&o, 64), &want);
     s.finish();
 }
 

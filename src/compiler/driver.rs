@@ -148,10 +148,15 @@ mod tests {
 
     /// The number of `OpLoopMerge` instructions (one per structured loop) in a kernel.
     fn loops(words: &[u32]) -> usize {
+        opcodes(words, 246)
+    }
+
+    /// The number of instructions with opcode `op` in a SPIR-V module.
+    fn opcodes(words: &[u32], op: u32) -> usize {
         let mut rest = words.get(5..).unwrap_or_default();
         let mut n = 0;
         while let Some(&w) = rest.first() {
-            n += usize::from(w & 0xffff == 246);
+            n += usize::from(w & 0xffff == op);
             rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
         }
         n
@@ -292,6 +297,64 @@ mod tests {
         src += "kernel void k(global int *p) { p[0] = f8(p[0]); }";
         let Err(BuildError::Failed(log)) = build(&src, "", &target()) else { panic!("expected a failure") };
         assert!(log.contains("too large"), "{log}");
+    }
+
+    #[test]
+    fn bitselect_on_half_and_double_vectors_validates() {
+        let p = built(
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+             kernel void k(global half *h, global double4 *d) { vstore_half3(bitselect(vload_half3(0, h), vload_half3(1, h), vload_half3(2, h)), 3, h);\
+             d[0] = bitselect(d[1], d[2], d[3]); h[0] = bitselect(h[1], h[2], h[3]); }",
+        );
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
+    fn unsupported_pointer_uses_are_diagnosed_at_their_position() {
+        let t = target();
+        for (src, at, message) in [
+            ("kernel void k(global int *o) { global int *ps[2]; ps[0] = o; }", "1:44", "pointers held in arrays or structs"),
+            ("kernel void k(global int *o) { global int *p = o; global int **pp = &p; pp[1] = o; }", "1:73", "not on a pointer to a single variable"),
+            ("kernel void k(global int *o) { global int *p = o, *q = o; global int **pp = &p; pp = &q; }", "1:84", "only point into one object"),
+            ("kernel void k(global int *o) { o[0] = (uintptr_t)o; }", "1:39", "casts between pointers and integers"),
+            ("typedef struct { int n; } C; kernel void k() { local C c; atomic_inc(&c.n); }", "1:59", "members of __local structs"),
+            ("typedef struct { global int *p; } S; kernel void k(global int *o) { S s; s.p = o; }", "1:71", "pointers held in arrays or structs"),
+            // One error: `q` is still declared.
+            ("kernel void k(global int *o) { global int *q = (global int *)(uintptr_t)o; q[0] = 1; }", "1:62", "casts between pointers and integers"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
+            assert!(log.contains(&format!("<source>:{at}: error: ")) && log.contains(message), "{src}\n{log}");
+            assert_eq!(log.matches("error:").count(), 1, "{log}");
+            assert!(!log.contains("internal"), "{log}");
+        }
+    }
+
+    #[test]
+    fn only_local_data_reached_by_atomics_is_atomic() {
+        let p = built(
+            "void add(local int *p) { atomic_inc(p); }
+             kernel void none(global int *o) { local int a[4]; local uint b; a[0] = 1; b = 2; o[0] = a[0] + b; }
+             kernel void one(global int *o) { local int a[4]; local int b[4]; a[1] = 0; b[1] = 0; atomic_add(&a[1], 2); o[0] = a[1] + b[1]; }
+             kernel void through_a_helper(global int *o) { local int a[4]; local int b; a[0] = b = 0; local int *p = a + 1; add(p); o[0] = a[0] + b; }
+             kernel void argument(local int *p, global int *o) { local int a[2]; a[0] = 0; p[0] = 0; atomic_inc(p); o[0] = a[0] + p[0]; }
+             kernel void unknown(global int *o) { local int a[2]; local int b; local int *p = a; local int **pp = &p; *pp = a + 1; a[0] = b = 0; atomic_inc(p); o[0] = a[0] + b; }",
+        );
+        // (OpAtomicLoad, OpAtomicStore) instructions: the plain accesses of atomic variables.
+        let atomic_accesses = |name: &str| {
+            let k = p.kernels.iter().find(|k| k.name() == name).unwrap_or_else(|| panic!("no kernel {name}"));
+            let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
+            let words = k.specialize([4, 1, 1], &vec![16; locals]).unwrap_or_else(|e| panic!("{e}"));
+            (opcodes(&words, 227), opcodes(&words, 228))
+        };
+        assert_eq!(atomic_accesses("none"), (0, 0));
+        // Only `a`: one store and one load.
+        assert_eq!(atomic_accesses("one"), (1, 1));
+        // Through a pointer variable and a helper's parameter: still only `a`.
+        assert_eq!(atomic_accesses("through_a_helper"), (1, 1));
+        // The __local argument, not `a`.
+        assert_eq!(atomic_accesses("argument"), (1, 1));
+        // A pointer changed through a pointer to it: every __local integer.
+        assert_eq!(atomic_accesses("unknown"), (2, 2));
     }
 
     #[test]

@@ -152,3 +152,22 @@ kernel void more_atomics(global int *o, global long *l, global float *f) {
     atom_cmpxchg(&l[6], 0L, 1L << 50);
     f[g] = atomic_xchg(&f[32], (float)g);
 }
+
+// Atomics through pointers (a helper's __local pointer parameter, a pointer variable, a
+// __local pointer argument), beside a __local array that no atomic touches.
+void bump(local int *c, int by) { atomic_add(c, by); }
+
+kernel void local_atomics_through_pointers(global int *out, local int *arg) {
+    local int counts[2];
+    local int plain[32];
+    size_t l = get_local_id(0);
+    plain[l] = (int)l * 2;
+    if (l == 0) { counts[0] = 0; counts[1] = 0; arg[0] = 0; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    bump(&counts[0], 1);
+    local int *p = counts + 1;
+    atomic_add(p, (int)l);
+    atomic_inc(arg);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = plain[31 - l] + counts[0] * 1000 + counts[1] * 100000 + arg[0] * 10;
+}

@@ -147,3 +147,96 @@ kernel void pointer_casts(global int *data, global int *o) {
     halves[9] = -1;
     o[2] = data[4];
 }
+
+// Pointers to struct members (a base, a path of members and element indices) in __global,
+// __private and __local memory; run as 2 groups of 4.
+typedef struct { int a; int b; float4 v; int arr[4]; } Rec;
+
+kernel void member_pointers(global Rec *recs, global int *o) {
+    size_t g = get_global_id(0), l = get_local_id(0);
+    Rec r = recs[g];
+    global int *pa = &recs[1].a;
+    global int *pb = &recs[g].b;
+    *pb += *pa;
+    pb[0] *= 2;
+    global float4 *pv = &recs[g].v;
+    pv->y = pv->x + pv[0].z;
+    global int *pe = &recs[g].arr[1];
+    pe[1] = pe[0] + pe[-1];
+    pe = g % 2 ? &recs[g].arr[3] : pe;
+    *pe += 100;
+    o[8 * g] = pe - &recs[g].arr[0];
+    o[8 * g + 1] = (pb == &recs[1].b) + 2 * (&recs[g].a < pb) + 4 * (pe > &recs[1].arr[2]) + 8 * (pa != &recs[1].b);
+
+    private int *pr = &r.b;
+    *pr = 7;
+    pr[0] += r.a;
+    Rec rs[2];
+    rs[0] = r;
+    rs[1] = r;
+    private int *q = &rs[g % 2].a;
+    *q = -1;
+    private int *qa = &rs[1].arr[2];
+    qa[-1] = 5;
+    o[8 * g + 2] = r.b;
+    o[8 * g + 3] = rs[0].a * 1000 + rs[1].a;
+    o[8 * g + 4] = rs[1].arr[1];
+
+    local Rec lr[4];
+    local int *pl = &lr[l].b;
+    *pl = (int)g * 3;
+    local float4 *lv = &lr[l].v;
+    *lv = (float4)((float)g);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    local int *pn = &lr[(l + 1) % 4].b;
+    local float4 *ln = &lr[(l + 1) % 4].v;
+    o[8 * g + 5] = *pn;
+    o[8 * g + 6] = (int)ln->w;
+    o[8 * g + 7] = (int)ln[0].x + (pn == &lr[l].b);
+}
+
+// Member pointers into 8/16-bit data (a word-viewed buffer) and into __constant structs.
+typedef struct { char c; short s; int i; } Narrow;
+
+kernel void narrow_member_pointers(global Narrow *m, constant Narrow *k, global int *o) {
+    size_t g = get_global_id(0);
+    global short *ps = &m[g].s;
+    *ps += 3;
+    global char *pc = &m[g].c;
+    pc[0] = (char)(g * 5);
+    constant int *pk = &k[g % 2].i;
+    o[g] = *ps + *pc + *pk;
+}
+
+// Atomics on members of __global structs, directly and through a pointer variable.
+kernel void member_atomics(global Rec *recs) {
+    size_t g = get_global_id(0);
+    atomic_add(&recs[g % 2].b, 1);
+    global int *p = &recs[0].arr[1];
+    atomic_add(p + 1, (int)g);
+    atomic_max(&recs[1].a, (int)g);
+}
+
+// Pointers to pointer variables: helpers that write through and move a cursor, a chain of
+// them, and one to a pointer into private memory.
+void advance(global int **cursor, int n) { *cursor += n; }
+void put(global int **cursor, int v) { **cursor = v; (*cursor)++; }
+
+kernel void pointer_to_pointer(global int *o) {
+    size_t g = get_global_id(0);
+    global int *cur = o + 8 * g;
+    global int **pc = &cur;
+    put(pc, (int)g);
+    put(&cur, 10);
+    advance(&cur, 2);
+    (*pc)[-1] = 20;
+    global int ***ppc = &pc;
+    **ppc = **ppc + 1;
+    ***ppc = 30;
+    int x = 5;
+    private int *px = &x;
+    private int **ppx = &px;
+    **ppx += 2;
+    o[8 * g + 6] = x + (pc == &cur) * 100;
+    o[8 * g + 7] = *pc - (o + 8 * g);
+}

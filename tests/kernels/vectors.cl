@@ -162,18 +162,41 @@ kernel void fops_##N(global const float *a, global const float *b, global float 
 }
 FOPS(3) FOPS(8)
 
-// select and bitselect on every integer element type (the mask's most significant bit picks).
+// select and bitselect on every integer element type, with a signed and an unsigned mask
+// (the mask's most significant bit picks).
 #define SEL(T, U, N) \
-kernel void sel_##T##N(global const T *a, global const T *b, global const U *c, global T *o) { \
+kernel void sel_##T##N##_##U(global const T *a, global const T *b, global const U *c, global T *o) { \
     size_t g = get_global_id(0); \
     T##N x = vload##N(g, a), y = vload##N(g, b); \
     U##N m = vload##N(g, c); \
     vstore##N(select(x, y, m), 2 * g, o); \
     vstore##N(bitselect(x, y, as_##T##N(m)), 2 * g + 1, o); \
 }
-// (8/16-bit elements with an unsigned mask are left out until lowering tests their top bit.)
-SEL(char, char, 16) SEL(uchar, char, 4) SEL(short, short, 8) SEL(ushort, short, 3)
-SEL(int, uint, 4) SEL(uint, int, 2) SEL(long, ulong, 3) SEL(ulong, long, 2)
+SEL(char, char, 16) SEL(char, uchar, 16) SEL(uchar, char, 4) SEL(uchar, uchar, 4)
+SEL(short, short, 8) SEL(short, ushort, 8) SEL(ushort, short, 3) SEL(ushort, ushort, 3)
+SEL(int, int, 4) SEL(int, uint, 4) SEL(uint, int, 2) SEL(uint, uint, 2)
+SEL(long, long, 3) SEL(long, ulong, 3) SEL(ulong, long, 2) SEL(ulong, ulong, 2)
+
+// Scalar select: any nonzero mask picks b, whatever its type.
+kernel void sel_scalars(global const char *a, global const char *b, global const uchar *m, global char *o, global short *so) {
+    size_t i = get_global_id(0);
+    uchar mu = m[i];
+    ushort su = (ushort)(mu << 8);
+    short sa = a[i] * 300, sb = b[i] * -7;
+    o[2 * i] = select(a[i], b[i], mu);
+    o[2 * i + 1] = select(a[i], b[i], as_char(mu));
+    so[2 * i] = select(sa, sb, su);
+    so[2 * i + 1] = select(sa, sb, as_short(su));
+}
+
+// bitselect on float, float4 and float8: on the bit patterns (4 work-items: results of the
+// scalars at o[0..4], of the float4s at o[4..20], of the float8s at o[20..52]).
+kernel void bitsel_floats(global const float *a, global const float *b, global const uint *c, global float *o) {
+    size_t g = get_global_id(0);
+    o[g] = bitselect(a[g], b[g], as_float(c[g]));
+    vstore4(bitselect(vload4(g, a), vload4(g, b), as_float4(vload4(g, c))), g, o + 4);
+    vstore8(bitselect(vload8(g, a), vload8(g, b), as_float8(vload8(g, c))), g, o + 20);
+}
 
 // vloadn/vstoren on __local and __private memory of narrow and wide types.
 kernel void vload_spaces(global const uchar *in, global uchar *out, global long *lo) {

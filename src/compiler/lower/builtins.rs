@@ -36,12 +36,7 @@ impl Ctx<'_> {
                         Builtin::Math(f, precision) => cx.math_fn(f, precision, v, &arg_ty, r, loc),
                         Builtin::Int(f) => cx.int_fn(f, v, &arg_ty, r, loc),
                         Builtin::Select => cx.select_fn(v, t.get(2).unwrap_or(&T::Void), loc),
-                        Builtin::Bitselect => {
-                            let [a, b, c] = three(v, loc)?;
-                            let nc = cx.b.unary(naga::UnaryOperator::BitwiseNot, c);
-                            let (l, r) = (cx.b.binary(B::And, a, nc), cx.b.binary(B::And, b, c));
-                            Ok(cx.b.binary(B::InclusiveOr, l, r))
-                        }
+                        Builtin::Bitselect => cx.bitselect_fn(v, r, loc),
                         _ => Err(LowerError::new(loc, "this built-in function is not supported yet")),
                     }
                 })?;
@@ -260,21 +255,54 @@ impl Ctx<'_> {
         Ok(self.match_width(l, ty))
     }
 
+    /// `select(a, b, c)`: per component of a vector, the most significant bit of `c` decides
+    /// (tested in the register, where 8/16-bit unsigned masks are zero-extended); for a
+    /// scalar, whether `c` is nonzero.
     fn select_fn(&mut self, v: &[Handle<Expression>], cty: &T, loc: Loc) -> R<Handle<Expression>> {
         let [a, b, c] = three(v, loc)?;
+        let zero = self.zero_of(cty, loc)?;
         let cond = match cty {
-            T::Vector(..) => {
-                // The most significant bit decides: c < 0 as signed.
-                let s = self.b.cast(c, naga::ScalarKind::Sint, None);
-                let zero = self.zero_of(&T::Vector(cty.element().map_or(S::Int, |e| e.signed_int_of_width()), cty.width()), loc)?;
-                self.b.binary(B::Less, s, zero)
+            T::Vector(s, _) => {
+                let msb = self.int_like(1i64 << (8 * s.size() - 1), cty, loc)?;
+                let bit = self.b.binary(B::And, c, msb);
+                self.b.binary(B::NotEqual, bit, zero)
             }
-            _ => {
-                let zero = self.zero_of(cty, loc)?;
-                self.b.binary(B::NotEqual, c, zero)
-            }
+            _ => self.b.binary(B::NotEqual, c, zero),
         };
         Ok(self.b.select(cond, b, a))
+    }
+
+    /// `bitselect(a, b, c)`: each bit from `b` where `c`'s is set, else from `a`; floats
+    /// select on their bit patterns.
+    fn bitselect_fn(&mut self, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let [a, b, c] = three(v, loc)?;
+        match ty.element() {
+            // A half lives in an f32 register: select on its 16 bits, component by component.
+            Some(S::Half) => {
+                let [a, b, c] = [a, b, c].map(|x| self.components(x, ty));
+                let comps = (a.into_iter().zip(b).zip(c))
+                    .map(|((a, b), c)| {
+                        let [a, b, c] = [a, b, c].map(|x| self.bits_of(x, S::Half));
+                        let r = self.bit_blend(a, b, c);
+                        self.value_of_bits(r, S::Half)
+                    })
+                    .collect();
+                self.compose_components(comps, ty, loc)
+            }
+            Some(s) if s.is_float() => {
+                let [a, b, c] = [a, b, c].map(|x| self.b.cast(x, naga::ScalarKind::Uint, None));
+                let r = self.bit_blend(a, b, c);
+                Ok(self.b.cast(r, naga::ScalarKind::Float, None))
+            }
+            _ => Ok(self.bit_blend(a, b, c)),
+        }
+    }
+
+    /// `(a & ~c) | (b & c)` on integer registers.
+    fn bit_blend(&mut self, a: Handle<Expression>, b: Handle<Expression>, c: Handle<Expression>) -> Handle<Expression> {
+        let nc = self.b.unary(naga::UnaryOperator::BitwiseNot, c);
+        let (l, r) = (self.b.binary(B::And, a, nc), self.b.binary(B::And, b, c));
+        self.b.binary(B::InclusiveOr, l, r)
     }
 
     /// `any(x)` / `all(x)`: whether the sign bit of any / every component is set, as int 0/1.
@@ -398,27 +426,39 @@ impl Ctx<'_> {
     }
 
     /// A pointer to `atomic<T>` for the element `ptr` designates: buffers get an atomic view,
-    /// `__local` integers are declared atomic already.
+    /// `__local` integers are declared atomic already (see `local_atomics.rs`).
     fn atomic_pointer(&mut self, ptr: super::place::Ptr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         use super::place::{Root, Step};
         if ptr.space == crate::compiler::AddressQualifier::Local {
             if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
                 return Err(LowerError::new(loc, "atomics on __local data of this type are not supported yet"));
             }
+            if ptr.steps.iter().any(|s| matches!(s, Step::Member(_))) {
+                return Err(LowerError::new(loc, "atomics on members of __local structs are not supported yet"));
+            }
             return self.materialize(&ptr, loc);
         }
-        let (Root::Buffer(arg), [Step::Index(i)]) = (ptr.root, ptr.steps.as_slice()) else {
-            return Err(LowerError::new(loc, "atomics are only supported on __global buffer elements and __local integers"));
+        let (Root::Buffer(arg), Some(view)) = (ptr.root, ptr.view.clone()) else {
+            return Err(LowerError::new(loc, "atomics are only supported on __global buffer data and __local integers"));
         };
         let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
+        let width = u32::from(scalar.width);
+        let index = match ptr.steps.as_slice() {
+            [Step::Index(i)] if self.program.types.size_of(&view) == u64::from(width) => *i,
+            // A struct member or a pointer cast: the element at its byte offset.
+            _ => {
+                let (byte, _) = self.buffer_byte(&ptr, view, loc)?;
+                let w = self.b.u32(width);
+                self.b.binary(B::Divide, byte, w)
+            }
+        };
         let aty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(scalar));
-        let stride = u32::from(scalar.width);
         let view = self
             .abi
-            .buffer_view(&mut self.module, arg, aty, stride)
+            .buffer_view(&mut self.module, arg, aty, width)
             .ok_or_else(|| LowerError::new(loc, "internal: not a buffer argument"))?;
         let g = self.b.expr(Expression::GlobalVariable(view));
-        Ok(self.b.index(g, *i))
+        Ok(self.b.index(g, index))
     }
 }
 

@@ -152,10 +152,10 @@ impl Ctx<'_> {
     pub(super) fn eval_ptr(&mut self, e: &Expr) -> R<Ptr> {
         let loc = e.loc;
         match &e.kind {
-            ExprKind::Load(place) => match &place.kind {
-                model::PlaceKind::Local(id) => self.load_ptr_var(*id, loc),
-                _ => Err(LowerError::new(loc, "pointers stored in memory other than private variables are not supported")),
-            },
+            ExprKind::Load(place) => {
+                let v = self.ptr_var_of(place)?;
+                self.load_ptr_var(v, loc)
+            }
             ExprKind::AddrOf(place) => self.place_ptr(place),
             ExprKind::Decay(place) => {
                 let mut p = self.place_ptr(place)?;
@@ -189,9 +189,7 @@ impl Ctx<'_> {
                 self.ptr_select(c, pa, pb, loc)
             }
             ExprKind::Assign { place, value, yields_old } => {
-                let model::PlaceKind::Local(id) = place.kind else {
-                    return Err(LowerError::new(loc, "pointers stored in memory other than private variables are not supported"));
-                };
+                let id = self.ptr_var_of(place)?;
                 let old = if *yields_old || contains_current(value) { Some(self.load_ptr_var(id, loc)?) } else { None };
                 if let (Some(o), Some(f)) = (&old, self.frames.last_mut()) {
                     f.current_ptr.push(o.clone());

@@ -12,6 +12,7 @@ mod floatbits;
 mod fmath;
 mod intfn;
 pub mod kernel;
+mod local_atomics;
 mod memory;
 mod place;
 mod stmt;
@@ -26,6 +27,7 @@ use crate::compiler::{AddressQualifier, KernelArg, Target};
 use abi::{Abi, ParamDecl, PodField};
 use builder::FnBuilder;
 use kernel::CompiledKernel;
+use local_atomics::LocalAtomics;
 use naga::{GlobalVariable, Handle, LocalVariable, Module};
 use place::PtrVar;
 use std::collections::HashMap;
@@ -116,13 +118,16 @@ struct Ctx<'p> {
     two_over_pi: Option<Handle<GlobalVariable>>,
     /// `__constant` variable → index of its block among the ABI params.
     constants: HashMap<u32, usize>,
+    /// The `__local` data declared atomic.
+    local_atomics: LocalAtomics,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
-    let decls = param_decls(program, func, &mut module, &mut types)?;
+    let local_atomics = LocalAtomics::of_kernel(program, id);
+    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args())?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -140,6 +145,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         workgroup: HashMap::new(),
         two_over_pi: None,
         constants: HashMap::new(),
+        local_atomics,
     };
     cx.kernel_body(id)?;
     let args = reflect_args(func, &cx.abi);
@@ -181,15 +187,16 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     })
 }
 
-/// How each kernel parameter is passed (see `abi.rs`).
-fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap) -> R<Vec<ParamDecl>> {
+/// How each kernel parameter is passed (see `abi.rs`); `atomic_locals`: whether `__local`
+/// pointer arguments point to atomic integers.
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomic_locals: bool) -> R<Vec<ParamDecl>> {
     func.params
         .iter()
         .map(|p| {
             let local = func.locals.get(p.local.0 as usize).ok_or_else(|| LowerError::new(func.loc, "internal: bad parameter"))?;
             Ok(match &local.ty {
                 model::Type::Pointer { pointee, space: AddressQualifier::Local, .. } => {
-                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, local.loc)?;
+                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, atomic_locals, local.loc)?;
                     let elem_size = program.types.size_of(pointee).max(1) as u32;
                     ParamDecl::Local { elem_ty, elem_size, name: local.name.clone() }
                 }

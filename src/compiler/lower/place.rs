@@ -1,8 +1,9 @@
 //! Places (lvalues) and pointers. A pointer is a base known at compile time (a private
 //! variable, a workgroup/private global, or a buffer argument seen as an array of its element
 //! type) plus a path of member/element steps; pointer arithmetic moves the last element index.
-//! A pointer variable keeps its path fixed by its first assignment and holds the last index
-//! in a u32 local, so pointers never need naga pointer values across blocks.
+//! A pointer variable keeps the shape of its path (root, members) fixed by its first
+//! assignment and holds each element index of the path in a u32 local, so pointers never need
+//! naga pointer values across blocks.
 
 use super::memory::Words;
 use super::{Ctx, LowerError, Slot, R};
@@ -16,6 +17,16 @@ pub enum Root {
     Global(Handle<GlobalVariable>),
     /// Buffer argument `n`.
     Buffer(usize),
+    /// A pointer variable (the pointer is a pointer to a pointer): it is only dereferenced, to
+    /// read or assign that variable.
+    PtrVar(VarRef),
+}
+
+/// A pointer variable: the frame of the inlined function instance that holds it, and its local.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VarRef {
+    frame: usize,
+    id: model::LocalId,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -38,12 +49,20 @@ pub struct Ptr {
     pub seen_as: Option<(S, S)>,
 }
 
+/// A step of a pointer variable's path before its last index.
+#[derive(Clone, Copy, Debug)]
+enum VarStep {
+    Member(u32),
+    /// An element index, kept in this u32 local.
+    Held(Handle<LocalVariable>),
+}
+
 /// A pointer-typed local: the fixed part of its pointers, the last index lives in a local.
 #[derive(Clone, Debug)]
 pub struct PtrVar {
     root: Root,
     view: Option<T>,
-    prefix: Vec<Step>,
+    prefix: Vec<VarStep>,
     space: Space,
     seen_as: Option<(S, S)>,
     /// The last step is an element index kept in the slot's local.
@@ -68,10 +87,13 @@ impl Ctx<'_> {
     /// The address of `place` as a pointer (swizzles have none).
     pub(super) fn place_ptr(&mut self, place: &Place) -> R<Ptr> {
         match &place.kind {
-            PlaceKind::Local(id) => match self.slot(*id, place.loc)? {
-                Slot::Var(v) => Ok(Ptr { root: Root::Local(v), view: None, steps: Vec::new(), space: Space::Private, seen_as: None }),
-                Slot::Ptr(..) => Err(LowerError::new(place.loc, "internal: pointer variable used as an object")),
-            },
+            PlaceKind::Local(id) => {
+                let root = match self.slot(*id, place.loc)? {
+                    Slot::Var(v) => Root::Local(v),
+                    Slot::Ptr(..) => Root::PtrVar(self.here(*id)),
+                };
+                Ok(Ptr { root, view: None, steps: Vec::new(), space: Space::Private, seen_as: None })
+            }
             PlaceKind::Constant(id) => self.constant_ptr(*id, place.loc),
             PlaceKind::Workgroup(id) => {
                 let g = self.workgroup_var(*id, place.loc)?;
@@ -168,6 +190,13 @@ impl Ctx<'_> {
             });
         };
         // Word-viewed buffer: follow the steps as byte offsets.
+        let (byte, ty) = self.buffer_byte(ptr, view, loc)?;
+        Ok(Access::Bytes { base: Words::Buffer(arg), byte, ty })
+    }
+
+    /// The byte offset in its buffer of buffer pointer `ptr` (whose view is `view`), and the
+    /// type it points to.
+    pub(super) fn buffer_byte(&mut self, ptr: &Ptr, view: T, loc: Loc) -> R<(Handle<Expression>, T)> {
         let mut steps = ptr.steps.iter();
         let Some(Step::Index(first)) = steps.next() else {
             return Err(LowerError::new(loc, "internal: buffer pointer without an element index"));
@@ -180,7 +209,7 @@ impl Ctx<'_> {
             byte = self.b.binary(B::Add, byte, offset);
             ty = next;
         }
-        Ok(Access::Bytes { base: Words::Buffer(arg), byte, ty })
+        Ok((byte, ty))
     }
 
     /// Byte offset and type reached by one step into a value of type `ty`.
@@ -247,6 +276,9 @@ impl Ctx<'_> {
                 let g = self.view(arg, &elem, loc)?;
                 self.b.expr(Expression::GlobalVariable(g))
             }
+            Root::PtrVar(_) => {
+                return Err(LowerError::new(loc, "a pointer to a pointer may only be dereferenced to read or assign the pointer it points to"))
+            }
         };
         for step in &ptr.steps {
             e = match *step {
@@ -279,7 +311,12 @@ impl Ctx<'_> {
                 *i = self.b.binary(B::Add, *i, count);
                 Ok(ptr)
             }
-            _ => Err(LowerError::new(loc, "pointer arithmetic is only supported on pointers into arrays or buffers")),
+            // `p[0]` on a pointer to a single object (a variable or a struct member).
+            _ if self.literal_value(count) == Some(0) => Ok(ptr),
+            _ => Err(LowerError::new(
+                loc,
+                "pointer arithmetic is only supported on pointers into arrays or buffers, not on a pointer to a single variable or struct member",
+            )),
         }
     }
 
@@ -331,46 +368,91 @@ impl Ctx<'_> {
         if ptr.steps.len() == 1 { ptr.view.clone() } else { None }
     }
 
-    /// `c ? a : b` for pointers into one object that differ only in their last index.
+    /// `c ? a : b` for pointers into one object (one root and path of members): each element
+    /// index is chosen.
     pub(super) fn ptr_select(&mut self, c: Handle<Expression>, a: Ptr, b: Ptr, loc: Loc) -> R<Ptr> {
-        let same_prefix = a.root == b.root
+        let same_shape = a.root == b.root
             && a.view == b.view
             && a.steps.len() == b.steps.len()
-            && a.steps.iter().zip(&b.steps).rev().skip(1).all(|(x, y)| match (x, y) {
+            && a.steps.iter().zip(&b.steps).all(|(x, y)| match (x, y) {
                 (Step::Member(m), Step::Member(n)) => m == n,
-                (Step::Index(i), Step::Index(j)) => i == j || (self.literal_value(*i).is_some() && self.literal_value(*i) == self.literal_value(*j)),
+                (Step::Index(_), Step::Index(_)) => true,
                 _ => false,
             });
-        match (same_prefix, a.steps.last(), b.steps.last()) {
-            (true, Some(Step::Index(i)), Some(Step::Index(j))) => {
-                let k = self.b.select(c, *i, *j);
-                let mut p = a;
-                if let Some(last) = p.steps.last_mut() {
-                    *last = Step::Index(k);
-                }
-                Ok(p)
-            }
-            (true, None, None) => Ok(a),
-            _ => Err(LowerError::new(loc, "a conditional choice between pointers into different objects is not supported")),
+        if !same_shape {
+            return Err(LowerError::new(loc, "a conditional choice between pointers into different objects is not supported"));
         }
+        let steps = a
+            .steps
+            .iter()
+            .zip(&b.steps)
+            .map(|(x, y)| match (*x, *y) {
+                (Step::Index(i), Step::Index(j)) if i != j => Step::Index(self.b.select(c, i, j)),
+                (x, _) => x,
+            })
+            .collect();
+        Ok(Ptr { steps, ..a })
     }
 
-    /// Compares two pointers (same base) by their last index.
+    /// Compares two pointers into one object by their paths: the first step where they differ
+    /// decides (members by their order, element indices by value), as their addresses would.
     pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B) -> Handle<Expression> {
         if a.root != b.root {
             // Distinct objects: only (in)equality is meaningful.
             return self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual)));
         }
-        let (ia, ib) = (self.ptr_index(a), self.ptr_index(b));
-        let (ia, ib) = (self.b.cast(ia, ScalarKind::Sint, None), self.b.cast(ib, ScalarKind::Sint, None));
-        self.b.binary(op, ia, ib)
+        let (mut pairs, mut tail) = (Vec::new(), (0, 0));
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            match (*x, *y) {
+                (Step::Index(i), Step::Index(j)) => pairs.push((i, j)),
+                (Step::Member(m), Step::Member(n)) if m == n => {}
+                (Step::Member(m), Step::Member(n)) => {
+                    tail = (m, n);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let (m, n) = (self.b.u32(tail.0), self.b.u32(tail.1));
+        let mut acc = self.b.binary(op, m, n);
+        // From the last differing place back: equal indices defer to what follows.
+        for (i, j) in pairs.into_iter().rev().filter(|(i, j)| i != j) {
+            let (i, j) = (self.b.cast(i, ScalarKind::Sint, None), self.b.cast(j, ScalarKind::Sint, None));
+            let (same, by_index) = (self.b.binary(B::Equal, i, j), self.b.binary(op, i, j));
+            acc = self.b.select(same, acc, by_index);
+        }
+        acc
     }
 
-    /// Stores pointer `ptr` into pointer variable `id`, fixing its base on the first store.
-    pub(super) fn assign_ptr_var(&mut self, id: model::LocalId, ptr: Ptr, loc: Loc) -> R<()> {
-        let slot = self.slot(id, loc)?;
+    /// Pointer variable `id` of the function instance being lowered.
+    pub(super) fn here(&self, id: model::LocalId) -> VarRef {
+        VarRef { frame: self.frames.len().saturating_sub(1), id }
+    }
+
+    /// The pointer variable that pointer-typed `place` is: a local, or `*pp` for a pointer
+    /// to a pointer variable.
+    pub(super) fn ptr_var_of(&mut self, place: &Place) -> R<VarRef> {
+        if let PlaceKind::Local(id) = place.kind {
+            return Ok(self.here(id));
+        }
+        match self.place_ptr(place)? {
+            Ptr { root: Root::PtrVar(v), steps, .. } if steps.is_empty() => Ok(v),
+            _ => Err(LowerError::new(place.loc, "pointers stored in memory other than private pointer variables are not supported")),
+        }
+    }
+
+    fn var_slot(&self, v: VarRef, loc: Loc) -> R<Slot> {
+        let slot = self.frames.get(v.frame).and_then(|f| f.locals.get(v.id.0 as usize));
+        slot.cloned().ok_or_else(|| LowerError::new(loc, "internal: unknown pointer variable"))
+    }
+
+    /// Stores pointer `ptr` into pointer variable `v`, fixing its base on the first store.
+    pub(super) fn assign_ptr_var(&mut self, v: VarRef, ptr: Ptr, loc: Loc) -> R<()> {
+        let slot = self.var_slot(v, loc)?;
         let slot = self.store_ptr_slot(slot, ptr, loc)?;
-        self.set_slot(id, slot);
+        if let Some(s) = self.frames.get_mut(v.frame).and_then(|f| f.locals.get_mut(v.id.0 as usize)) {
+            *s = slot;
+        }
         Ok(())
     }
 
@@ -381,23 +463,35 @@ impl Ctx<'_> {
             Slot::Var(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
         };
         let (prefix, last) = match ptr.steps.split_last() {
-            Some((Step::Index(i), rest)) => (rest.to_vec(), Some(*i)),
-            _ => (ptr.steps.clone(), None),
+            Some((Step::Index(i), rest)) => (rest, Some(*i)),
+            _ => (ptr.steps.as_slice(), None),
         };
-        if prefix.iter().any(|s| matches!(s, Step::Index(i) if !self.is_literal(*i))) {
-            return Err(LowerError::new(loc, "a pointer variable may not point into an array element chosen at run time"));
-        }
-        let fresh = PtrVar { root: ptr.root, view: ptr.view.clone(), prefix, space: ptr.space, seen_as: ptr.seen_as, indexed: last.is_some() };
         let fixed = match var {
-            None => fresh,
-            Some(old) if self.same_base(&old, &fresh) => old,
+            None => {
+                let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+                let steps = prefix
+                    .iter()
+                    .map(|s| match s {
+                        Step::Member(m) => VarStep::Member(*m),
+                        Step::Index(_) => VarStep::Held(self.b.local("ptr_path_index", u32_ty)),
+                    })
+                    .collect();
+                PtrVar { root: ptr.root, view: ptr.view.clone(), prefix: steps, space: ptr.space, seen_as: ptr.seen_as, indexed: last.is_some() }
+            }
+            Some(old) if self.same_shape(&old, &ptr, prefix, last.is_some()) => old,
             Some(_) => {
                 return Err(LowerError::new(
                     loc,
-                    "a pointer variable may only point into one object (a buffer argument, an array or a variable); this one is assigned pointers to different objects",
+                    "a pointer variable may only point into one object (a buffer argument, an array or a variable, and one member path in it); this one is assigned pointers to different objects",
                 ))
             }
         };
+        for (step, s) in fixed.prefix.iter().zip(prefix) {
+            if let (VarStep::Held(v), Step::Index(i)) = (step, s) {
+                let p = self.b.expr(Expression::LocalVariable(*v));
+                self.b.store(p, *i);
+            }
+        }
         if let Some(i) = last {
             let p = self.b.expr(Expression::LocalVariable(index));
             self.b.store(p, i);
@@ -405,9 +499,9 @@ impl Ctx<'_> {
         Ok(Slot::Ptr(Some(fixed), index))
     }
 
-    /// The pointer held by pointer variable `id`.
-    pub(super) fn load_ptr_var(&mut self, id: model::LocalId, loc: Loc) -> R<Ptr> {
-        let slot = self.slot(id, loc)?;
+    /// The pointer held by pointer variable `v`.
+    pub(super) fn load_ptr_var(&mut self, v: VarRef, loc: Loc) -> R<Ptr> {
+        let slot = self.var_slot(v, loc)?;
         self.load_ptr_slot(&slot, loc)
     }
 
@@ -415,7 +509,17 @@ impl Ctx<'_> {
     pub(super) fn load_ptr_slot(&mut self, slot: &Slot, loc: Loc) -> R<Ptr> {
         match slot.clone() {
             Slot::Ptr(Some(v), index) => {
-                let mut steps = v.prefix.clone();
+                let mut steps: Vec<Step> = v
+                    .prefix
+                    .iter()
+                    .map(|s| match *s {
+                        VarStep::Member(m) => Step::Member(m),
+                        VarStep::Held(l) => {
+                            let p = self.b.expr(Expression::LocalVariable(l));
+                            Step::Index(self.b.load(p))
+                        }
+                    })
+                    .collect();
                 if v.indexed {
                     let p = self.b.expr(Expression::LocalVariable(index));
                     steps.push(Step::Index(self.b.load(p)));
@@ -427,20 +531,18 @@ impl Ctx<'_> {
         }
     }
 
-    fn same_base(&self, a: &PtrVar, b: &PtrVar) -> bool {
-        a.root == b.root
-            && a.view == b.view
-            && a.indexed == b.indexed
-            && a.prefix.len() == b.prefix.len()
-            && a.prefix.iter().zip(&b.prefix).all(|(x, y)| match (x, y) {
-                (Step::Member(m), Step::Member(n)) => m == n,
-                (Step::Index(i), Step::Index(j)) => self.literal_value(*i) == self.literal_value(*j),
+    /// True when pointer variable `v` can hold `ptr` (whose steps are `prefix` and a last
+    /// index when `indexed`): one root and view, and one path of members.
+    fn same_shape(&self, v: &PtrVar, ptr: &Ptr, prefix: &[Step], indexed: bool) -> bool {
+        v.root == ptr.root
+            && v.view == ptr.view
+            && v.indexed == indexed
+            && v.prefix.len() == prefix.len()
+            && v.prefix.iter().zip(prefix).all(|(x, y)| match (x, y) {
+                (VarStep::Member(m), Step::Member(n)) => m == n,
+                (VarStep::Held(_), Step::Index(_)) => true,
                 _ => false,
             })
-    }
-
-    fn is_literal(&self, e: Handle<Expression>) -> bool {
-        self.literal_value(e).is_some()
     }
 
     fn literal_value(&self, e: Handle<Expression>) -> Option<u32> {

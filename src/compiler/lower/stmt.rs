@@ -55,12 +55,6 @@ impl<'p> Ctx<'p> {
             .ok_or_else(|| LowerError::new(loc, "internal: unknown local"))
     }
 
-    pub(super) fn set_slot(&mut self, id: LocalId, slot: Slot) {
-        if let Some(s) = self.frames.last_mut().and_then(|f| f.locals.get_mut(id.0 as usize)) {
-            *s = slot;
-        }
-    }
-
     /// Gives kernel parameter `n` (local `id`) its value from the launch interface.
     fn bind_kernel_param(&mut self, n: usize, id: LocalId, loc: Loc) -> R<()> {
         let ty = self.local_ty(id, loc)?;
@@ -86,7 +80,7 @@ impl<'p> Ctx<'p> {
         let view = matches!(root, super::place::Root::Buffer(_)).then(|| (*pointee).clone());
         let zero = self.b.u32(0);
         let ptr = Ptr { root, view, steps: vec![Step::Index(zero)], space, seen_as: None };
-        self.assign_ptr_var(id, ptr, loc)
+        self.assign_ptr_var(self.here(id), ptr, loc)
     }
 
     /// A value argument from the words it is passed in (see `abi::pod_words_type`): the words
@@ -131,7 +125,7 @@ impl<'p> Ctx<'p> {
             Stmt::Decl { local, init } => match init {
                 Some(e) if e.ty.is_pointer() => {
                     let p = self.eval_ptr(e)?;
-                    self.assign_ptr_var(*local, p, e.loc)
+                    self.assign_ptr_var(self.here(*local), p, e.loc)
                 }
                 Some(e) => {
                     let v = self.eval_value(e)?;
@@ -375,7 +369,7 @@ impl<'p> Ctx<'p> {
     fn inline_body(&mut self, callee: &model::Function, vals: Vec<Val>) -> R<()> {
         for (p, v) in callee.params.iter().zip(vals) {
             match v {
-                Val::P(ptr) => self.assign_ptr_var(p.local, ptr, callee.loc)?,
+                Val::P(ptr) => self.assign_ptr_var(self.here(p.local), ptr, callee.loc)?,
                 Val::V(v) => {
                     if let Slot::Var(var) = self.slot(p.local, callee.loc)? {
                         let ptr = self.b.expr(Expression::LocalVariable(var));
@@ -403,7 +397,8 @@ impl<'p> Ctx<'p> {
         }
         let program = self.program;
         let var = program.workgroup_vars.get(id.0 as usize).ok_or_else(|| LowerError::new(loc, "internal: unknown __local variable"))?;
-        let ty = self.types.naga_workgroup(&mut self.module, &program.types, &var.ty, loc)?;
+        let atomic = self.local_atomics.var(id.0);
+        let ty = self.types.naga_workgroup(&mut self.module, &program.types, &var.ty, atomic, loc)?;
         let g = self.module.global_variables.append(
             naga::GlobalVariable {
                 name: Some(var.name.clone()),

@@ -65,20 +65,23 @@ impl TypeMap {
                 intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })
             }
             T::Record(id) => self.record(module, types, *id, loc)?,
-            T::Void | T::Pointer { .. } => {
-                return Err(LowerError::new(loc, "internal: no naga type for a pointer or void"))
+            // A pointer held anywhere but in a pointer variable (in an array or a struct).
+            T::Pointer { .. } => return Err(LowerError::new(loc, "pointers held in arrays or structs are not supported (only in pointer variables)")),
+            T::Void => {
+                return Err(LowerError::new(loc, "internal: no naga type for void"))
             }
         })
     }
 
-    /// The naga type of a `__local` variable or argument element: 32/64-bit integers are
-    /// atomic so atomics can reach them (workgroup variables cannot alias, and plain loads and
-    /// stores of atomics are allowed).
-    pub fn naga_workgroup(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<Handle<Type>, LowerError> {
+    /// The naga type of a `__local` variable or argument element: with `atomic` (the kernel
+    /// applies atomics to it, see `local_atomics.rs`), 32/64-bit integers are atomic so atomics
+    /// can reach them (workgroup variables cannot alias, and plain loads and stores of atomics
+    /// are allowed).
+    pub fn naga_workgroup(&mut self, module: &mut Module, types: &model::Types, ty: &T, atomic: bool, loc: Loc) -> Result<Handle<Type>, LowerError> {
         Ok(match ty {
-            T::Scalar(s @ (S::Int | S::UInt | S::Long | S::ULong)) => intern(module, TypeInner::Atomic(reg_scalar(*s))),
+            T::Scalar(s @ (S::Int | S::UInt | S::Long | S::ULong)) if atomic => intern(module, TypeInner::Atomic(reg_scalar(*s))),
             T::Array { elem, len } => {
-                let base = self.naga_workgroup(module, types, elem, loc)?;
+                let base = self.naga_workgroup(module, types, elem, atomic, loc)?;
                 let stride = self.naga_size(module, types, elem, loc)?;
                 let size = std::num::NonZeroU32::new(*len).ok_or_else(|| LowerError::new(loc, "zero-length array"))?;
                 intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })

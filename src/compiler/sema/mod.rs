@@ -12,7 +12,7 @@ pub mod model;
 mod scope;
 mod stmt;
 mod types;
-mod visit;
+pub(crate) mod visit;
 
 use super::diag::Diagnostics;
 use super::source::Loc;

@@ -307,17 +307,18 @@ impl Sema<'_> {
 
     fn private_var(&mut self, decl: Declared, init: Option<&ast::Initializer>, name: &str, loc: Loc) -> Option<Stmt> {
         let init = match init {
-            Some(i) => Some(self.initializer_value(i, &decl.ty)?),
+            Some(i) => self.initializer_value(i, &decl.ty).map(Some),
             None if decl.is_const => {
                 self.diags.warning(loc, format!("const variable '{name}' is never initialized"));
-                None
+                Some(None)
             }
-            None => None,
+            None => Some(None),
         };
+        // Declared even when its initializer is in error, so that its uses are not errors too.
         let local = self.add_local(name, decl.ty.clone(), loc)?;
         let info = VarInfo { var: VarRef::Local(local), ty: decl.ty, space: Space::Private, is_const: decl.is_const };
         self.scopes.declare(name, Symbol::Var(info));
-        Some(Stmt::Decl { local, init })
+        Some(Stmt::Decl { local, init: init? })
     }
 
     pub(super) fn add_local(&mut self, name: &str, ty: Type, loc: Loc) -> Option<LocalId> {

@@ -217,12 +217,13 @@ impl Sema<'_> {
         let mut offset = 0u64;
         for d in decls {
             let base = self.spec_type(&d.spec)?;
-            if d.spec.quals.space.is_some() {
-                return self.err(d.loc, "struct members cannot have an address-space qualifier");
-            }
             for id in &d.declarators {
                 let decl = self.declared(&d.spec, base.clone(), &id.declarator, false)?;
                 let (name, loc) = decl.name.clone().unwrap_or_default();
+                // (`global int *p` qualifies what the member points to.)
+                if d.spec.quals.space.is_some() && !decl.ty.is_pointer() {
+                    return self.err(d.loc, "struct members cannot have an address-space qualifier");
+                }
                 if decl.unsized_array || matches!(decl.ty, Type::Void) || self.size_of(&decl.ty) == 0 {
                     return self.err(loc, format!("member '{name}' has an incomplete type"));
                 }

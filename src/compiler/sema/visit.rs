@@ -1,18 +1,35 @@
-//! Walks every expression of a function body (inside statements, places and other
-//! expressions), for the whole-program passes: call graph, renumbering, constant use.
+//! Walks every statement and expression of a function body (inside statements, places and
+//! other expressions), for the whole-program passes: call graph, renumbering, constant use,
+//! atomic `__local` data.
 
 use super::model::{Expr, ExprKind, Place, PlaceKind, Stmt};
 
+/// A statement or an expression met by [`walk_mut`].
+pub enum Node<'a> {
+    Stmt(&'a mut Stmt),
+    Expr(&'a mut Expr),
+}
+
 /// Calls `f` on every expression under `stmts`, outer expressions before inner ones.
 pub fn exprs_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Expr)) {
+    walk_mut(stmts, &mut |n| {
+        if let Node::Expr(e) = n {
+            f(e);
+        }
+    });
+}
+
+/// Calls `f` on every statement and expression under `stmts`, outer ones before inner ones.
+pub fn walk_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(Node)) {
     for s in stmts {
         stmt_mut(s, f);
     }
 }
 
-fn stmt_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
+fn stmt_mut(s: &mut Stmt, f: &mut dyn FnMut(Node)) {
+    f(Node::Stmt(s));
     match s {
-        Stmt::Block(b) => exprs_mut(b, f),
+        Stmt::Block(b) => walk_mut(b, f),
         Stmt::Decl { init, .. } => init.iter_mut().for_each(|e| expr_mut(e, f)),
         Stmt::Expr(e) => expr_mut(e, f),
         Stmt::If { cond, then, otherwise } => {
@@ -27,13 +44,13 @@ fn stmt_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
             stmt_mut(body, f);
         }
         Stmt::For { init, cond, step, body } => {
-            exprs_mut(init, f);
+            walk_mut(init, f);
             cond.iter_mut().chain(step.iter_mut()).for_each(|e| expr_mut(e, f));
             stmt_mut(body, f);
         }
         Stmt::Switch { selector, cases } => {
             expr_mut(selector, f);
-            cases.iter_mut().for_each(|c| exprs_mut(&mut c.body, f));
+            cases.iter_mut().for_each(|c| walk_mut(&mut c.body, f));
         }
         Stmt::Return(Some(e)) => expr_mut(e, f),
         Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
@@ -41,8 +58,8 @@ fn stmt_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
 }
 
 /// Calls `f` on `e`, then on the expressions inside it.
-pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
-    f(e);
+fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(Node)) {
+    f(Node::Expr(e));
     match &mut e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Zero | ExprKind::Current => {}
         ExprKind::Vector(items) | ExprKind::Aggregate(items) | ExprKind::Call(_, items) | ExprKind::Builtin(_, items) => {
@@ -79,7 +96,7 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
 }
 
 /// Places hold expressions too (pointers, indices); their root variable is [`place_root`].
-fn place_mut(p: &mut Place, f: &mut dyn FnMut(&mut Expr)) {
+fn place_mut(p: &mut Place, f: &mut dyn FnMut(Node)) {
     match &mut p.kind {
         PlaceKind::Local(_) | PlaceKind::Constant(_) | PlaceKind::Workgroup(_) => {}
         PlaceKind::Deref(e) => expr_mut(e, f),
