@@ -233,11 +233,16 @@ fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_
     Ok(pipeline)
 }
 
-/// `FERROCL_DUMP_SPIRV=DIR` writes every specialised kernel there, for `spirv-dis`/`spirv-val`.
+/// `FERROCL_DUMP_SPIRV=DIR` writes every specialised kernel there, for `spirv-dis`/`spirv-val`;
+/// a hash of the code in the name keeps kernels of the same name apart.
 fn dump_spirv(name: &str, (_, local, sizes): &PipelineKey, spirv: &[u32]) {
+    use std::hash::{Hash, Hasher};
     let Some(dir) = std::env::var_os("FERROCL_DUMP_SPIRV") else { return };
     let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
-    let file = std::path::Path::new(&dir).join(format!("{name}-{}x{}x{}-local{}.spv", local[0], local[1], local[2], sizes.join("_")));
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    spirv.hash(&mut hasher);
+    let code = hasher.finish() as u32;
+    let file = std::path::Path::new(&dir).join(format!("{name}-{code:08x}-{}x{}x{}-local{}.spv", local[0], local[1], local[2], sizes.join("_")));
     let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     if let Err(e) = std::fs::write(&file, bytes) {
         eprintln!("ferrocl: cannot write {}: {e}", file.display());
