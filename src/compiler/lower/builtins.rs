@@ -117,6 +117,14 @@ impl Ctx<'_> {
             Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
             _ => false,
         };
+        if arg_ty.element() == Some(S::Double) {
+            match (f, v) {
+                (MathFn::Fma, [a, b, c]) => return self.exact_fma(*a, *b, *c, arg_ty, loc),
+                (MathFn::Fmod, [a, b]) => return self.exact_fmod(*a, *b, arg_ty, loc),
+                (MathFn::Remainder, [a, b]) => return self.exact_remainder(*a, *b, arg_ty, loc),
+                _ => {}
+            }
+        }
         if super::floatbits::handles(f) {
             return self.float_bits_fn(f, v, arg_ty, ty, loc);
         }
@@ -219,7 +227,7 @@ impl Ctx<'_> {
     }
 
     /// Whether the sign bit of float (vector) `x` of type `ty` is set (-0.0 and NaNs included).
-    fn sign_bit_set(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
+    pub(super) fn sign_bit_set(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let bits = self.b.cast(x, naga::ScalarKind::Sint, None);
         let zero = if ty.element() == Some(S::Double) { self.b.lit(naga::Literal::I64(0)) } else { self.b.i32(0) };
         let zero = self.match_width(zero, ty);
