@@ -285,43 +285,39 @@ impl Ctx<'_> {
         Ok(self.b.select(hi_zero, more, ch))
     }
 
-    /// v << s for s in [0, 127].
+    /// v << s for s in [0, 127] (u32).
     fn shift_left(&mut self, v: Wide, s: H, sh: &Shape, loc: Loc) -> R<Wide> {
-        let (k63, k64) = (self.u32_like(63, &sh.u32), self.u32_like(64, &sh.u32));
-        let zero = self.int_like(0, &sh.u64, loc)?;
-        let sm = self.b.binary(B::And, s, k63);
-        // Below 64: bits move from lo into hi (none when s = 0, where 64 - s would be 64).
-        let back = self.b.binary(B::Subtract, k64, sm);
-        let back = self.b.binary(B::And, back, k63);
-        let spill = self.b.binary(B::ShiftRight, v.lo, back);
-        let u0 = self.u32_like(0, &sh.u32);
-        let s_zero = self.b.binary(B::Equal, sm, u0);
-        let spill = self.b.select(s_zero, zero, spill);
-        let hi = self.b.binary(B::ShiftLeft, v.hi, sm);
-        let hi = self.b.binary(B::InclusiveOr, hi, spill);
-        let lo = self.b.binary(B::ShiftLeft, v.lo, sm);
-        let big = self.b.binary(B::GreaterEqual, s, k64);
-        Ok(Wide { hi: self.b.select(big, lo, hi), lo: self.b.select(big, zero, lo) })
+        let (hi, lo) = self.shift(v.hi, v.lo, s, B::ShiftLeft, B::ShiftRight, sh, loc)?;
+        Ok(Wide { hi, lo })
     }
 
     /// v >> d for d in [0, 127] (u32).
     fn shift_right(&mut self, v: Wide, d: H, sh: &Shape, loc: Loc) -> R<Wide> {
+        let (lo, hi) = self.shift(v.lo, v.hi, d, B::ShiftRight, B::ShiftLeft, sh, loc)?;
+        Ok(Wide { hi, lo })
+    }
+
+    /// A two-word shift by s in [0, 127] toward the word `near` (`op`), bits crossing from
+    /// `far` by the opposite shift `back_op`; the new (near, far).
+    #[allow(clippy::too_many_arguments)]
+    fn shift(&mut self, near: H, far: H, s: H, op: B, back_op: B, sh: &Shape, loc: Loc) -> R<(H, H)> {
         let (k63, k64) = (self.u32_like(63, &sh.u32), self.u32_like(64, &sh.u32));
         let zero = self.int_like(0, &sh.u64, loc)?;
-        let sm = self.b.binary(B::And, d, k63);
-        // Below 64: bits move from hi into lo (none when the shift is 0, where 64 - s
-        // would be 64).
+        let sm = self.b.binary(B::And, s, k63);
+        // Below 64: the top bits of `far` cross over (none when the shift is 0, where the
+        // crossing shift would be 64).
         let back = self.b.binary(B::Subtract, k64, sm);
         let back = self.b.binary(B::And, back, k63);
-        let spill = self.b.binary(B::ShiftLeft, v.hi, back);
+        let spill = self.b.binary(back_op, far, back);
         let u0 = self.u32_like(0, &sh.u32);
         let s_zero = self.b.binary(B::Equal, sm, u0);
         let spill = self.b.select(s_zero, zero, spill);
-        let lo = self.b.binary(B::ShiftRight, v.lo, sm);
-        let lo = self.b.binary(B::InclusiveOr, lo, spill);
-        let hi = self.b.binary(B::ShiftRight, v.hi, sm);
-        let big = self.b.binary(B::GreaterEqual, d, k64);
-        Ok(Wide { hi: self.b.select(big, zero, hi), lo: self.b.select(big, hi, lo) })
+        let moved = self.b.binary(op, near, sm);
+        let moved = self.b.binary(B::InclusiveOr, moved, spill);
+        let far = self.b.binary(op, far, sm);
+        // From 64 on, `far` lands in `near` and leaves zeros.
+        let big = self.b.binary(B::GreaterEqual, s, k64);
+        Ok((self.b.select(big, far, moved), self.b.select(big, zero, far)))
     }
 
     /// Whether any of the `d` low bits of v is set, d in [0, 127] (u32).
@@ -493,7 +489,7 @@ impl Ctx<'_> {
 mod tests {
     use crate::compiler::lower::tests::target;
     use crate::compiler::spirv::tests::spirv_val;
-    use crate::compiler::{build, Kernel};
+    use crate::compiler::build;
 
     #[test]
     fn valid_for_scalars_and_every_vector_width() {
