@@ -1908,5 +1908,22 @@ fn double_fma_fmod_remainder_are_exact() {
             }
         }
     }
+    // Float fmod and remainder (in double): exact for floats of every exponent.
+    let (fa, fb): (Vec<f32>, Vec<f32>) = (0..n).map(|i| (a[i] as f32, if i % 5 == 0 { f32::from_bits(b[i].to_bits() as u32) } else { b[i] as f32 })).unzip();
+    let o = s.zeros::<f32>(n * 2);
+    s.run("float_exact", &[Arg::Buf(&s.buf(&fa)), Arg::Buf(&s.buf(&fb)), Arg::Buf(&o)], &[n], None);
+    let got = s.get::<f32>(&o, n * 2);
+    let same32 = |g: f32, w: f32| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+    let bad: Vec<String> = (0..n)
+        .filter(|&i| {
+            let (x, y) = (f64::from(fa[i]), f64::from(fb[i]));
+            !same32(got[2 * i], fa[i] % fb[i]) || !same32(got[2 * i + 1], remainder(x, y) as f32)
+        })
+        .take(8)
+        .map(|i| format!("fmod, remainder({:e}, {:e}) = {:?}", fa[i], fb[i], &got[2 * i..2 * i + 2]))
+        .collect();
+    if !bad.is_empty() {
+        s.fail(format!("float_exact: {}", bad.join("; ")));
+    }
     s.finish();
 }

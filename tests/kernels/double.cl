@@ -265,3 +265,10 @@ kernel void double_exact4(global const double4 *a, global const double4 *b, glob
     o[g * 3 + 1] = fmod(a[g], b[g]);
     o[g * 3 + 2] = remainder(a[g], b[g]);
 }
+
+// Float fmod and remainder are computed in double where the device has it: exact too.
+kernel void float_exact(global const float *a, global const float *b, global float *o) {
+    size_t g = get_global_id(0);
+    o[g * 2] = fmod(a[g], b[g]);
+    o[g * 2 + 1] = remainder(a[g], b[g]);
+}

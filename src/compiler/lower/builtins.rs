@@ -117,11 +117,14 @@ impl Ctx<'_> {
             Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
             _ => false,
         };
-        if arg_ty.element() == Some(S::Double) {
+        // Exact on the representation (exact.rs): double fma, fmod and remainder, and float
+        // fmod and remainder through double (their results are floats).
+        let double = arg_ty.element() == Some(S::Double);
+        if double || (arg_ty.element() == Some(S::Float) && self.target.fp64) {
             match (f, v) {
-                (MathFn::Fma, [a, b, c]) => return self.exact_fma(*a, *b, *c, arg_ty, loc),
-                (MathFn::Fmod, [a, b]) => return self.exact_fmod(*a, *b, arg_ty, loc),
-                (MathFn::Remainder, [a, b]) => return self.exact_remainder(*a, *b, arg_ty, loc),
+                (MathFn::Fma, [a, b, c]) if double => return self.exact_fma(*a, *b, *c, arg_ty, loc),
+                (MathFn::Fmod, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_fmod(a[0], a[1], t, loc)),
+                (MathFn::Remainder, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_remainder(a[0], a[1], t, loc)),
                 _ => {}
             }
         }

@@ -690,7 +690,7 @@ impl Ctx<'_> {
 
     /// `f(x)` computed in double precision when `ty` is float and the device has doubles (for
     /// functions whose float result needs more than float intermediates).
-    fn in_double(&mut self, args: &[H], ty: &T, f: impl FnOnce(&mut Self, &[H], &T) -> R<H>) -> R<H> {
+    pub(super) fn in_double(&mut self, args: &[H], ty: &T, f: impl FnOnce(&mut Self, &[H], &T) -> R<H>) -> R<H> {
         if format(ty).bytes == 8 || !self.target.fp64 {
             return f(self, args, ty);
         }
