@@ -1927,3 +1927,66 @@ fn double_fma_fmod_remainder_are_exact() {
     }
     s.finish();
 }
+
+/// The binary16 bits nearest to `x` (ties to even), computed on the f64 value.
+fn half_bits(x: f64) -> u16 {
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a.is_nan() {
+        return 0x7e00;
+    }
+    // 65520 is halfway between 65504 and 2^16: ties to even go up, to infinity.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < 2f64.powi(-14) {
+        // Subnormal: a multiple of 2^-24 (the last one rounds up to the smallest normal).
+        return sign | (a * 2f64.powi(24)).round_ties_even() as u16;
+    }
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let m = (a / 2f64.powi(e) * 1024.0).round_ties_even() as u16;
+    // m = 2048 carries into the exponent through the addition.
+    sign | ((((e + 15) as u16) << 10) + (m - 1024))
+}
+
+#[test]
+fn double_vstore_half_rounds_once() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let n = 256;
+    let k: Vec<u32> = values(n, 71);
+    let d: Vec<f64> = (0..n)
+        .map(|i| {
+            // A half h, then d just above or below a halfway point of h's binade (where a
+            // rounding to float first would land exactly on the tie), or random values.
+            let h = (1.0 + f64::from(k[i] % 1024) / 1024.0) * 2f64.powi((k[i] >> 10) as i32 % 30 - 14);
+            let half_ulp = h * 2f64.powi(-11) / (1.0 + f64::from(k[i] % 1024) / 1024.0);
+            match i % 4 {
+                0 => h + half_ulp + half_ulp * 2f64.powi(-30),
+                1 => h + half_ulp - half_ulp * 2f64.powi(-30),
+                2 => -(h + half_ulp),
+                _ => [f64::from_bits(u64::from(k[i]) << 32), 1e-9, 70000.0, 65519.99, f64::NAN, -0.0][i / 4 % 6],
+            }
+        })
+        .collect();
+    let (bd, h) = (s.buf(&d), s.zeros::<u16>(2 * n));
+    s.run("double_to_half", &[Arg::Buf(&bd), Arg::Buf(&h)], &[n / 2], None);
+    let got = s.get::<u16>(&h, 2 * n);
+    let is_nan = |b: u16| b & 0x7c00 == 0x7c00 && b & 0x3ff != 0;
+    // h[g] from the scalar store (g < n / 2), h[n / 2 + i] from vstore_half2 (every i).
+    let stored = (0..n / 2).map(|g| (g, got[g])).chain((0..n).map(|i| (i, got[n / 2 + i])));
+    let bad: Vec<String> = stored
+        .filter(|&(i, b)| {
+            let want = half_bits(d[i]);
+            b != want && !(is_nan(b) && is_nan(want))
+        })
+        .take(6)
+        .map(|(i, b)| format!("{:e}: got {b:#06x} want {:#06x}", d[i], half_bits(d[i])))
+        .collect();
+    if !bad.is_empty() {
+        s.fail(format!("vstore_half(double): {}", bad.join(", ")));
+    }
+    s.finish();
+}

@@ -272,3 +272,10 @@ kernel void float_exact(global const float *a, global const float *b, global flo
     o[g * 2] = fmod(a[g], b[g]);
     o[g * 2 + 1] = remainder(a[g], b[g]);
 }
+
+// vstore_half of double: one rounding to half (no double rounding through float).
+kernel void double_to_half(global const double *d, global half *h) {
+    size_t g = get_global_id(0);
+    vstore_half(d[g], g, h);
+    vstore_half2(vload2(g, d), g, h + get_global_size(0));
+}

@@ -334,14 +334,41 @@ impl Ctx<'_> {
         let v = self.eval_value(data)?;
         let base = self.vector_base(n, off, p, loc)?;
         let comps = self.components(v, &data.ty);
+        let elem = data.ty.element().map_or(T::Void, T::Scalar);
+        let to_half = matches!(&p.ty, T::Pointer { pointee, .. } if **pointee == T::Scalar(S::Half));
+        // vstore_half of double: through float rounded to odd, so that the rounding to half
+        // afterwards is the one correct rounding.
+        let via_float = to_half && elem == T::Scalar(S::Double);
+        let stored = if via_float { T::Scalar(S::Float) } else { elem };
         for (k, c) in (0..u32::from(n)).zip(comps) {
+            let c = if via_float { self.double_to_float_odd(c) } else { c };
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
             let access = self.ptr_access(&ptr, loc)?;
-            let elem = data.ty.element().map_or(T::Void, T::Scalar);
-            self.store_access(&access, c, &elem, loc)?;
+            self.store_access(&access, c, &stored, loc)?;
         }
         Ok(())
+    }
+
+    /// A double scalar as the float next to it with an odd last bit when the conversion is
+    /// inexact (round to odd): a later rounding to a narrower format cannot round twice.
+    fn double_to_float_odd(&mut self, d: Handle<Expression>) -> Handle<Expression> {
+        let f = self.b.cast(d, naga::ScalarKind::Float, Some(4));
+        let back = self.b.cast(f, naga::ScalarKind::Float, Some(8));
+        let inexact = self.b.binary(B::NotEqual, back, d);
+        let bits = self.b.cast(f, naga::ScalarKind::Uint, None);
+        let (one, zero) = (self.b.u32(1), self.b.u32(0));
+        let odd = self.b.binary(B::And, bits, one);
+        let even = self.b.binary(B::Equal, odd, zero);
+        // The odd neighbour lies toward d: one up in magnitude when |d| > |f|, else one down.
+        let (ad, af) = (self.b.math(M::Abs, &[d]), self.b.math(M::Abs, &[back]));
+        let away = self.b.binary(B::Greater, ad, af);
+        let up = self.b.binary(B::Add, bits, one);
+        let down = self.b.binary(B::Subtract, bits, one);
+        let step = self.b.select(away, up, down);
+        let fix = self.b.select(inexact, even, inexact);
+        let bits = self.b.select(fix, step, bits);
+        self.b.cast(bits, naga::ScalarKind::Float, None)
     }
 
     /// `p + offset * n`.
