@@ -49,8 +49,9 @@ const MIN_Q: i64 = -1074;
 impl Ctx<'_> {
     /// Correctly rounded x y + z.
     pub(super) fn exact_fma(&mut self, x: H, y: H, z: H, ty: &T, loc: Loc) -> R<H> {
+        let [x, y, z] = self.opaque([x, y, z], ty, loc)?;
         let sh = shape(ty);
-        let (a, b, c) = (self.parts(x, ty, &sh, loc)?, self.parts(y, ty, &sh, loc)?, self.parts(z, ty, &sh, loc)?);
+        let (a, b, c) = (self.parts(x, &sh, loc)?, self.parts(y, &sh, loc)?, self.parts(z, &sh, loc)?);
         // Both operands of the sum normalised to bit 125 (two bits of headroom for the carry).
         let product = self.mul_wide(a.m, b.m, &sh, loc)?;
         let qp = self.b.binary(B::Add, a.q, b.q);
@@ -108,8 +109,9 @@ impl Ctx<'_> {
 
     /// fmod(x, y) = x - n y with n = trunc(x / y), exactly.
     pub(super) fn exact_fmod(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        let [x, y] = self.opaque([x, y], ty, loc)?;
         let sh = shape(ty);
-        let (a, b) = (self.parts(x, ty, &sh, loc)?, self.parts(y, ty, &sh, loc)?);
+        let (a, b) = (self.parts(x, &sh, loc)?, self.parts(y, &sh, loc)?);
         let zero64 = self.int_like(0, &sh.u64, loc)?;
         // |x| = mx 2^qx, |y| = my 2^qy with qx >= qy whenever |x| >= |y|: the remainder of
         // mx 2^(qx - qy) by my, times 2^qy.
@@ -165,6 +167,7 @@ impl Ctx<'_> {
     /// r = fmod(x, 2y): |r| past |y| means an odd quotient so far; then one more step of |y|
     /// where |r| passes |y| / 2 (or meets it with an odd quotient). Each step is exact.
     pub(super) fn exact_remainder(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        let [x, y] = self.opaque([x, y], ty, loc)?;
         let two = self.float_like(2.0, ty, loc)?;
         let y2 = self.b.binary(B::Multiply, y, two);
         let r = self.exact_fmod(x, y2, ty, loc)?;
@@ -187,11 +190,19 @@ impl Ctx<'_> {
         Ok(self.b.select(special, r, result))
     }
 
+    /// The operands behind an opaque xor: with constant operands naga's constant evaluator
+    /// (re-run at specialisation) would meet what it cannot fold: math functions on f64,
+    /// narrowing conversions of 64-bit values.
+    fn opaque<const N: usize>(&mut self, v: [H; N], ty: &T, loc: Loc) -> R<[H; N]> {
+        let mut out = v;
+        for h in &mut out {
+            *h = self.barrier(*h, ty, loc)?;
+        }
+        Ok(out)
+    }
+
     /// Sign, significand and exponent of a double (meaningful for finite values).
-    /// `x` passes an opaque xor first: with constant operands naga's constant evaluator would
-    /// meet the narrowing conversions below, which it cannot do for 64-bit values.
-    fn parts(&mut self, x: H, ty: &T, sh: &Shape, loc: Loc) -> R<Parts> {
-        let x = self.barrier(x, ty, loc)?;
+    fn parts(&mut self, x: H, sh: &Shape, loc: Loc) -> R<Parts> {
         let bits = self.b.cast(x, ScalarKind::Uint, None);
         let (mask, hidden) = (self.int_like(MANTISSA as i64, &sh.u64, loc)?, self.int_like(1 << 52, &sh.u64, loc)?);
         let frac = self.b.binary(B::And, bits, mask);
@@ -493,12 +504,13 @@ mod tests {
 
     #[test]
     fn valid_for_scalars_and_every_vector_width() {
-        for ty in ["double", "double2", "double3", "double4", "double8"] {
+        for ty in ["float16", "float4", "double", "double2", "double3", "double4", "double8"] {
             let mut src = format!("kernel void k(global {ty} *o) {{ o[0] = fma(o[1], o[2], o[3]); o[4] = fmod(o[5], o[6]); o[7] = remainder(o[8], o[9]);");
             // Constant operands too: naga folds them at specialisation. (Not for double8:
-            // naga cannot fold any math function on a constant double8, fabs included.)
+            // naga cannot fold any math function on f64, fabs included, and a constant
+            // double8 reaches the functions as a constant.)
             if ty != "double8" {
-                src += &format!("o[10] = fma(({ty})1.5, ({ty})3.0, ({ty})0.25); o[11] = fmod(({ty})7.5, ({ty})2.0); o[12] = remainder(({ty})7.5, ({ty})2.0);");
+                src += &format!("o[10] = fma(({ty})1.5, ({ty})3.0, ({ty})0.25); o[11] = fmod(({ty})7.5, ({ty})2.0); o[12] = remainder(({ty})7.5, ({ty})2.0); o[13] = remainder(o[5], ({ty})1.5);");
             }
             src += "}";
             let (_, p) = build(&src, "", &target()).unwrap_or_else(|e| panic!("{ty}: {e:?}"));
