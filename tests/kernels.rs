@@ -1990,3 +1990,20 @@ fn double_vstore_half_rounds_once() {
     }
     s.finish();
 }
+
+/// `double` builds exactly where the device reports `cl_khr_fp64`, and is a diagnostic elsewhere.
+#[test]
+fn double_builds_where_cl_khr_fp64_is_reported() {
+    let env = common::Env::new();
+    let src = "kernel void k(global double *o) { o[0] = 1.0; }";
+    match build_with(&env, src, "") {
+        Ok(program) => {
+            assert!(has_fp64(), "double accepted without cl_khr_fp64");
+            unsafe { common::clReleaseProgram(program) };
+        }
+        Err(log) => {
+            assert!(!has_fp64(), "double refused with cl_khr_fp64: {log}");
+            assert!(log.contains("1:25: error: type 'double' requires the cl_khr_fp64 extension"), "{log}");
+        }
+    }
+}

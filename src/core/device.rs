@@ -131,8 +131,9 @@ impl Device {
 
     /// `CL_DEVICE_DOUBLE_FP_CONFIG`: 0 without `double`. Rounding is the default round to
     /// nearest only (naga cannot request another mode, and OpenCL C has no way to select one);
-    /// `fma` is computed exactly in software; subnormals are kept (lavapipe's x86 doubles and
-    /// NVIDIA's DFMA units do not flush them; nothing the SPIR-V asks changes that).
+    /// `fma` is computed exactly in software; subnormals are kept by the hardware, not asked
+    /// for (naga cannot write `DenormPreserve`): measured on lavapipe's x86 doubles; NVIDIA's
+    /// own OpenCL reports double denormals on the same GPUs.
     pub fn double_fp_config(&self) -> cl_device_fp_config {
         if !self.target.fp64 {
             return 0;

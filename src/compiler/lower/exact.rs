@@ -1,9 +1,10 @@
-//! `fma` and `fmod` on double, exact on the integer representation. OpenCL requires both
-//! correctly rounded, and drivers give neither: GLSL `Fma` is a rounded product and a sum on
-//! lavapipe (Vulkan promises no more), and x - y trunc(x / y) rounds twice. Sign, exponent
-//! and the 53-bit significand are taken apart into 64-bit integers; fma forms the 106-bit
-//! product in two words, fmod reduces the significand by long division 11 bits at a time.
-//! Every operation is component-wise, so vectors of up to 4 doubles go through unchanged.
+//! `fma`, `fmod` and `remainder` on double, exact on the integer representation (float
+//! `fmod` and `remainder` come here through double too). OpenCL requires them correctly
+//! rounded, and drivers give neither: GLSL `Fma` is a rounded product and a sum on lavapipe
+//! (Vulkan promises no more), and x - y trunc(x / y) rounds twice. Sign, exponent and the
+//! 53-bit significand are taken apart into 64-bit integers; fma forms the 106-bit product in
+//! two words, fmod reduces the significand by long division 11 bits at a time. Every
+//! operation is component-wise, so vectors of up to 4 doubles go through unchanged.
 
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{Scalar as S, Type as T};
