@@ -1611,3 +1611,515 @@ fn more_math_functions() {
     }
     s.finish();
 }
+
+use common::{has_fp64, ulps};
+
+/// Operands for the double kernels: `x` in (-3, 3) never 0, `y` in [0.5, 10), `z` mixed.
+fn double_operands(n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let x = (0..n).map(|i| (i as f64 - 31.5) / 10.5).collect();
+    let y = (0..n).map(|i| 0.5 + i as f64 * 0.15).collect();
+    let z = values::<i32>(n, 31).iter().map(|&v| f64::from(v) / 1e9).collect();
+    (x, y, z)
+}
+
+#[test]
+fn double_arithmetic_and_memory() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let (mut a, mut b, _) = double_operands(N);
+    (a[3], b[3], b[4], a[5]) = (0.1, 0.1, 0.0, f64::from_bits(3));
+    let k = 1.0 / 3.0;
+    let (ba, bb, o, cmp) = (s.buf(&a), s.buf(&b), s.zeros::<f64>(N * 8), s.zeros::<i32>(N * 8));
+    s.run("double_arith", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&o), Arg::Buf(&cmp), val(k)], &[N], None);
+    // Every operation is correctly rounded for double; 2x + y has an exact product.
+    let want: Vec<f64> = a.iter().zip(&b).flat_map(|(&x, &y)| [x + y, x - y, x * y, x / y, -x, x * k, 2.0 * x + y, (x + y) * 0.5]).collect();
+    s.check("double_arith", &s.get::<f64>(&o, N * 8), &want);
+    let want: Vec<i32> = a.iter().zip(&b).flat_map(|(&x, &y)| compare(x, y, x != 0.0, y != 0.0)).collect();
+    s.check("double compare", &s.get::<i32>(&cmp, N * 8), &want);
+
+    let (ba, o) = (s.buf(&a), s.zeros::<f64>(N));
+    s.run("double_local", &[Arg::Buf(&ba), Arg::Buf(&o), Arg::Local(64 * 8)], &[N], Some(&[64]));
+    let want: Vec<f64> = (0..N).map(|l| a[63 - l] + (a[(l + 1) % 64] * 0.5 + a[(l + 1) % 64] * 0.25)).collect();
+    s.check("double_local", &s.get::<f64>(&o, N), &want);
+
+    // mixed_t: char c @0, double d @8, float f @16, double2 v @32; 48 bytes.
+    let mut bytes = vec![0u8; 4 * 48];
+    for i in 0..4 {
+        let m = &mut bytes[i * 48..];
+        m[0] = 10 + i as u8;
+        m[8..16].copy_from_slice(&(i as f64 + 0.25).to_le_bytes());
+        m[16..20].copy_from_slice(&(0.5f32 * i as f32).to_le_bytes());
+        m[32..40].copy_from_slice(&(1e10 * i as f64).to_le_bytes());
+        m[40..48].copy_from_slice(&(-0.125 * i as f64).to_le_bytes());
+    }
+    let (bm, size) = (s.env.buffer_from(&bytes), s.zeros::<i32>(1));
+    s.run("double_struct", &[Arg::Buf(&bm), Arg::Buf(&size)], &[4], None);
+    let got = s.env.read(&bm, 0, 4 * 48);
+    let f = |m: &[u8], at: usize| f64::from_le_bytes(m[at..at + 8].try_into().unwrap());
+    for i in 0..4 {
+        let (m, fi) = (&got[i * 48..], i as f64);
+        let want = [(fi + 0.25) * 3.0 + 0.5 * fi, -0.125 * fi + f64::from(10 + i as u8), 1e10 * fi + 1.0];
+        s.check(&format!("double_struct[{i}]"), &[f(m, 8), f(m, 32), f(m, 40)], &want);
+        s.check(&format!("double_struct[{i}] c, f"), &[m[0], m[16], m[19]], &[10 + i as u8, bytes[i * 48 + 16], bytes[i * 48 + 19]]);
+    }
+    s.check("sizeof(mixed_t)", &s.get::<i32>(&size, 1), &[48]);
+    s.finish();
+}
+
+#[test]
+fn double_conversions() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let special = [
+        0.5, 1.5, 2.5, -2.5, -0.5, 2.499999999, -1.0, 1e10, -1e10, f64::NAN, 3e19, -3e19, f64::INFINITY, f64::NEG_INFINITY,
+        2147483647.5, -2147483648.5, 255.5, 127.5, -128.5, 65535.5, 32767.5, 9.3e18, -9.3e18, 4294967295.5, 1e-300, -0.0,
+    ];
+    let mut d: Vec<f64> = values::<i64>(N, 41).iter().map(|&v| v as f64 / 2f64.powi(32)).collect();
+    d[..special.len()].copy_from_slice(&special);
+    let small: Vec<f64> = (0..N).map(|i| if i < 10 { special[i] } else { (i as f64 - 32.0) * 1.37 }).collect();
+    let (bd, bs, oi, ol, of, oin) = (s.buf(&d), s.buf(&small), s.zeros::<i32>(N * 10), s.zeros::<i64>(N * 3), s.zeros::<f32>(N * 2), s.zeros::<i32>(N * 6));
+    s.run("double_convert", &[Arg::Buf(&bd), Arg::Buf(&bs), Arg::Buf(&oi), Arg::Buf(&ol), Arg::Buf(&of), Arg::Buf(&oin)], &[N], None);
+    // Rust's `as` saturates and sends NaN to 0, like OpenCL's _sat conversions.
+    let want: Vec<i32> = d
+        .iter()
+        .flat_map(|&v| {
+            [
+                v as i32, v.round_ties_even() as i32, v as i32, v.ceil() as i32, v.floor() as i32, v as u32 as i32,
+                i32::from(v as i8), i32::from(v as u8), i32::from(v.round_ties_even() as i16), i32::from(v as u16),
+            ]
+        })
+        .collect();
+    s.check("double _sat conversions to int types", &s.get::<i32>(&oi, N * 10), &want);
+    let want: Vec<i64> = d.iter().flat_map(|&v| [v as i64, v as u64 as i64, v.floor() as i64]).collect();
+    s.check("double _sat conversions to long", &s.get::<i64>(&ol, N * 3), &want);
+    let got = s.get::<f32>(&of, N * 2);
+    let bad = (0..N).filter(|&i| [got[2 * i], got[2 * i + 1]].iter().any(|g| g.to_bits() != (d[i] as f32).to_bits() && !(g.is_nan() && d[i].is_nan())));
+    for i in bad.take(4) {
+        s.fail(format!("double {} to float: got {:?} want {}", d[i], &got[2 * i..2 * i + 2], d[i] as f32));
+    }
+    let want: Vec<i32> = small
+        .iter()
+        .flat_map(|&v| [v as i32, v as i32, v.round_ties_even() as i32, v as i32, v.ceil() as i32, v.floor() as i32])
+        .collect();
+    let got: Vec<i32> = s.get::<i32>(&oin, N * 6);
+    // NaN has no defined plain conversion: skip its row.
+    let keep = |rows: &[i32]| rows.chunks(6).zip(&small).filter(|(_, v)| !v.is_nan()).flat_map(|(r, _)| r.to_vec()).collect::<Vec<_>>();
+    s.check("double plain conversions to int", &keep(&got), &keep(&want));
+
+    let (i, l) = (values::<i32>(N, 42), values::<i64>(N, 43));
+    let u: Vec<u64> = values(N, 44);
+    let f: Vec<f32> = values::<i32>(N, 45).iter().map(|&v| v as f32 / 7.0).collect();
+    let (bi, bl, bu, bf, o) = (s.buf(&i), s.buf(&l), s.buf(&u), s.buf(&f), s.zeros::<f64>(N * 5));
+    s.run("to_double", &[Arg::Buf(&bi), Arg::Buf(&bl), Arg::Buf(&bu), Arg::Buf(&bf), Arg::Buf(&o)], &[N], None);
+    let want: Vec<f64> = (0..N)
+        .flat_map(|g| [f64::from(i[g]), l[g] as f64, u[g] as f64, f64::from(f[g]), f64::from_bits(l[g] as u64 & 0x7fef_ffff_ffff_ffff)])
+        .collect();
+    s.check("conversions to double", &s.get::<f64>(&o, N * 5), &want);
+    s.finish();
+}
+
+#[test]
+fn double_vectors_and_literals() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let a: Vec<f64> = values::<i32>(16 * N, 51).iter().map(|&v| f64::from(v) / 65536.0).collect();
+    let (ba, o) = (s.buf(&a), s.zeros::<f64>(34 * N));
+    s.run("double_vectors", &[Arg::Buf(&ba), Arg::Buf(&o)], &[N], None);
+    let got = s.get::<f64>(&o, 34 * N);
+    let mut want = vec![0.0; 34 * N];
+    for g in 0..N {
+        let v = |w: usize, i: usize| a[w * g + i];
+        for i in 0..2 {
+            want[2 * g + i] = v(2, i) * 2.0 + v(2, 1 - i);
+        }
+        let zxy = [2, 0, 1];
+        for i in 0..3 {
+            want[2 * N + 3 * g + i] = v(3, zxy[i]) - v(3, i) / 4.0;
+        }
+        let xywz = [0, 1, 3, 2];
+        for i in 0..4 {
+            // A product plus a term: contraction into fma is allowed, so compute it fused too.
+            let (p, q) = (v(4, xywz[i]), v(4, i));
+            let w = p * q + q.abs();
+            let fused = p.mul_add(q, q.abs());
+            let gv = got[5 * N + 4 * g + i];
+            want[5 * N + 4 * g + i] = if gv == fused { fused } else { w };
+        }
+        for i in 0..8 {
+            want[9 * N + 8 * g + i] = v(8, 7 - i) + v(8, i).floor();
+        }
+        for i in 0..16 {
+            want[17 * N + 16 * g + i] = v(16, i) + v(16, 15 - i) * 0.5;
+        }
+        want[33 * N + g] = 1.0 + 2.0 * 4.0 + v(4, 3) + v(4, 0) + v(2, 1).max(2.0);
+    }
+    s.check("double vectors", &got, &want);
+
+    let (o, n) = (s.zeros::<f64>(14), s.zeros::<i32>(10));
+    s.run("double_literals", &[Arg::Buf(&o), Arg::Buf(&n)], &[1], None);
+    use std::f64::consts::{E, PI};
+    let want = [
+        0.1, f64::from(0.1f32), 1.0 / 3.0, 3.0, f64::INFINITY, PI, f64::EPSILON, f64::MIN_POSITIVE, f64::MAX, 2.5e-320, 1.1,
+        f64::from(0.1f32) + 0.2, 1e-5, E,
+    ];
+    s.check("double literals", &s.get::<f64>(&o, 14), &want);
+    s.check("double literal types", &s.get::<i32>(&n, 10), &[8, 4, 32, 32, 0, 1, 53, 1024, 1, 8]);
+    s.finish();
+    // -cl-single-precision-constant: unsuffixed literals are float again. OpenCL C 3.0 also
+    // defines the feature macro.
+    let s = Suite::with_options(include_str!("kernels/double.cl"), "-cl-single-precision-constant -cl-std=CL3.0");
+    let (o, n) = (s.zeros::<f64>(14), s.zeros::<i32>(10));
+    s.run("double_literals", &[Arg::Buf(&o), Arg::Buf(&n)], &[1], None);
+    let got = s.get::<f64>(&o, 14);
+    s.check("single precision constants", &[got[0], got[12]], &[f64::from(0.1f32), f64::from(1e-5f32)]);
+    let n = s.get::<i32>(&n, 10);
+    s.check("single precision constant types, fp64 macros", &[n[0], n[1], n[8]], &[4, 4, 3]);
+    s.finish();
+}
+
+#[test]
+fn double_relational_and_select() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let specials = [
+        (f64::NAN, 1.0), (1.0, f64::NAN), (f64::INFINITY, 1.0), (f64::NEG_INFINITY, f64::INFINITY), (0.0, -0.0), (-0.0, 0.0),
+        (5e-324, 0.0), (f64::MIN_POSITIVE, -1.0), (-1.0, -1.0), (f64::MAX, f64::INFINITY), (2.5, -3.5), (f64::NAN, f64::NAN),
+    ];
+    let (mut a, mut b, _) = double_operands(N);
+    for (i, &(x, y)) in specials.iter().enumerate() {
+        (a[i], b[i]) = (x, y);
+    }
+    let (ba, bb, si, vl, sel) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(N * 12), s.zeros::<i64>(N * 8), s.zeros::<f64>(N * 4));
+    s.run("double_relational", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&si), Arg::Buf(&vl), Arg::Buf(&sel)], &[N], None);
+    let unordered = |x: f64, y: f64| x.is_nan() || y.is_nan();
+    let want: Vec<i32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            [
+                x.is_nan(), x.is_infinite(), x.is_finite(), x.is_normal(), x.is_sign_negative(), x > y, x >= y, x < y, x <= y,
+                !unordered(x, y) && x != y, !unordered(x, y), unordered(x, y),
+            ]
+            .map(i32::from)
+        })
+        .collect();
+    s.check("double scalar relational", &s.get::<i32>(&si, N * 12), &want);
+    let t = |c: bool| -i64::from(c);
+    let want: Vec<i64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            [
+                t(x.is_nan()), t(y.is_nan()), t(x < y), t(y < x), t(x.is_sign_negative()), t(y.is_sign_negative()),
+                i64::from(x.is_infinite() || y.is_infinite()), i64::from(x.is_finite() && y.is_finite()),
+            ]
+        })
+        .collect();
+    s.check("double vector relational", &s.get::<i64>(&vl, N * 8), &want);
+    let want: Vec<f64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| [if x < y { y } else { x }, if x > y { y } else { x }, if y > x { x } else { y }, if x < y { x } else { y }])
+        .collect();
+    let got = s.get::<f64>(&sel, N * 4);
+    let same = |g: &f64, w: &f64| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate().filter(|(_, (g, w))| !same(g, w)).take(4) {
+        s.fail(format!("double select [{i}] ({}, {}): got {g} want {w}", a[i / 4], b[i / 4]));
+    }
+    s.finish();
+}
+
+/// `fmod` as C defines it (exact): Rust's `%` on floats.
+fn fmod(x: f64, y: f64) -> f64 {
+    x % y
+}
+
+unsafe extern "C" {
+    /// C's IEEE remainder from the host's libm (exact), an independent reference.
+    #[link_name = "remainder"]
+    fn libm_remainder(x: f64, y: f64) -> f64;
+}
+
+fn remainder(x: f64, y: f64) -> f64 {
+    // SAFETY: a pure libm function of two doubles.
+    unsafe { libm_remainder(x, y) }
+}
+
+/// How close a double built-in must come to its reference.
+#[derive(Clone, Copy)]
+enum Tolerance {
+    /// OpenCL's limit in ulp (0: exact).
+    Ulp(u64),
+    Mad,
+    Blend,
+}
+
+#[test]
+fn double_math_builtins() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let (x, y, z) = double_operands(N);
+    let (bx, by, bz, o, oi) = (s.buf(&x), s.buf(&y), s.buf(&z), s.zeros::<f64>(N * 56), s.zeros::<i32>(N * 3));
+    s.run("double_math", &[Arg::Buf(&bx), Arg::Buf(&by), Arg::Buf(&bz), Arg::Buf(&o), Arg::Buf(&oi)], &[N], None);
+    let (got, goti) = (s.get::<f64>(&o, N * 56), s.get::<i32>(&oi, N * 3));
+    type F = fn(f64, f64, f64, usize) -> f64;
+    use Tolerance::*;
+    // (name, OpenCL's ulp limit for double, reference); the order of r[] in double_math.
+    let table: [(&str, Tolerance, F); 56] = [
+        ("sqrt", Ulp(0), |_, y, _, _| y.sqrt()),
+        ("exp", Ulp(3), |x, _, _, _| x.exp()),
+        ("log", Ulp(3), |_, y, _, _| y.ln()),
+        ("pow", Ulp(16), |x, y, _, _| y.powf(x)),
+        ("sin", Ulp(4), |_, y, _, _| y.sin()),
+        ("cos", Ulp(4), |_, y, _, _| y.cos()),
+        ("tan", Ulp(5), |x, _, _, _| x.tan()),
+        ("fma", Ulp(0), |x, y, z, _| x.mul_add(y, z)),
+        ("mad", Mad, |x, y, z, _| x * y + z),
+        ("fabs", Ulp(0), |x, _, _, _| x.abs()),
+        ("floor", Ulp(0), |x, _, _, _| (x * 3.0).floor()),
+        ("ceil", Ulp(0), |x, _, _, _| (x * 3.0).ceil()),
+        ("rint", Ulp(0), |x, _, _, _| (x * 3.0).round_ties_even()),
+        ("round", Ulp(0), |x, _, _, _| (x * 3.0).round()),
+        ("trunc", Ulp(0), |x, _, _, _| (x * 3.0).trunc()),
+        ("fmod", Ulp(0), |x, y, _, _| fmod(y, x)),
+        ("frexp", Ulp(0), |_, y, _, _| frexp(y * 1000.0).0),
+        ("ldexp", Ulp(0), |x, _, _, g| x * 2f64.powi(g as i32 - 30)),
+        ("hypot", Ulp(4), |x, y, _, _| x.hypot(y)),
+        ("atan2", Ulp(6), |x, y, _, _| x.atan2(y)),
+        ("cbrt", Ulp(2), |x, _, _, _| x.cbrt()),
+        ("asin", Ulp(4), |x, _, _, _| (x / 4.0).asin()),
+        ("acos", Ulp(4), |x, _, _, _| (x / 4.0).acos()),
+        ("atan", Ulp(5), |x, _, _, _| x.atan()),
+        ("sinh", Ulp(4), |x, _, _, _| x.sinh()),
+        ("cosh", Ulp(4), |x, _, _, _| x.cosh()),
+        ("tanh", Ulp(5), |x, _, _, _| x.tanh()),
+        ("exp2", Ulp(3), |x, _, _, _| x.exp2()),
+        ("exp10", Ulp(3), |x, _, _, _| 10f64.powf(x)),
+        ("log2", Ulp(3), |_, y, _, _| y.log2()),
+        ("log10", Ulp(3), |_, y, _, _| y.log10()),
+        ("expm1", Ulp(3), |x, _, _, _| x.exp_m1()),
+        ("log1p", Ulp(2), |_, y, _, _| y.ln_1p()),
+        ("rsqrt", Ulp(2), |_, y, _, _| 1.0 / y.sqrt()),
+        ("fmin", Ulp(0), |x, _, z, _| x.min(z)),
+        ("fmax", Ulp(0), |x, _, z, _| x.max(z)),
+        ("copysign", Ulp(0), |x, y, _, _| y.copysign(x)),
+        ("fdim", Ulp(0), |x, _, z, _| if x > z { x - z } else { 0.0 }),
+        ("maxmag", Ulp(0), |x, _, z, _| if x.abs() > z.abs() { x } else if z.abs() > x.abs() { z } else { x.max(z) }),
+        ("minmag", Ulp(0), |x, _, z, _| if x.abs() < z.abs() { x } else if z.abs() < x.abs() { z } else { x.min(z) }),
+        ("nextafter", Ulp(0), |x, _, z, _| f64::from_bits(if (z > x) == (x > 0.0) { x.to_bits() + 1 } else { x.to_bits() - 1 })),
+        ("remainder", Ulp(0), |x, y, _, _| remainder(y, x)),
+        ("fract", Ulp(0), |x, _, _, _| (x * 3.0 - (x * 3.0).floor()).min(f64::from_bits(0x3fef_ffff_ffff_ffff))),
+        ("fract's floor", Ulp(0), |x, _, _, _| (x * 3.0).floor()),
+        ("modf", Ulp(0), |x, _, _, _| (x * 3.0).fract()),
+        ("modf's integral part", Ulp(0), |x, _, _, _| (x * 3.0).trunc()),
+        ("logb", Ulp(0), |_, y, _, _| f64::from(frexp(y).1 - 1)),
+        ("sign", Ulp(0), |x, _, _, _| x.signum()),
+        ("degrees", Ulp(2), |x, _, _, _| x.to_degrees()),
+        ("radians", Ulp(2), |_, y, _, _| y.to_radians()),
+        ("mix", Blend, |x, y, _, _| x + (y - x) * 0.25),
+        ("clamp", Ulp(0), |x, _, _, _| x.clamp(-1.0, 1.0)),
+        ("step", Ulp(0), |x, _, z, _| if x < z { 0.0 } else { 1.0 }),
+        ("exp of large", Ulp(3), |_, y, _, _| (y * 60.0).exp()),
+        ("log of small", Ulp(3), |x, _, _, _| (x * x * 1e-200).ln()),
+        ("asinh", Ulp(4), |x, _, _, _| x.asinh()),
+    ];
+    for g in 0..N {
+        let (xv, yv, zv) = (x[g], y[g], z[g]);
+        for (k, (name, limit, f)) in table.iter().enumerate() {
+            let (gv, w) = (got[g * 56 + k], f(xv, yv, zv, g));
+            let fine = match *limit {
+                Ulp(l) => ulps(gv, w) <= l,
+                // mad may round the product or not.
+                Mad => gv == w || gv == xv.mul_add(yv, zv),
+                // mix is GLSL's x (1 - a) + y a: a few ulp of the operands, not of the result.
+                Blend => (gv - w).abs() <= 4.0 * f64::EPSILON * (xv.abs() + yv.abs()),
+            };
+            if !fine {
+                s.fail(format!("{name}(x = {xv}, y = {yv}, z = {zv}): got {gv:e} want {w:e} ({} ulp)", ulps(gv, w)));
+            }
+        }
+        let want = [frexp(y[g] * 1000.0).1, frexp(y[g]).1 - 1, 1];
+        s.check(&format!("frexp exponent, ilogb, isnan(nan) of y = {}", y[g]), &goti[g * 3..g * 3 + 3], &want);
+    }
+    s.finish();
+}
+
+/// frexp: the mantissa in [0.5, 1) and the exponent, for normal positive and negative x.
+fn frexp(x: f64) -> (f64, i32) {
+    let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1022;
+    (f64::from_bits((x.to_bits() & 0x800f_ffff_ffff_ffff) | 0x3fe0_0000_0000_0000), e)
+}
+
+/// Operands for the exact functions: every exponent, cancellation, subnormal and overflowing
+/// results, huge quotients, zeros, infinities and NaN.
+fn exact_operands(n: usize) -> [Vec<f64>; 3] {
+    let bits: [Vec<u64>; 3] = [values(n, 61), values(n, 62), values(n, 63)];
+    let random = |k: usize, i: usize| f64::from_bits(bits[k][i]);
+    // A significand in [1, 2) times 2^e.
+    let scaled = |k: usize, i: usize, e: i32| f64::from_bits((bits[k][i] & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000) * 2f64.powi(e);
+    let mut out = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+    for i in 0..n {
+        let (a, b, c) = match i % 8 {
+            0 => (random(0, i), random(1, i), random(2, i)),
+            // c = -(a b) rounded: fma gives the product's rounding error.
+            1 => {
+                let (a, b) = (scaled(0, i, 0), -scaled(1, i, 3));
+                (a, b, -(a * b))
+            }
+            // Products deep in the subnormals, and around the smallest normal.
+            2 => (scaled(0, i, -540), scaled(1, i, -520), scaled(2, i, -1070) * if i % 16 == 2 { 1.0 } else { -1.0 }),
+            3 => (scaled(0, i, -511), scaled(1, i, -511), -scaled(2, i, -1022)),
+            // Near overflow: a b past the largest double, c bringing it back (or not).
+            4 => (scaled(0, i, 600), scaled(1, i, 423), -scaled(2, i, 1023)),
+            // A tiny product against a huge c (sticky bits only), and huge quotients for fmod.
+            5 => (scaled(0, i, 700), scaled(1, i, -900), scaled(2, i, -300)),
+            6 => (scaled(0, i, 1000), scaled(1, i, -1060), scaled(2, i, 5)),
+            _ => {
+                let specials = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1.0, -1.5, 5e-324, f64::MAX];
+                let pick = |k: usize| specials[(bits[k][i] % specials.len() as u64) as usize];
+                (pick(0), if i % 3 == 0 { scaled(1, i, 2) } else { pick(1) }, pick(2))
+            }
+        };
+        out[0][i] = a;
+        out[1][i] = b;
+        out[2][i] = c;
+    }
+    out
+}
+
+#[test]
+fn double_fma_fmod_remainder_are_exact() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let n = 4096;
+    let [a, b, c] = exact_operands(n);
+    let (ba, bb, bc) = (s.buf(&a), s.buf(&b), s.buf(&c));
+    let same = |g: f64, w: f64| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+    for (kernel, width) in [("double_exact", 1), ("double_exact4", 4)] {
+        let o = s.zeros::<f64>(n * 3);
+        s.run(kernel, &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), Arg::Buf(&o)], &[n / width], None);
+        let got = s.get::<f64>(&o, n * 3);
+        let mut bad = 0;
+        for i in 0..n {
+            // Element i: vector g = i / width, component i % width.
+            let at = |k: usize| got[(i / width) * 3 * width + k * width + i % width];
+            let want = [a[i].mul_add(b[i], c[i]), a[i] % b[i], remainder(a[i], b[i])];
+            for (k, name) in ["fma", "fmod", "remainder"].iter().enumerate() {
+                if !same(at(k), want[k]) && bad < 8 {
+                    bad += 1;
+                    s.fail(format!("{kernel}: {name}({:e}, {:e}, {:e}) = {:e}, want {:e}", a[i], b[i], c[i], at(k), want[k]));
+                }
+            }
+        }
+    }
+    // Float fmod and remainder (in double): exact for floats of every exponent.
+    let (fa, fb): (Vec<f32>, Vec<f32>) = (0..n).map(|i| (a[i] as f32, if i % 5 == 0 { f32::from_bits(b[i].to_bits() as u32) } else { b[i] as f32 })).unzip();
+    let o = s.zeros::<f32>(n * 2);
+    s.run("float_exact", &[Arg::Buf(&s.buf(&fa)), Arg::Buf(&s.buf(&fb)), Arg::Buf(&o)], &[n], None);
+    let got = s.get::<f32>(&o, n * 2);
+    let same32 = |g: f32, w: f32| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+    let bad: Vec<String> = (0..n)
+        .filter(|&i| {
+            let (x, y) = (f64::from(fa[i]), f64::from(fb[i]));
+            !same32(got[2 * i], fa[i] % fb[i]) || !same32(got[2 * i + 1], remainder(x, y) as f32)
+        })
+        .take(8)
+        .map(|i| format!("fmod, remainder({:e}, {:e}) = {:?}", fa[i], fb[i], &got[2 * i..2 * i + 2]))
+        .collect();
+    if !bad.is_empty() {
+        s.fail(format!("float_exact: {}", bad.join("; ")));
+    }
+    s.finish();
+}
+
+/// The binary16 bits nearest to `x` (ties to even), computed on the f64 value.
+fn half_bits(x: f64) -> u16 {
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a.is_nan() {
+        return 0x7e00;
+    }
+    // 65520 is halfway between 65504 and 2^16: ties to even go up, to infinity.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < 2f64.powi(-14) {
+        // Subnormal: a multiple of 2^-24 (the last one rounds up to the smallest normal).
+        return sign | (a * 2f64.powi(24)).round_ties_even() as u16;
+    }
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let m = (a / 2f64.powi(e) * 1024.0).round_ties_even() as u16;
+    // m = 2048 carries into the exponent through the addition.
+    sign | ((((e + 15) as u16) << 10) + (m - 1024))
+}
+
+#[test]
+fn double_vstore_half_rounds_once() {
+    if !has_fp64() {
+        return;
+    }
+    let s = Suite::new(include_str!("kernels/double.cl"));
+    let n = 256;
+    let k: Vec<u32> = values(n, 71);
+    let d: Vec<f64> = (0..n)
+        .map(|i| {
+            // A half h, then d just above or below a halfway point of h's binade (where a
+            // rounding to float first would land exactly on the tie), or random values.
+            let h = (1.0 + f64::from(k[i] % 1024) / 1024.0) * 2f64.powi((k[i] >> 10) as i32 % 30 - 14);
+            let half_ulp = h * 2f64.powi(-11) / (1.0 + f64::from(k[i] % 1024) / 1024.0);
+            match i % 4 {
+                0 => h + half_ulp + half_ulp * 2f64.powi(-30),
+                1 => h + half_ulp - half_ulp * 2f64.powi(-30),
+                2 => -(h + half_ulp),
+                _ => [f64::from_bits(u64::from(k[i]) << 32), 1e-9, 70000.0, 65519.99, f64::NAN, -0.0][i / 4 % 6],
+            }
+        })
+        .collect();
+    let (bd, h) = (s.buf(&d), s.zeros::<u16>(2 * n));
+    s.run("double_to_half", &[Arg::Buf(&bd), Arg::Buf(&h)], &[n / 2], None);
+    let got = s.get::<u16>(&h, 2 * n);
+    let is_nan = |b: u16| b & 0x7c00 == 0x7c00 && b & 0x3ff != 0;
+    // h[g] from the scalar store (g < n / 2), h[n / 2 + i] from vstore_half2 (every i).
+    let stored = (0..n / 2).map(|g| (g, got[g])).chain((0..n).map(|i| (i, got[n / 2 + i])));
+    let bad: Vec<String> = stored
+        .filter(|&(i, b)| {
+            let want = half_bits(d[i]);
+            b != want && !(is_nan(b) && is_nan(want))
+        })
+        .take(6)
+        .map(|(i, b)| format!("{:e}: got {b:#06x} want {:#06x}", d[i], half_bits(d[i])))
+        .collect();
+    if !bad.is_empty() {
+        s.fail(format!("vstore_half(double): {}", bad.join(", ")));
+    }
+    s.finish();
+}
+
+/// `double` builds exactly where the device reports `cl_khr_fp64`, and is a diagnostic elsewhere.
+#[test]
+fn double_builds_where_cl_khr_fp64_is_reported() {
+    let env = common::Env::new();
+    let src = "kernel void k(global double *o) { o[0] = 1.0; }";
+    match build_with(&env, src, "") {
+        Ok(program) => {
+            assert!(has_fp64(), "double accepted without cl_khr_fp64");
+            unsafe { common::clReleaseProgram(program) };
+        }
+        Err(log) => {
+            assert!(!has_fp64(), "double refused with cl_khr_fp64: {log}");
+            assert!(log.contains("1:25: error: type 'double' requires the cl_khr_fp64 extension"), "{log}");
+        }
+    }
+}

@@ -7,7 +7,7 @@ mod common;
 #[allow(dead_code)]
 mod harness;
 
-use common::{cl_bitfield, cl_uint, clGetDeviceInfo, info_string, CL_DEVICE_EXTENSIONS, CL_DEVICE_SINGLE_FP_CONFIG, CL_FP_DENORM};
+use common::{cl_bitfield, ulps, CL_DEVICE_SINGLE_FP_CONFIG, CL_FP_DENORM};
 use harness::Suite;
 
 /// A kernel argument: a buffer's initial bytes, a `__local` size, or a value's bytes.
@@ -36,12 +36,6 @@ fn run(src: &str, global: &[usize], local: &[usize], args: &[Arg]) -> Vec<Vec<u8
         (Arg::Buffer(b), Some(m)) => s.env.read(m, 0, b.len()),
         _ => Vec::new(),
     }).collect()
-}
-
-/// Whether the device has `double` (the tests that need it pass trivially otherwise).
-fn fp64() -> bool {
-    let d = common::device();
-    info_string(|s, v, r| unsafe { clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS as cl_uint, s, v, r) }).contains("cl_khr_fp64")
 }
 
 /// The inputs a kernel may have computed with: `v`, and also `v` flushed to zero where it is
@@ -327,21 +321,9 @@ fn unions_in_private_local_and_global_memory() {
     }
 }
 
-/// Distance in units in the last place between two doubles (NaNs equal to each other).
-fn ulps(a: f64, b: f64) -> u64 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    let key = |x: f64| {
-        let bits = x.to_bits() as i64;
-        if bits < 0 { i64::MIN - bits } else { bits }
-    };
-    key(a).abs_diff(key(b))
-}
-
 #[test]
 fn double_precision_transcendentals() {
-    if !fp64() {
+    if !common::has_fp64() {
         return;
     }
     let names = ["exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "cbrt", "atan"];
@@ -550,7 +532,7 @@ fn float_pow_of_large_results() {
 
 #[test]
 fn error_function() {
-    if !fp64() {
+    if !common::has_fp64() {
         return;
     }
     let src = "kernel void k(global const float *x, global float *o, global const double *xd, global double *od) {
@@ -650,7 +632,7 @@ fn reinterpretation_between_shapes_and_struct_value_arguments() {
 
 #[test]
 fn struct_value_argument_in_the_pod_uniform() {
-    if !fp64() {
+    if !common::has_fp64() {
         return;
     }
     // 40 + 4 + 8 bytes of push constants, then a 300-byte struct that must go to the uniform.

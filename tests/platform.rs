@@ -321,6 +321,17 @@ fn device_answers_agree_and_meet_the_minimums() {
     let versioned: Vec<cl_name_version> = device_array(CL_DEVICE_EXTENSIONS_WITH_VERSION);
     let names: Vec<String> = versioned.iter().map(cl_name_version::name).collect();
     assert_eq!(exts.split_whitespace().collect::<Vec<_>>(), names);
+    // Double precision: the extension, the OpenCL C 3.0 feature, the fp config and the vector
+    // widths agree; with it, the configuration is at least OpenCL 3.0's minimum.
+    let fp64 = names.iter().any(|n| n == "cl_khr_fp64");
+    let features: Vec<cl_name_version> = device_array(CL_DEVICE_OPENCL_C_FEATURES);
+    assert_eq!(features.iter().any(|f| f.name() == "__opencl_c_fp64"), fp64);
+    let double: cl_ulong = device_info(CL_DEVICE_DOUBLE_FP_CONFIG);
+    let minimum = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
+    assert_eq!(double & minimum, if fp64 { minimum } else { 0 }, "double fp config {double:#x}");
+    for width in [CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE] {
+        assert_eq!(device_info::<cl_uint>(width) != 0, fp64, "vector width {width:#x}");
+    }
     // An unpartitionable device reports a single 0.
     let partitions: Vec<isize> = device_array(CL_DEVICE_PARTITION_PROPERTIES);
     if device_info::<cl_uint>(CL_DEVICE_PARTITION_MAX_SUB_DEVICES) == 0 {

@@ -55,7 +55,8 @@ impl Device {
             address_bits: 32,
             int64: gpu.features.int64,
             int16: gpu.features.int16,
-            fp64: false,
+            // The software math for double works on its bits as 64-bit integers.
+            fp64: gpu.features.fp64 && gpu.features.int64,
             fp16: false,
             storage_8bit: gpu.features.storage_8bit,
             storage_16bit: gpu.features.storage_16bit,
@@ -122,7 +123,22 @@ impl Device {
         if self.gpu.props.pci_bus.is_some() {
             list.push(("cl_khr_pci_bus_info", v1));
         }
+        if self.target.fp64 {
+            list.push(("cl_khr_fp64", v1));
+        }
         list
+    }
+
+    /// `CL_DEVICE_DOUBLE_FP_CONFIG`: 0 without `double`. Rounding is the default round to
+    /// nearest only (naga cannot request another mode, and OpenCL C has no way to select one);
+    /// `fma` is computed exactly in software; subnormals are kept by the hardware, not asked
+    /// for (naga cannot write `DenormPreserve`): measured on lavapipe's x86 doubles; NVIDIA's
+    /// own OpenCL reports double denormals on the same GPUs.
+    pub fn double_fp_config(&self) -> cl_device_fp_config {
+        if !self.target.fp64 {
+            return 0;
+        }
+        CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
     }
 
     /// OpenCL C 3.0 optional features this device supports.
@@ -130,6 +146,9 @@ impl Device {
         let mut list = Vec::new();
         if self.target.int64 {
             list.push("__opencl_c_int64");
+        }
+        if self.target.fp64 {
+            list.push("__opencl_c_fp64");
         }
         list
     }

@@ -354,3 +354,21 @@ pub fn kernel(program: cl_program, name: &str) -> cl_kernel {
 pub fn set_arg<T>(kernel: cl_kernel, index: u32, value: &T) {
     ok(unsafe { clSetKernelArg(kernel, index, std::mem::size_of::<T>(), (value as *const T).cast()) });
 }
+
+/// Whether the default device reports `cl_khr_fp64` (the double tests run only then).
+pub fn has_fp64() -> bool {
+    let d = device();
+    info_string(|s, v, r| unsafe { clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, s, v, r) }).split_whitespace().any(|e| e == "cl_khr_fp64")
+}
+
+/// Distance in units in the last place between two doubles (NaNs equal to each other).
+pub fn ulps(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 { i64::MIN - bits } else { bits }
+    };
+    key(a).abs_diff(key(b))
+}

@@ -112,6 +112,17 @@ impl Ctx<'_> {
             Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
             _ => false,
         };
+        // Exact on the representation (exact.rs): double fma, fmod and remainder, and float
+        // fmod and remainder through double (their results are floats).
+        let double = arg_ty.element() == Some(S::Double);
+        if double || (arg_ty.element() == Some(S::Float) && self.target.fp64) {
+            match (f, v) {
+                (MathFn::Fma, [a, b, c]) if double => return self.exact_fma(*a, *b, *c, arg_ty, loc),
+                (MathFn::Fmod, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_fmod(a[0], a[1], t, loc)),
+                (MathFn::Remainder, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_remainder(a[0], a[1], t, loc)),
+                _ => {}
+            }
+        }
         if super::floatbits::handles(f) {
             return self.float_bits_fn(f, v, arg_ty, ty, loc);
         }
@@ -214,7 +225,7 @@ impl Ctx<'_> {
     }
 
     /// Whether the sign bit of float (vector) `x` of type `ty` is set (-0.0 and NaNs included).
-    fn sign_bit_set(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
+    pub(super) fn sign_bit_set(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let bits = self.b.cast(x, naga::ScalarKind::Sint, None);
         let zero = if ty.element() == Some(S::Double) { self.b.lit(naga::Literal::I64(0)) } else { self.b.i32(0) };
         let zero = self.match_width(zero, ty);
@@ -351,14 +362,41 @@ impl Ctx<'_> {
         let v = self.eval_value(data)?;
         let base = self.vector_base(n, off, p, loc)?;
         let comps = self.components(v, &data.ty);
+        let elem = data.ty.element().map_or(T::Void, T::Scalar);
+        let to_half = matches!(&p.ty, T::Pointer { pointee, .. } if **pointee == T::Scalar(S::Half));
+        // vstore_half of double: through float rounded to odd, so that the rounding to half
+        // afterwards is the one correct rounding.
+        let via_float = to_half && elem == T::Scalar(S::Double);
+        let stored = if via_float { T::Scalar(S::Float) } else { elem };
         for (k, c) in (0..u32::from(n)).zip(comps) {
+            let c = if via_float { self.double_to_float_odd(c) } else { c };
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
             let access = self.ptr_access(&ptr, loc)?;
-            let elem = data.ty.element().map_or(T::Void, T::Scalar);
-            self.store_access(&access, c, &elem, loc)?;
+            self.store_access(&access, c, &stored, loc)?;
         }
         Ok(())
+    }
+
+    /// A double scalar as the float next to it with an odd last bit when the conversion is
+    /// inexact (round to odd): a later rounding to a narrower format cannot round twice.
+    fn double_to_float_odd(&mut self, d: Handle<Expression>) -> Handle<Expression> {
+        let f = self.b.cast(d, naga::ScalarKind::Float, Some(4));
+        let back = self.b.cast(f, naga::ScalarKind::Float, Some(8));
+        let inexact = self.b.binary(B::NotEqual, back, d);
+        let bits = self.b.cast(f, naga::ScalarKind::Uint, None);
+        let (one, zero) = (self.b.u32(1), self.b.u32(0));
+        let odd = self.b.binary(B::And, bits, one);
+        let even = self.b.binary(B::Equal, odd, zero);
+        // The odd neighbour lies toward d: one up in magnitude when |d| > |f|, else one down.
+        let (ad, af) = (self.b.math(M::Abs, &[d]), self.b.math(M::Abs, &[back]));
+        let away = self.b.binary(B::Greater, ad, af);
+        let up = self.b.binary(B::Add, bits, one);
+        let down = self.b.binary(B::Subtract, bits, one);
+        let step = self.b.select(away, up, down);
+        let fix = self.b.select(inexact, even, inexact);
+        let bits = self.b.select(fix, step, bits);
+        self.b.cast(bits, naga::ScalarKind::Float, None)
     }
 
     /// `p + offset * n`.

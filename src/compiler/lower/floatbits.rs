@@ -119,7 +119,7 @@ impl Ctx<'_> {
     }
 
     /// x 2^k in two steps so that neither exponent leaves `ldexp`'s defined range.
-    fn ldexp(&mut self, x: H, k: H, ty: &T) -> H {
+    pub(super) fn ldexp(&mut self, x: H, k: H, ty: &T) -> H {
         let (lo, hi) = (self.b.i32(-2400), self.b.i32(2400));
         let (lo, hi) = (self.match_width(lo, ty), self.match_width(hi, ty));
         let k = self.b.math(M::Clamp, &[k, lo, hi]);

@@ -95,7 +95,7 @@ impl Ctx<'_> {
     }
 
     /// A u32 constant (vector-splatted like `like`): naga shift counts are u32.
-    fn u32_like(&mut self, v: u32, like: &T) -> H {
+    pub(super) fn u32_like(&mut self, v: u32, like: &T) -> H {
         let k = self.b.u32(v);
         self.match_width(k, like)
     }

@@ -7,6 +7,7 @@ pub mod abi;
 pub mod builder;
 mod builtins;
 mod constant;
+mod exact;
 mod expr;
 mod floatbits;
 mod fmath;

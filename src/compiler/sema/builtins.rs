@@ -650,6 +650,8 @@ impl Sema<'_> {
         let offset = self.assign_convert(offset, &self.size_type(), &format!("the offset of '{name}'"))?;
         let (b, data_elem) = match half {
             Some(_) if elem != Scalar::Half => return self.err(loc, format!("'{name}' needs a pointer to half")),
+            // The double overloads come with cl_khr_fp64.
+            Some(r) if self.target.fp64 && data.ty.element() == Some(Scalar::Double) => (Builtin::VstoreHalf(n, r), Scalar::Double),
             Some(r) => (Builtin::VstoreHalf(n, r), Scalar::Float),
             None => (Builtin::Vstore(n), elem),
         };
