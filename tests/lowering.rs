@@ -492,8 +492,9 @@ fn more_math_functions() {
         let pi = std::f64::consts::PI;
         let rem = d - 0.75 * (d / 0.75).round_ties_even();
         let (m, ex) = frexp(d);
+        // acosh's argument as the kernel rounds it: near 1 acosh magnifies that rounding.
         let want = [
-            (d.asinh(), 4), ((d.abs() + 1.0).acosh(), 4), ((d / 200.0).atanh(), 5), ((pi * d).sin(), 4), ((pi * d).cos(), 4),
+            (d.asinh(), 4), (f64::from(v.abs() + 1.0).acosh(), 4), ((d / 200.0).atanh(), 5), ((pi * d).sin(), 4), ((pi * d).cos(), 4),
             ((d / 10.0).exp_m1(), 3), (d.abs().ln_1p(), 2), (d.powi(3), 16), (d.cbrt(), 16), (d * 32.0, 0),
             (if v == 0.0 { f64::NEG_INFINITY } else { f64::from(frexp(d).1 - 1) }, 0),
             (f64::from(if v == 0.0 { 0.0 } else { f32::from_bits(v.to_bits() - 1) }), 0),

@@ -20,7 +20,7 @@ pub fn build(source: &str, options: &str, target: &Target) -> Result<(Object, Pr
     let main = unit.sources.add("<source>", source);
     let pre = unit.preprocess(main, &opts, target, &[]);
     let object = Object { preprocessed: pre.text, options: options.to_string(), log: String::new() };
-    unit.finish(pre.tokens, &opts, target).map(|program| (object, program))
+    unit.finish(pre.tokens, pre.fp_contract, &opts, target).map(|program| (object, program))
 }
 
 /// `clCompileProgram`: preprocesses `source` (with the given headers) and checks its syntax.
@@ -69,15 +69,16 @@ pub fn link(objects: &[Object], options: &str, target: &Target) -> Result<Progra
     };
     let mut unit = Unit::new(&opts);
     let mut tokens = Vec::new();
+    let mut contract = true;
     for (i, object) in objects.iter().enumerate() {
         let file = unit.sources.add(format!("<object {i}>"), object.preprocessed.as_str());
-        let mut part = unit.preprocess(file, &opts, target, &[]).tokens;
-        part.retain(|t| t.kind != TokenKind::Eof);
-        tokens.extend(part);
+        let pre = unit.preprocess(file, &opts, target, &[]);
+        contract &= pre.fp_contract;
+        tokens.extend(pre.tokens.into_iter().filter(|t| t.kind != TokenKind::Eof));
     }
     let eof_loc = tokens.last().map(|t| t.loc).unwrap_or_default();
     tokens.push(Token { kind: TokenKind::Eof, loc: eof_loc, space_before: false });
-    unit.finish(tokens, &opts, target)
+    unit.finish(tokens, contract, &opts, target)
 }
 
 /// One compilation: its files and diagnostics.
@@ -101,8 +102,8 @@ impl Unit {
         preprocess(&mut self.sources, file, opts, &predefined, headers, &mut self.diags)
     }
 
-    /// Analyses and lowers the tokens of a whole program.
-    fn finish(mut self, tokens: Vec<Token>, opts: &BuildOptions, target: &Target) -> Result<Program, BuildError> {
+    /// Analyses and lowers the tokens of a whole program; `contract`: FP_CONTRACT is on.
+    fn finish(mut self, tokens: Vec<Token>, contract: bool, opts: &BuildOptions, target: &Target) -> Result<Program, BuildError> {
         if self.diags.has_errors() {
             return Err(BuildError::Failed(self.diags.render(&self.sources)));
         }
@@ -110,7 +111,7 @@ impl Unit {
         let program = sema::analyze(&tokens, target, &sema_opts, &mut self.diags);
         let kernels = match program {
             Some(p) if !self.diags.has_errors() => {
-                let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations };
+                let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations, contract };
                 lower::lower_program(&p, target, options)
             }
             _ => return Err(BuildError::Failed(self.diags.render(&self.sources))),
@@ -160,6 +161,29 @@ mod tests {
             rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
         }
         n
+    }
+
+    #[test]
+    fn source_products_fuse_and_other_float_operations_do_not() {
+        let fmas = |src: &str| {
+            let words = built(src).kernels[0].specialize([1, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            // OpExtInst (12) with GLSL.std.450 Fma (50) as its fourth operand word
+            let mut rest = words.get(5..).unwrap_or_default();
+            let mut n = 0;
+            while let Some(&w) = rest.first() {
+                n += usize::from(w & 0xffff == 12 && rest.get(4) == Some(&50));
+                rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
+            }
+            (n, opcodes(&words, 133))
+        };
+        let body = "kernel void k(global float4 *o, float4 a, float4 b, float c) {
+            o[0] = a * b + o[1]; o[1] -= a * b; o[2] = c * c - a.x; o[3] = a * b; o[4] = mad(a, b, a); }";
+        // Three source expressions fuse (two with a negation) and mad does; one product stays.
+        let (fused, products) = fmas(body);
+        assert_eq!((fused, products), (4, 1));
+        let (fused, products) = fmas(&format!("#pragma OPENCL FP_CONTRACT OFF\n{body}"));
+        assert_eq!((fused, products), (1, 4), "only mad fuses");
     }
 
     #[test]

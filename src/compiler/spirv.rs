@@ -1,6 +1,6 @@
 //! From a lowered naga module to SPIR-V words: validation with the capabilities the target
 //! allows, override processing (work-group size, `__local` argument lengths), the spv writer
-//! options compute needs, and the `Aliased` post-pass for buffers seen through several views.
+//! options compute needs, and a post-pass for the decorations naga cannot write.
 
 use super::Target;
 use naga::back::spv;
@@ -47,7 +47,7 @@ fn writer_options() -> spv::Options<'static> {
 }
 
 /// Resolves the overrides of `module` (`constants` by override name) and writes the SPIR-V of
-/// its entry point `main`, with every storage buffer decorated `Aliased` when `aliased`.
+/// its entry point `main`, decorated by `decorate`.
 pub fn write(
     module: &naga::Module,
     info: &ModuleInfo,
@@ -63,21 +63,30 @@ pub fn write(
     };
     let words = spv::write_vec(&module, &info, &writer_options(), Some(&pipeline))
         .map_err(|e| format!("internal compiler error: SPIR-V writer: {e}"))?;
-    Ok(if aliased { decorate_aliased(words) } else { words })
+    Ok(decorate(words, aliased))
 }
 
 const OP_VARIABLE: u32 = 59;
 const OP_DECORATE: u32 = 71;
 const OP_MEMBER_DECORATE: u32 = 72;
+/// Float arithmetic: OpFNegate, OpFAdd, OpFSub, OpFMul, OpFDiv, OpFRem, OpFMod,
+/// OpVectorTimesScalar, OpDot.
+const FLOAT_ARITHMETIC: [u32; 9] = [127, 129, 131, 133, 136, 140, 141, 142, 148];
 const STORAGE_CLASS_STORAGE_BUFFER: u32 = 12;
+const DECORATION_NO_CONTRACTION: u32 = 42;
 const DECORATION_ALIASED: u32 = 20;
 const HEADER_WORDS: usize = 5;
 
-/// Adds `OpDecorate %v Aliased` for every `StorageBuffer` variable: views of different element
-/// types on one VkBuffer must not be assumed disjoint by the driver.
-pub fn decorate_aliased(words: Vec<u32>) -> Vec<u32> {
+/// Adds the decorations naga cannot write, before its first one:
+/// - `NoContraction` on every float operation. Without it NVIDIA's compiler fuses and
+///   reorders float arithmetic, which breaks the error-compensating steps of the software math
+///   (double `exp` was 100 ulp off). OpenCL's contraction of `a * b + c` is done by the
+///   lowering instead, as an explicit fused multiply-add (`lower::expr`, FP_CONTRACT).
+/// - `Aliased` on every `StorageBuffer` variable when `aliased`: views of different element
+///   types on one VkBuffer must not be assumed disjoint by the driver.
+pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     let mut first_decoration = None;
-    let mut vars = Vec::new();
+    let mut decorations = Vec::new();
     let mut i = HEADER_WORDS;
     while let Some(&head) = words.get(i) {
         let (len, op) = ((head >> 16) as usize, head & 0xffff);
@@ -87,16 +96,18 @@ pub fn decorate_aliased(words: Vec<u32>) -> Vec<u32> {
         if matches!(op, OP_DECORATE | OP_MEMBER_DECORATE) && first_decoration.is_none() {
             first_decoration = Some(i);
         }
-        if op == OP_VARIABLE && words.get(i + 3) == Some(&STORAGE_CLASS_STORAGE_BUFFER) {
-            if let Some(&id) = words.get(i + 2) {
-                vars.push(id);
-            }
+        let decoration = match op {
+            OP_VARIABLE if aliased && words.get(i + 3) == Some(&STORAGE_CLASS_STORAGE_BUFFER) => Some(DECORATION_ALIASED),
+            _ if FLOAT_ARITHMETIC.contains(&op) => Some(DECORATION_NO_CONTRACTION),
+            _ => None,
+        };
+        if let (Some(d), Some(&id)) = (decoration, words.get(i + 2)) {
+            decorations.extend([(3 << 16) | OP_DECORATE, id, d]);
         }
         i += len;
     }
     let Some(at) = first_decoration else { return words };
-    let decorations = vars.iter().flat_map(|&v| [(3 << 16) | OP_DECORATE, v, DECORATION_ALIASED]);
-    let mut out = Vec::with_capacity(words.len() + 3 * vars.len());
+    let mut out = Vec::with_capacity(words.len() + decorations.len());
     out.extend_from_slice(&words[..at]);
     out.extend(decorations);
     out.extend_from_slice(&words[at..]);
@@ -132,16 +143,21 @@ pub mod tests {
     }
 
     #[test]
-    fn aliased_goes_before_the_first_decoration() {
-        // header, OpDecorate %9 Binding 0, OpVariable %ptr %9 StorageBuffer, OpVariable Private
+    fn decorations_go_before_the_first_one() {
+        // header, OpDecorate %9 Binding 0, OpVariable %ptr %9 StorageBuffer, OpVariable Private,
+        // OpFAdd %float %11 %a %b, OpIAdd %int %12 %a %b
         let words = vec![
             0x0723_0203, 0x0001_0300, 0, 20, 0,
             (4 << 16) | OP_DECORATE, 9, 33, 0,
             (4 << 16) | OP_VARIABLE, 8, 9, STORAGE_CLASS_STORAGE_BUFFER,
             (4 << 16) | OP_VARIABLE, 8, 10, 6,
+            (5 << 16) | 129, 7, 11, 1, 2,
+            (5 << 16) | 128, 7, 12, 1, 2,
         ];
-        let out = decorate_aliased(words.clone());
-        assert_eq!(&out[5..8], &[(3 << 16) | OP_DECORATE, 9, DECORATION_ALIASED]);
-        assert_eq!(&out[8..], &words[5..]);
+        let out = decorate(words.clone(), true);
+        assert_eq!(&out[5..11], &[(3 << 16) | OP_DECORATE, 9, DECORATION_ALIASED, (3 << 16) | OP_DECORATE, 11, DECORATION_NO_CONTRACTION]);
+        assert_eq!(&out[11..], &words[5..]);
+        let out = decorate(words.clone(), false);
+        assert_eq!(&out[5..8], &[(3 << 16) | OP_DECORATE, 11, DECORATION_NO_CONTRACTION]);
     }
 }

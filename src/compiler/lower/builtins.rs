@@ -59,10 +59,9 @@ impl Ctx<'_> {
 
     pub(super) fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         if let (MathFn::Mad, [a, b, c]) = (f, v) {
-            // mad may round the product (OpenCL C 6.15.2): a contractable a * b + c lets the
-            // driver's compiler fuse and schedule it as it likes.
-            let p = self.b.binary(B::Multiply, *a, *b);
-            return Ok(self.b.binary(B::Add, p, *c));
+            // mad may round the product or not (OpenCL C 6.15.2): the device's fused
+            // multiply-add where it has one (float operations are otherwise NoContraction).
+            return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
         }
         let direct = |m: M| Some(m);
         let simple = match f {

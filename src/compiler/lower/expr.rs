@@ -101,11 +101,14 @@ impl Ctx<'_> {
                 let x = self.eval_value(a)?;
                 self.per_part(&[(x, a.ty.clone())], &e.ty, loc, |cx, v, t, r| cx.unary(*op, v[0], &t[0], r, loc))?
             }
-            ExprKind::Binary(op, a, b) => {
-                let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
-                let args = [(x, a.ty.clone()), (y, b.ty.clone())];
-                self.per_part(&args, &e.ty, loc, |cx, v, _, r| cx.binary(*op, v[0], v[1], r, loc))?
-            }
+            ExprKind::Binary(op, a, b) => match self.fused(*op, a, b, &e.ty, loc)? {
+                Some(fma) => fma,
+                None => {
+                    let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
+                    let args = [(x, a.ty.clone()), (y, b.ty.clone())];
+                    self.per_part(&args, &e.ty, loc, |cx, v, _, r| cx.binary(*op, v[0], v[1], r, loc))?
+                }
+            },
             ExprKind::Compare(op, a, b) => self.compare(*op, a, b, &e.ty, loc)?,
             ExprKind::Logic(op, a, b) => self.logic(*op, a, b, &e.ty, loc)?,
             ExprKind::PtrDiff(a, b) => {
@@ -403,6 +406,30 @@ impl Ctx<'_> {
         })
     }
 
+    /// `x * y + z`, `z + x * y`, `x * y - z` and `z - x * y` on floats as one fused multiply-add
+    /// where FP_CONTRACT is on, as clang's `-ffp-contract=on` does: the SPIR-V marks every other
+    /// float operation NoContraction (`spirv::decorate`), so only source expressions fuse.
+    fn fused(&mut self, op: BinaryOp, a: &Expr, b: &Expr, ty: &T, loc: Loc) -> R<Option<Handle<Expression>>> {
+        let floats = matches!(ty.element(), Some(S::Float | S::Double));
+        if !self.options.contract || !floats || !matches!(op, BinaryOp::Add | BinaryOp::Sub) {
+            return Ok(None);
+        }
+        let sub = op == BinaryOp::Sub;
+        // (factors, addend, negate the product, negate the addend)
+        let (x, y, z, negate_product, negate_addend) = match (product(a, ty), product(b, ty)) {
+            (Some((x, y)), _) if b.ty == *ty => (x, y, b, false, sub),
+            (None, Some((x, y))) if a.ty == *ty => (x, y, a, sub, false),
+            _ => return Ok(None),
+        };
+        let args = [(self.eval_value(x)?, ty.clone()), (self.eval_value(y)?, ty.clone()), (self.eval_value(z)?, ty.clone())];
+        let fma = self.per_part(&args, ty, loc, |cx, v, _, _| {
+            let x = if negate_product { cx.b.unary(U::Negate, v[0]) } else { v[0] };
+            let z = if negate_addend { cx.b.unary(U::Negate, v[2]) } else { v[2] };
+            Ok(cx.b.math(naga::MathFunction::Fma, &[x, v[1], z]))
+        })?;
+        Ok(Some(fma))
+    }
+
     pub(super) fn binary(&mut self, op: BinaryOp, x: Handle<Expression>, y: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let op = match op {
             BinaryOp::Add => B::Add,
@@ -697,5 +724,13 @@ fn contains_current(e: &Expr) -> bool {
         ExprKind::Cond(a, b, c) => contains_current(a) || contains_current(b) || contains_current(c),
         ExprKind::Vector(v) | ExprKind::Aggregate(v) | ExprKind::Call(_, v) | ExprKind::Builtin(_, v) => v.iter().any(contains_current),
         _ => false,
+    }
+}
+
+/// The factors of `e` when it is a product of two values of type `ty`.
+fn product<'e>(e: &'e Expr, ty: &T) -> Option<(&'e Expr, &'e Expr)> {
+    match &e.kind {
+        ExprKind::Binary(BinaryOp::Mul, x, y) if e.ty == *ty && x.ty == *ty && y.ty == *ty => Some((x, y)),
+        _ => None,
     }
 }

@@ -67,6 +67,8 @@ pub struct LowerOptions {
     /// `-cl-fast-relaxed-math` / `-cl-unsafe-math-optimizations`: float math may use the
     /// hardware's (less precise) functions.
     pub fast_math: bool,
+    /// `#pragma OPENCL FP_CONTRACT` (on unless turned off): `a * b + c` may be fused.
+    pub contract: bool,
 }
 
 /// Lowers every kernel of `program`.
