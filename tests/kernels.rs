@@ -1612,7 +1612,7 @@ fn more_math_functions() {
     s.finish();
 }
 
-use common::{has_fp64, ulps};
+use common::{flushed, has_fp64, ulps};
 
 /// Operands for the double kernels: `x` in (-3, 3) never 0, `y` in [0.5, 10), `z` mixed.
 fn double_operands(n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
@@ -2030,11 +2030,13 @@ fn double_fma_fmod_remainder_are_exact() {
     s.run("float_exact", &[Arg::Buf(&s.buf(&fa)), Arg::Buf(&s.buf(&fb)), Arg::Buf(&o)], &[n], None);
     let got = s.get::<f32>(&o, n * 2);
     let same32 = |g: f32, w: f32| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+    // Where the device flushes subnormal floats, the results of the flushed operands count too.
+    let exact = |i: usize, (x, y): (f32, f32)| {
+        let r = remainder(f64::from(x), f64::from(y)) as f32;
+        same32(flushed(got[2 * i]), flushed(x % y)) && same32(flushed(got[2 * i + 1]), flushed(r))
+    };
     let bad: Vec<String> = (0..n)
-        .filter(|&i| {
-            let (x, y) = (f64::from(fa[i]), f64::from(fb[i]));
-            !same32(got[2 * i], fa[i] % fb[i]) || !same32(got[2 * i + 1], remainder(x, y) as f32)
-        })
+        .filter(|&i| !exact(i, (fa[i], fb[i])) && !exact(i, (flushed(fa[i]), flushed(fb[i]))))
         .take(8)
         .map(|i| format!("fmod, remainder({:e}, {:e}) = {:?}", fa[i], fb[i], &got[2 * i..2 * i + 2]))
         .collect();

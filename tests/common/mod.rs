@@ -361,6 +361,13 @@ pub fn has_fp64() -> bool {
     info_string(|s, v, r| unsafe { clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, s, v, r) }).split_whitespace().any(|e| e == "cl_khr_fp64")
 }
 
+/// `v`, or zero of its sign where it is subnormal and the default device does not report
+/// `CL_FP_DENORM` for `float`: the spec then allows flushing inputs and results (NVIDIA does).
+pub fn flushed(v: f32) -> f32 {
+    let denormals = device_info::<cl_bitfield>(CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_DENORM != 0;
+    if v.is_subnormal() && !denormals { 0f32.copysign(v) } else { v }
+}
+
 /// Distance in units in the last place between two doubles (NaNs equal to each other).
 pub fn ulps(a: f64, b: f64) -> u64 {
     if a.is_nan() && b.is_nan() || a == b {
