@@ -42,6 +42,8 @@ struct State {
     callbacks: Vec<(cl_int, Callback<EventCallback>)>,
     /// Queues holding commands until this event completes.
     waiters: Vec<Weak<Queue>>,
+    /// Threads blocked in `wait`: only then does completion pay for a wake-up.
+    sleepers: u32,
 }
 
 /// What a dependent command needs to know about an event, read at once.
@@ -52,7 +54,7 @@ pub struct Snapshot {
 
 impl Event {
     fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_command_type, status: cl_int) -> Arc<Event> {
-        let state = State { status, recorded: false, timeline: None, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new() };
+        let state = State { status, recorded: false, timeline: None, times: Times { queued: now_ns(), ..Times::default() }, callbacks: Vec::new(), waiters: Vec::new(), sleepers: 0 };
         Arc::new(Event { header: Header::new(Kind::Event), context, queue, command_type, state: Mutex::new(state), changed: Condvar::new(), notifying: Mutex::new(()) })
     }
 
@@ -96,7 +98,7 @@ impl Event {
     /// and wakes the queues waiting for it. Called with no driver lock held.
     pub fn set_status(self: &Arc<Self>, status: cl_int) {
         let notifying = self.notifying.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut due, waiters): (Vec<_>, _) = {
+        let (mut due, waiters, wake): (Vec<_>, _, _) = {
             let mut s = self.lock();
             if status >= s.status || s.status <= CL_COMPLETE {
                 return;
@@ -109,9 +111,11 @@ impl Event {
             let (due, keep) = std::mem::take(&mut s.callbacks).into_iter().partition(|(on, _)| status <= *on);
             s.callbacks = keep;
             let waiters = if status <= CL_COMPLETE { std::mem::take(&mut s.waiters) } else { Vec::new() };
-            (due, waiters)
+            (due, waiters, status <= CL_COMPLETE && s.sleepers > 0)
         };
-        self.changed.notify_all();
+        if wake {
+            self.changed.notify_all();
+        }
         let handle = handle_of(self);
         // A jump over several statuses calls SUBMITTED, then RUNNING, then COMPLETE callbacks.
         due.sort_by_key(|(on, _)| std::cmp::Reverse(*on));
@@ -180,7 +184,9 @@ impl Event {
         }
         let mut s = self.lock();
         while s.status > CL_COMPLETE {
+            s.sleepers += 1;
             s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+            s.sleepers -= 1;
         }
         s.status
     }

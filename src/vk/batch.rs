@@ -295,6 +295,8 @@ pub struct Tracker {
 struct TrackerState {
     in_flight: VecDeque<(u64, Batch)>,
     running: bool,
+    /// The completion thread sleeps for want of batches: a new one must wake it.
+    idle: bool,
 }
 
 impl Tracker {
@@ -310,7 +312,10 @@ impl Tracker {
                 .map(drop)
                 .unwrap_or_else(|_| state.running = false);
         }
-        self.wake.notify_one();
+        // A busy thread finds the batch when it looks again; waking costs a system call.
+        if state.idle {
+            self.wake.notify_one();
+        }
     }
 
     fn run(&self, gpu: &Gpu) {
@@ -318,7 +323,9 @@ impl Tracker {
             let value = {
                 let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 while state.in_flight.is_empty() {
+                    state.idle = true;
                     state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                    state.idle = false;
                 }
                 state.in_flight[0].0
             };
