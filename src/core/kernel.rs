@@ -227,7 +227,7 @@ fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_
     let spirv = compiled.specialize(local, &key.2).map_err(|_| CL_OUT_OF_RESOURCES)?;
     dump_spirv(compiled.name(), &key, &spirv);
     let bindings = bindings_of(compiled.as_ref());
-    let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size(), device.gpu.pipeline_cache).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size()).map_err(|_| CL_OUT_OF_RESOURCES)?;
     let pipeline = Arc::new(pipeline);
     pipelines.insert(key, pipeline.clone());
     Ok(pipeline)

@@ -87,7 +87,10 @@ pub struct Gpu {
     pub copy_engine: Option<CopyEngine>,
     pub allocator: Mutex<Allocator>,
     pub timeline: vk::Semaphore,
-    pub pipeline_cache: vk::PipelineCache,
+    /// Locked around every pipeline creation, not only cache use: when several threads created
+    /// pipelines at once, NVIDIA's driver (580) built some that hung the GPU (the test corpus
+    /// hung on an H200 in 6 runs of 6 with cold caches, in none of 6 with creation serialised).
+    pub pipeline_cache: Mutex<vk::PipelineCache>,
     /// Pipelines were created since the cache was last written to disk.
     pub cache_dirty: AtomicBool,
     /// The last timeline value submitted, and the last one seen complete.
@@ -324,7 +327,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         copy_engine,
         allocator: Mutex::new(allocator),
         timeline,
-        pipeline_cache,
+        pipeline_cache: Mutex::new(pipeline_cache),
         cache_dirty: AtomicBool::new(false),
         submitted: AtomicU64::new(0),
         completed: AtomicU64::new(0),

@@ -30,7 +30,7 @@ fn descriptor_type(b: &Binding) -> vk::DescriptorType {
 }
 
 impl Pipeline {
-    pub fn new(gpu: &Arc<Gpu>, spirv: &[u32], bindings: &[Binding], push_size: u32, cache: vk::PipelineCache) -> Result<Pipeline, vk::Result> {
+    pub fn new(gpu: &Arc<Gpu>, spirv: &[u32], bindings: &[Binding], push_size: u32) -> Result<Pipeline, vk::Result> {
         let d = &gpu.device;
         let layout_bindings: Vec<_> = bindings
             .iter()
@@ -59,7 +59,9 @@ impl Pipeline {
             let module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(spirv), None)?;
             let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
             let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline.layout)];
-            let created = d.create_compute_pipelines(cache, &info, None);
+            let cache = gpu.pipeline_cache.lock().unwrap_or_else(|e| e.into_inner());
+            let created = d.create_compute_pipelines(*cache, &info, None);
+            drop(cache);
             d.destroy_shader_module(module, None);
             pipeline.raw = created.map_err(|(_, e)| e)?[0];
             gpu.cache_dirty.store(true, std::sync::atomic::Ordering::Release);
@@ -145,8 +147,10 @@ pub fn save_cache(gpu: &Gpu) {
         return;
     }
     let Some(file) = cache_file(&gpu.props.device_uuid, &gpu.props.driver_uuid) else { return };
-    // SAFETY: the cache is internally synchronised.
-    let Ok(data) = (unsafe { gpu.device.get_pipeline_cache_data(gpu.pipeline_cache) }) else { return };
+    let cache = gpu.pipeline_cache.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: a valid cache, used by no other thread meanwhile.
+    let Ok(data) = (unsafe { gpu.device.get_pipeline_cache_data(*cache) }) else { return };
+    drop(cache);
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
     let written = file.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok()) && std::fs::write(&tmp, data).is_ok();
     if !written || std::fs::rename(&tmp, &file).is_err() {
