@@ -7,7 +7,7 @@ mod common;
 #[allow(dead_code)]
 mod harness;
 
-use common::{flushed, ulps};
+use common::{flushed, ulps, ulps32};
 use harness::Suite;
 
 /// A kernel argument: a buffer's initial bytes, a `__local` size, or a value's bytes.
@@ -351,17 +351,6 @@ fn double_precision_transcendentals() {
             assert!(ulps(got, want) <= limit, "function {k} of {v}: {got:e} vs {want:e} ({} ulp)", ulps(got, want));
         }
     }
-}
-
-fn ulps32(a: f32, b: f32) -> u32 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    let key = |x: f32| {
-        let bits = x.to_bits() as i32;
-        if bits < 0 { i32::MIN - bits } else { bits }
-    };
-    key(a).abs_diff(key(b))
 }
 
 #[test]

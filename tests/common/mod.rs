@@ -370,12 +370,19 @@ pub fn flushed(v: f32) -> f32 {
 
 /// Distance in units in the last place between two doubles (NaNs equal to each other).
 pub fn ulps(a: f64, b: f64) -> u64 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    let key = |x: f64| {
-        let bits = x.to_bits() as i64;
-        if bits < 0 { i64::MIN - bits } else { bits }
-    };
-    key(a).abs_diff(key(b))
+    let same = a.is_nan() && b.is_nan() || a == b;
+    if same { 0 } else { on_a_line(a.to_bits() as i64, i64::MIN).abs_diff(on_a_line(b.to_bits() as i64, i64::MIN)) }
+}
+
+/// The same for floats.
+pub fn ulps32(a: f32, b: f32) -> u32 {
+    let line = |x: f32| on_a_line(i64::from(x.to_bits() as i32), i64::from(i32::MIN));
+    let same = a.is_nan() && b.is_nan() || a == b;
+    if same { 0 } else { line(a).abs_diff(line(b)) as u32 }
+}
+
+/// A float's sign-magnitude bits as a position on a line where neighbours differ by one
+/// (`min`: the most negative value of the bits' width).
+fn on_a_line(bits: i64, min: i64) -> i64 {
+    if bits < 0 { min - bits } else { bits }
 }
