@@ -31,6 +31,8 @@ pub struct Batch {
     touched: bool,
     /// Host time just before submission: no command of the batch starts earlier.
     submitted_at: u64,
+    /// Commands recorded (each wrote two timestamps).
+    recorded: u32,
 }
 
 impl Batch {
@@ -40,7 +42,7 @@ impl Batch {
             Some(pc) => pc,
             None => new_command_buffer(gpu)?,
         };
-        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true, touched: false, submitted_at: 0 };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: true, touched: false, submitted_at: 0, recorded: 0 };
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the pool is reset and owned by this batch alone.
         unsafe { d.begin_command_buffer(cmd, &begin) }?;
@@ -51,7 +53,7 @@ impl Batch {
                     let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * MAX_COMMANDS);
                     // SAFETY: valid create info.
                     let q = unsafe { d.create_query_pool(&info, None) }?;
-                    reset_queries(gpu, q);
+                    reset_queries(gpu, q, 2 * MAX_COMMANDS);
                     q
                 }
             };
@@ -78,7 +80,7 @@ impl Batch {
 
     /// Commands recorded so far.
     pub fn commands(&self) -> u32 {
-        self.done.len() as u32
+        self.recorded
     }
 
     pub fn is_full(&self) -> bool {
@@ -116,6 +118,7 @@ impl Batch {
     pub fn end_command(&mut self, done: Done) {
         self.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 1);
         self.done.push(done);
+        self.recorded += 1;
     }
 
     pub(super) fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
@@ -194,7 +197,7 @@ impl Batch {
     }
 
     fn read_times(&self, pool: vk::QueryPool) -> Vec<[u64; 2]> {
-        let mut raw = vec![0u64; 2 * self.done.len()];
+        let mut raw = vec![0u64; 2 * self.recorded as usize];
         // SAFETY: the batch has executed, so every written query is available.
         if raw.is_empty() || unsafe { self.gpu.device.get_query_pool_results(pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64) }.is_err() {
             return Vec::new();
@@ -227,10 +230,10 @@ fn new_command_buffer(gpu: &Gpu) -> Result<(vk::CommandPool, vk::CommandBuffer),
 
 /// Resets a query pool from the host where the device allows it, sparing each batch a reset
 /// command on the GPU's timeline.
-fn reset_queries(gpu: &Gpu, pool: vk::QueryPool) {
-    if gpu.features.host_query_reset {
+fn reset_queries(gpu: &Gpu, pool: vk::QueryPool, used: u32) {
+    if gpu.features.host_query_reset && used > 0 {
         // SAFETY: no batch using the pool is pending.
-        unsafe { gpu.device.reset_query_pool(pool, 0, 2 * MAX_COMMANDS) };
+        unsafe { gpu.device.reset_query_pool(pool, 0, used) };
     }
 }
 
@@ -241,19 +244,30 @@ pub struct Recycled {
     commands: Vec<(vk::CommandPool, vk::CommandBuffer)>,
     queries: Vec<vk::QueryPool>,
     /// Pools of executed batches, not reset yet.
-    spent: Vec<(vk::CommandPool, vk::CommandBuffer, Option<vk::QueryPool>)>,
+    spent: Vec<Spent>,
 }
 
+/// The pools of an executed batch, with the number of queries it used.
+type Spent = (vk::CommandPool, vk::CommandBuffer, Option<(vk::QueryPool, u32)>);
+
+/// Spent pools left to the completion thread before a new batch resets them itself. New pools
+/// are made meanwhile: a thread launching again as soon as its batch completed (it saw that
+/// first, polling) would otherwise pay for the reset, 2 µs on NVIDIA; the completion thread,
+/// woken by the driver tens of µs later, resets them off that path.
+const SPENT_BEFORE_RESET: usize = 4;
+
 impl Recycled {
+    /// A ready command pool, or `None`: the caller makes a new one.
     fn take_commands(&mut self, gpu: &Gpu) -> Option<(vk::CommandPool, vk::CommandBuffer)> {
-        if self.commands.is_empty() {
+        if self.commands.is_empty() && self.spent.len() >= SPENT_BEFORE_RESET {
             self.reset_spent(gpu);
         }
         self.commands.pop()
     }
 
+    /// A ready query pool, or `None`: the caller makes a new one.
     fn take_queries(&mut self, gpu: &Gpu) -> Option<vk::QueryPool> {
-        if self.queries.is_empty() {
+        if self.queries.is_empty() && self.spent.len() >= SPENT_BEFORE_RESET {
             self.reset_spent(gpu);
         }
         self.queries.pop()
@@ -266,8 +280,8 @@ impl Recycled {
             if unsafe { gpu.device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
                 self.commands.push((pool, cmd));
             }
-            if let Some(q) = queries {
-                reset_queries(gpu, q);
+            if let Some((q, used)) = queries {
+                reset_queries(gpu, q, used);
                 self.queries.push(q);
             }
         }
@@ -277,7 +291,8 @@ impl Recycled {
 impl Drop for Batch {
     fn drop(&mut self) {
         let mut recycled = self.gpu.recycled.lock().unwrap_or_else(|e| e.into_inner());
-        recycled.spent.push((self.pool, self.cmd, self.queries));
+        let used = 2 * self.commands();
+        recycled.spent.push((self.pool, self.cmd, self.queries.map(|q| (q, used))));
     }
 }
 
