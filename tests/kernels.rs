@@ -1470,6 +1470,24 @@ fn build_options() {
 }
 
 #[test]
+fn kernels_calling_kernels() {
+    let s = Suite::new(include_str!("kernels/programs.cl"));
+    let x: Vec<f32> = (0..32).map(|i| i as f32 - 7.5).collect();
+    let y: Vec<f32> = (0..33).map(|i| i as f32 * 0.25).collect();
+    let (o, p) = (s.buf(&x), s.buf(&y));
+    s.run("kk_twice", &[Arg::Buf(&o), Arg::Buf(&p)], &[32], None);
+    s.check("a called kernel scales", &s.get::<f32>(&o, 32), &x.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    let want: Vec<f32> = (0..33).map(|i| if i == 0 { y[0] } else { y[i] * 3.0 }).collect();
+    s.check("a called kernel through an offset pointer", &s.get::<f32>(&p, 33), &want);
+    let input: Vec<i32> = (0..64).map(|i| i * 7 - 100).collect();
+    let (bi, out) = (s.buf(&input), s.zeros::<i32>(64));
+    s.run("kk_outer", &[Arg::Buf(&bi), Arg::Buf(&out)], &[64], Some(&[16]));
+    let want: Vec<i32> = (0..64).map(|g| input[g / 16 * 16 + 15 - g % 16]).collect();
+    s.check("a called kernel's __local array is the caller group's", &s.get::<i32>(&out, 64), &want);
+    s.finish();
+}
+
+#[test]
 fn classic_programs() {
     let s = Suite::new(include_str!("kernels/programs.cl"));
     let n = 32usize;

@@ -122,3 +122,26 @@ kernel void nbody(global const float4 *pos, global float4 *acc, int n, float sof
     }
     acc[i] = (float4)(a, 0.0f);
 }
+
+// A kernel called from a kernel runs as a function of the caller's work-item; the __local
+// variables it declares belong to the caller's work-group (implementation-defined in OpenCL C).
+kernel void kk_scale(global float *o, float f) {
+    size_t i = get_global_id(0);
+    o[i] = o[i] * f;
+}
+
+kernel void kk_twice(global float *o, global float *p) {
+    kk_scale(o, 2.0f);
+    kk_scale(p + 1, 3.0f);
+}
+
+kernel void kk_stage(global const int *in, global int *out) {
+    local int t[16];
+    t[get_local_id(0)] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = t[15 - get_local_id(0)];
+}
+
+kernel void kk_outer(global const int *in, global int *out) {
+    kk_stage(in, out);
+}

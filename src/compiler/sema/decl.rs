@@ -501,8 +501,6 @@ impl Sema<'_> {
             let name = callee.name.clone();
             if callee.body.is_none() {
                 ok &= self.err::<()>(site.1, format!("function '{name}' is declared but never defined")).is_some();
-            } else if callee.is_kernel {
-                ok &= self.err::<()>(site.1, format!("calling kernel '{name}' from another function is not supported")).is_some();
             }
         }
         // Depth-first post-order with an explicit stack (no recursion on user input).
