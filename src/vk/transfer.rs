@@ -195,7 +195,10 @@ impl Drop for HostBuffer {
 /// Both ranges are valid for `len` bytes and do not overlap.
 unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
     const PIECE: usize = 2 << 20;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8).min(len.div_ceil(PIECE)).max(1);
+    // Asked once: the standard library reads the cgroup's CPU quota each time.
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cpus.min(8).min(len.div_ceil(PIECE)).max(1);
     let part = len.div_ceil(threads);
     let (src, dst) = (src as usize, dst as usize);
     std::thread::scope(|scope| {
