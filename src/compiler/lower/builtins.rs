@@ -70,7 +70,9 @@ impl Ctx<'_> {
             MathFn::Fabs => direct(M::Abs),
             MathFn::Floor => direct(M::Floor),
             MathFn::Ceil => direct(M::Ceil),
+            MathFn::Trunc if arg_ty.element() == Some(S::Double) => None,
             MathFn::Trunc => direct(M::Trunc),
+            MathFn::Rint if arg_ty.element() == Some(S::Double) => None,
             MathFn::Rint => direct(M::Round),
             MathFn::Fma | MathFn::Mad => direct(M::Fma),
             MathFn::Exp => direct(M::Exp),
@@ -135,11 +137,17 @@ impl Ctx<'_> {
             return Ok(self.b.math(m, v));
         }
         Ok(match f {
+            MathFn::Rint => self.round_half_even(v[0], arg_ty, loc)?,
+            MathFn::Trunc => {
+                let a = self.b.math(M::Abs, &[v[0]]);
+                let t = self.b.math(M::Floor, &[a]);
+                self.copysign(t, v[0], arg_ty)
+            }
             MathFn::Round => {
-                // Half away from zero: t = trunc(|x|) plus one when the (exact) fraction
+                // Half away from zero: t = floor(|x|) plus one when the (exact) fraction
                 // |x| - t reaches one half, with the sign put back (naga's round is to even).
                 let a = self.b.math(M::Abs, &[v[0]]);
-                let t = self.b.math(M::Trunc, &[a]);
+                let t = self.b.math(M::Floor, &[a]);
                 let frac = self.b.binary(B::Subtract, a, t);
                 let (half, one, zero) = (self.float_like(0.5, arg_ty, loc)?, self.float_like(1.0, arg_ty, loc)?, self.float_like(0.0, arg_ty, loc)?);
                 let up = self.b.binary(B::GreaterEqual, frac, half);
@@ -236,6 +244,27 @@ impl Ctx<'_> {
     }
 
     /// |mag| with the sign of `sign`.
+    /// Round to nearest, ties to even, computed exactly from the fraction `|x| - floor(|x|)`.
+    /// For double: lavapipe (Mesa 22.3, on AMD EPYC) rounds ties of f64 `RoundEven` toward zero
+    /// and rounds f64 `Trunc` to nearest; `Floor` is right everywhere.
+    pub(super) fn round_half_even(&mut self, x: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let a = self.b.math(M::Abs, &[x]);
+        let t = self.b.math(M::Floor, &[a]);
+        let frac = self.b.binary(B::Subtract, a, t);
+        let (half, one, zero) = (self.float_like(0.5, ty, loc)?, self.float_like(1.0, ty, loc)?, self.float_like(0.0, ty, loc)?);
+        // t is odd when t / 2 (exact) has a fraction.
+        let t_half = self.b.binary(B::Multiply, t, half);
+        let t_half_int = self.b.math(M::Floor, &[t_half]);
+        let odd = self.b.binary(B::NotEqual, t_half_int, t_half);
+        let above = self.b.binary(B::Greater, frac, half);
+        let tie = self.b.binary(B::Equal, frac, half);
+        let tie_odd = self.b.binary(B::LogicalAnd, tie, odd);
+        let up = self.b.binary(B::LogicalOr, above, tie_odd);
+        let step = self.b.select(up, one, zero);
+        let r = self.b.binary(B::Add, t, step);
+        Ok(self.copysign(r, x, ty))
+    }
+
     pub(super) fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let a = self.b.math(M::Abs, &[mag]);
         let n = self.b.unary(naga::UnaryOperator::Negate, a);

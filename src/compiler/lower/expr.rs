@@ -79,7 +79,7 @@ impl Ctx<'_> {
             ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
                 self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {
-                    let v = cx.round_for_int(v[0], &t[0], r, *rounding);
+                    let v = cx.round_for_int(v[0], &t[0], r, *rounding, loc)?;
                     cx.convert(v, &t[0], r, *sat, loc)
                 })?
             }
@@ -603,15 +603,19 @@ impl Ctx<'_> {
 
     /// Applies an explicit rounding mode before a float → integer conversion (which truncates).
     /// Other rounding modes are not honoured (the default rounding is used).
-    fn round_for_int(&mut self, v: Handle<Expression>, from: &T, to: &T, rounding: model::Rounding) -> Handle<Expression> {
+    fn round_for_int(&mut self, v: Handle<Expression>, from: &T, to: &T, rounding: model::Rounding, loc: Loc) -> R<Handle<Expression>> {
         let float_to_int = from.element().is_some_and(S::is_float) && to.element().is_some_and(S::is_integer);
+        if !float_to_int {
+            return Ok(v);
+        }
         let fun = match rounding {
+            model::Rounding::Rte if from.element() == Some(S::Double) => return self.round_half_even(v, from, loc),
             model::Rounding::Rte => naga::MathFunction::Round,
             model::Rounding::Rtp => naga::MathFunction::Ceil,
             model::Rounding::Rtn => naga::MathFunction::Floor,
-            model::Rounding::Rtz | model::Rounding::Default => return v,
+            model::Rounding::Rtz | model::Rounding::Default => return Ok(v),
         };
-        if float_to_int { self.b.math(fun, &[v]) } else { v }
+        Ok(self.b.math(fun, &[v]))
     }
 
     /// Rounds f32 values to half precision (`half` computes in f32 registers).
