@@ -1,10 +1,11 @@
 //! Context entry points.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, get_list, handle_of, publish, release, retain, Object};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, get_list, handle_of, publish, release, retain, Object};
 use super::info::{self, Info};
 use super::platform::{check, devices_of_type};
-use super::types::*;
+use crate::cl::types::*;
 use super::util::properties;
 use crate::core::context::{Callback, Context};
 use crate::core::device::Device;

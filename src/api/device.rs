@@ -1,12 +1,13 @@
 //! Device entry points and `clGetDeviceInfo`, answered from the Vulkan properties.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, handle_of};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, handle_of};
 use super::info::{self, name_version, Info};
 use super::platform::{check, devices_of_type};
-use super::types::*;
+use crate::cl::types::*;
 use crate::core::device::Device;
-use crate::core::platform::{self as core_platform, Platform};
+use crate::core::platform as core_platform;
 
 entry! {
     fn clGetDeviceIDs(platform: cl_platform_id, device_type: cl_device_type, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> CLResult<()> {
@@ -131,7 +132,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_BUILT_IN_KERNELS => "".into(),
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION | CL_DEVICE_ILS_WITH_VERSION => Info::bytes(Vec::new()),
         CL_DEVICE_IL_VERSION => "".into(),
-        CL_DEVICE_PLATFORM => handle_of(Platform::get()).into(),
+        CL_DEVICE_PLATFORM => handle_of(super::platform::platform()).into(),
         CL_DEVICE_NAME => d.name.as_str().into(),
         CL_DEVICE_VENDOR => core_platform::VENDOR.into(),
         CL_DRIVER_VERSION => env!("CARGO_PKG_VERSION").into(),

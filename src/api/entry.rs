@@ -1,11 +1,9 @@
 //! Turning Rust functions into OpenCL entry points: `CLResult` in, `cl_int` or `errcode_ret` out,
 //! and no panic ever crossing the C boundary.
 
-use crate::api::types::*;
+use crate::cl::types::*;
+use crate::cl::CLResult;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// The error of every fallible operation in the driver: an OpenCL error code.
-pub type CLResult<T> = Result<T, cl_int>;
 
 /// Runs an entry point's body. A panic is a driver bug; it becomes `CL_OUT_OF_HOST_MEMORY`
 /// (the one error every entry point may return) instead of unwinding into C.

@@ -1,10 +1,11 @@
 //! Event entry points, markers and barriers.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, get_list, handle_of, publish, release, retain, Object};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, get_list, handle_of, publish, release, retain, Object};
 use super::info::{self, Info};
 use super::queue::queue;
-use super::types::*;
+use crate::cl::types::*;
 use super::util::{finish_enqueue, wait_list};
 use crate::core::context::{Callback, Context};
 use crate::core::event::Event;

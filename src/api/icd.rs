@@ -3,9 +3,8 @@
 //! `dispatch!` takes the OpenCL 3.0 `cl_icd_dispatch` slots in header order and generates both
 //! the table the loader calls through and the name → function lookup, so they cannot drift.
 
-use super::types::*;
+use crate::cl::types::*;
 use super::{context, device, event, kernel, memory, platform, program, queue, unsupported};
-use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// Number of slots in `cl_icd_dispatch` through OpenCL 3.0.
 pub const DISPATCH_SLOTS: usize = 149;
@@ -187,11 +186,9 @@ dispatch! {
 
 const _: () = assert!(std::mem::size_of::<Dispatch>() == DISPATCH_SLOTS * std::mem::size_of::<usize>());
 
-/// The loader's dispatch data for our platform (ICD 2), copied into every object we create.
-static DISPATCH_DATA: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
-
-pub fn dispatch_data() -> *mut c_void {
-    DISPATCH_DATA.load(Ordering::Acquire)
+/// Makes every object created from now on dispatch through our table.
+pub fn install() {
+    crate::cl::object::install_dispatch_table(&DISPATCH as *const Dispatch as *const c_void);
 }
 
 /// Extension functions reachable through `clGetExtensionFunctionAddress*`.
@@ -255,7 +252,6 @@ pub unsafe extern "system" fn clIcdGetFunctionAddressForPlatformKHR(
 pub unsafe extern "system" fn clIcdSetPlatformDispatchDataKHR(platform: cl_platform_id, data: *mut c_void) -> cl_int {
     match platform::check(platform) {
         Ok(()) => {
-            DISPATCH_DATA.store(data, Ordering::Release);
             platform::set_dispatch_data(data);
             CL_SUCCESS
         }

@@ -1,8 +1,8 @@
 //! The `clGet*Info` protocol, done once: every query produces an [`Info`] value and [`write`]
 //! handles the size query, the too-small buffer and `param_value_size_ret`.
 
-use super::entry::CLResult;
-use super::types::*;
+use crate::cl::CLResult;
+use crate::cl::types::*;
 
 /// The bytes a query answers with.
 pub struct Info(Vec<u8>);

@@ -1,10 +1,11 @@
 //! Kernel entry points: creation, arguments, queries and the NDRange enqueue.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, handle_of, publish, release, retain, Object};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, handle_of, publish, release, retain, Object};
 use super::info::{self, Info};
 use super::queue::queue;
-use super::types::*;
+use crate::cl::types::*;
 use super::util::{finish_enqueue, wait_list};
 use crate::compiler::{AddressQualifier, ArgKind};
 use crate::core::device::Device;

@@ -1,10 +1,11 @@
 //! Buffer entry points: creation, queries and the transfer commands.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, get_list, handle_of, publish, release, retain, Object};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, get_list, handle_of, publish, release, retain, Object};
 use super::info::{self, Info};
 use super::queue::queue;
-use super::types::*;
+use crate::cl::types::*;
 use super::util::{finish_enqueue, properties, wait_list};
 use crate::core::context::{Callback, Context};
 use crate::core::memory::{HostPtr, Mem, Rect};

@@ -1,24 +1,34 @@
 //! Platform entry points.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, handle_of};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, handle_of};
 use super::info::{self, name_version, Info};
-use super::types::*;
+use crate::cl::types::*;
 use crate::core::platform::{self as core, Platform};
 use std::sync::Arc;
 
+/// The platform, with our dispatch table installed before its objects are made (every object
+/// the driver creates descends from the platform and its devices).
+pub fn platform() -> &'static Arc<Platform> {
+    super::icd::install();
+    Platform::get()
+}
+
 /// Validates a platform handle (NULL means ours, as the spec lets implementations decide).
 pub fn check(platform: cl_platform_id) -> CLResult<()> {
-    let ours = Platform::get();
+    let ours = self::platform();
     if platform.is_null() || platform == handle_of(ours) {
         return Ok(());
     }
     get::<Platform>(platform).map(drop)
 }
 
+/// ICD 2: the loader's data goes into every object, those made already too.
 pub fn set_dispatch_data(data: *mut c_void) {
-    let p = Platform::get();
-    use super::handle::Object;
+    crate::cl::object::set_loader_dispatch_data(data);
+    let p = platform();
+    use crate::cl::object::Object;
     p.header().set_dispatch_data(data);
     p.devices.iter().for_each(|d| d.header().set_dispatch_data(data));
 }
@@ -27,7 +37,7 @@ pub unsafe fn get_platform_ids(num_entries: cl_uint, platforms: *mut cl_platform
     if (num_entries == 0 && !platforms.is_null()) || (platforms.is_null() && num_platforms.is_null()) {
         return CL_INVALID_VALUE;
     }
-    let p = Platform::get();
+    let p = platform();
     if !platforms.is_null() {
         platforms.write(handle_of(p));
     }
@@ -76,7 +86,7 @@ pub fn devices_of_type(device_type: cl_device_type) -> CLResult<Vec<Arc<crate::c
     if device_type != CL_DEVICE_TYPE_ALL && (device_type & !all != 0 || device_type == 0) {
         return Err(CL_INVALID_DEVICE_TYPE);
     }
-    let devices = &Platform::get().devices;
+    let devices = &platform().devices;
     let found: Vec<_> = if device_type == CL_DEVICE_TYPE_DEFAULT {
         devices.iter().take(1).cloned().collect()
     } else {

@@ -1,9 +1,10 @@
 //! Program entry points: creation, build/compile/link, queries.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, get_list, handle_of, publish, release, retain, Object};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, get_list, handle_of, publish, release, retain, Object};
 use super::info::{self, Info};
-use super::types::*;
+use crate::cl::types::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
 use crate::core::program::{encode_binary, Program};

@@ -1,9 +1,10 @@
 //! Command-queue entry points.
 
-use super::entry::{entry, CLResult};
-use super::handle::{get, handle_of, publish, release, retain, Object};
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::{get, handle_of, publish, release, retain, Object};
 use super::info::{self, Info};
-use super::types::*;
+use crate::cl::types::*;
 use super::util::properties;
 use crate::core::context::Context;
 use crate::core::device::Device;

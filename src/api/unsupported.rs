@@ -5,9 +5,10 @@
 //! queues and program-scope destructors: their capability queries report none. GL/EGL sharing
 //! and native kernels are not in the extension list or the execution capabilities.
 
-use super::entry::{entry, CLResult};
-use super::handle::get;
-use super::types::*;
+use super::entry::entry;
+use crate::cl::CLResult;
+use crate::cl::object::get;
+use crate::cl::types::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
 use crate::core::kernel::Kernel;

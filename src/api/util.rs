@@ -1,8 +1,8 @@
 //! Argument helpers shared by the entry points: property lists, wait lists, returned events.
 
-use super::entry::CLResult;
-use super::handle::{get_list, publish};
-use super::types::*;
+use crate::cl::CLResult;
+use crate::cl::object::{get_list, publish};
+use crate::cl::types::*;
 use crate::core::event::Event;
 use crate::core::queue::Queue;
 use std::sync::Arc;

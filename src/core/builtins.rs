@@ -4,7 +4,7 @@
 use super::device::Device;
 use super::kernel::{plan, Bound, NdRange};
 use super::program::{build_executable, Executable};
-use crate::api::entry::CLResult;
+use crate::cl::CLResult;
 use crate::vk::batch::Batch;
 use crate::vk::memory::Buffer;
 use std::sync::Arc;

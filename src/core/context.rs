@@ -1,8 +1,8 @@
 //! Contexts: a set of devices of the platform, with the application's properties and callbacks.
 
 use super::device::Device;
-use crate::api::handle::{object, Header, Kind};
-use crate::api::types::*;
+use crate::cl::object::{object, Header, Kind};
+use crate::cl::types::*;
 use std::sync::{Arc, Mutex};
 
 /// An application callback and its user data, called from any driver thread.

@@ -1,8 +1,8 @@
 //! An OpenCL device: a Vulkan physical device opened for compute, with the limits OpenCL reports
 //! derived once from the Vulkan properties.
 
-use crate::api::handle::{object, Header, Kind};
-use crate::api::types::*;
+use crate::cl::object::{object, Header, Kind};
+use crate::cl::types::*;
 use crate::compiler::Target;
 use crate::vk::device::Gpu;
 use crate::vk::instance::Instance;

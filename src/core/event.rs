@@ -3,9 +3,9 @@
 
 use super::context::{Callback, Context};
 use super::queue::Queue;
-use crate::api::handle::{handle_of, object, Header, Kind};
-use crate::api::types::*;
-use crate::clock::now_ns;
+use crate::cl::object::{handle_of, object, Header, Kind};
+use crate::cl::types::*;
+use crate::cl::clock::now_ns;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
 #[repr(C)]

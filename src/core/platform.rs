@@ -1,7 +1,7 @@
 //! The one ferrocl platform: the Vulkan instance and every device it could open.
 
 use super::device::Device;
-use crate::api::handle::{object, Header, Kind};
+use crate::cl::object::{object, Header, Kind};
 use crate::vk::instance::Instance;
 use std::sync::{Arc, OnceLock};
 
@@ -26,9 +26,9 @@ impl Platform {
         static PLATFORM: OnceLock<Arc<Platform>> = OnceLock::new();
         PLATFORM.get_or_init(|| {
             let platform = Arc::new(Platform::open());
-            crate::api::handle::publish(platform.clone());
+            crate::cl::object::publish(platform.clone());
             for d in &platform.devices {
-                crate::api::handle::publish(d.clone());
+                crate::cl::object::publish(d.clone());
             }
             platform
         })

@@ -2,9 +2,9 @@
 
 use super::context::Context;
 use super::device::Device;
-use crate::api::entry::CLResult;
-use crate::api::handle::{object, Header, Kind};
-use crate::api::types::*;
+use crate::cl::CLResult;
+use crate::cl::object::{object, Header, Kind};
+use crate::cl::types::*;
 use crate::compiler::options::{BuildOptions, Stage};
 use crate::compiler::{self, BuildError, Object};
 use crate::vk::memory::Buffer;

@@ -4,9 +4,9 @@
 use super::context::Context;
 use super::device::Device;
 use super::event::Event;
-use crate::api::entry::CLResult;
-use crate::api::handle::{object, Header, Kind};
-use crate::api::types::*;
+use crate::cl::CLResult;
+use crate::cl::object::{object, Header, Kind};
+use crate::cl::types::*;
 use crate::vk::batch::Batch;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};

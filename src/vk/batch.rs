@@ -3,7 +3,7 @@
 //! runs each command's completion step with its (profiling) start and end times.
 
 use super::device::Gpu;
-use crate::clock::now_ns;
+use crate::cl::clock::now_ns;
 use ash::vk;
 use std::any::Any;
 use std::collections::VecDeque;

@@ -7,7 +7,7 @@
 
 use super::batch::Batch;
 use super::device::Gpu;
-use crate::clock::now_ns;
+use crate::cl::clock::now_ns;
 use ash::vk;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

@@ -1,9 +1,8 @@
-//! Handles: every object starts with the ICD header, lives in an `Arc`, and is reachable from C
-//! only while it is registered in the live-handle table.
+//! Objects and their handles: every object starts with the ICD header, lives in an `Arc`, and is
+//! reachable from C only while it is registered in the live-handle table.
 
-use super::entry::CLResult;
-use super::icd::{dispatch_data, DISPATCH};
 use super::types::*;
+use super::CLResult;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -23,11 +22,26 @@ pub enum Kind {
     Sampler,
 }
 
+/// The ICD dispatch table that every new object's header points to. The table names the C entry
+/// points, so the C surface owns it and installs it before it creates the first object.
+static DISPATCH: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The loader's dispatch data for our platform (ICD 2), copied into every object we create.
+static DISPATCH_DATA: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+pub fn install_dispatch_table(table: *const c_void) {
+    DISPATCH.store(table.cast_mut(), Ordering::Release);
+}
+
+pub fn set_loader_dispatch_data(data: *mut c_void) {
+    DISPATCH_DATA.store(data, Ordering::Release);
+}
+
 /// The ICD-compatible start of every object (`cl_khr_icd`): dispatch table, the loader's
 /// dispatch data (ICD 2), then our own tag and the OpenCL reference count.
 #[repr(C)]
 pub struct Header {
-    dispatch: *const super::icd::Dispatch,
+    dispatch: *const c_void,
     dispatch_data: AtomicPtr<c_void>,
     kind: Kind,
     refs: AtomicU32,
@@ -39,7 +53,9 @@ unsafe impl Sync for Header {}
 
 impl Header {
     pub fn new(kind: Kind) -> Self {
-        Header { dispatch: &DISPATCH, dispatch_data: AtomicPtr::new(dispatch_data()), kind, refs: AtomicU32::new(1) }
+        let dispatch = DISPATCH.load(Ordering::Acquire);
+        debug_assert!(!dispatch.is_null(), "an object was created before the ICD dispatch table was installed");
+        Header { dispatch, dispatch_data: AtomicPtr::new(DISPATCH_DATA.load(Ordering::Acquire)), kind, refs: AtomicU32::new(1) }
     }
 
     /// ICD 2: objects made before the loader gave its dispatch data (platform, devices) get it.
@@ -119,6 +135,9 @@ pub fn release<T: Object>(handle: *mut c_void) -> CLResult<bool> {
 }
 
 /// Validates a `(count, list)` pair of handles, as in wait lists and device lists.
+///
+/// # Safety
+/// A non-null `list` points to `count` handles, as the OpenCL call that passed it promises.
 pub unsafe fn get_list<T: Object>(count: cl_uint, list: *const *mut c_void, err: cl_int) -> CLResult<Vec<Arc<T>>> {
     match (count, list.is_null()) {
         (0, true) => Ok(Vec::new()),
@@ -131,10 +150,10 @@ pub unsafe fn get_list<T: Object>(count: cl_uint, list: *const *mut c_void, err:
 /// Implements [`Object`] for a type whose first field is `header: Header`.
 macro_rules! object {
     ($t:ty, $kind:ident, $invalid:ident) => {
-        impl $crate::api::handle::Object for $t {
-            const KIND: $crate::api::handle::Kind = $crate::api::handle::Kind::$kind;
-            const INVALID: $crate::api::types::cl_int = $crate::api::types::$invalid;
-            fn header(&self) -> &$crate::api::handle::Header {
+        impl $crate::cl::object::Object for $t {
+            const KIND: $crate::cl::object::Kind = $crate::cl::object::Kind::$kind;
+            const INVALID: $crate::cl::types::cl_int = $crate::cl::types::$invalid;
+            fn header(&self) -> &$crate::cl::object::Header {
                 &self.header
             }
         }

@@ -1,3 +1,0 @@
-kernel void k(global int *p) {
-  int x[-1];
-}
