@@ -490,3 +490,34 @@ fn rect_transfers_queued_behind_other_work() {
     assert_eq!(out, expected_out);
     unsafe { [gate, first].iter().for_each(|&e| ok(clReleaseEvent(e))) };
 }
+
+/// A non-blocking read returns the buffer as it was when the read ran in queue order, not as a
+/// later command left it (reads of host-readable buffers used to copy out at completion).
+#[test]
+fn non_blocking_read_sees_the_buffer_before_later_commands() {
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void k(global int *p, int v) { p[get_global_id(0)] = v; }");
+    let k = kernel(program, "k");
+    const N: usize = 1024;
+    let mem = env.buffer(CL_MEM_READ_WRITE, N * 4);
+    set_arg(k, 0, &mem.0);
+    let launch = |v: i32| {
+        set_arg(k, 1, &v);
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &N, null(), 0, null(), null_mut()) });
+    };
+    for flush in [false, true] {
+        let mut got = vec![0i32; N];
+        launch(42);
+        ok(unsafe { clEnqueueReadBuffer(env.queue, mem.0, CL_FALSE, 0, N * 4, got.as_mut_ptr().cast(), 0, null(), null_mut()) });
+        if flush {
+            ok(unsafe { clFlush(env.queue) });
+        }
+        launch(0);
+        env.finish();
+        assert!(got.iter().all(|&v| v == 42), "flush {flush}: the read saw a later kernel's writes");
+    }
+    unsafe {
+        clReleaseKernel(k);
+        clReleaseProgram(program);
+    }
+}

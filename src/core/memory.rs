@@ -291,24 +291,13 @@ impl Mem {
         }))
     }
 
-    /// `clEnqueueReadBuffer(Rect)`: copied out on the completion thread.
+    /// `clEnqueueReadBuffer(Rect)`: copied into staging in queue order, then out to the
+    /// application on the completion thread. Even a host-readable buffer is copied first: by
+    /// the time the completion thread runs, later commands may have written it.
     pub fn read_rect(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
         let row = region[0];
         let host_rows: Vec<usize> = host.rows(region).collect();
         let buf_rows: Vec<usize> = buf.rows(region).collect();
-        if self.buffer.host_cached() {
-            // The buffer is readable from the host: no copy on the GPU.
-            let base = HostPtr(mapped(&self.buffer)?.wrapping_add(self.base as usize));
-            let mem = self.clone();
-            let step: HostStep = Box::new(move || {
-                let _keep = mem;
-                for (b, h) in buf_rows.iter().zip(&host_rows) {
-                    // SAFETY: rows checked by the API; the command has executed.
-                    unsafe { copy_bytes(base.get().add(*b), dst.get().add(*h), row) };
-                }
-            });
-            return Ok(Box::new(move |_| Ok(Some(step))));
-        }
         let readback = staging(device, row * host_rows.len(), Placement::Readback)?;
         let regions: Vec<_> = buf_rows.iter().enumerate().map(|(i, b)| region_in(self, i * row, *b, row, false)).collect();
         let (mem, device) = (self.clone(), device.clone());
