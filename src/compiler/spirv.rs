@@ -34,8 +34,15 @@ pub fn validate(module: &naga::Module, target: &Target) -> Result<ModuleInfo, St
 
 /// Writer options for OpenCL compute: no injected loop bounds, division checks or workgroup
 /// zero-initialisation (OpenCL leaves those undefined), and no `StorageInputOutput16`.
+/// Indices into `__local` and private arrays are clamped to the array: an out-of-bounds write
+/// there must not reach other memory (on lavapipe it corrupted the host's heap). Buffers are
+/// left to the device's robustBufferAccess, which the hardware does for free.
 fn writer_options() -> spv::Options<'static> {
     spv::Options {
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Restrict,
+            ..Default::default()
+        },
         lang_version: (1, 3),
         flags: spv::WriterFlags::empty(),
         force_loop_bounding: false,

@@ -1,0 +1,59 @@
+//! A faulty kernel is contained: out-of-bounds accesses to `__local`, private and `__global`
+//! memory neither crash the host nor reach memory outside the object they index.
+mod common;
+
+use common::*;
+use std::ptr::{null, null_mut};
+
+/// Runs kernel `k(global int *o, global int *guard)` over `global` work-items in groups of
+/// `local`, then checks that the launch completed and `guard` (a separate buffer) is untouched.
+fn run_contained(source: &str, global: usize, local: Option<usize>) -> Vec<i32> {
+    let env = Env::new();
+    let program = build(env.context, env.device, source);
+    let k = kernel(program, "k");
+    let out = env.buffer_from(&[0u8; 64 * 4]);
+    let guard_bytes = pattern(4096, 7);
+    let guard = env.buffer_from(&guard_bytes);
+    set_arg(k, 0, &out.0);
+    set_arg(k, 1, &guard.0);
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &global, local.as_ref().map_or(null(), |l| l), 0, null(), null_mut()) });
+    env.finish();
+    assert_eq!(env.read(&guard, 0, guard_bytes.len()), guard_bytes, "another buffer was written");
+    unsafe {
+        clReleaseKernel(k);
+        clReleaseProgram(program);
+    }
+    env.read(&out, 0, 64 * 4).chunks(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn max_group() -> usize {
+    device_info::<usize>(CL_DEVICE_MAX_WORK_GROUP_SIZE).min(256)
+}
+
+#[test]
+fn out_of_bounds_local_writes_stay_in_the_array() {
+    // The issue's reproducer: every work-item writes far beyond a 4-int __local array.
+    let src = "kernel void k(global int *o, global int *g) { local int t[4]; \
+               t[get_local_id(0) + 100000] = 1; barrier(CLK_LOCAL_MEM_FENCE); o[get_group_id(0)] = t[0] + 7; }";
+    for _ in 0..20 {
+        let o = run_contained(src, 4096, None);
+        assert!(o[0] == 7 || o[0] == 8);
+    }
+}
+
+#[test]
+fn out_of_bounds_private_writes_stay_in_the_array() {
+    let src = "kernel void k(global int *o, global int *g) { int t[4] = {1, 2, 3, 4}; \
+               int i = get_global_id(0); t[i * 1000 + 50] = 9; t[-i - 1000] = 9; \
+               if (i < 64) o[i] = t[0] + t[1] + t[2] + t[3] > 0; }";
+    let o = run_contained(src, 64, Some(64.min(max_group())));
+    assert!(o.iter().all(|&v| v == 1));
+}
+
+#[test]
+fn out_of_bounds_global_writes_stay_in_the_buffer() {
+    // Indices past the end of `o` (64 ints): the other buffer must not change.
+    let src = "kernel void k(global int *o, global int *g) { int i = get_global_id(0); o[i + 64] = -1; o[i * 4096 + 1000000] = -1; if (i < 64) o[i] = 3; }";
+    let o = run_contained(src, 256, Some(64.min(max_group())));
+    assert!(o.iter().all(|&v| v == 3 || v == -1));
+}
