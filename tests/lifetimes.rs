@@ -98,3 +98,52 @@ fn many_small_commands_in_one_flush() {
     let got: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(got, values);
 }
+
+static DELETED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+extern "C" fn count_deletion(_: *mut std::ffi::c_void, _: *mut std::ffi::c_void) {
+    DELETED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// A kernel does not retain its buffer arguments (CTS `test_api retain_mem_object_set_kernel_arg`):
+/// the buffer's last release deletes it at once; a command already enqueued keeps it until it
+/// completes; a launch after the release refuses the dangling argument.
+#[test]
+fn kernels_do_not_retain_buffer_arguments() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void k(global int *p) { p[get_global_id(0)] = 5; }");
+    let k = kernel(program, "k");
+    let deleted = || DELETED.load(SeqCst);
+    let before = deleted();
+
+    let mem = create_buffer(env.context, CL_MEM_READ_WRITE, 64, null_mut());
+    ok(unsafe { clSetMemObjectDestructorCallback(mem, Some(count_deletion), null_mut()) });
+    set_arg(k, 0, &mem);
+    ok(unsafe { clReleaseMemObject(mem) });
+    assert_eq!(deleted(), before + 1, "the buffer's last release did not delete it");
+    let n = 16usize;
+    let err = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut()) };
+    assert_eq!(err, CL_INVALID_KERNEL_ARGS, "a launch with a released buffer argument");
+
+    // Released while its launch waits on a user event: deleted once the launch is done.
+    let mem = create_buffer(env.context, CL_MEM_READ_WRITE, 64, null_mut());
+    ok(unsafe { clSetMemObjectDestructorCallback(mem, Some(count_deletion), null_mut()) });
+    set_arg(k, 0, &mem);
+    let gate = user_event(env.context);
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 1, &gate, null_mut()) });
+    ok(unsafe { clReleaseMemObject(mem) });
+    assert_eq!(deleted(), before + 1, "deleted while a launch still needs it");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while deleted() != before + 2 && std::time::Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+    assert_eq!(deleted(), before + 2, "not deleted after its launch completed");
+    unsafe {
+        clReleaseEvent(gate);
+        clReleaseKernel(k);
+        clReleaseProgram(program);
+    }
+}

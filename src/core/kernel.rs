@@ -13,12 +13,14 @@ use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
 use crate::vk::vk;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-/// The value set for one argument.
+/// The value set for one argument. A kernel does not retain its memory arguments (OpenCL leaves
+/// their lifetime to the application: releasing a buffer set as an argument deletes it); a
+/// launch takes them with the arguments, and its command keeps them until it completes.
 #[derive(Clone)]
 pub enum ArgValue {
-    Buffer(Option<Arc<Mem>>),
+    Buffer(Option<Weak<Mem>>),
     Local(u32),
     Pod(Vec<u8>),
 }
@@ -114,15 +116,22 @@ impl Kernel {
             return Err(CL_OUT_OF_RESOURCES);
         }
         let values = self.args().clone();
-        // The buffers as they are now: later clSetKernelArg calls must not free them early.
+        // The memory as it is now, kept by the command until it completes: later clSetKernelArg
+        // or clReleaseMemObject calls must not free it early.
         let mut keep: Vec<Arc<Buffer>> = Vec::new();
+        let mut mems: Vec<Arc<Mem>> = Vec::new();
         let mut bind = |buffer: Arc<Buffer>, offset: u64, size: u64| {
             let bound = Bound::Buffer { raw: buffer.raw, capacity: buffer.size, offset, size };
             keep.push(buffer);
             bound
         };
         let args = values.iter().map(|v| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
-            ArgValue::Buffer(Some(m)) => Ok(bind(m.buffer.clone(), m.base, m.size as u64)),
+            ArgValue::Buffer(Some(weak)) => {
+                let m = live_mem(weak)?;
+                let bound = bind(m.buffer.clone(), m.base, m.size as u64);
+                mems.push(m);
+                Ok(bound)
+            }
             // A NULL buffer argument: the kernel must not use it; bind a small buffer.
             ArgValue::Buffer(None) => Ok(bind(upload(device, &[0u8; 16])?, 0, 16)),
             ArgValue::Local(n) => Ok(Bound::Local(*n)),
@@ -132,10 +141,17 @@ impl Kernel {
         let work = plan(device, &exe, k, range, args)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
-            batch.keep((kernel, keep));
+            batch.keep((kernel, keep, mems));
             work(batch)
         }))
     }
+}
+
+/// A buffer argument whose handle the application still holds; one it has released is no
+/// valid argument any more.
+fn live_mem(weak: &Weak<Mem>) -> CLResult<Arc<Mem>> {
+    use crate::cl::object::Object;
+    weak.upgrade().filter(|m| m.header().ref_count() > 0).ok_or(CL_INVALID_KERNEL_ARGS)
 }
 
 /// A kernel argument resolved for one launch. The caller keeps bound buffers alive until the
