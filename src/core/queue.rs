@@ -301,7 +301,11 @@ impl Queue {
 
 impl Drop for Queue {
     fn drop(&mut self) {
-        // Commands recorded but never flushed still run: release implies a flush.
+        // Commands recorded but never flushed still run: release implies a flush (not once the
+        // process is exiting, when Vulkan may be gone).
+        if crate::vk::teardown::exiting() {
+            return;
+        }
         if let Some(batch) = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).batch.take() {
             batch.submit();
         }

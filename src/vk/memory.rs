@@ -82,6 +82,9 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if super::teardown::exiting() {
+            return;
+        }
         // SAFETY: no command using the buffer is pending: owners keep it alive until completion.
         unsafe { self.gpu.device.destroy_buffer(self.raw, None) };
         if let Some(a) = self.allocation.take() {

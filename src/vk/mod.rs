@@ -1,11 +1,12 @@
 //! The Vulkan layer: instance and devices (ash), memory (gpu-allocator), command batches,
-//! the device clock.
+//! the device clock, process exit.
 pub mod batch;
 pub mod clock;
 pub mod device;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
+pub mod teardown;
 pub mod transfer;
 
 pub use ash::vk;

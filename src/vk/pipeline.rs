@@ -72,6 +72,9 @@ impl Pipeline {
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
+        if super::teardown::exiting() {
+            return;
+        }
         // SAFETY: batches keep pipelines alive until their commands have executed.
         unsafe {
             let d = &self.gpu.device;
@@ -143,7 +146,7 @@ pub fn load_cache(device: &ash::Device, gpu_uuid: &[u8; 16], driver_uuid: &[u8; 
 /// Writes the pipeline cache to disk if pipelines were made since the last save (through a
 /// temporary file, so readers never see half of it).
 pub fn save_cache(gpu: &Gpu) {
-    if !gpu.cache_dirty.swap(false, std::sync::atomic::Ordering::AcqRel) {
+    if super::teardown::exiting() || !gpu.cache_dirty.swap(false, std::sync::atomic::Ordering::AcqRel) {
         return;
     }
     let Some(file) = cache_file(&gpu.props.device_uuid, &gpu.props.driver_uuid) else { return };

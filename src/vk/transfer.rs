@@ -181,6 +181,9 @@ pub struct HostBuffer {
 
 impl Drop for HostBuffer {
     fn drop(&mut self) {
+        if super::teardown::exiting() {
+            return;
+        }
         // SAFETY: the copy that used it has completed.
         unsafe {
             self.device.destroy_buffer(self.buffer, None);
