@@ -15,6 +15,26 @@ use std::sync::Arc;
 /// `clBuildProgram`: compiles and links one source in a single pass, returning with the
 /// program the object (its preprocessed text) that program binaries hold.
 pub fn build(source: &str, options: &str, target: &Target) -> Result<(Object, Program), BuildError> {
+    on_stack(|| build_here(source, options, target))
+}
+
+/// `clCompileProgram`: preprocesses `source` (with the given headers) and checks its syntax.
+/// Semantic checks run at link time, when every function the object calls is known.
+pub fn compile(source: &str, headers: &[(String, String)], options: &str, target: &Target) -> Result<Object, BuildError> {
+    on_stack(|| compile_here(source, headers, options, target))
+}
+
+/// `clLinkProgram`: analyses and lowers the objects together.
+pub fn link(objects: &[Object], options: &str, target: &Target) -> Result<Program, BuildError> {
+    on_stack(|| link_here(objects, options, target))
+}
+
+/// Runs a build on the compiler's own stack ([`super::stack`]).
+fn on_stack<T: Send>(build: impl FnOnce() -> Result<T, BuildError> + Send) -> Result<T, BuildError> {
+    super::stack::run(build).unwrap_or_else(|e| Err(BuildError::Failed(e)))
+}
+
+fn build_here(source: &str, options: &str, target: &Target) -> Result<(Object, Program), BuildError> {
     let opts = BuildOptions::parse(options, Stage::Compile).map_err(BuildError::InvalidOptions)?;
     let mut unit = Unit::new(&opts);
     let main = unit.sources.add("<source>", source);
@@ -23,9 +43,7 @@ pub fn build(source: &str, options: &str, target: &Target) -> Result<(Object, Pr
     unit.finish(pre.tokens, pre.fp_contract, &opts, target).map(|program| (object, program))
 }
 
-/// `clCompileProgram`: preprocesses `source` (with the given headers) and checks its syntax.
-/// Semantic checks run at link time, when every function the object calls is known.
-pub fn compile(
+fn compile_here(
     source: &str,
     headers: &[(String, String)],
     options: &str,
@@ -45,8 +63,7 @@ pub fn compile(
     Ok(Object { preprocessed: pre.text, options: options.to_string(), log })
 }
 
-/// `clLinkProgram`: analyses and lowers the objects together.
-pub fn link(objects: &[Object], options: &str, target: &Target) -> Result<Program, BuildError> {
+fn link_here(objects: &[Object], options: &str, target: &Target) -> Result<Program, BuildError> {
     let link_opts = BuildOptions::parse(options, Stage::Link).map_err(BuildError::InvalidOptions)?;
     // The language options (-cl-std, ...) are those the objects were compiled with.
     let compile_opts = match objects.first() {
@@ -619,5 +636,32 @@ kernel void vec3s(global float3 *n, global float *o, const float3 light) {
                 spirv_val(&words);
             }
         }
+    }
+}
+
+/// Regressions the fuzzer (`tests/fuzz.rs`) found, checked on a thread with a small stack as an
+/// application's may be.
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+    use crate::compiler::lower::tests::target;
+
+    fn builds_on_a_small_stack(src: String) {
+        let thread = std::thread::Builder::new().stack_size(256 << 10).spawn(move || {
+            let (_, p) = build(&src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+            p.kernels.iter().for_each(|k| drop(k.specialize([64, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"))));
+        });
+        thread.expect("thread").join().expect("the build succeeds");
+    }
+
+    /// Deeply nested counted loops: the unroller judged each nested loop by scanning its body
+    /// again (time exponential in the depth: 100 loops never ended), and the passes' recursion
+    /// overflowed a 2 MiB stack at 80 loops.
+    #[test]
+    fn deeply_nested_loops_build_in_linear_time() {
+        let loops: String = (0..120).map(|i| format!("for (int i{i} = 0; i{i} < 2; i{i}++) ")).collect();
+        let start = std::time::Instant::now();
+        builds_on_a_small_stack(format!("kernel void k(global int *o) {{ int x = 0; {loops} x++; o[0] = x; }}"));
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "took {:?}", start.elapsed());
     }
 }

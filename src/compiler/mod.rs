@@ -13,6 +13,7 @@ pub mod preprocess;
 pub mod sema;
 pub mod source;
 pub mod spirv;
+mod stack;
 pub mod token;
 
 pub use driver::{build, compile, link};

@@ -104,6 +104,6 @@ impl Kernel for CompiledKernel {
             let len = bytes.div_ceil(elem.max(1)).max(1);
             constants.insert(abi::local_arg_name(i), f64::from(len));
         }
-        spirv::write(&self.module, &self.info, &constants, self.aliased)
+        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased)).and_then(|words| words)
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::compiler::source::Loc;
 use crate::compiler::sema::model::{BinaryOp, CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Stmt, Type};
+use std::collections::HashSet;
 
 /// Most iterations unrolled, and most statement and expression nodes of the unrolled result
 /// (nested unrolled loops counted with their copies). The node budget fits the inner product
@@ -26,6 +27,17 @@ pub(super) struct Counted {
 /// `uint` `i` and constant `a`, `b`, `c`, when the body never writes `i` or takes its address,
 /// and leaves the loop only at its end (no `break`, `continue` or `return` of this loop).
 pub(super) fn counted(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Option<Counted> {
+    let trips = trips(init, cond, step)?;
+    unrolls(&trips, &Scan::body(body)).then_some(trips)
+}
+
+/// Whether a loop with these iterations and this body is unrolled.
+fn unrolls(trips: &Counted, body: &Scan) -> bool {
+    !body.leaves && !body.returns && !body.written.contains(&trips.local) && trips.values.len() * body.nodes <= MAX_NODES
+}
+
+/// The counter and its values, for a loop of the counted shape (the body not looked at).
+fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>) -> Option<Counted> {
     let [Stmt::Decl { local, init: Some(start) }] = init else { return None };
     let ty = start.ty.clone();
     let range = match ty {
@@ -38,8 +50,6 @@ pub(super) fn counted(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, b
         _ => return None,
     };
     let delta = step_delta(step?, *local)?;
-    let mut scan = Scan { local: *local, nodes: 0, ok: true };
-    scan.stmt(body, 0, 0);
     let mut values = Vec::new();
     let mut v = constant(start)?;
     while compare(op, v, bound)? {
@@ -49,7 +59,7 @@ pub(super) fn counted(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, b
         values.push(v);
         v += delta;
     }
-    (scan.ok && values.len() * scan.nodes <= MAX_NODES).then_some(Counted { local: *local, ty, values, loc: start.loc })
+    Some(Counted { local: *local, ty, values, loc: start.loc })
 }
 
 /// A condition without its conversion to `bool`.
@@ -105,14 +115,26 @@ fn step_delta(step: &Expr, local: LocalId) -> Option<i64> {
     }
 }
 
-/// Counts a body's nodes and checks that it leaves the counter alone.
+/// What unrolling needs to know of a loop body, found in one pass over it (nested counted loops
+/// are judged from their own pass, so deep nests cost linear time, not exponential).
+#[derive(Default)]
 struct Scan {
-    local: LocalId,
+    /// Statement and expression nodes, nested unrolled loops counted with all their copies.
     nodes: usize,
-    ok: bool,
+    /// Locals assigned or whose address is taken.
+    written: HashSet<LocalId>,
+    /// A `break` or `continue` of the scanned loop itself.
+    leaves: bool,
+    returns: bool,
 }
 
 impl Scan {
+    fn body(body: &Stmt) -> Scan {
+        let mut scan = Scan::default();
+        scan.stmt(body, 0, 0);
+        scan
+    }
+
     /// `loops`/`switches`: how deep `s` is in loops and switches inside the body.
     fn stmt(&mut self, s: &Stmt, loops: u32, switches: u32) {
         self.nodes += 1;
@@ -133,19 +155,21 @@ impl Scan {
                 let before = self.nodes;
                 init.iter().for_each(|s| self.stmt(s, loops + 1, switches));
                 cond.iter().chain(step).for_each(|e| self.expr(e));
-                self.stmt(body, loops + 1, switches);
+                let inner = Scan::body(body);
                 // A nested loop that will be unrolled counts with all its copies.
-                if let Some(inner) = counted(init, cond.as_ref(), step.as_ref(), body) {
-                    self.nodes = before + (self.nodes - before) * inner.values.len();
-                }
+                let copies = trips(init, cond.as_ref(), step.as_ref()).filter(|t| unrolls(t, &inner)).map_or(1, |t| t.values.len());
+                self.nodes += inner.nodes;
+                self.nodes = before + (self.nodes - before) * copies;
+                self.returns |= inner.returns;
+                self.written.extend(inner.written);
             }
             Stmt::Switch { selector, cases } => {
                 self.expr(selector);
                 cases.iter().flat_map(|c| &c.body).for_each(|s| self.stmt(s, loops, switches + 1));
             }
-            Stmt::Break => self.ok &= loops > 0 || switches > 0,
-            Stmt::Continue => self.ok &= loops > 0,
-            Stmt::Return(_) => self.ok = false,
+            Stmt::Break => self.leaves |= loops == 0 && switches == 0,
+            Stmt::Continue => self.leaves |= loops == 0,
+            Stmt::Return(_) => self.returns = true,
         }
     }
 
@@ -155,11 +179,11 @@ impl Scan {
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Zero | ExprKind::Current => {}
             ExprKind::Load(p) => self.place(p),
             ExprKind::AddrOf(p) | ExprKind::Decay(p) => {
-                self.ok &= root(p) != Some(self.local);
+                self.written.extend(root(p));
                 self.place(p);
             }
             ExprKind::Assign { place, value, .. } => {
-                self.ok &= root(place) != Some(self.local);
+                self.written.extend(root(place));
                 self.place(place);
                 self.expr(value);
             }
