@@ -55,6 +55,7 @@ fn target() -> Target {
         local_mem_size: 32768,
         subgroup_size: 32,
         opencl_c_version: 300,
+        clamp_array_indices: true,
     }
 }
 

@@ -40,6 +40,11 @@ pub struct Target {
     pub subgroup_size: u32,
     /// `__OPENCL_C_VERSION__` of the highest OpenCL C the device reports, e.g. 300.
     pub opencl_c_version: u32,
+    /// Clamp indices into `__local` and private arrays to the array. Needed where the device runs
+    /// kernels inside the host process (a CPU device such as lavapipe), where an out-of-bounds
+    /// access corrupts the host's memory; a GPU's hardware confines such an access to the
+    /// device (a fault ends the command with an error), and the clamps cost 2 % of SGEMM there.
+    pub clamp_array_indices: bool,
 }
 
 /// The device the compiler's unit tests compile for: 64-bit addresses, 8/16/64-bit integers and
@@ -63,6 +68,7 @@ pub(crate) fn test_target() -> Target {
         local_mem_size: 49152,
         subgroup_size: 32,
         opencl_c_version: 300,
+        clamp_array_indices: true,
     }
 }
 

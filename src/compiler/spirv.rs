@@ -34,15 +34,14 @@ pub fn validate(module: &naga::Module, target: &Target) -> Result<ModuleInfo, St
 
 /// Writer options for OpenCL compute: no injected loop bounds, division checks or workgroup
 /// zero-initialisation (OpenCL leaves those undefined), and no `StorageInputOutput16`.
-/// Indices into `__local` and private arrays are clamped to the array: an out-of-bounds write
-/// there must not reach other memory (on lavapipe it corrupted the host's heap). Buffers are
-/// left to the device's robustBufferAccess, which the hardware does for free.
-fn writer_options() -> spv::Options<'static> {
+/// With `clamp_array_indices`, indices into `__local` and private arrays are clamped to the
+/// array, so an out-of-bounds write cannot reach other memory (on lavapipe it corrupted the
+/// host's heap). Buffers are left to the device's robustBufferAccess, which the hardware does
+/// for free.
+fn writer_options(clamp_array_indices: bool) -> spv::Options<'static> {
+    let index = if clamp_array_indices { naga::proc::BoundsCheckPolicy::Restrict } else { naga::proc::BoundsCheckPolicy::Unchecked };
     spv::Options {
-        bounds_check_policies: naga::proc::BoundsCheckPolicies {
-            index: naga::proc::BoundsCheckPolicy::Restrict,
-            ..Default::default()
-        },
+        bounds_check_policies: naga::proc::BoundsCheckPolicies { index, ..Default::default() },
         lang_version: (1, 3),
         flags: spv::WriterFlags::empty(),
         force_loop_bounding: false,
@@ -60,6 +59,7 @@ pub fn write(
     info: &ModuleInfo,
     constants: &naga::back::PipelineConstants,
     aliased: bool,
+    clamp_array_indices: bool,
 ) -> Result<Vec<u32>, String> {
     let ep = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
@@ -68,7 +68,7 @@ pub fn write(
         shader_stage: naga::ShaderStage::Compute,
         entry_point: "main".into(),
     };
-    let words = spv::write_vec(&module, &info, &writer_options(), Some(&pipeline))
+    let words = spv::write_vec(&module, &info, &writer_options(clamp_array_indices), Some(&pipeline))
         .map_err(|e| format!("internal compiler error: SPIR-V writer: {e}"))?;
     Ok(decorate(words, aliased))
 }

@@ -69,6 +69,7 @@ impl Device {
             local_mem_size: l.max_compute_shared_memory_size as u64,
             subgroup_size: p.subgroup_size,
             opencl_c_version: 300,
+            clamp_array_indices: device_type == CL_DEVICE_TYPE_CPU,
         };
         let base_align = (l.min_storage_buffer_offset_alignment).max(l.min_uniform_buffer_offset_alignment).max(LARGEST_TYPE);
         Ok(Device {

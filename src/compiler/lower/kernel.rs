@@ -20,6 +20,8 @@ pub struct CompiledKernel {
     /// Element sizes of the `__local` arguments, in argument order.
     pub local_arg_elem_sizes: Vec<u32>,
     pub aliased: bool,
+    /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
+    pub clamp_array_indices: bool,
     pub module: Module,
     pub info: naga::valid::ModuleInfo,
 }
@@ -104,6 +106,6 @@ impl Kernel for CompiledKernel {
             let len = bytes.div_ceil(elem.max(1)).max(1);
             constants.insert(abi::local_arg_name(i), f64::from(len));
         }
-        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased)).and_then(|words| words)
+        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased, self.clamp_array_indices)).and_then(|words| words)
     }
 }

@@ -185,6 +185,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         private_mem_size,
         local_arg_elem_sizes,
         aliased: abi.has_aliased_views(),
+        clamp_array_indices: target.clamp_array_indices,
         module,
         info,
     })
