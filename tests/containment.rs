@@ -34,6 +34,7 @@ fn max_group() -> usize {
 fn out_of_bounds_local_writes_stay_in_the_array() {
     // The issue's reproducer: every work-item writes far beyond a 4-int __local array.
     let src = "kernel void k(global int *o, global int *g) { local int t[4]; \
+               if (get_local_id(0) < 4) t[get_local_id(0)] = 0; barrier(CLK_LOCAL_MEM_FENCE); \
                t[get_local_id(0) + 100000] = 1; barrier(CLK_LOCAL_MEM_FENCE); o[get_group_id(0)] = t[0] + 7; }";
     for _ in 0..20 {
         let o = run_contained(src, 4096, None);
