@@ -60,7 +60,7 @@ fn round(shared: &Shared, inbox: &Receiver<Handoff>, queue: cl_command_queue, id
     let k = kernel(shared.program.get().cast(), "add");
     set_arg(k, 0, &mem);
     set_arg(k, 1, &(n as i32));
-    let gated = n % 3 == 0;
+    let gated = n.is_multiple_of(3);
     let gate = if gated { user_event(shared.context.get().cast()) } else { null_mut() };
     let (mut written, mut launched, mut read) = (null_mut(), null_mut(), null_mut());
     let mut got = vec![0i32; N];
@@ -109,9 +109,9 @@ fn worker(shared: Arc<Shared>, inbox: Receiver<Handoff>, id: usize, until: Insta
     let props = if id % 4 == 1 { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE } else { 0 };
     let own = queue(shared.context.get().cast(), shared.device.get().cast(), props);
     start.wait();
-    let mut n = 0;
+    let mut n: u32 = 0;
     while Instant::now() < until {
-        let q = if id < THREADS / 2 && n % 2 == 0 { shared.queue.get().cast() } else { own };
+        let q = if id < THREADS / 2 && n.is_multiple_of(2) { shared.queue.get().cast() } else { own };
         take_handoffs(&inbox);
         n += 1;
         round(&shared, &inbox, q, id, n);
