@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
-need="ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers libvulkan1 mesa-vulkan-drivers vulkan-validationlayers spirv-tools clinfo gcc"
+need="ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers libvulkan1 mesa-vulkan-drivers vulkan-validationlayers spirv-tools clinfo gcc valgrind"
 missing=$(for p in $need; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
