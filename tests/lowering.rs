@@ -905,3 +905,41 @@ fn pi_scaled_trigonometry_classification_and_modf() {
         assert_eq!(c[2 * i + 1], -i32::from(normal), "isnormal of a vector ({v})");
     }
 }
+
+#[test]
+fn operations_on_constants_and_code_that_never_runs() {
+    // Vector literals stored by vstoren (the spv writer panicked on them), undefined
+    // operations and constant indices out of bounds in code that never runs, and the unrolled
+    // copies of counted loops, whose counters are constants (naga rejected all of these).
+    let src = "kernel void k(global const int *a, global uchar *b, global int *o, global float *f, local int *l) {
+        vstore4((uchar4)(1), 0, b);
+        vstore2((uchar2)(200, 3), 2, b);
+        vstore8((uchar8)(7), 1, b);
+        int t[4] = { 10, 20, 30, 40 };
+        if (a[0]) { o[0] = 1 / 0; o[1] = a[1] % 0; o[2] = t[7]; o[3] = t[-1]; o[4] = INT_MIN / -1; }
+        else o[0] = t[3];
+        for (int i = 0; i < 8; i++) if (i < 4) t[i] = a[1] + i;
+        o[5] = t[0] + t[3];
+        for (int i = 0; i < 4; i++) {
+            o[8 + i] = i ? 12 / i : -1;
+            o[12 + i] = 1 << (i + 29);
+            o[16 + i] = (char)(i * 100);
+            f[i] = 1.0f / i;
+        }
+        l[5] = 9;
+        o[6] = l[5]; }";
+    let out = run(src, &[1, 1, 1], &[1, 1, 1], &[
+        Arg::Buffer(ints(&[0, 5])),
+        Arg::Buffer(vec![0xee; 16]),
+        Arg::Buffer(ints(&[-2; 20])),
+        Arg::Buffer(floats(&[0.0; 4])),
+        Arg::Local(32),
+    ]);
+    assert_eq!(buf(&out, 1), &[1, 1, 1, 1, 200, 3, 0xee, 0xee, 7, 7, 7, 7, 7, 7, 7, 7]);
+    let o = as_ints(buf(&out, 2));
+    assert_eq!(o[..8], [40, -2, -2, -2, -2, 5 + 8, 9, -2]);
+    // Shift counts are taken modulo the width (OpenCL C 6.3.j).
+    assert_eq!(o[8..], [-1, 12, 6, 4, 1 << 29, 1 << 30, i32::MIN, 1, 0, 100, -56, 44]);
+    let f = as_floats(buf(&out, 3));
+    assert_eq!(f, (0..4).map(|i| 1.0 / i as f32).collect::<Vec<_>>());
+}
