@@ -43,9 +43,15 @@ pub fn add_entry_point(module: &mut Module, abi: &Abi, body: FnBuilder) {
     });
 }
 
-/// Validates the finished module of a kernel.
-pub fn validated(module: &Module, target: &Target) -> Result<naga::valid::ModuleInfo, String> {
-    spirv::validate(module, target)
+/// Validates the finished module of a kernel and specialises it once, with every override at
+/// its default (one work-item, `__local` arguments of one element): naga's validator accepts
+/// some IR that override processing or the SPIR-V writer reject, and that is an error of the
+/// build, not of the first enqueue. (The lowering leaves naga's constant evaluator nothing
+/// to compute, see `FnBuilder::expr`, so no other override value can fail where these pass.)
+pub fn validated(module: &Module, target: &Target, aliased: bool) -> Result<naga::valid::ModuleInfo, String> {
+    let info = spirv::validate(module, target)?;
+    spirv::write(module, &info, &naga::back::PipelineConstants::default(), aliased)?;
+    Ok(info)
 }
 
 impl Kernel for CompiledKernel {

@@ -170,7 +170,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     let private_mem_size = func.locals.iter().map(|l| program.types.size_of(&l.ty)).sum();
     let Ctx { mut module, abi, b, .. } = cx;
     kernel::add_entry_point(&mut module, &abi, b);
-    let info = kernel::validated(&module, target).map_err(|e| LowerError::new(func.loc, e))?;
+    let info = kernel::validated(&module, target, abi.has_aliased_views()).map_err(|e| LowerError::new(func.loc, e))?;
     let attributes = match &func.kind {
         model::FunctionKind::Kernel(a) => a.clone(),
         model::FunctionKind::Helper => Default::default(),
