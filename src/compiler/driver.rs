@@ -430,6 +430,24 @@ mod tests {
     }
 
     #[test]
+    fn unterminated_and_enormous_programs_end() {
+        let t = target();
+        for (src, at, message) in [
+            ("kernel void k() {\n/* never closed", "2:1", "unterminated /* comment"),
+            ("kernel void k(global char *a) { a[0] = \"abc", "1:40", "missing terminating \""),
+            ("#if 1\nkernel void k() {}", "1:2", "unterminated conditional directive"),
+            ("kernel void k() {", "1:18", "expected '}' before the end of input"),
+            ("#define F(x) x\nkernel void k() { F(1, ", "2:19", "unterminated invocation of macro 'F'"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
+            assert!(log.contains(&format!("<source>:{at}: error: {message}")), "{src}\n{log}");
+        }
+        // A 4 MiB string literal (exponentially growing macros and inlining: tests of their own).
+        let src = format!("kernel void k(global int *a) {{ a[0] = sizeof(\"{}\"); }}", "a".repeat(4 << 20));
+        build(&src, "", &t).unwrap_or_else(|e| panic!("{e:?}"));
+    }
+
+    #[test]
     fn bad_options_and_diagnostics() {
         let t = target();
         assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));
