@@ -905,3 +905,86 @@ fn pi_scaled_trigonometry_classification_and_modf() {
         assert_eq!(c[2 * i + 1], -i32::from(normal), "isnormal of a vector ({v})");
     }
 }
+
+#[test]
+fn operations_on_constants_and_code_that_never_runs() {
+    // Vector literals stored by vstoren (the spv writer panicked on them), undefined
+    // operations and constant indices out of bounds in code that never runs, and the unrolled
+    // copies of counted loops, whose counters are constants (naga rejected all of these).
+    let src = "kernel void k(global const int *a, global uchar *b, global int *o, global float *f, local int *l) {
+        vstore4((uchar4)(1), 0, b);
+        vstore2((uchar2)(200, 3), 2, b);
+        vstore8((uchar8)(7), 1, b);
+        int t[4] = { 10, 20, 30, 40 };
+        if (a[0]) { o[0] = 1 / 0; o[1] = a[1] % 0; o[2] = t[7]; o[3] = t[-1]; o[4] = INT_MIN / -1; }
+        else o[0] = t[3];
+        for (int i = 0; i < 8; i++) if (i < 4) t[i] = a[1] + i;
+        o[5] = t[0] + t[3];
+        for (int i = 0; i < 4; i++) {
+            o[8 + i] = i ? 12 / i : -1;
+            o[12 + i] = 1 << (i + 29);
+            o[16 + i] = (char)(i * 100);
+            f[i] = 1.0f / i;
+        }
+        l[5] = 9;
+        o[6] = l[5]; }";
+    let out = run(src, &[1, 1, 1], &[1, 1, 1], &[
+        Arg::Buffer(ints(&[0, 5])),
+        Arg::Buffer(vec![0xee; 16]),
+        Arg::Buffer(ints(&[-2; 20])),
+        Arg::Buffer(floats(&[0.0; 4])),
+        Arg::Local(32),
+    ]);
+    assert_eq!(buf(&out, 1), &[1, 1, 1, 1, 200, 3, 0xee, 0xee, 7, 7, 7, 7, 7, 7, 7, 7]);
+    let o = as_ints(buf(&out, 2));
+    assert_eq!(o[..8], [40, -2, -2, -2, -2, 5 + 8, 9, -2]);
+    // Shift counts are taken modulo the width (OpenCL C 6.3.j).
+    assert_eq!(o[8..], [-1, 12, 6, 4, 1 << 29, 1 << 30, i32::MIN, 1, 0, 100, -56, 44]);
+    let f = as_floats(buf(&out, 3));
+    assert_eq!(f, (0..4).map(|i| 1.0 / i as f32).collect::<Vec<_>>());
+}
+
+#[test]
+fn geometric_functions_of_scalars() {
+    // OpenCL C has dot, length, distance, normalize and their fast_ forms for scalars (CTS
+    // test_geometrics calls them so); GLSL's take vectors only. normalize(x) is ±1, or x
+    // itself for a zero or NaN.
+    let src = |t: &str| {
+        format!(
+            "kernel void k(global const {t} *x, global const {t} *y, global {t} *o) {{
+            int i = get_global_id(0);
+            {t} a = x[i], b = y[i];
+            o[7 * i] = dot(a, b); o[7 * i + 1] = length(a); o[7 * i + 2] = distance(a, b); o[7 * i + 3] = normalize(a);
+            o[7 * i + 4] = fast_length(a); o[7 * i + 5] = fast_distance(a, b); o[7 * i + 6] = fast_normalize(a); }}"
+        )
+    };
+    let x = [0.0f64, -0.0, -3.5, 2.25, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-30];
+    let y = [1.5f64, -2.0, 0.5, 2.25, 1.0, 0.0, 3.0, -1e-30];
+    let want = |a: f64, b: f64| {
+        let normalize = if a.abs() > 0.0 { 1f64.copysign(a) } else { a };
+        [a * b, a.abs(), (a - b).abs(), normalize, a.abs(), (a - b).abs(), normalize]
+    };
+    let same = |got: f64, want: f64| got == want || (got.is_nan() && want.is_nan());
+    let single = |v: &[f64]| floats(&v.iter().map(|&v| v as f32).collect::<Vec<_>>());
+    let out = run(&src("float"), &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(single(&x)), Arg::Buffer(single(&y)), Arg::Buffer(floats(&[0.0; 56]))]);
+    let o = as_floats(buf(&out, 2));
+    for i in 0..8 {
+        let (a, b) = (x[i] as f32, y[i] as f32);
+        let w = want(a.into(), b.into()).map(|w| w as f32);
+        for k in 0..7 {
+            assert!(same(o[7 * i + k].into(), w[k].into()), "function {k} of {a}, {b}: {} vs {}", o[7 * i + k], w[k]);
+        }
+    }
+    if !common::has_fp64() {
+        return;
+    }
+    let double = |v: &[f64]| v.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+    let out = run(&src("double"), &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(double(&x)), Arg::Buffer(double(&y)), Arg::Buffer(vec![0; 56 * 8])]);
+    let o: Vec<f64> = buf(&out, 2).chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    for i in 0..8 {
+        let w = want(x[i], y[i]);
+        for k in 0..7 {
+            assert!(same(o[7 * i + k], w[k]), "function {k} of {}, {}: {} vs {}", x[i], y[i], o[7 * i + k], w[k]);
+        }
+    }
+}

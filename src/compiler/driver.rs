@@ -413,6 +413,58 @@ mod tests {
     }
 
     #[test]
+    fn operations_on_constants_build_and_specialise() {
+        // Each was rejected by naga: the spv writer panicked ("Expression [N] is not cached",
+        // the vector literals), the validator or the constant evaluator at specialisation
+        // rejected undefined operations in code that never runs, a constant index out of
+        // bounds, a shift out of a char's range, a float constant rounding to infinity, and
+        // math on a constant double8.
+        let t = target();
+        for src in [
+            "kernel void k(global uchar *o) { vstore4((uchar4)(1), 0, o); }",
+            "kernel void k(global uchar *o) { vstore2((uchar2)(3), 1, o); vstore8((uchar8)(2), 1, o); }",
+            "kernel void k(global int *a) { if (a[0]) a[1] = 1/0; }",
+            "kernel void k(global int *a) { if (a[0]) a[1] = a[2] % 0; }",
+            "kernel void k(global int4 *a) { if (a[0].x) a[1] = a[2] / (int4)(1, 0, 1, 1); }",
+            "kernel void k(global long *a) { for (int i = 0; i < 2; i++) a[i] = (LONG_MIN + i) / -1; }",
+            "kernel void k(global int *a) { for (int i = 0; i < 4; i++) a[i] = 12 / i + (1 << (i + 29)); }",
+            "kernel void k(global char *a) { for (int i = 0; i < 4; i++) a[i] = (char)(i * 100); }",
+            "kernel void k(global int *a) { a[0] = a[1] / (get_local_size(0) - 1); }",
+            "kernel void k(global int *a) { int t[4]; if (a[0] > 100) a[1] = t[7] + t[-1]; }",
+            "kernel void k(global int *a) { int t[4]; t[0] = 1; int *p = t; if (a[0] > 100) a[1] = p[7]; }",
+            "kernel void k(global int *a) { int t[4]; for (int i = 0; i < 8; i++) if (i < 4) t[i] = i; a[0] = t[3]; }",
+            "kernel void k(global int *a) { int4 v = (int4)(1); if (a[0] > 100) a[1] = v[7]; }",
+            "kernel void k(global float *a) { for (int i = 0; i < 4; i++) a[i] = 1.0f / i + sqrt(-1.0f * i) + log((float)i); }",
+            "kernel void k(global float *a) { for (int i = 0; i < 2; i++) a[i] = (float)(1e300 * (i + 1)); }",
+            "kernel void k(global double *a) { a[0] = exp(1000.0) + fabs((double8)(-1.0)).s3; }",
+        ] {
+            let (_, p) = build(src, "", &t).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+            specialize_all(&p, &[]);
+        }
+        // A constant index into a __local argument (its length is known at specialisation).
+        let p = built("kernel void k(global int *a, local int *l) { l[5] = 1; a[0] = l[0]; }");
+        specialize_all(&p, &[4]);
+    }
+
+    #[test]
+    fn unterminated_and_enormous_programs_end() {
+        let t = target();
+        for (src, at, message) in [
+            ("kernel void k() {\n/* never closed", "2:1", "unterminated /* comment"),
+            ("kernel void k(global char *a) { a[0] = \"abc", "1:40", "missing terminating \""),
+            ("#if 1\nkernel void k() {}", "1:2", "unterminated conditional directive"),
+            ("kernel void k() {", "1:18", "expected '}' before the end of input"),
+            ("#define F(x) x\nkernel void k() { F(1, ", "2:19", "unterminated invocation of macro 'F'"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
+            assert!(log.contains(&format!("<source>:{at}: error: {message}")), "{src}\n{log}");
+        }
+        // A 4 MiB string literal (exponentially growing macros and inlining: tests of their own).
+        let src = format!("kernel void k(global int *a) {{ a[0] = sizeof(\"{}\"); }}", "a".repeat(4 << 20));
+        build(&src, "", &t).unwrap_or_else(|e| panic!("{e:?}"));
+    }
+
+    #[test]
     fn bad_options_and_diagnostics() {
         let t = target();
         assert!(matches!(build("kernel void k() {}", "-cl-no-such-option", &t), Err(BuildError::InvalidOptions(_))));

@@ -5,6 +5,7 @@
 
 mod expand;
 mod expr;
+mod include;
 mod standard;
 
 use super::diag::Diagnostics;
@@ -14,9 +15,9 @@ use super::source::{FileId, Loc, SourceMap};
 use super::token::{Token, TokenKind};
 use super::Target;
 use expand::{Expander, Input, Macro, Tok, BUILTINS};
+use include::{Dir, Finder};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write;
-use std::path::Path;
 
 /// How deeply `#include`s may nest.
 const MAX_INCLUDE_DEPTH: usize = 200;
@@ -126,8 +127,7 @@ pub fn preprocess(
     let mut pp = Preprocessor {
         sources,
         diags,
-        include_dirs: &opts.include_dirs,
-        headers,
+        finder: Finder::new(headers, &opts.include_dirs),
         known_extensions,
         macros: HashMap::new(),
         files: Vec::new(),
@@ -144,9 +144,9 @@ pub fn preprocess(
         },
     };
     let main_name = pp.sources.file(main).name.clone();
-    pp.push_file(main, main_name, Some(String::new()));
+    pp.push_file(main, main_name, Dir::None);
     let builtin = pp.sources.add(BUILTIN_FILE, builtin_text(predefined, opts));
-    pp.push_file(builtin, BUILTIN_FILE.to_string(), None);
+    pp.push_file(builtin, BUILTIN_FILE.to_string(), Dir::None);
     pp.run();
     pp.finish()
 }
@@ -185,15 +185,14 @@ struct FileState {
     name: String,
     /// What `#line` adds to physical line numbers for `__LINE__`.
     line_delta: i64,
-    /// Directory quoted includes are searched in last (`None`: none).
-    dir: Option<String>,
+    /// Where quoted includes are looked for last.
+    dir: Dir,
 }
 
 struct Preprocessor<'a> {
     sources: &'a mut SourceMap,
     diags: &'a mut Diagnostics,
-    include_dirs: &'a [String],
-    headers: &'a [(String, String)],
+    finder: Finder<'a>,
     known_extensions: Vec<String>,
     macros: HashMap<String, Macro>,
     /// The include stack; the last file is the one being read.
@@ -210,7 +209,7 @@ struct Preprocessor<'a> {
 }
 
 impl Preprocessor<'_> {
-    fn push_file(&mut self, id: FileId, name: String, dir: Option<String>) {
+    fn push_file(&mut self, id: FileId, name: String, dir: Dir) {
         let tokens = lex(id, &self.sources.file(id).text, self.diags);
         self.files.push(FileState {
             id,
@@ -490,48 +489,19 @@ impl Preprocessor<'_> {
         if self.files.len() > MAX_INCLUDE_DEPTH {
             return self.diags.error(at, "#include nested too deeply");
         }
-        let including_dir = if quoted {
-            self.files.last().and_then(|f| f.dir.clone())
-        } else {
-            None
+        let from = match self.files.last() {
+            Some(f) if quoted => f.dir.clone(),
+            _ => Dir::None,
         };
-        let Some((path, text)) = self.find_header(&name, including_dir.as_deref()) else {
-            return self.diags.error(at, format!("'{name}' file not found"));
+        let found = match self.finder.find(&name, &from) {
+            Ok(found) => found,
+            Err(message) => return self.diags.error(at, message),
         };
-        if self.once.contains(&path) {
+        if self.once.contains(&found.path) {
             return;
         }
-        let dir = Path::new(&path)
-            .parent()
-            .map(|d| d.to_string_lossy().into_owned());
-        let id = self.sources.add(path.clone(), text);
-        self.push_file(id, path, Some(dir.unwrap_or_default()));
-    }
-
-    /// Looks for a header: among the headers given by name, in the `-I` directories, then
-    /// (for `"name"`) beside the including file. Returns its path and text.
-    fn find_header(&self, name: &str, including_dir: Option<&str>) -> Option<(String, String)> {
-        let given = |path: &str| {
-            self.headers
-                .iter()
-                .find(|(n, _)| n == path)
-                .map(|(n, t)| (n.clone(), t.clone()))
-        };
-        let on_disk = |path: &Path| {
-            std::fs::read_to_string(path)
-                .ok()
-                .map(|text| (path.to_string_lossy().into_owned(), text))
-        };
-        given(name)
-            .or_else(|| {
-                self.include_dirs
-                    .iter()
-                    .find_map(|dir| on_disk(&Path::new(dir).join(name)))
-            })
-            .or_else(|| {
-                let path = Path::new(including_dir?).join(name);
-                given(&path.to_string_lossy()).or_else(|| on_disk(&path))
-            })
+        let id = self.sources.add(found.path.clone(), found.text);
+        self.push_file(id, found.path, found.dir);
     }
 
     fn line(&mut self, at: Loc, args: &[PpToken]) {
@@ -1130,7 +1100,7 @@ puts( "The first, second, and third items." );
         assert_eq!(
             r.messages(),
             vec![
-                "'missing.h' file not found",
+                "cannot open include file 'missing.h'",
                 "expected \"FILENAME\" or <FILENAME> after #include"
             ]
         );
@@ -1161,6 +1131,63 @@ puts( "The first, second, and third items." );
         let _ = std::fs::remove_dir_all(&dir);
         assert!(r.diags.list.is_empty(), "{}", r.diags.render(&r.sources));
         assert_eq!(r.out(), "int top = 7 ;");
+    }
+
+    #[test]
+    fn includes_read_only_regular_files_in_the_include_directories() {
+        let root = std::env::temp_dir().join(format!("ferrocl-pp-jail-{}", std::process::id()));
+        let inc = root.join("inc");
+        std::fs::create_dir_all(inc.join("sub")).expect("temp dir");
+        std::fs::write(inc.join("ok.h"), "#define OK 1\n").expect("write");
+        std::fs::write(root.join("secret.h"), "int SECRET_TEXT;\n").expect("write");
+        std::fs::write(inc.join("big.h"), vec![b' '; (include::MAX_INCLUDE_BYTES + 1) as usize]).expect("write");
+        std::fs::write(inc.join("bin.h"), [0xff, 0xfe, 0]).expect("write");
+        std::os::unix::fs::symlink(root.join("secret.h"), inc.join("link.h")).expect("symlink");
+        std::os::unix::fs::symlink("/dev/zero", inc.join("zero.h")).expect("symlink");
+        let fifo = std::process::Command::new("mkfifo").arg(inc.join("fifo.h")).status().is_ok_and(|s| s.success());
+        let ok_abs = inc.join("ok.h");
+        let lines = [
+            "#include \"ok.h\"".to_string(),
+            "#include \"sub/../ok.h\"".into(),
+            format!("#include \"{}\"", ok_abs.display()),
+            "#include \"/dev/zero\"".into(),
+            "#include \"/etc/passwd\"".into(),
+            "#include \"../secret.h\"".into(),
+            format!("#include \"{}\"", root.join("secret.h").display()),
+            "#include <link.h>".into(),
+            "#include \"zero.h\"".into(),
+            "#include \"sub\"".into(),
+            "#include \"fifo.h\"".into(),
+            "#include \"big.h\"".into(),
+            "#include \"bin.h\"".into(),
+            "int x = OK;".into(),
+        ];
+        let r = run_with(&lines.join("\n"), &format!("-I \"{}\"", inc.display()), &[]);
+        let _ = std::fs::remove_dir_all(&root);
+        let cannot = |name: &str| format!("cannot open include file '{name}'");
+        let secret = root.join("secret.h");
+        let mut want = vec![
+            (4, cannot("/dev/zero")),
+            (5, cannot("/etc/passwd")),
+            (6, cannot("../secret.h")),
+            (7, cannot(&secret.to_string_lossy())),
+            (8, cannot("link.h")),
+            (9, cannot("zero.h")),
+            (10, cannot("sub")),
+            (11, cannot("fifo.h")),
+            (12, "include file 'big.h' is larger than 16 MiB".to_string()),
+            (13, "include file 'bin.h' is not UTF-8 text".to_string()),
+        ];
+        if !fifo {
+            want.retain(|(line, _)| *line != 11);
+        }
+        let got: Vec<(u32, String)> = r.diags.list.iter().map(|d| (d.loc.line, d.message.clone())).collect();
+        assert_eq!(got, want);
+        assert!(r.diags.list.iter().all(|d| d.loc.col == 2), "{}", r.diags.render(&r.sources));
+        // Nothing of a file that may not be included reaches the log.
+        let log = r.diags.render(&r.sources);
+        assert!(!log.contains("SECRET_TEXT") && !log.contains("root:"), "{log}");
+        assert_eq!(r.out(), "int x = 1 ;");
     }
 
     #[test]

@@ -63,14 +63,32 @@ pub fn write(
 ) -> Result<Vec<u32>, String> {
     let ep = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
-        .map_err(|e| format!("internal compiler error: specialisation: {e}"))?;
+        .map_err(|e| format!("internal compiler error: specialisation: {}", with_causes(&e)))?;
     let pipeline = spv::PipelineOptions {
         shader_stage: naga::ShaderStage::Compute,
         entry_point: "main".into(),
     };
-    let words = spv::write_vec(&module, &info, &writer_options(clamp_array_indices), Some(&pipeline))
-        .map_err(|e| format!("internal compiler error: SPIR-V writer: {e}"))?;
+    // The writer panics on some IR the validator accepts (an expression used but never
+    // emitted): an internal error, not a crash of the application.
+    let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        spv::write_vec(&module, &info, &writer_options(clamp_array_indices), Some(&pipeline))
+    }));
+    let words = match written {
+        Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
+        Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
+    };
     Ok(decorate(words, aliased))
+}
+
+/// An error's message followed by those of its causes.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text += &format!(": {c}");
+        cause = c.source();
+    }
+    text
 }
 
 const OP_VARIABLE: u32 = 59;
@@ -147,6 +165,37 @@ pub mod tests {
         if std::env::var_os("FERROCL_KEEP_SPV").is_none() {
             let _ = std::fs::remove_file(&path);
         }
+    }
+
+    #[test]
+    fn ir_the_writer_cannot_write_is_an_error() {
+        // `x = x + 1` with the load never emitted: naga's validator accepts it (it checks
+        // only a statement's operands), its spv writer panics.
+        use naga::{Expression as E, Literal, Span};
+        let mut module = naga::Module::default();
+        let int = module.types.insert(naga::Type { name: None, inner: naga::TypeInner::Scalar(naga::Scalar::I32) }, Span::UNDEFINED);
+        let mut f = naga::Function::default();
+        let x = f.local_variables.append(naga::LocalVariable { name: None, ty: int, init: None }, Span::UNDEFINED);
+        let ptr = f.expressions.append(E::LocalVariable(x), Span::UNDEFINED);
+        let load = f.expressions.append(E::Load { pointer: ptr }, Span::UNDEFINED);
+        let one = f.expressions.append(E::Literal(Literal::I32(1)), Span::UNDEFINED);
+        let sum = f.expressions.append(E::Binary { op: naga::BinaryOperator::Add, left: load, right: one }, Span::UNDEFINED);
+        f.body.push(naga::Statement::Emit(f.expressions.range_from(sum.index())), Span::UNDEFINED);
+        f.body.push(naga::Statement::Store { pointer: ptr, value: sum }, Span::UNDEFINED);
+        module.entry_points.push(naga::EntryPoint {
+            name: "main".into(),
+            stage: naga::ShaderStage::Compute,
+            early_depth_test: None,
+            workgroup_size: [1, 1, 1],
+            workgroup_size_overrides: None,
+            function: f,
+            mesh_info: None,
+            task_payload: None,
+            incoming_ray_payload: None,
+        });
+        let info = validate(&module, &crate::compiler::lower::tests::target()).unwrap_or_else(|e| panic!("{e}"));
+        let err = write(&module, &info, &Default::default(), false, false).expect_err("the writer cannot write this");
+        assert!(err.starts_with("internal compiler error"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A thin layer over naga's function arenas: appends expressions and wraps them in `Emit`
 //! statements when a statement needs them, keeps the stack of nested blocks being filled, and
-//! interns types.
+//! interns types. It also keeps naga's constant evaluator away from operations (see
+//! [`FnBuilder::expr`]).
 
 use naga::{
     Block, Expression, Function, Handle, Literal, LocalVariable, Module, Scalar, Span, Statement,
@@ -23,6 +24,9 @@ pub struct FnBuilder {
     blocks: Vec<Block>,
     /// First expression not yet covered by an `Emit`.
     pending: Option<Handle<Expression>>,
+    /// Per expression: a constant for naga (a literal, a zero value, an override, or a splat or
+    /// composite of constants), which its constant evaluator will evaluate at specialisation.
+    constant: Vec<bool>,
 }
 
 impl FnBuilder {
@@ -31,20 +35,213 @@ impl FnBuilder {
             func: Function { name: Some(name.to_string()), ..Function::default() },
             blocks: vec![Block::new()],
             pending: None,
+            constant: Vec::new(),
         }
     }
 
     /// Appends an expression, to be emitted before the next statement if it needs it.
+    ///
+    /// An operation whose operands are all constants is computed here, or else made a run-time
+    /// operation by passing an operand through [`Self::opaque`]: naga's constant evaluator must
+    /// never see one. `specialize` runs it (`process_overrides`) on every expression, and
+    /// - it rejects what has no defined value (`1 / 0`, `INT_MIN / -1`, `1.0f / 0.0f`, `sqrt(-1)`,
+    ///   an index out of bounds) and calls the wrapping of `1 << 31` an overflow, though such an
+    ///   operation may lie in code that never runs;
+    /// - it replaces an access into a constant vector by the component's expression, which
+    ///   may be older than the access: `Emit` ranges are remapped through their first and last
+    ///   expressions, so one ending with such an access collapsed and left the run-time
+    ///   expressions in it unemitted (the spv writer panicked: "Expression [N] is not cached"),
+    ///   and a component emitted already was emitted twice;
+    /// - it cannot apply every function to every type (f64 among them).
+    ///
+    /// Splats and composites of constants stay: it evaluates them into new expressions. A
+    /// constant integer divisor with a zero in it is made opaque too: naga's validator rejects
+    /// it even when the dividend is not constant.
     pub fn expr(&mut self, e: Expression) -> Handle<Expression> {
+        let e = if self.is_constant_operation(&e) {
+            match self.fold(&e) {
+                Some(folded) => return folded,
+                None => self.with_opaque_operand(e),
+            }
+        } else {
+            self.with_nonzero_divisor(e)
+        };
+        self.append(e)
+    }
+
+    fn append(&mut self, e: Expression) -> Handle<Expression> {
         let pre_emitted = e.needs_pre_emit() || is_statement_result(&e);
         if pre_emitted {
             self.flush();
         }
+        let constant = match &e {
+            Expression::Literal(_) | Expression::ZeroValue(_) | Expression::Constant(_) | Expression::Override(_) => true,
+            Expression::Splat { value, .. } => self.is_constant(*value),
+            Expression::Compose { components, .. } => components.iter().all(|c| self.is_constant(*c)),
+            _ => false,
+        };
         let h = self.func.expressions.append(e, Span::UNDEFINED);
+        self.constant.push(constant);
         if !pre_emitted && self.pending.is_none() {
             self.pending = Some(h);
         }
         h
+    }
+
+    /// True for a constant in naga's sense (see `constant`).
+    pub fn is_constant(&self, e: Handle<Expression>) -> bool {
+        self.constant.get(e.index()).copied().unwrap_or(false)
+    }
+
+    /// True for an operation naga's constant evaluator would evaluate: all its operands are
+    /// constants. (A bitcast never is: naga's evaluator leaves bitcasts to run time.)
+    fn is_constant_operation(&self, e: &Expression) -> bool {
+        let c = |h: &Handle<Expression>| self.is_constant(*h);
+        match e {
+            Expression::AccessIndex { base: h, .. }
+            | Expression::Swizzle { vector: h, .. }
+            | Expression::Unary { expr: h, .. }
+            | Expression::As { expr: h, convert: Some(_), .. }
+            | Expression::Relational { argument: h, .. } => c(h),
+            Expression::Access { base, index } => c(base) && c(index),
+            Expression::Binary { left, right, .. } => c(left) && c(right),
+            Expression::Math { arg, arg1, arg2, arg3, .. } => c(arg) && [arg1, arg2, arg3].into_iter().flatten().all(c),
+            Expression::Select { condition, accept, reject } => c(condition) && c(accept) && c(reject),
+            _ => false,
+        }
+    }
+
+    /// The value of operation `e` on constants, when it is defined and computed here.
+    fn fold(&mut self, e: &Expression) -> Option<Handle<Expression>> {
+        let literal = |b: &Self, h: Handle<Expression>| match b.func.expressions[h] {
+            Expression::Literal(l) => Some(l),
+            _ => None,
+        };
+        let splat = |b: &Self, h: Handle<Expression>| match b.func.expressions[h] {
+            Expression::Splat { size, value } => Some((size, value)),
+            _ => None,
+        };
+        match *e {
+            Expression::Binary { op, left, right } => {
+                if let (Some(a), Some(b)) = (literal(self, left), literal(self, right)) {
+                    return Some(self.lit(super::fold::binary(op, a, b)?));
+                }
+                // Component-wise on splats (a scalar operand counts as a splat).
+                let (size, a, b) = match (splat(self, left), splat(self, right)) {
+                    (Some((n, a)), Some((m, b))) if n == m => (n, a, b),
+                    (Some((n, a)), None) => (n, a, right),
+                    (None, Some((n, b))) => (n, left, b),
+                    _ => return None,
+                };
+                let (a, b) = (literal(self, a)?, literal(self, b)?);
+                let v = self.lit(super::fold::binary(op, a, b)?);
+                Some(self.splat(size, v))
+            }
+            Expression::Unary { op, expr } => self.fold_scalar(expr, |l| super::fold::unary(op, l)),
+            Expression::As { expr, kind, convert } => self.fold_scalar(expr, |l| super::fold::cast(l, kind, convert)),
+            Expression::Math { fun, arg, arg1: None, .. } => self.fold_scalar(arg, |l| super::fold::math(fun, l)),
+            Expression::AccessIndex { base, index } => self.constant_component(base, index),
+            Expression::Access { base, index } => match literal(self, index)? {
+                Literal::U32(i) => self.constant_component(base, i),
+                Literal::I32(i) => self.constant_component(base, u32::try_from(i).ok()?),
+                _ => None,
+            },
+            Expression::Swizzle { size, vector, .. } => splat(self, vector).map(|(_, v)| self.splat(size, v)),
+            Expression::Select { condition, accept, reject } => match literal(self, condition)? {
+                Literal::Bool(c) => Some(if c { accept } else { reject }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `f` applied to the literal `e`, or to every component of a splat of one.
+    fn fold_scalar(&mut self, e: Handle<Expression>, f: impl Fn(Literal) -> Option<Literal>) -> Option<Handle<Expression>> {
+        match self.func.expressions[e] {
+            Expression::Literal(l) => Some(self.lit(f(l)?)),
+            Expression::Splat { size, value } => match self.func.expressions[value] {
+                Expression::Literal(l) => {
+                    let v = self.lit(f(l)?);
+                    Some(self.splat(size, v))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Component `i` of the constant `base`: a splat, or a composite of literals (a vector or
+    /// array of scalars).
+    fn constant_component(&mut self, base: Handle<Expression>, i: u32) -> Option<Handle<Expression>> {
+        match &self.func.expressions[base] {
+            Expression::Splat { size, value } => Some(*value).filter(|_| i < *size as u32),
+            Expression::Compose { components, .. } => {
+                let all_literals = components.iter().all(|c| matches!(self.func.expressions[*c], Expression::Literal(_)));
+                components.get(i as usize).copied().filter(|_| all_literals)
+            }
+            _ => None,
+        }
+    }
+
+    /// Operation `e` (on constants only) with one operand made opaque.
+    fn with_opaque_operand(&mut self, mut e: Expression) -> Expression {
+        match &mut e {
+            Expression::Binary { right: h, .. }
+            | Expression::Access { index: h, .. }
+            | Expression::AccessIndex { base: h, .. }
+            | Expression::Swizzle { vector: h, .. }
+            | Expression::Unary { expr: h, .. }
+            | Expression::As { expr: h, .. }
+            | Expression::Relational { argument: h, .. }
+            | Expression::Math { arg: h, .. }
+            | Expression::Select { condition: h, .. } => *h = self.opaque(*h),
+            _ => {}
+        }
+        e
+    }
+
+    /// `e` with a constant integer divisor that has a zero in it made opaque.
+    fn with_nonzero_divisor(&mut self, mut e: Expression) -> Expression {
+        if let Expression::Binary { op: naga::BinaryOperator::Divide | naga::BinaryOperator::Modulo, right, .. } = &mut e {
+            if self.has_integer_zero(*right) {
+                *right = self.opaque(*right);
+            }
+        }
+        e
+    }
+
+    /// True when the constant `e` is or contains an integer zero (or a zero value).
+    fn has_integer_zero(&self, e: Handle<Expression>) -> bool {
+        match &self.func.expressions[e] {
+            Expression::Literal(l) => matches!(l, Literal::I32(0) | Literal::U32(0) | Literal::I64(0) | Literal::U64(0)),
+            Expression::ZeroValue(_) => true,
+            Expression::Splat { value, .. } => self.has_integer_zero(*value),
+            Expression::Compose { components, .. } => components.iter().any(|c| self.has_integer_zero(*c)),
+            _ => false,
+        }
+    }
+
+    /// The constant `e` as a run-time value: naga neither evaluates nor checks what is built
+    /// on it. A scalar passes through a bitcast to its own type (the spv writer writes
+    /// nothing for it, so the SPIR-V still uses the constant); a composite or zero value, whose
+    /// type may be any, through a private variable. The lowering's overrides are all `u32`.
+    pub fn opaque(&mut self, e: Handle<Expression>) -> Handle<Expression> {
+        let bitcast = |b: &mut Self, kind| b.append(Expression::As { expr: e, kind, convert: None });
+        match self.func.expressions[e] {
+            Expression::Literal(l) => bitcast(self, l.scalar().kind),
+            Expression::Override(_) => bitcast(self, naga::ScalarKind::Uint),
+            Expression::Splat { size, value } => {
+                let v = self.opaque(value);
+                self.splat(size, v)
+            }
+            Expression::Compose { ty, .. } | Expression::ZeroValue(ty) => {
+                let var = self.local("constant", ty);
+                let ptr = self.append(Expression::LocalVariable(var));
+                self.store(ptr, e);
+                self.load(ptr)
+            }
+            _ => e,
+        }
     }
 
     fn flush(&mut self) {
@@ -125,7 +322,9 @@ impl FnBuilder {
     /// A float constant; naga rejects non-finite literals, so infinities and NaNs are made
     /// by reinterpreting their bits.
     pub fn float(&mut self, v: f64, double: bool) -> Handle<Expression> {
-        match (v.is_finite(), double) {
+        // (A finite double may round to an infinite float.)
+        let finite = if double { v.is_finite() } else { (v as f32).is_finite() };
+        match (finite, double) {
             (true, true) => self.lit(Literal::F64(v)),
             (true, false) => self.lit(Literal::F32(v as f32)),
             (false, true) => {
@@ -145,13 +344,6 @@ impl FnBuilder {
         left: Handle<Expression>,
         right: Handle<Expression>,
     ) -> Handle<Expression> {
-        // Float arithmetic of literals is folded here so that functions applied to the result
-        // fold too (naga's evaluator cannot apply every function to f64 constants).
-        if let (Expression::Literal(a), Expression::Literal(b)) = (&self.func.expressions[left], &self.func.expressions[right]) {
-            if let Some(l) = fold_float_binary(op, *a, *b) {
-                return self.lit(l);
-            }
-        }
         self.expr(Expression::Binary { op, left, right })
     }
 
@@ -182,10 +374,9 @@ impl FnBuilder {
         kind: naga::ScalarKind,
         convert: Option<u8>,
     ) -> Handle<Expression> {
-        // Fold literals: naga's constant evaluator (re-run at specialisation) cannot convert
-        // every literal, e.g. u64 → u32.
+        // Folded here for bitcasts too, which `expr` leaves alone.
         if let Expression::Literal(l) = self.func.expressions[expr] {
-            if let Some(folded) = fold_cast(l, kind, convert) {
+            if let Some(folded) = super::fold::cast(l, kind, convert) {
                 return self.lit(folded);
             }
         }
@@ -199,37 +390,7 @@ impl FnBuilder {
     ) -> Handle<Expression> {
         let mut it = args.iter().copied();
         let arg = it.next().unwrap_or_else(|| self.u32(0));
-        // Fold one-argument functions of constants here: naga's constant evaluator, re-run at
-        // specialisation, cannot apply every function to every type (f64 among them).
-        if args.len() == 1 {
-            if let Some(folded) = self.fold_math(fun, arg) {
-                return folded;
-            }
-        }
         self.expr(Expression::Math { fun, arg, arg1: it.next(), arg2: it.next(), arg3: it.next() })
-    }
-
-    /// `fun(e)` computed here when `e` is a float constant (or a splat of one).
-    fn fold_math(&mut self, fun: naga::MathFunction, e: Handle<Expression>) -> Option<Handle<Expression>> {
-        use naga::MathFunction as M;
-        let f: fn(f64) -> f64 = match fun {
-            M::Abs => f64::abs,
-            M::Trunc => f64::trunc,
-            M::Floor => f64::floor,
-            M::Ceil => f64::ceil,
-            M::Round => f64::round_ties_even,
-            _ => return None,
-        };
-        match self.func.expressions[e] {
-            // These functions are exact in either width.
-            Expression::Literal(Literal::F32(v)) => Some(self.lit(Literal::F32(f(f64::from(v)) as f32))),
-            Expression::Literal(Literal::F64(v)) => Some(self.lit(Literal::F64(f(v)))),
-            Expression::Splat { size, value } => {
-                let folded = self.fold_math(fun, value)?;
-                Some(self.splat(size, folded))
-            }
-            _ => None,
-        }
     }
 
     pub fn select(
@@ -263,84 +424,6 @@ impl FnBuilder {
         reject(self);
         let reject = self.close();
         self.stmt(Statement::If { condition, accept, reject });
-    }
-}
-
-/// A literal converted (`convert: Some(width)`) or reinterpreted (`None`) as `kind`; `None`
-/// when not foldable here (bool, or a non-finite result naga cannot hold).
-fn fold_cast(l: Literal, kind: naga::ScalarKind, convert: Option<u8>) -> Option<Literal> {
-    use naga::ScalarKind as K;
-    enum V {
-        I(i128),
-        F(f64),
-    }
-    let (value, bits, width) = match l {
-        Literal::I16(v) => (V::I(v.into()), u64::from(v as u16), 2),
-        Literal::U16(v) => (V::I(v.into()), u64::from(v), 2),
-        Literal::I32(v) => (V::I(v.into()), u64::from(v as u32), 4),
-        Literal::U32(v) => (V::I(v.into()), u64::from(v), 4),
-        Literal::I64(v) => (V::I(v.into()), v as u64, 8),
-        Literal::U64(v) => (V::I(v.into()), v, 8),
-        Literal::F32(v) => (V::F(v.into()), u64::from(v.to_bits()), 4),
-        Literal::F64(v) => (V::F(v), v.to_bits(), 8),
-        _ => return None,
-    };
-    let out = match (kind, convert.unwrap_or(width)) {
-        (K::Sint | K::Uint, w) => {
-            let n: i128 = match (convert, value) {
-                (None, _) => bits.into(),
-                (Some(_), V::I(i)) => i,
-                (Some(_), V::F(f)) => f as i128,
-            };
-            match (kind, w) {
-                (K::Sint, 2) => Literal::I16(n as i16),
-                (K::Uint, 2) => Literal::U16(n as u16),
-                (K::Sint, 4) => Literal::I32(n as i32),
-                (K::Uint, 4) => Literal::U32(n as u32),
-                (K::Sint, 8) => Literal::I64(n as i64),
-                (K::Uint, 8) => Literal::U64(n as u64),
-                _ => return None,
-            }
-        }
-        (K::Float, w) => {
-            let f = match (convert, value) {
-                (None, _) if w == 4 => f64::from(f32::from_bits(bits as u32)),
-                (None, _) => f64::from_bits(bits),
-                (Some(_), V::I(i)) => i as f64,
-                (Some(_), V::F(f)) => f,
-            };
-            match w {
-                _ if !f.is_finite() => return None,
-                4 => Literal::F32(f as f32),
-                8 => Literal::F64(f),
-                // f16 literals need the `half` crate: leave those to naga.
-                _ => return None,
-            }
-        }
-        _ => return None,
-    };
-    Some(out)
-}
-
-/// `a op b` for two float literals of one width, when the result is finite. (For f32 the
-/// f64 result rounded to f32 is the correctly rounded one: f64 has over twice the bits.)
-fn fold_float_binary(op: naga::BinaryOperator, a: Literal, b: Literal) -> Option<Literal> {
-    use naga::BinaryOperator as B;
-    let (x, y, single) = match (a, b) {
-        (Literal::F32(x), Literal::F32(y)) => (f64::from(x), f64::from(y), true),
-        (Literal::F64(x), Literal::F64(y)) => (x, y, false),
-        _ => return None,
-    };
-    let r = match op {
-        B::Add => x + y,
-        B::Subtract => x - y,
-        B::Multiply => x * y,
-        B::Divide => x / y,
-        _ => return None,
-    };
-    match single {
-        true => Some(Literal::F32(r as f32)).filter(|_| (r as f32).is_finite()),
-        false => Some(Literal::F64(r)).filter(|_| r.is_finite()),
     }
 }
 

@@ -131,6 +131,10 @@ impl Ctx<'_> {
                 let x = self.eval_value(v)?;
                 let index = self.eval_value(i)?;
                 let index = self.index_u32(index, &i.ty);
+                let index = match v.ty {
+                    T::Vector(_, n) => self.in_bounds(index, n.into()),
+                    _ => index,
+                };
                 if super::wide::is_wide(&v.ty) {
                     let (four, three) = (self.b.u32(4), self.b.u32(3));
                     let (part, k) = (self.b.binary(B::Divide, index, four), self.b.binary(B::And, index, three));

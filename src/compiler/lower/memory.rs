@@ -44,7 +44,7 @@ impl Ctx<'_> {
         };
         let two = self.b.u32(2);
         let index = self.b.binary(B::ShiftRight, byte, two);
-        let ptr = self.b.index(view, index);
+        let ptr = self.element(view, index);
         let three = self.b.u32(3);
         let in_word = self.b.binary(B::And, byte, three);
         let shift = self.b.binary(B::ShiftLeft, in_word, three);

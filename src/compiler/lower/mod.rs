@@ -11,6 +11,7 @@ mod exact;
 mod expr;
 mod floatbits;
 mod fmath;
+mod fold;
 mod intfn;
 pub mod kernel;
 mod local_atomics;

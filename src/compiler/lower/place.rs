@@ -9,7 +9,7 @@ use super::memory::Words;
 use super::{Ctx, LowerError, Slot, R};
 use crate::compiler::sema::model::{self, Place, PlaceKind, Scalar as S, Space, Type as T};
 use crate::compiler::source::Loc;
-use naga::{BinaryOperator as B, Expression, GlobalVariable, Handle, Literal, LocalVariable, ScalarKind};
+use naga::{ArraySize, BinaryOperator as B, Expression, GlobalVariable, Handle, Literal, LocalVariable, ScalarKind, Type, TypeInner};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Root {
@@ -283,10 +283,70 @@ impl Ctx<'_> {
         for step in &ptr.steps {
             e = match *step {
                 Step::Member(i) => self.b.member(e, i),
-                Step::Index(i) => self.b.index(e, i),
+                Step::Index(i) => self.element(e, i),
             };
         }
         Ok(e)
+    }
+
+    /// `base[i]` for a naga pointer `base`. A constant index that may lie outside the
+    /// fixed-size array or vector `base` points to is made opaque: naga rejects a constant
+    /// index out of bounds when it validates the module (again at specialisation, where the
+    /// lengths of `__local` argument arrays become known), though the access is undefined only
+    /// when it runs, and it may lie in code that never does (or in an unrolled copy of a loop
+    /// body that a test in it skips).
+    pub(super) fn element(&mut self, base: Handle<Expression>, i: Handle<Expression>) -> Handle<Expression> {
+        let i = match self.pointee_len(base) {
+            Some(len) => self.in_bounds(i, len),
+            None => i,
+        };
+        self.b.index(base, i)
+    }
+
+    /// Index `i` of something of `len` elements, made opaque when it is a constant not known
+    /// to be below `len` (see [`Self::element`]).
+    pub(super) fn in_bounds(&mut self, i: Handle<Expression>, len: u32) -> Handle<Expression> {
+        let below = match self.b.func.expressions[i] {
+            Expression::Literal(Literal::U32(k)) => k < len,
+            Expression::Literal(Literal::I32(k)) => u32::try_from(k).is_ok_and(|k| k < len),
+            _ => false,
+        };
+        if self.b.is_constant(i) && !below {
+            self.b.opaque(i)
+        } else {
+            i
+        }
+    }
+
+    /// The number of elements of the fixed-size array or the vector pointer `p` points to: 0
+    /// for an array sized by an override (any constant index may lie outside it), `None` for a
+    /// run-time sized array.
+    fn pointee_len(&self, p: Handle<Expression>) -> Option<u32> {
+        match self.module.types[self.pointee_type(p)?].inner {
+            TypeInner::Array { size: ArraySize::Constant(n), .. } => Some(n.get()),
+            TypeInner::Array { size: ArraySize::Pending(_), .. } => Some(0),
+            TypeInner::Vector { size, .. } => Some(size as u32),
+            _ => None,
+        }
+    }
+
+    /// The type pointer `p` points to, when `p` is a variable or a path into one.
+    fn pointee_type(&self, p: Handle<Expression>) -> Option<Handle<Type>> {
+        let inner = |ty: Handle<Type>| &self.module.types[ty].inner;
+        match self.b.func.expressions[p] {
+            Expression::LocalVariable(v) => Some(self.b.func.local_variables[v].ty),
+            Expression::GlobalVariable(g) => Some(self.module.global_variables[g].ty),
+            Expression::Access { base, .. } => match *inner(self.pointee_type(base)?) {
+                TypeInner::Array { base, .. } => Some(base),
+                _ => None,
+            },
+            Expression::AccessIndex { base, index } => match inner(self.pointee_type(base)?) {
+                TypeInner::Array { base, .. } => Some(*base),
+                TypeInner::Struct { members, .. } => members.get(index as usize).map(|m| m.ty),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The storage view of buffer argument `arg` as an array of `elem`.
