@@ -345,6 +345,10 @@ impl Mem {
     /// boundaries, else `vkCmdFillBuffer` when it repeats a 32-bit word on 4-byte boundaries,
     /// otherwise copies of the pattern replicated in staging.
     pub fn fill(self: &Arc<Self>, device: &Arc<Device>, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
+        // OpenCL allows zero-byte fills; Vulkan forbids empty ones.
+        if size == 0 {
+            return Ok(Box::new(|_| Ok(None)));
+        }
         let start = self.base + offset as u64;
         let mem = self.clone();
         let aligned = (start | size as u64).is_multiple_of(ELEMENT);
