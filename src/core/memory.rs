@@ -81,12 +81,8 @@ fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, 
             return Ok(());
         }
     }
-    // Vulkan forbids empty regions; OpenCL allows zero-byte transfers.
-    let regions: Vec<_> = regions.iter().filter(|r| r.size > 0).copied().collect();
-    if !regions.is_empty() {
-        // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
-        unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, &regions) };
-    }
+    // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
+    unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, regions) };
     Ok(())
 }
 
@@ -345,10 +341,6 @@ impl Mem {
     /// boundaries, else `vkCmdFillBuffer` when it repeats a 32-bit word on 4-byte boundaries,
     /// otherwise copies of the pattern replicated in staging.
     pub fn fill(self: &Arc<Self>, device: &Arc<Device>, pattern: &[u8], offset: usize, size: usize) -> CLResult<Work> {
-        // OpenCL allows zero-byte fills; Vulkan forbids empty ones.
-        if size == 0 {
-            return Ok(Box::new(|_| Ok(None)));
-        }
         let start = self.base + offset as u64;
         let mem = self.clone();
         let aligned = (start | size as u64).is_multiple_of(ELEMENT);
