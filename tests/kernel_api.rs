@@ -185,7 +185,7 @@ fn bad_work_sizes() {
     let g = [8usize, 8, 1];
     assert_eq!(enqueue(0, g.as_ptr(), null()), CL_INVALID_WORK_DIMENSION);
     assert_eq!(enqueue(4, g.as_ptr(), null()), CL_INVALID_WORK_DIMENSION);
-    assert_eq!(enqueue(2, null(), null()), CL_INVALID_GLOBAL_WORK_SIZE);
+    assert_eq!(enqueue(2, null(), null()), CL_SUCCESS, "no global size: an empty grid (OpenCL 2.1+)");
     assert_eq!(enqueue(2, g.as_ptr(), [3usize, 8].as_ptr()), CL_INVALID_WORK_GROUP_SIZE, "3 does not divide 8");
     assert_eq!(enqueue(2, g.as_ptr(), [0usize, 8].as_ptr()), CL_INVALID_WORK_GROUP_SIZE);
     let big = [max_group * 2, 1usize];
@@ -408,6 +408,17 @@ fn program_binaries_round_trip() {
     let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &jl, &jp, &mut status, &mut err) };
     assert!(bad.is_null());
     assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY));
+    // Lengths inside the binary that overflow, or that no memory holds within a length the
+    // application overstates, make it invalid (they once panicked or aborted the process).
+    let options_len_at = 16; // after the 8-byte magic, the version and the binary type
+    for (inner, outer) in [(u64::MAX, binary.len()), (1 << 39, 1 << 40)] {
+        let mut patched = binary.clone();
+        patched[options_len_at..options_len_at + 8].copy_from_slice(&inner.to_le_bytes());
+        let ptr = patched.as_ptr();
+        let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &outer, &ptr, &mut status, &mut err) };
+        assert!(bad.is_null());
+        assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY), "options length {inner:#x}");
+    }
     unsafe {
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(loaded));
@@ -769,6 +780,21 @@ fn hostile_sources_fail_cleanly() {
 }
 
 #[test]
+fn source_lengths_no_memory_holds() {
+    // A length of 2^40 (or lengths whose sum overflows) is CL_OUT_OF_HOST_MEMORY, not an abort,
+    // and the text is not read.
+    let env = Env::new();
+    let text = "kernel void k() {}";
+    let ptrs = [text.as_ptr().cast::<std::ffi::c_char>(); 2];
+    for lengths in [[1usize << 40, 1], [usize::MAX, 2]] {
+        let mut err = 1;
+        let p = unsafe { clCreateProgramWithSource(env.context, 2, ptrs.as_ptr(), lengths.as_ptr(), &mut err) };
+        assert!(p.is_null());
+        assert_eq!(err, CL_OUT_OF_HOST_MEMORY, "{lengths:x?}");
+    }
+}
+
+#[test]
 fn sources_in_pieces_with_lengths() {
     let env = Env::new();
     let pieces = ["kernel void k(global int* o) ", "{ o[get_global_id(0)] = 5; }GARBAGE"];
@@ -861,13 +887,12 @@ fn empty_grids_and_large_constant_arguments() {
     let env = Env::new();
     let source = "kernel void last(constant int* c, global int* out, int i) { out[0] = c[i]; }\nkernel void one(global int* out) { out[get_global_id(0)] = 1; }\n";
     let program = build(env.context, env.device, source);
-    // A zero-sized grid is a no-op (OpenCL 2.1+) or, as before 2.1, CL_INVALID_GLOBAL_WORK_SIZE.
+    // A zero-sized grid is a no-op (OpenCL 2.1+).
     let one = kernel(program, "one");
     let out = env.buffer_from(&[0u8; 16]);
     set_arg(one, 0, &out.0);
     let zero = [0usize];
-    let code = unsafe { clEnqueueNDRangeKernel(env.queue, one, 1, null(), zero.as_ptr(), null(), 0, null(), null_mut()) };
-    assert!(code == CL_SUCCESS || code == CL_INVALID_GLOBAL_WORK_SIZE, "{}", error_name(code));
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, one, 1, null(), zero.as_ptr(), null(), 0, null(), null_mut()) });
     env.finish();
     assert_eq!(env.read(&out, 0, 16), [0u8; 16]);
     // A __constant argument larger than CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: whole or refused.
@@ -890,6 +915,71 @@ fn empty_grids_and_large_constant_arguments() {
     unsafe {
         ok(clReleaseKernel(k));
         ok(clReleaseKernel(one));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn empty_grids_wait_for_their_events_and_complete() {
+    // OpenCL 2.1+: a NULL global size or a zero in any dimension runs nothing, after the wait
+    // list, and its event completes (CTS test_api zero_sized_enqueue).
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void one(global int* out) { out[get_global_id(0)] = 1; }");
+    let k = kernel(program, "one");
+    let out = env.buffer_from(&[0u8; 16]);
+    set_arg(k, 0, &out.0);
+    let grids: [&[usize]; 4] = [&[0], &[1, 0], &[0, 1, 1], &[1, 1, 0]];
+    for g in grids {
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, g.len() as cl_uint, null(), g.as_ptr(), null(), 0, null(), null_mut()) });
+    }
+    for dim in 1..=3 {
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, dim, null(), null(), null(), 0, null(), null_mut()) });
+    }
+    let gate = user_event(env.context);
+    let mut done = null_mut();
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), [0usize].as_ptr(), null(), 1, &gate, &mut done) });
+    let ty: cl_command_type = info_value(|s, v, r| unsafe { clGetEventInfo(done, CL_EVENT_COMMAND_TYPE, s, v, r) });
+    assert_eq!(ty, CL_COMMAND_NDRANGE_KERNEL);
+    assert!([CL_QUEUED, CL_SUBMITTED].contains(&event_status(done)), "it waits for the user event");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    assert_eq!(event_status(done), CL_COMPLETE);
+    assert_eq!(env.read(&out, 0, 16), [0u8; 16], "nothing ran");
+    unsafe {
+        [done, gate].iter().for_each(|&e| ok(clReleaseEvent(e)));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn grids_beyond_the_device_size_t() {
+    // CL_DEVICE_ADDRESS_BITS is 32: sizes, offset + size and the number of work-items must fit
+    // the device's size_t. {2^31, 2^31, 2^31} once made clEnqueueNDRangeKernel run forever.
+    let env = Env::new();
+    let bits: cl_uint = device_info(CL_DEVICE_ADDRESS_BITS);
+    assert_eq!(bits, 32);
+    let program = build(env.context, env.device, "kernel void ids(global uint* out) { out[get_global_id(0) - get_global_offset(0)] = get_global_id(0); }");
+    let k = kernel(program, "ids");
+    let out = env.buffer(CL_MEM_READ_WRITE, 32);
+    set_arg(k, 0, &out.0);
+    let enqueue = |offset: &[usize], global: &[usize]| unsafe {
+        let o = if offset.is_empty() { null() } else { offset.as_ptr() };
+        clEnqueueNDRangeKernel(env.queue, k, global.len() as cl_uint, o, global.as_ptr(), null(), 0, null(), null_mut())
+    };
+    let max = u32::MAX as usize;
+    assert_eq!(enqueue(&[], &[1 << 31, 1 << 31, 1 << 31]), CL_INVALID_GLOBAL_WORK_SIZE, "the product overflows");
+    assert_eq!(enqueue(&[], &[1 << 16, 1 << 16]), CL_INVALID_GLOBAL_WORK_SIZE, "2^32 work-items");
+    assert_eq!(enqueue(&[], &[max + 1]), CL_INVALID_GLOBAL_WORK_SIZE);
+    assert_eq!(enqueue(&[], &[usize::MAX]), CL_INVALID_GLOBAL_WORK_SIZE);
+    assert_eq!(enqueue(&[max - 7], &[8]), CL_INVALID_GLOBAL_OFFSET, "offset + size is 2^32");
+    assert_eq!(enqueue(&[usize::MAX, 0], &[8, 1]), CL_INVALID_GLOBAL_OFFSET);
+    // The largest offset + size allowed: the size_t maximum itself.
+    ok(enqueue(&[max - 8], &[8]));
+    env.finish();
+    assert_eq!(read_as::<u32>(&env, &out, 8), (0..8).map(|i| u32::MAX - 8 + i).collect::<Vec<u32>>());
+    unsafe {
+        ok(clReleaseKernel(k));
         ok(clReleaseProgram(program));
     }
 }
