@@ -4,6 +4,8 @@
 //! driver aborts on a validation error, so none can pass unnoticed).
 #![allow(dead_code, non_camel_case_types)]
 
+pub mod driver;
+
 pub use cl_sys::*;
 use std::ffi::{c_char, c_void, CString};
 use std::path::PathBuf;
