@@ -175,6 +175,12 @@ unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_eve
     finish_enqueue(q, ev, blocking, event)
 }
 
+/// The work of a transfer of no bytes (valid since OpenCL 2.0): a command in the queue's order
+/// that records nothing (Vulkan forbids empty copies and fills).
+fn nothing() -> CLResult<Work> {
+    Ok(Box::new(|_| Ok(None)))
+}
+
 /// Buffer rectangle, host rectangle, extent.
 type Transfer = (Rect, Rect, [usize; 3]);
 
@@ -217,6 +223,9 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+        if size == 0 {
+            return submit(&q, CL_COMMAND_READ_BUFFER, n, list, blocking != 0, event, nothing);
+        }
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
         read(&q, &m, CL_COMMAND_READ_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
@@ -232,6 +241,9 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+        if size == 0 {
+            return submit(&q, CL_COMMAND_WRITE_BUFFER, n, list, blocking != 0, event, nothing);
+        }
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
         write(&q, &m, CL_COMMAND_WRITE_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
@@ -253,6 +265,9 @@ entry! {
         in_bounds(dst_offset, size, d.size)?;
         if overlap(&s, src_offset, &d, dst_offset, size) {
             return Err(CL_MEM_COPY_OVERLAP);
+        }
+        if size == 0 {
+            return submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, nothing);
         }
         let (sr, region) = linear(src_offset, size);
         let (dr, _) = linear(dst_offset, size);
@@ -372,6 +387,9 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         in_bounds(offset, size, m.size)?;
+        if size == 0 {
+            return submit(&q, CL_COMMAND_FILL_BUFFER, n, list, false, event, nothing);
+        }
         let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size);
         submit(&q, CL_COMMAND_FILL_BUFFER, n, list, false, event, || m.fill(&q.device, bytes, offset, size))
     }

@@ -81,12 +81,8 @@ fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, 
             return Ok(());
         }
     }
-    // Vulkan forbids empty regions; OpenCL allows zero-byte transfers.
-    let regions: Vec<_> = regions.iter().filter(|r| r.size > 0).copied().collect();
-    if !regions.is_empty() {
-        // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
-        unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, &regions) };
-    }
+    // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
+    unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, regions) };
     Ok(())
 }
 
