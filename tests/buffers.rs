@@ -172,6 +172,36 @@ fn rect_write_read_and_copy_with_pitches() {
 }
 
 #[test]
+fn rect_copies_within_one_buffer_and_between_its_sub_buffers() {
+    let env = Env::new();
+    let (row, slice) = (64usize, 64 * 8);
+    let size = slice * 8;
+    let mut model = pattern(size, 11);
+    let mem = env.buffer_from(&model);
+    let copy = |src: &Mem, dst: &Mem, s: [usize; 3], d: [usize; 3], region: [usize; 3]| {
+        ok(unsafe { clEnqueueCopyBufferRect(env.queue, src.0, dst.0, s.as_ptr(), d.as_ptr(), region.as_ptr(), row, slice, row, slice, 0, null(), null_mut()) });
+    };
+    let mirror = |model: &mut Vec<u8>, base: [usize; 2], s: [usize; 3], d: [usize; 3], region: [usize; 3]| {
+        let before = model.clone();
+        for (from, to) in rect_offsets(s, region, row, slice).into_iter().zip(rect_offsets(d, region, row, slice)) {
+            model[base[1] + to] = before[base[0] + from];
+        }
+    };
+    // Side by side in the same rows, and in alternate rows of the same slices.
+    for (s, d, region) in [([0, 0, 0], [24, 0, 0], [20, 5, 3]), ([3, 0, 1], [3, 4, 1], [50, 4, 4]), ([1, 6, 5], [9, 2, 0], [30, 2, 2])] {
+        copy(&mem, &mem, s, d, region);
+        mirror(&mut model, [0, 0], s, d, region);
+    }
+    assert_eq!(env.read(&mem, 0, size), model);
+    // Two sub-buffers of the buffer, at different slices: their own origins are counted from
+    // their starts.
+    let (a, b) = (sub_buffer(&mem, 0, 0, slice * 4).unwrap(), sub_buffer(&mem, 0, slice * 4, slice * 4).unwrap());
+    copy(&a, &b, [0, 0, 1], [8, 0, 0], [16, 8, 2]);
+    mirror(&mut model, [0, slice * 4], [0, 0, 1], [8, 0, 0], [16, 8, 2]);
+    assert_eq!(env.read(&mem, 0, size), model);
+}
+
+#[test]
 fn rect_default_pitches() {
     // Zero pitches mean tightly packed: row pitch = region width, slice pitch = rows * row pitch.
     let env = Env::new();

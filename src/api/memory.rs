@@ -361,6 +361,10 @@ entry! {
         let dr = rect(dst_origin, extent, dst_row_pitch, dst_slice_pitch)?;
         rect_in(&sr, extent, s.size)?;
         rect_in(&dr, extent, d.size)?;
+        let pitches = |r: &Rect| (r.row_pitch, r.slice_pitch);
+        if Arc::ptr_eq(&s, &d) && pitches(&sr) != pitches(&dr) {
+            return Err(CL_INVALID_VALUE);
+        }
         if Arc::ptr_eq(&s.buffer, &d.buffer) && rects_overlap(&s, &sr, &d, &dr, extent) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
@@ -368,14 +372,30 @@ entry! {
     }
 }
 
-/// Whether two rectangles of one memory share a byte (row by row: rectangles are small in rows
-/// compared to the cost of a wrong copy).
-fn rects_overlap(s: &Mem, sr: &Rect, d: &Mem, dr: &Rect, extent: [usize; 3]) -> bool {
-    use crate::core::memory::rect_rows;
-    let rows = |m: &Mem, r: &Rect| -> Vec<u64> { rect_rows(r.origin, extent, r.row_pitch, r.slice_pitch).map(|o| m.base + o as u64).collect() };
-    let (a, b) = (rows(s, sr), rows(d, dr));
-    let len = extent[0] as u64;
-    a.iter().any(|x| b.iter().any(|y| *x < y + len && *y < x + len))
+/// Whether two rectangles in one memory overlap, by the spec's test ("Checking for Memory Copy
+/// Overlap"): their blocks' byte ranges meet, and neither's rows fit in the gap between the
+/// other's rows (modulo the row pitch), nor its slices between the other's (modulo the slice
+/// pitch). Offsets count from the memory's start, so sub-buffers of one buffer compare too (the
+/// gap tests hold under a common shift); sub-buffers with different pitches, which the spec's
+/// test does not cover, overlap when their blocks do.
+fn rects_overlap(s: &Mem, sr: &Rect, d: &Mem, dr: &Rect, region: [usize; 3]) -> bool {
+    // In range: the API checked that both rectangles lie inside their memory.
+    let start = |m: &Mem, r: &Rect| m.base + (r.origin[2] * r.slice_pitch + r.origin[1] * r.row_pitch + r.origin[0]) as u64;
+    let slice = |r: &Rect| ((region[1] - 1) * r.row_pitch + region[0]) as u64;
+    let block = |r: &Rect| (region[2] - 1) as u64 * r.slice_pitch as u64 + slice(r);
+    let (a, b) = (start(s, sr), start(d, dr));
+    if b + block(dr) <= a || a + block(sr) <= b {
+        return false;
+    }
+    if (sr.row_pitch, sr.slice_pitch) != (dr.row_pitch, dr.slice_pitch) {
+        return true;
+    }
+    // Spans of `len` at `x` and `y`, repeating every `pitch` bytes, never meet.
+    let apart = |len: u64, pitch: u64| {
+        let (x, y) = (a % pitch, b % pitch);
+        (y >= x + len && y + len <= x + pitch) || (x >= y + len && x + len <= y + pitch)
+    };
+    !(apart(region[0] as u64, sr.row_pitch as u64) || apart(slice(sr), sr.slice_pitch as u64))
 }
 
 entry! {

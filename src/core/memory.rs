@@ -104,7 +104,7 @@ fn mapped(buffer: &Buffer) -> CLResult<*mut u8> {
 }
 
 /// The rows of a rectangular region: `(offset, len)` for every row, given an origin and pitches.
-pub fn rect_rows(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> impl Iterator<Item = usize> {
+fn rect_rows(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> impl Iterator<Item = usize> {
     (0..region[2]).flat_map(move |z| (0..region[1]).map(move |y| origin[0] + (origin[1] + y) * row_pitch + (origin[2] + z) * slice_pitch))
 }
 
