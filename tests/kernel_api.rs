@@ -408,6 +408,17 @@ fn program_binaries_round_trip() {
     let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &jl, &jp, &mut status, &mut err) };
     assert!(bad.is_null());
     assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY));
+    // Lengths inside the binary that overflow, or that no memory holds within a length the
+    // application overstates, make it invalid (they once panicked or aborted the process).
+    let options_len_at = 16; // after the 8-byte magic, the version and the binary type
+    for (inner, outer) in [(u64::MAX, binary.len()), (1 << 39, 1 << 40)] {
+        let mut patched = binary.clone();
+        patched[options_len_at..options_len_at + 8].copy_from_slice(&inner.to_le_bytes());
+        let ptr = patched.as_ptr();
+        let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &outer, &ptr, &mut status, &mut err) };
+        assert!(bad.is_null());
+        assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY), "options length {inner:#x}");
+    }
     unsafe {
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(loaded));
@@ -765,6 +776,21 @@ fn hostile_sources_fail_cleanly() {
             assert!(!build_log(program, env.device).is_empty(), "a failed build explains itself");
         }
         ok(unsafe { clReleaseProgram(program) });
+    }
+}
+
+#[test]
+fn source_lengths_no_memory_holds() {
+    // A length of 2^40 (or lengths whose sum overflows) is CL_OUT_OF_HOST_MEMORY, not an abort,
+    // and the text is not read.
+    let env = Env::new();
+    let text = "kernel void k() {}";
+    let ptrs = [text.as_ptr().cast::<std::ffi::c_char>(); 2];
+    for lengths in [[1usize << 40, 1], [usize::MAX, 2]] {
+        let mut err = 1;
+        let p = unsafe { clCreateProgramWithSource(env.context, 2, ptrs.as_ptr(), lengths.as_ptr(), &mut err) };
+        assert!(p.is_null());
+        assert_eq!(err, CL_OUT_OF_HOST_MEMORY, "{lengths:x?}");
     }
 }
 

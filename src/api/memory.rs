@@ -271,7 +271,7 @@ entry! {
         }
         let (sr, region) = linear(src_offset, size);
         let (dr, _) = linear(dst_offset, size);
-        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, region)))
+        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || s.copy_rect(&q.device, &d, sr, dr, region))
     }
 }
 
@@ -368,7 +368,7 @@ entry! {
         if Arc::ptr_eq(&s.buffer, &d.buffer) && rects_overlap(&s, &sr, &d, &dr, extent) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
-        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, extent)))
+        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || s.copy_rect(&q.device, &d, sr, dr, extent))
     }
 }
 
