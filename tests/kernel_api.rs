@@ -983,3 +983,39 @@ fn grids_beyond_the_device_size_t() {
         ok(clReleaseProgram(program));
     }
 }
+
+#[test]
+fn null_buffer_arguments_are_null_in_the_kernel() {
+    // clSetKernelArg with a pointer to a NULL cl_mem, or with a NULL value, passes a NULL
+    // pointer: the kernel may test it (CTS test_api null_buffer_arg).
+    let env = Env::new();
+    let source = r#"
+kernel void k(global int* src, global long* dst) {
+    size_t i = get_global_id(0);
+    dst[4 * i] = (long)(src != 0);
+    dst[4 * i + 1] = src == NULL;
+    dst[4 * i + 2] = !src ? 7 : 8;
+    if (src) dst[4 * i + 3] = src[i] + (src + 1 > src); else dst[4 * i + 3] = -1;
+}
+"#;
+    let program = build(env.context, env.device, source);
+    let k = kernel(program, "k");
+    let n = 16;
+    let src = env.buffer_from(bytes_of(&(0..n as i32).map(|i| 10 * i).collect::<Vec<_>>()));
+    let dst = env.buffer(CL_MEM_READ_WRITE, n * 4 * 8);
+    set_arg(k, 1, &dst.0);
+    let absent: cl_mem = null_mut();
+    let cases: [(Option<&cl_mem>, bool); 4] = [(Some(&src.0), false), (Some(&absent), true), (None, true), (Some(&src.0), false)];
+    for (value, is_null) in cases {
+        let v = value.map_or(null(), |m| (m as *const cl_mem).cast::<c_void>());
+        ok(unsafe { clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), v) });
+        run(&env, k, &[n], None);
+        let got = read_as::<i64>(&env, &dst, n * 4);
+        let want: Vec<i64> = (0..n as i64).flat_map(|i| if is_null { [0, 1, 7, -1] } else { [1, 0, 8, 10 * i + 1] }).collect();
+        assert_eq!(got, want, "NULL argument: {is_null}");
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}

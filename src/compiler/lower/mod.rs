@@ -184,6 +184,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         local_mem_size,
         private_mem_size,
         local_arg_elem_sizes,
+        null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
         aliased: abi.has_aliased_views(),
         module,
         info,
