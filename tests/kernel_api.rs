@@ -1019,3 +1019,63 @@ kernel void k(global int* src, global long* dst) {
         ok(clReleaseProgram(program));
     }
 }
+
+#[test]
+fn argument_info_of_every_kind_of_argument() {
+    // As CTS test_api get_kernel_arg_info declares them: `local void*`, and more `__constant`
+    // arguments than CL_DEVICE_MAX_CONSTANT_ARGS (never read: nothing is bound for them).
+    let env = Env::new();
+    let max_constant: cl_uint = device_info(CL_DEVICE_MAX_CONSTANT_ARGS);
+    let (c, v, r) = (CL_KERNEL_ARG_TYPE_CONST, CL_KERNEL_ARG_TYPE_VOLATILE, CL_KERNEL_ARG_TYPE_RESTRICT);
+    let (g, l, k, p) = (CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_PRIVATE);
+    let mut args: Vec<(String, cl_kernel_arg_address_qualifier, cl_bitfield, &str)> = vec![
+        ("global volatile float2* restrict".into(), g, v | r, "float2*"),
+        ("local const void*".into(), l, c, "void*"),
+        ("local void* restrict".into(), l, r, "void*"),
+        ("global char unsigned*".into(), g, 0, "uchar*"),
+        ("private short signed".into(), p, 0, "short"),
+        ("private signed".into(), p, 0, "int"),
+        ("private unsigned".into(), p, 0, "uint"),
+        ("private const volatile int".into(), p, 0, "int"),
+        ("global const volatile uint4* restrict".into(), g, c | v | r, "uint4*"),
+    ];
+    for _ in 0..=max_constant {
+        args.push(("constant unsigned short*".into(), k, c, "ushort*"));
+    }
+    let params: Vec<String> = args.iter().enumerate().map(|(i, a)| format!("{} argument{i}", a.0)).collect();
+    let source = format!("kernel void info({}) {{}}", params.join(",\n"));
+    let program = program(env.context, &source);
+    let code = unsafe { clBuildProgram(program, 1, &env.device, c"-cl-kernel-arg-info".as_ptr(), None, null_mut()) };
+    assert_eq!(code, CL_SUCCESS, "{}", build_log(program, env.device));
+    let kern = kernel(program, "info");
+    let query = |i: usize, param| info_value::<cl_bitfield>(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, param, s, v, r) });
+    let text = |i: usize, param| info_string(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, param, s, v, r) });
+    for (i, (decl, address, qualifiers, type_name)) in args.iter().enumerate() {
+        let address_bits = info_value::<cl_kernel_arg_address_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r) });
+        let access = info_value::<cl_kernel_arg_access_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, CL_KERNEL_ARG_ACCESS_QUALIFIER, s, v, r) });
+        assert_eq!((address_bits, access), (*address, CL_KERNEL_ARG_ACCESS_NONE), "{decl}");
+        assert_eq!(query(i, CL_KERNEL_ARG_TYPE_QUALIFIER), *qualifiers, "{decl}");
+        assert_eq!(text(i, CL_KERNEL_ARG_TYPE_NAME), *type_name, "{decl}");
+        assert_eq!(text(i, CL_KERNEL_ARG_NAME), format!("argument{i}"), "{decl}");
+    }
+    // The queries of size only, with no value.
+    for param in [CL_KERNEL_ARG_ADDRESS_QUALIFIER, CL_KERNEL_ARG_ACCESS_QUALIFIER, CL_KERNEL_ARG_TYPE_QUALIFIER, CL_KERNEL_ARG_TYPE_NAME, CL_KERNEL_ARG_NAME] {
+        ok(unsafe { clGetKernelArgInfo(kern, 0, param, 0, null_mut(), null_mut()) });
+    }
+    // It runs, every argument set.
+    let mem = env.buffer(CL_MEM_READ_WRITE, 64);
+    for (i, (_, address, _, type_name)) in args.iter().enumerate() {
+        let i = i as cl_uint;
+        match *address {
+            CL_KERNEL_ARG_ADDRESS_LOCAL => ok(unsafe { clSetKernelArg(kern, i, 64, null()) }),
+            CL_KERNEL_ARG_ADDRESS_PRIVATE if *type_name == "short" => set_arg(kern, i, &1i16),
+            CL_KERNEL_ARG_ADDRESS_PRIVATE => set_arg(kern, i, &1i32),
+            _ => set_arg(kern, i, &mem.0),
+        }
+    }
+    run(&env, kern, &[4], None);
+    unsafe {
+        ok(clReleaseKernel(kern));
+        ok(clReleaseProgram(program));
+    }
+}
