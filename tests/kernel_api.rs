@@ -1079,3 +1079,32 @@ fn argument_info_of_every_kind_of_argument() {
         ok(clReleaseProgram(program));
     }
 }
+
+#[test]
+fn more_buffers_than_the_device_binds() {
+    // 40 buffers used: more than lavapipe pushes (32). Valid OpenCL, refused at the enqueue
+    // where the device cannot bind them (it was a Vulkan validation error).
+    let env = Env::new();
+    let n = 40;
+    let params: Vec<String> = (0..n).map(|i| format!("global int* b{i}")).collect();
+    let body: Vec<String> = (0..n).map(|i| format!("b{i}[0] = {i};")).collect();
+    let source = format!("kernel void k({}) {{ {} }}", params.join(", "), body.join(" "));
+    let program = build(env.context, env.device, &source);
+    let k = kernel(program, "k");
+    let bufs: Vec<Mem> = (0..n).map(|_| env.buffer(CL_MEM_READ_WRITE, 4)).collect();
+    for (i, b) in bufs.iter().enumerate() {
+        set_arg(k, i as cl_uint, &b.0);
+    }
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), [1usize].as_ptr(), null(), 0, null(), null_mut()) };
+    env.finish();
+    if code == CL_SUCCESS {
+        let got: Vec<i32> = bufs.iter().map(|b| read_as::<i32>(&env, b, 1)[0]).collect();
+        assert_eq!(got, (0..n).collect::<Vec<_>>());
+    } else {
+        assert_eq!(code, CL_OUT_OF_RESOURCES, "{}", error_name(code));
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
