@@ -82,7 +82,7 @@ entry! {
                 if mem.as_ref().is_some_and(|m| !Arc::ptr_eq(&m.context, &k.program.context)) {
                     return Err(CL_INVALID_MEM_OBJECT);
                 }
-                ArgValue::Buffer(mem)
+                ArgValue::Buffer(mem.as_ref().map(Arc::downgrade))
             }
             ArgKind::Local { .. } => {
                 if !value.is_null() {

@@ -13,12 +13,13 @@ use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
 use crate::vk::vk;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-/// The value set for one argument.
+/// The value set for one argument. A buffer is held weakly: a kernel holds no reference to its
+/// arguments (the spec forbids it, so that releasing a buffer frees it).
 #[derive(Clone)]
 pub enum ArgValue {
-    Buffer(Option<Arc<Mem>>),
+    Buffer(Option<Weak<Mem>>),
     Local(u32),
     Pod(Vec<u8>),
 }
@@ -114,15 +115,18 @@ impl Kernel {
             return Err(CL_OUT_OF_RESOURCES);
         }
         let values = self.args().clone();
-        // The buffers as they are now: later clSetKernelArg calls must not free them early.
-        let mut keep: Vec<Arc<Buffer>> = Vec::new();
-        let mut bind = |buffer: Arc<Buffer>, offset: u64, size: u64| {
-            let bound = Bound::Buffer { raw: buffer.raw, capacity: buffer.size, offset, size };
-            keep.push(buffer);
-            bound
+        // The buffers as they are now, kept until the command has executed: later
+        // clSetKernelArg or clReleaseMemObject calls must not free them early.
+        let mut keep: Vec<Arc<Mem>> = Vec::new();
+        let mut bind = |mem: &Weak<Mem>| {
+            // Released by the application since it was set: the argument is no longer valid.
+            let m = mem.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
+            let bound = Bound::Buffer { raw: m.buffer.raw, capacity: m.buffer.size, offset: m.base, size: m.size as u64 };
+            keep.push(m);
+            Ok(bound)
         };
         let args = values.iter().map(|v| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
-            ArgValue::Buffer(Some(m)) => Ok(bind(m.buffer.clone(), m.base, m.size as u64)),
+            ArgValue::Buffer(Some(m)) => bind(m),
             ArgValue::Buffer(None) => Ok(Bound::Null),
             ArgValue::Local(n) => Ok(Bound::Local(*n)),
             ArgValue::Pod(bytes) => Ok(Bound::Pod(bytes.clone())),
