@@ -1108,3 +1108,30 @@ fn more_buffers_than_the_device_binds() {
         ok(clReleaseProgram(program));
     }
 }
+
+#[test]
+fn grids_split_in_every_dimension() {
+    // 65537 work-groups of 2 in one dimension: more than Vulkan's usual 65535 per dispatch, so
+    // the grid is split there and the group offset carries on in that dimension.
+    let env = Env::new();
+    let source = "kernel void ids(global uint* out, uint d) { out[get_global_id(d)] = get_group_id(d) * 4 + get_local_id(d) + 1; }";
+    let program = build(env.context, env.device, source);
+    let k = kernel(program, "ids");
+    let n = 131_074usize;
+    let out = env.buffer(CL_MEM_READ_WRITE, n * 4);
+    set_arg(k, 0, &out.0);
+    for d in 0..3u32 {
+        let (mut global, mut local) = ([1usize; 3], [1usize; 3]);
+        global[d as usize] = n;
+        local[d as usize] = 2;
+        set_arg(k, 1, &d);
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 3, null(), global.as_ptr(), local.as_ptr(), 0, null(), null_mut()) });
+        let got = read_as::<u32>(&env, &out, n);
+        let wrong = got.iter().enumerate().find(|(i, &v)| v != (*i as u32 / 2) * 4 + *i as u32 % 2 + 1);
+        assert!(wrong.is_none(), "dimension {d}: first wrong element {wrong:?}");
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
