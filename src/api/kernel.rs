@@ -255,7 +255,7 @@ fn nd_range(k: &Kernel, d: &Device, work_dim: u32, offset: Option<[usize; 3]>, g
         return Err(CL_INVALID_WORK_ITEM_SIZE);
     }
     // Non-uniform work-groups are an optional feature this device does not report.
-    if (0..3).any(|i| global[i] % local[i] != 0) {
+    if (0..3).any(|i| !global[i].is_multiple_of(local[i])) {
         return Err(CL_INVALID_WORK_GROUP_SIZE);
     }
     Ok(NdRange { work_dim, offset, global, local })

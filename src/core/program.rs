@@ -40,8 +40,9 @@ pub struct Build {
     pub program: Option<Arc<Executable>>,
 }
 
-/// Pipelines are specialised per (kernel index, local size, `__local` argument sizes).
-pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
+/// Pipelines are specialised per (kernel index, local size, `__local` argument sizes, NULL
+/// buffer arguments the kernel compares with NULL).
+pub type PipelineKey = (usize, [u32; 3], Vec<u32>, Vec<usize>);
 
 /// A program built for one device. It is shared by every program object built from the same text
 /// and options on that device, and so are the pipelines specialised from its kernels.
