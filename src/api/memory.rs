@@ -17,9 +17,9 @@ const HOST_ACCESS: cl_mem_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 const CL_MEM_KERNEL_READ_AND_WRITE: cl_mem_flags = 1 << 12;
 
-/// Checks a buffer's flags: known bits, one access mode, one host access mode, and
+/// Checks a memory object's flags: known bits, one access mode, one host access mode, and
 /// `USE_HOST_PTR` alone among the host-pointer flags.
-fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
+pub(super) fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
     let known = ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_KERNEL_READ_AND_WRITE;
     let use_conflict = flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     if flags & !known != 0 || (flags & ACCESS).count_ones() > 1 || (flags & HOST_ACCESS).count_ones() > 1 || use_conflict {

@@ -35,9 +35,23 @@ entry! { fn clCreateImage3D(c: cl_context, f: cl_mem_flags, fmt: CPtr, w: usize,
 entry! { fn clCreateImage(c: cl_context, f: cl_mem_flags, fmt: CPtr, desc: CPtr, host: Ptr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clCreateImageWithProperties(c: cl_context, props: CPtr, f: cl_mem_flags, fmt: CPtr, desc: CPtr, host: Ptr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
 
+const IMAGE_TYPES: [cl_mem_object_type; 6] = [
+    CL_MEM_OBJECT_IMAGE1D,
+    CL_MEM_OBJECT_IMAGE1D_BUFFER,
+    CL_MEM_OBJECT_IMAGE1D_ARRAY,
+    CL_MEM_OBJECT_IMAGE2D,
+    CL_MEM_OBJECT_IMAGE2D_ARRAY,
+    CL_MEM_OBJECT_IMAGE3D,
+];
+
 entry! {
     fn clGetSupportedImageFormats(c: cl_context, f: cl_mem_flags, ty: cl_mem_object_type, n: cl_uint, formats: Ptr, count: *mut cl_uint) -> CLResult<()> {
         get::<Context>(c)?;
+        // The arguments are checked as they would be with image support; the list is empty.
+        super::memory::check_flags(f)?;
+        if !IMAGE_TYPES.contains(&ty) || (n == 0 && !formats.is_null()) {
+            return Err(CL_INVALID_VALUE);
+        }
         super::util::write_opt(count, 0);
         Ok(())
     }
