@@ -150,6 +150,9 @@ entry! {
         let mut included = Vec::new();
         for i in 0..num_headers as usize {
             let h = get::<Program>(*headers.add(i))?;
+            if !Arc::ptr_eq(&h.context, &p.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
             let name = *names.add(i);
             if name.is_null() {
                 return Err(CL_INVALID_VALUE);
