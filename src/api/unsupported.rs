@@ -117,7 +117,22 @@ entry! { fn clEnqueueSVMMap(q: cl_command_queue, b: cl_bool, f: cl_map_flags, p:
 entry! { fn clEnqueueSVMUnmap(q: cl_command_queue, p: Ptr, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
 entry! { fn clEnqueueSVMMigrateMem(q: cl_command_queue, c: cl_uint, p: *const CPtr, s: Sizes, f: cl_mem_migration_flags, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
 entry! { fn clSetKernelArgSVMPointer(k: cl_kernel, i: cl_uint, p: CPtr) -> CLResult<()> { get::<Kernel>(k)?; Err(CL_INVALID_OPERATION) } }
-entry! { fn clSetKernelExecInfo(k: cl_kernel, p: cl_uint, s: usize, v: CPtr) -> CLResult<()> { get::<Kernel>(k)?; Err(CL_INVALID_OPERATION) } }
+entry! {
+    fn clSetKernelExecInfo(k: cl_kernel, p: cl_uint, s: usize, v: CPtr) -> CLResult<()> {
+        get::<Kernel>(k)?;
+        // Without SVM no pointer can be passed and fine-grain system SVM cannot be turned on;
+        // turning it off is allowed. The names and sizes are checked first.
+        const BOOL: usize = std::mem::size_of::<cl_bool>();
+        match p {
+            CL_KERNEL_EXEC_INFO_SVM_PTRS if !s.is_multiple_of(std::mem::size_of::<CPtr>()) || (v.is_null() && s > 0) => Err(CL_INVALID_VALUE),
+            CL_KERNEL_EXEC_INFO_SVM_PTRS => Err(CL_INVALID_OPERATION),
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM if s != BOOL || v.is_null() => Err(CL_INVALID_VALUE),
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM if (v as *const cl_bool).read_unaligned() != CL_FALSE => Err(CL_INVALID_OPERATION),
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Ok(()),
+            _ => Err(CL_INVALID_VALUE),
+        }
+    }
+}
 
 entry! {
     fn clGetKernelSubGroupInfo(k: cl_kernel, d: cl_device_id, p: cl_uint, is: usize, iv: CPtr, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> {
