@@ -125,7 +125,7 @@ entry! {
 }
 
 /// The device a per-device kernel query is about: NULL is allowed when there is only one.
-fn query_device(k: &Kernel, device: cl_device_id) -> CLResult<Arc<Device>> {
+pub(super) fn query_device(k: &Kernel, device: cl_device_id) -> CLResult<Arc<Device>> {
     if device.is_null() {
         return match k.program.devices.as_slice() {
             [d] => Ok(d.clone()),

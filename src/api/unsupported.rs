@@ -136,7 +136,9 @@ entry! {
 
 entry! {
     fn clGetKernelSubGroupInfo(k: cl_kernel, d: cl_device_id, p: cl_uint, is: usize, iv: CPtr, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> {
-        get::<Kernel>(k)?;
+        // The device must be the kernel's, as for clGetKernelWorkGroupInfo; none has sub-groups.
+        let kernel = get::<Kernel>(k)?;
+        super::kernel::query_device(&kernel, d)?;
         Err(CL_INVALID_OPERATION)
     }
 }
