@@ -12,6 +12,7 @@ use crate::cl::types::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
 use crate::core::kernel::Kernel;
+use crate::core::memory::Mem;
 use crate::core::program::Program;
 use crate::core::queue::Queue;
 
@@ -90,8 +91,9 @@ entry! { fn clCreateFromGLTexture(c: cl_context, f: cl_mem_flags, t: cl_uint, m:
 entry! { fn clCreateFromGLTexture2D(c: cl_context, f: cl_mem_flags, t: cl_uint, m: cl_int, tex: cl_uint; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_CONTEXT) } }
 entry! { fn clCreateFromGLTexture3D(c: cl_context, f: cl_mem_flags, t: cl_uint, m: cl_int, tex: cl_uint; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_CONTEXT) } }
 entry! { fn clCreateFromGLRenderbuffer(c: cl_context, f: cl_mem_flags, rb: cl_uint; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_CONTEXT) } }
-entry! { fn clGetGLObjectInfo(m: cl_mem, t: *mut cl_uint, name: *mut cl_uint) -> CLResult<()> { Err(CL_INVALID_MEM_OBJECT) } }
-entry! { fn clGetGLTextureInfo(m: cl_mem, p: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_MEM_OBJECT) } }
+// No memory object has a GL object behind it.
+entry! { fn clGetGLObjectInfo(m: cl_mem, t: *mut cl_uint, name: *mut cl_uint) -> CLResult<()> { get::<Mem>(m)?; Err(CL_INVALID_GL_OBJECT) } }
+entry! { fn clGetGLTextureInfo(m: cl_mem, p: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { get::<Mem>(m)?; Err(CL_INVALID_GL_OBJECT) } }
 entry! { fn clEnqueueAcquireGLObjects(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_CONTEXT) } }
 entry! { fn clEnqueueReleaseGLObjects(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_CONTEXT) } }
 entry! { fn clGetGLContextInfoKHR(p: CPtr, n: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_OPERATION) } }
