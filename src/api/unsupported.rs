@@ -96,7 +96,21 @@ entry! { fn clGetGLObjectInfo(m: cl_mem, t: *mut cl_uint, name: *mut cl_uint) ->
 entry! { fn clGetGLTextureInfo(m: cl_mem, p: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { get::<Mem>(m)?; Err(CL_INVALID_GL_OBJECT) } }
 entry! { fn clEnqueueAcquireGLObjects(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_CONTEXT) } }
 entry! { fn clEnqueueReleaseGLObjects(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_CONTEXT) } }
-entry! { fn clGetGLContextInfoKHR(p: CPtr, n: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_OPERATION) } }
+/// The context properties cl_khr_gl_sharing defines, and the platform.
+const GL_PROPERTIES: [cl_context_properties; 6] =
+    [CL_CONTEXT_PLATFORM as cl_context_properties, CL_GL_CONTEXT_KHR, CL_EGL_DISPLAY_KHR, CL_GLX_DISPLAY_KHR, CL_WGL_HDC_KHR, CL_CGL_SHAREGROUP_KHR];
+
+entry! {
+    fn clGetGLContextInfoKHR(p: *const cl_context_properties, n: cl_gl_context_info, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> {
+        let (pairs, _) = super::util::properties(p);
+        let known_param = [CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR, CL_DEVICES_FOR_GL_CONTEXT_KHR].contains(&n);
+        if !known_param || pairs.iter().any(|(name, _)| !GL_PROPERTIES.contains(name)) {
+            return Err(CL_INVALID_VALUE);
+        }
+        // No window-system binding API is supported.
+        Err(CL_INVALID_OPERATION)
+    }
+}
 entry! { fn clCreateEventFromGLsyncKHR(c: cl_context, sync: Ptr; errcode_ret) -> CLResult<cl_event> { context(c, CL_INVALID_CONTEXT) } }
 entry! { fn clCreateFromEGLImageKHR(c: cl_context, d: Ptr, i: Ptr, f: cl_mem_flags, p: CPtr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clEnqueueAcquireEGLObjectsKHR(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
