@@ -1,13 +1,14 @@
 #![allow(unused_variables)]
-//! Entry points of optional features this driver does not report: each validates its first
-//! handle and returns the error the spec gives when no device supports the feature.
+//! Entry points of optional features this driver does not report: each validates its
+//! arguments as far as the spec asks without the feature, then returns the error the spec gives
+//! when no device supports it.
 //! Images: CL_DEVICE_IMAGE_SUPPORT is false. SVM, pipes, IL, sub-groups, device timers, on-device
 //! queues and program-scope destructors: their capability queries report none. GL/EGL sharing
 //! and native kernels are not in the extension list or the execution capabilities.
 
 use super::entry::entry;
 use crate::cl::CLResult;
-use crate::cl::object::get;
+use crate::cl::object::{get, get_list};
 use crate::cl::types::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
@@ -15,6 +16,8 @@ use crate::core::kernel::Kernel;
 use crate::core::memory::Mem;
 use crate::core::program::Program;
 use crate::core::queue::Queue;
+use super::util::{finish_enqueue, wait_list};
+use std::sync::Arc;
 
 type Ptr = *mut c_void;
 type CPtr = *const c_void;
@@ -85,7 +88,7 @@ entry! {
 }
 
 // cl_khr_gl_sharing, cl_khr_gl_event, cl_khr_egl_*: no context is ever created from a GL or
-// EGL context.
+// EGL context, and no memory object or event from a GL or EGL object.
 entry! { fn clCreateFromGLBuffer(c: cl_context, f: cl_mem_flags, b: cl_uint; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_CONTEXT) } }
 entry! { fn clCreateFromGLTexture(c: cl_context, f: cl_mem_flags, t: cl_uint, m: cl_int, tex: cl_uint; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_CONTEXT) } }
 entry! { fn clCreateFromGLTexture2D(c: cl_context, f: cl_mem_flags, t: cl_uint, m: cl_int, tex: cl_uint; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_CONTEXT) } }
@@ -113,9 +116,25 @@ entry! {
 }
 entry! { fn clCreateEventFromGLsyncKHR(c: cl_context, sync: Ptr; errcode_ret) -> CLResult<cl_event> { context(c, CL_INVALID_CONTEXT) } }
 entry! { fn clCreateFromEGLImageKHR(c: cl_context, d: Ptr, i: Ptr, f: cl_mem_flags, p: CPtr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueAcquireEGLObjectsKHR(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueReleaseEGLObjectsKHR(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clCreateEventFromEGLSyncKHR(c: cl_context, s: Ptr, d: Ptr; errcode_ret) -> CLResult<cl_event> { context(c, CL_INVALID_OPERATION) } }
+entry! { fn clEnqueueAcquireEGLObjectsKHR(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { egl_objects(q, (c, o), (n, l), e, CL_COMMAND_ACQUIRE_EGL_OBJECTS_KHR) } }
+entry! { fn clEnqueueReleaseEGLObjectsKHR(q: cl_command_queue, c: cl_uint, o: *const cl_mem, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { egl_objects(q, (c, o), (n, l), e, CL_COMMAND_RELEASE_EGL_OBJECTS_KHR) } }
+entry! { fn clCreateEventFromEGLSyncKHR(c: cl_context, s: Ptr, d: Ptr; errcode_ret) -> CLResult<cl_event> { context(c, CL_INVALID_CONTEXT) } }
+
+/// Acquiring or releasing EGL objects: no memory object is made from an EGL resource, so any
+/// valid one named is CL_INVALID_EGL_OBJECT_KHR; an empty list does nothing, as a command that
+/// completes in its turn (the application may ask for its event).
+unsafe fn egl_objects(q: cl_command_queue, (count, objects): (cl_uint, *const cl_mem), (n, list): (cl_uint, Events), event: *mut cl_event, ty: cl_command_type) -> CLResult<()> {
+    let q = get::<Queue>(q)?;
+    let mems = get_list::<Mem>(count, objects, CL_INVALID_VALUE)?;
+    if mems.iter().any(|m| !Arc::ptr_eq(&m.context, &q.context)) {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    let deps = wait_list(&q, n, list)?;
+    if !mems.is_empty() {
+        return Err(CL_INVALID_EGL_OBJECT_KHR);
+    }
+    finish_enqueue(&q, q.enqueue_sync_point(ty, deps, false), false, event)
+}
 
 entry! { fn clCreatePipe(c: cl_context, f: cl_mem_flags, size: cl_uint, max: cl_uint, p: CPtr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clGetPipeInfo(m: cl_mem, p: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_MEM_OBJECT) } }
