@@ -180,6 +180,16 @@ entry! {
 entry! { fn clCreateProgramWithIL(c: cl_context, il: CPtr, len: usize; errcode_ret) -> CLResult<cl_program> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clGetDeviceAndHostTimer(d: cl_device_id, dt: *mut cl_ulong, ht: *mut cl_ulong) -> CLResult<()> { get::<Device>(d)?; Err(CL_INVALID_OPERATION) } }
 entry! { fn clGetHostTimer(d: cl_device_id, ht: *mut cl_ulong) -> CLResult<()> { get::<Device>(d)?; Err(CL_INVALID_OPERATION) } }
-entry! { fn clSetDefaultDeviceCommandQueue(c: cl_context, d: cl_device_id, q: cl_command_queue) -> CLResult<()> { get::<Context>(c)?; Err(CL_INVALID_OPERATION) } }
+entry! {
+    fn clSetDefaultDeviceCommandQueue(c: cl_context, d: cl_device_id, q: cl_command_queue) -> CLResult<()> {
+        let context = get::<Context>(c)?;
+        if !context.has_device(&get::<Device>(d)?) {
+            return Err(CL_INVALID_DEVICE);
+        }
+        get::<Queue>(q)?;
+        // No device has on-device queues: there is no default one to replace.
+        Err(CL_INVALID_OPERATION)
+    }
+}
 entry! { fn clSetProgramReleaseCallback(p: cl_program, f: CPtr, u: Ptr) -> CLResult<()> { get::<Program>(p)?; Err(CL_INVALID_OPERATION) } }
 entry! { fn clSetProgramSpecializationConstant(p: cl_program, id: cl_uint, s: usize, v: CPtr) -> CLResult<()> { get::<Program>(p)?; Err(CL_INVALID_OPERATION) } }
