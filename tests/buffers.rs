@@ -172,6 +172,36 @@ fn rect_write_read_and_copy_with_pitches() {
 }
 
 #[test]
+fn rect_copies_within_one_buffer_and_between_its_sub_buffers() {
+    let env = Env::new();
+    let (row, slice) = (64usize, 64 * 8);
+    let size = slice * 8;
+    let mut model = pattern(size, 11);
+    let mem = env.buffer_from(&model);
+    let copy = |src: &Mem, dst: &Mem, s: [usize; 3], d: [usize; 3], region: [usize; 3]| {
+        ok(unsafe { clEnqueueCopyBufferRect(env.queue, src.0, dst.0, s.as_ptr(), d.as_ptr(), region.as_ptr(), row, slice, row, slice, 0, null(), null_mut()) });
+    };
+    let mirror = |model: &mut Vec<u8>, base: [usize; 2], s: [usize; 3], d: [usize; 3], region: [usize; 3]| {
+        let before = model.clone();
+        for (from, to) in rect_offsets(s, region, row, slice).into_iter().zip(rect_offsets(d, region, row, slice)) {
+            model[base[1] + to] = before[base[0] + from];
+        }
+    };
+    // Side by side in the same rows, and in alternate rows of the same slices.
+    for (s, d, region) in [([0, 0, 0], [24, 0, 0], [20, 5, 3]), ([3, 0, 1], [3, 4, 1], [50, 4, 4]), ([1, 6, 5], [9, 2, 0], [30, 2, 2])] {
+        copy(&mem, &mem, s, d, region);
+        mirror(&mut model, [0, 0], s, d, region);
+    }
+    assert_eq!(env.read(&mem, 0, size), model);
+    // Two sub-buffers of the buffer, at different slices: their own origins are counted from
+    // their starts.
+    let (a, b) = (sub_buffer(&mem, 0, 0, slice * 4).unwrap(), sub_buffer(&mem, 0, slice * 4, slice * 4).unwrap());
+    copy(&a, &b, [0, 0, 1], [8, 0, 0], [16, 8, 2]);
+    mirror(&mut model, [0, slice * 4], [0, 0, 1], [8, 0, 0], [16, 8, 2]);
+    assert_eq!(env.read(&mem, 0, size), model);
+}
+
+#[test]
 fn rect_default_pitches() {
     // Zero pitches mean tightly packed: row pitch = region width, slice pitch = rows * row pitch.
     let env = Env::new();
@@ -519,5 +549,55 @@ fn non_blocking_read_sees_the_buffer_before_later_commands() {
     unsafe {
         clReleaseKernel(k);
         clReleaseProgram(program);
+    }
+}
+
+#[test]
+fn zero_sized_transfers() {
+    // OpenCL 2.0+ lists no error for a zero size in clEnqueueRead/Write/Copy/FillBuffer: the
+    // command moves nothing and completes. A zero region element of a *Rect command and a zero
+    // map size are CL_INVALID_VALUE.
+    let env = Env::new();
+    let model = pattern(256, 7);
+    let mem = env.buffer_from(&model);
+    let other = env.buffer_from(&model);
+    let mut host = [0u8; 16];
+    let (h, q) = (host.as_mut_ptr().cast::<c_void>(), env.queue);
+    let pat = [9u8; 4];
+    let mut events = Vec::new();
+    for blocking in [CL_TRUE, CL_FALSE] {
+        for offset in [0, 100, 256] {
+            let mut e = [null_mut(); 5];
+            unsafe {
+                ok(clEnqueueReadBuffer(q, mem.0, blocking, offset, 0, h, 0, null(), &mut e[0]));
+                ok(clEnqueueWriteBuffer(q, mem.0, blocking, offset, 0, h, 0, null(), &mut e[1]));
+                ok(clEnqueueCopyBuffer(q, mem.0, other.0, offset, 0, 0, 0, null(), &mut e[2]));
+                ok(clEnqueueCopyBuffer(q, mem.0, mem.0, offset, offset, 0, 0, null(), &mut e[3]));
+                ok(clEnqueueFillBuffer(q, mem.0, pat.as_ptr().cast(), 4, offset, 0, 0, null(), &mut e[4]));
+            }
+            events.extend(e);
+        }
+    }
+    env.finish();
+    assert!(events.iter().all(|&e| event_status(e) == CL_COMPLETE));
+    events.into_iter().for_each(|e| ok(unsafe { clReleaseEvent(e) }));
+    assert_eq!(host, [0u8; 16]);
+    assert_eq!(env.read(&mem, 0, 256), model);
+    assert_eq!(env.read(&other, 0, 256), model);
+    let zero = [0usize; 3];
+    unsafe {
+        assert_eq!(clEnqueueReadBuffer(q, mem.0, CL_TRUE, 257, 0, h, 0, null(), null_mut()), CL_INVALID_VALUE, "past the end");
+        assert_eq!(clEnqueueReadBuffer(q, mem.0, CL_TRUE, 0, 0, null_mut(), 0, null(), null_mut()), CL_INVALID_VALUE, "NULL ptr");
+        assert_eq!(clEnqueueCopyBuffer(q, mem.0, other.0, 0, 257, 0, 0, null(), null_mut()), CL_INVALID_VALUE);
+        assert_eq!(clEnqueueFillBuffer(q, mem.0, pat.as_ptr().cast(), 4, 260, 0, 0, null(), null_mut()), CL_INVALID_VALUE);
+        for region in [[0usize, 1, 1], [1, 0, 1], [1, 1, 0]] {
+            let r = region.as_ptr();
+            assert_eq!(clEnqueueReadBufferRect(q, mem.0, CL_TRUE, zero.as_ptr(), zero.as_ptr(), r, 0, 0, 0, 0, h, 0, null(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(clEnqueueWriteBufferRect(q, mem.0, CL_TRUE, zero.as_ptr(), zero.as_ptr(), r, 0, 0, 0, 0, h, 0, null(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(clEnqueueCopyBufferRect(q, mem.0, other.0, zero.as_ptr(), zero.as_ptr(), r, 0, 0, 0, 0, 0, null(), null_mut()), CL_INVALID_VALUE);
+        }
+        let mut err = 1;
+        assert!(clEnqueueMapBuffer(q, mem.0, CL_TRUE, CL_MAP_READ, 0, 0, 0, null(), null_mut(), &mut err).is_null());
+        assert_eq!(err, CL_INVALID_VALUE);
     }
 }

@@ -90,6 +90,43 @@ fn bad_context_arguments() {
     let wrong = [CL_CONTEXT_PLATFORM as cl_context_properties, other as cl_context_properties, 0];
     assert_eq!(create(&wrong, 1, &d, null_mut()), CL_INVALID_PLATFORM);
     ok(unsafe { clReleaseContext(other) });
+    assert_eq!(create(&[CL_CONTEXT_PLATFORM as cl_context_properties, 0, 0], 1, &d, null_mut()), CL_INVALID_PLATFORM, "NULL platform");
+    for props in bad_property_lists(p) {
+        assert_eq!(create(&props, 1, &d, null_mut()), CL_INVALID_PROPERTY, "{props:x?}");
+    }
+}
+
+/// Property lists with a valid platform first (the loader needs it to find the driver) and an
+/// invalid value, a repeated name or an unknown name (one whose low 32 bits are
+/// CL_CONTEXT_PLATFORM's).
+fn bad_property_lists(platform: cl_context_properties) -> Vec<Vec<cl_context_properties>> {
+    let (p, sync) = (CL_CONTEXT_PLATFORM as cl_context_properties, CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties);
+    let bad: [&[cl_context_properties]; 4] = [&[sync, -1], &[sync, 0, sync, 0], &[p, platform], &[p | 1 << 32, platform]];
+    bad.iter().map(|tail| [&[p, platform], *tail, &[0]].concat()).collect()
+}
+
+#[test]
+fn context_properties_from_type() {
+    let p = platform() as cl_context_properties;
+    let create = |props: &[cl_context_properties]| {
+        let mut err = 1;
+        let c = unsafe { clCreateContextFromType(props.as_ptr(), CL_DEVICE_TYPE_DEFAULT, None, null_mut(), &mut err) };
+        (c, err)
+    };
+    for props in bad_property_lists(p) {
+        let (c, err) = create(&props);
+        assert!(c.is_null());
+        assert_eq!(err, CL_INVALID_PROPERTY, "{props:x?}");
+    }
+    for sync in [CL_TRUE, CL_FALSE] {
+        let props = [CL_CONTEXT_PLATFORM as cl_context_properties, p, CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties, sync as cl_context_properties, 0];
+        let (c, err) = create(&props);
+        ok(err);
+        let mut back = [0 as cl_context_properties; 5];
+        ok(unsafe { clGetContextInfo(c, CL_CONTEXT_PROPERTIES, std::mem::size_of_val(&back), back.as_mut_ptr().cast(), null_mut()) });
+        assert_eq!(back, props);
+        ok(unsafe { clReleaseContext(c) });
+    }
 }
 
 static DESTROYED: Mutex<Vec<usize>> = Mutex::new(Vec::new());

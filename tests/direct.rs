@@ -4,76 +4,19 @@
 //! the driver could check them, so they are tested here).
 mod common;
 
+use common::driver::{Driver, GetAddress};
 use common::{cl_context, cl_device_id, cl_int, cl_mem, cl_platform_id, cl_uint, driver_path};
 use common::{CL_CONTEXT_REFERENCE_COUNT, CL_DEVICE_PLATFORM, CL_DEVICE_TYPE_ALL, CL_INVALID_CONTEXT, CL_INVALID_MEM_OBJECT, CL_MEM_READ_WRITE, CL_MEM_SIZE, CL_PLATFORM_EXTENSIONS, CL_PLATFORM_NAME, CL_SUCCESS};
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_void, CStr};
 use std::process::Command;
 use std::ptr::{null, null_mut};
 
-type GetAddress = unsafe extern "system" fn(*const c_char) -> *mut c_void;
-type GetAddressForPlatform = unsafe extern "system" fn(cl_platform_id, *const c_char) -> *mut c_void;
-type GetPlatformIds = unsafe extern "system" fn(cl_uint, *mut cl_platform_id, *mut cl_uint) -> cl_int;
 type Info = unsafe extern "system" fn(*mut c_void, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
 type GetDeviceIds = unsafe extern "system" fn(cl_platform_id, u64, cl_uint, *mut cl_device_id, *mut cl_uint) -> cl_int;
-type CreateContext = unsafe extern "system" fn(*const isize, cl_uint, *const cl_device_id, *const c_void, *mut c_void, *mut cl_int) -> cl_context;
 type CreateBuffer = unsafe extern "system" fn(cl_context, u64, usize, *mut c_void, *mut cl_int) -> cl_mem;
 type Release = unsafe extern "system" fn(*mut c_void) -> cl_int;
 
 const CL_PLATFORM_ICD_SUFFIX_KHR: cl_uint = 0x0920;
-
-/// The driver, loaded once per test.
-struct Driver {
-    _lib: libloading::Library,
-    platform: cl_platform_id,
-    by_name: GetAddressForPlatform,
-}
-
-impl Driver {
-    fn open() -> Driver {
-        static VALIDATION: std::sync::Once = std::sync::Once::new();
-        VALIDATION.call_once(|| std::env::set_var("FERROCL_VALIDATION", "1"));
-        // SAFETY: loading the driver built for this test run; its initialisers are sound.
-        let lib = unsafe { libloading::Library::new(driver_path()) }.expect("dlopen libferrocl.so");
-        let get: GetAddress = unsafe { *lib.get::<GetAddress>(b"clGetExtensionFunctionAddress\0").expect("symbol") };
-        let ext = |name: &CStr| unsafe { get(name.as_ptr()) };
-        let ids = ext(c"clIcdGetPlatformIDsKHR");
-        assert!(!ids.is_null());
-        let ids: GetPlatformIds = unsafe { std::mem::transmute(ids) };
-        let mut n = 0;
-        assert_eq!(unsafe { ids(0, null_mut(), &mut n) }, CL_SUCCESS);
-        assert_eq!(n, 1);
-        let mut platform = null_mut();
-        assert_eq!(unsafe { ids(1, &mut platform, null_mut()) }, CL_SUCCESS);
-        let by_name = ext(c"clIcdGetFunctionAddressForPlatformKHR");
-        assert!(!by_name.is_null());
-        Driver { _lib: lib, platform, by_name: unsafe { std::mem::transmute::<*mut c_void, GetAddressForPlatform>(by_name) } }
-    }
-
-    /// An entry point by name, as an ICD 2 loader looks them up.
-    fn func<F: Copy>(&self, name: &CStr) -> F {
-        let f = unsafe { (self.by_name)(self.platform, name.as_ptr()) };
-        assert!(!f.is_null(), "{name:?}");
-        assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
-        // SAFETY: the caller names the function's true type.
-        unsafe { std::mem::transmute_copy(&f) }
-    }
-
-    fn device(&self) -> cl_device_id {
-        let get: GetDeviceIds = self.func(c"clGetDeviceIDs");
-        let mut d = null_mut();
-        assert_eq!(unsafe { get(self.platform, CL_DEVICE_TYPE_ALL, 1, &mut d, null_mut()) }, CL_SUCCESS);
-        d
-    }
-
-    fn context(&self) -> cl_context {
-        let create: CreateContext = self.func(c"clCreateContext");
-        let d = self.device();
-        let mut err = 1;
-        let c = unsafe { create(null(), 1, &d, null(), null_mut(), &mut err) };
-        assert_eq!(err, CL_SUCCESS);
-        c
-    }
-}
 
 fn string(f: Info, handle: *mut c_void, param: cl_uint) -> String {
     let mut size = 0;
@@ -105,7 +48,7 @@ fn icd_extension_and_suffix() {
     let suffix = string(info, drv.platform, CL_PLATFORM_ICD_SUFFIX_KHR);
     assert!(!suffix.is_empty() && suffix.chars().all(|c| c.is_ascii_alphanumeric()), "{suffix}");
     // The exported clGetPlatformInfo is the same function.
-    let get: GetAddress = unsafe { *drv._lib.get::<GetAddress>(b"clGetExtensionFunctionAddress\0").unwrap() };
+    let get: GetAddress = unsafe { *drv.lib.get::<GetAddress>(b"clGetExtensionFunctionAddress\0").unwrap() };
     assert_eq!(unsafe { get(c"clGetPlatformInfo".as_ptr()) }, info as *mut c_void);
     assert!(unsafe { get(c"clNoSuchFunction".as_ptr()) }.is_null());
     assert!(unsafe { get(null()) }.is_null());

@@ -154,7 +154,7 @@ fn check(source: &str) -> Result<(), String> {
         Ok((_, program)) => {
             for k in &program.kernels {
                 let locals = vec![64u32; k.args().iter().filter(|a| matches!(a.kind, ferrocl::compiler::ArgKind::Local { .. })).count()];
-                let spirv = catch_unwind(AssertUnwindSafe(|| k.specialize([64, 1, 1], &locals)))
+                let spirv = catch_unwind(AssertUnwindSafe(|| k.specialize([64, 1, 1], &locals, &[])))
                     .map_err(|_| format!("specialising kernel {} panicked", k.name()))?;
                 spirv.map_err(|e| format!("kernel {}: {e}", k.name()))?;
             }

@@ -185,7 +185,7 @@ fn bad_work_sizes() {
     let g = [8usize, 8, 1];
     assert_eq!(enqueue(0, g.as_ptr(), null()), CL_INVALID_WORK_DIMENSION);
     assert_eq!(enqueue(4, g.as_ptr(), null()), CL_INVALID_WORK_DIMENSION);
-    assert_eq!(enqueue(2, null(), null()), CL_INVALID_GLOBAL_WORK_SIZE);
+    assert_eq!(enqueue(2, null(), null()), CL_SUCCESS, "no global size: an empty grid (OpenCL 2.1+)");
     assert_eq!(enqueue(2, g.as_ptr(), [3usize, 8].as_ptr()), CL_INVALID_WORK_GROUP_SIZE, "3 does not divide 8");
     assert_eq!(enqueue(2, g.as_ptr(), [0usize, 8].as_ptr()), CL_INVALID_WORK_GROUP_SIZE);
     let big = [max_group * 2, 1usize];
@@ -408,6 +408,17 @@ fn program_binaries_round_trip() {
     let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &jl, &jp, &mut status, &mut err) };
     assert!(bad.is_null());
     assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY));
+    // Lengths inside the binary that overflow, or that no memory holds within a length the
+    // application overstates, make it invalid (they once panicked or aborted the process).
+    let options_len_at = 16; // after the 8-byte magic, the version and the binary type
+    for (inner, outer) in [(u64::MAX, binary.len()), (1 << 39, 1 << 40)] {
+        let mut patched = binary.clone();
+        patched[options_len_at..options_len_at + 8].copy_from_slice(&inner.to_le_bytes());
+        let ptr = patched.as_ptr();
+        let bad = unsafe { clCreateProgramWithBinary(env.context, 1, &env.device, &outer, &ptr, &mut status, &mut err) };
+        assert!(bad.is_null());
+        assert_eq!((err, status), (CL_INVALID_BINARY, CL_INVALID_BINARY), "options length {inner:#x}");
+    }
     unsafe {
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(loaded));
@@ -769,6 +780,21 @@ fn hostile_sources_fail_cleanly() {
 }
 
 #[test]
+fn source_lengths_no_memory_holds() {
+    // A length of 2^40 (or lengths whose sum overflows) is CL_OUT_OF_HOST_MEMORY, not an abort,
+    // and the text is not read.
+    let env = Env::new();
+    let text = "kernel void k() {}";
+    let ptrs = [text.as_ptr().cast::<std::ffi::c_char>(); 2];
+    for lengths in [[1usize << 40, 1], [usize::MAX, 2]] {
+        let mut err = 1;
+        let p = unsafe { clCreateProgramWithSource(env.context, 2, ptrs.as_ptr(), lengths.as_ptr(), &mut err) };
+        assert!(p.is_null());
+        assert_eq!(err, CL_OUT_OF_HOST_MEMORY, "{lengths:x?}");
+    }
+}
+
+#[test]
 fn sources_in_pieces_with_lengths() {
     let env = Env::new();
     let pieces = ["kernel void k(global int* o) ", "{ o[get_global_id(0)] = 5; }GARBAGE"];
@@ -861,13 +887,12 @@ fn empty_grids_and_large_constant_arguments() {
     let env = Env::new();
     let source = "kernel void last(constant int* c, global int* out, int i) { out[0] = c[i]; }\nkernel void one(global int* out) { out[get_global_id(0)] = 1; }\n";
     let program = build(env.context, env.device, source);
-    // A zero-sized grid is a no-op (OpenCL 2.1+) or, as before 2.1, CL_INVALID_GLOBAL_WORK_SIZE.
+    // A zero-sized grid is a no-op (OpenCL 2.1+).
     let one = kernel(program, "one");
     let out = env.buffer_from(&[0u8; 16]);
     set_arg(one, 0, &out.0);
     let zero = [0usize];
-    let code = unsafe { clEnqueueNDRangeKernel(env.queue, one, 1, null(), zero.as_ptr(), null(), 0, null(), null_mut()) };
-    assert!(code == CL_SUCCESS || code == CL_INVALID_GLOBAL_WORK_SIZE, "{}", error_name(code));
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, one, 1, null(), zero.as_ptr(), null(), 0, null(), null_mut()) });
     env.finish();
     assert_eq!(env.read(&out, 0, 16), [0u8; 16]);
     // A __constant argument larger than CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: whole or refused.
@@ -890,6 +915,223 @@ fn empty_grids_and_large_constant_arguments() {
     unsafe {
         ok(clReleaseKernel(k));
         ok(clReleaseKernel(one));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn empty_grids_wait_for_their_events_and_complete() {
+    // OpenCL 2.1+: a NULL global size or a zero in any dimension runs nothing, after the wait
+    // list, and its event completes (CTS test_api zero_sized_enqueue).
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void one(global int* out) { out[get_global_id(0)] = 1; }");
+    let k = kernel(program, "one");
+    let out = env.buffer_from(&[0u8; 16]);
+    set_arg(k, 0, &out.0);
+    let grids: [&[usize]; 4] = [&[0], &[1, 0], &[0, 1, 1], &[1, 1, 0]];
+    for g in grids {
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, g.len() as cl_uint, null(), g.as_ptr(), null(), 0, null(), null_mut()) });
+    }
+    for dim in 1..=3 {
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, dim, null(), null(), null(), 0, null(), null_mut()) });
+    }
+    let gate = user_event(env.context);
+    let mut done = null_mut();
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), [0usize].as_ptr(), null(), 1, &gate, &mut done) });
+    let ty: cl_command_type = info_value(|s, v, r| unsafe { clGetEventInfo(done, CL_EVENT_COMMAND_TYPE, s, v, r) });
+    assert_eq!(ty, CL_COMMAND_NDRANGE_KERNEL);
+    assert!([CL_QUEUED, CL_SUBMITTED].contains(&event_status(done)), "it waits for the user event");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    assert_eq!(event_status(done), CL_COMPLETE);
+    assert_eq!(env.read(&out, 0, 16), [0u8; 16], "nothing ran");
+    unsafe {
+        [done, gate].iter().for_each(|&e| ok(clReleaseEvent(e)));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn grids_beyond_the_device_size_t() {
+    // CL_DEVICE_ADDRESS_BITS is 32: sizes, offset + size and the number of work-items must fit
+    // the device's size_t. {2^31, 2^31, 2^31} once made clEnqueueNDRangeKernel run forever.
+    let env = Env::new();
+    let bits: cl_uint = device_info(CL_DEVICE_ADDRESS_BITS);
+    assert_eq!(bits, 32);
+    let program = build(env.context, env.device, "kernel void ids(global uint* out) { out[get_global_id(0) - get_global_offset(0)] = get_global_id(0); }");
+    let k = kernel(program, "ids");
+    let out = env.buffer(CL_MEM_READ_WRITE, 32);
+    set_arg(k, 0, &out.0);
+    let enqueue = |offset: &[usize], global: &[usize]| unsafe {
+        let o = if offset.is_empty() { null() } else { offset.as_ptr() };
+        clEnqueueNDRangeKernel(env.queue, k, global.len() as cl_uint, o, global.as_ptr(), null(), 0, null(), null_mut())
+    };
+    let max = u32::MAX as usize;
+    assert_eq!(enqueue(&[], &[1 << 31, 1 << 31, 1 << 31]), CL_INVALID_GLOBAL_WORK_SIZE, "the product overflows");
+    assert_eq!(enqueue(&[], &[1 << 16, 1 << 16]), CL_INVALID_GLOBAL_WORK_SIZE, "2^32 work-items");
+    assert_eq!(enqueue(&[], &[max + 1]), CL_INVALID_GLOBAL_WORK_SIZE);
+    assert_eq!(enqueue(&[], &[usize::MAX]), CL_INVALID_GLOBAL_WORK_SIZE);
+    assert_eq!(enqueue(&[max - 7], &[8]), CL_INVALID_GLOBAL_OFFSET, "offset + size is 2^32");
+    assert_eq!(enqueue(&[usize::MAX, 0], &[8, 1]), CL_INVALID_GLOBAL_OFFSET);
+    // The largest offset + size allowed: the size_t maximum itself.
+    ok(enqueue(&[max - 8], &[8]));
+    env.finish();
+    assert_eq!(read_as::<u32>(&env, &out, 8), (0..8).map(|i| u32::MAX - 8 + i).collect::<Vec<u32>>());
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn null_buffer_arguments_are_null_in_the_kernel() {
+    // clSetKernelArg with a pointer to a NULL cl_mem, or with a NULL value, passes a NULL
+    // pointer: the kernel may test it (CTS test_api null_buffer_arg).
+    let env = Env::new();
+    let source = r#"
+kernel void k(global int* src, global long* dst) {
+    size_t i = get_global_id(0);
+    dst[4 * i] = (long)(src != 0);
+    dst[4 * i + 1] = src == NULL;
+    dst[4 * i + 2] = !src ? 7 : 8;
+    if (src) dst[4 * i + 3] = src[i] + (src + 1 > src); else dst[4 * i + 3] = -1;
+}
+"#;
+    let program = build(env.context, env.device, source);
+    let k = kernel(program, "k");
+    let n = 16;
+    let src = env.buffer_from(bytes_of(&(0..n as i32).map(|i| 10 * i).collect::<Vec<_>>()));
+    let dst = env.buffer(CL_MEM_READ_WRITE, n * 4 * 8);
+    set_arg(k, 1, &dst.0);
+    let absent: cl_mem = null_mut();
+    let cases: [(Option<&cl_mem>, bool); 4] = [(Some(&src.0), false), (Some(&absent), true), (None, true), (Some(&src.0), false)];
+    for (value, is_null) in cases {
+        let v = value.map_or(null(), |m| (m as *const cl_mem).cast::<c_void>());
+        ok(unsafe { clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), v) });
+        run(&env, k, &[n], None);
+        let got = read_as::<i64>(&env, &dst, n * 4);
+        let want: Vec<i64> = (0..n as i64).flat_map(|i| if is_null { [0, 1, 7, -1] } else { [1, 0, 8, 10 * i + 1] }).collect();
+        assert_eq!(got, want, "NULL argument: {is_null}");
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn argument_info_of_every_kind_of_argument() {
+    // As CTS test_api get_kernel_arg_info declares them: `local void*`, and more `__constant`
+    // arguments than CL_DEVICE_MAX_CONSTANT_ARGS (never read: nothing is bound for them).
+    let env = Env::new();
+    let max_constant: cl_uint = device_info(CL_DEVICE_MAX_CONSTANT_ARGS);
+    let (c, v, r) = (CL_KERNEL_ARG_TYPE_CONST, CL_KERNEL_ARG_TYPE_VOLATILE, CL_KERNEL_ARG_TYPE_RESTRICT);
+    let (g, l, k, p) = (CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_ADDRESS_CONSTANT, CL_KERNEL_ARG_ADDRESS_PRIVATE);
+    let mut args: Vec<(String, cl_kernel_arg_address_qualifier, cl_bitfield, &str)> = vec![
+        ("global volatile float2* restrict".into(), g, v | r, "float2*"),
+        ("local const void*".into(), l, c, "void*"),
+        ("local void* restrict".into(), l, r, "void*"),
+        ("global char unsigned*".into(), g, 0, "uchar*"),
+        ("private short signed".into(), p, 0, "short"),
+        ("private signed".into(), p, 0, "int"),
+        ("private unsigned".into(), p, 0, "uint"),
+        ("private const volatile int".into(), p, 0, "int"),
+        ("global const volatile uint4* restrict".into(), g, c | v | r, "uint4*"),
+    ];
+    for _ in 0..=max_constant {
+        args.push(("constant unsigned short*".into(), k, c, "ushort*"));
+    }
+    let params: Vec<String> = args.iter().enumerate().map(|(i, a)| format!("{} argument{i}", a.0)).collect();
+    let source = format!("kernel void info({}) {{}}", params.join(",\n"));
+    let program = program(env.context, &source);
+    let code = unsafe { clBuildProgram(program, 1, &env.device, c"-cl-kernel-arg-info".as_ptr(), None, null_mut()) };
+    assert_eq!(code, CL_SUCCESS, "{}", build_log(program, env.device));
+    let kern = kernel(program, "info");
+    let query = |i: usize, param| info_value::<cl_bitfield>(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, param, s, v, r) });
+    let text = |i: usize, param| info_string(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, param, s, v, r) });
+    for (i, (decl, address, qualifiers, type_name)) in args.iter().enumerate() {
+        let address_bits = info_value::<cl_kernel_arg_address_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r) });
+        let access = info_value::<cl_kernel_arg_access_qualifier>(|s, v, r| unsafe { clGetKernelArgInfo(kern, i as cl_uint, CL_KERNEL_ARG_ACCESS_QUALIFIER, s, v, r) });
+        assert_eq!((address_bits, access), (*address, CL_KERNEL_ARG_ACCESS_NONE), "{decl}");
+        assert_eq!(query(i, CL_KERNEL_ARG_TYPE_QUALIFIER), *qualifiers, "{decl}");
+        assert_eq!(text(i, CL_KERNEL_ARG_TYPE_NAME), *type_name, "{decl}");
+        assert_eq!(text(i, CL_KERNEL_ARG_NAME), format!("argument{i}"), "{decl}");
+    }
+    // The queries of size only, with no value.
+    for param in [CL_KERNEL_ARG_ADDRESS_QUALIFIER, CL_KERNEL_ARG_ACCESS_QUALIFIER, CL_KERNEL_ARG_TYPE_QUALIFIER, CL_KERNEL_ARG_TYPE_NAME, CL_KERNEL_ARG_NAME] {
+        ok(unsafe { clGetKernelArgInfo(kern, 0, param, 0, null_mut(), null_mut()) });
+    }
+    // It runs, every argument set.
+    let mem = env.buffer(CL_MEM_READ_WRITE, 64);
+    for (i, (_, address, _, type_name)) in args.iter().enumerate() {
+        let i = i as cl_uint;
+        match *address {
+            CL_KERNEL_ARG_ADDRESS_LOCAL => ok(unsafe { clSetKernelArg(kern, i, 64, null()) }),
+            CL_KERNEL_ARG_ADDRESS_PRIVATE if *type_name == "short" => set_arg(kern, i, &1i16),
+            CL_KERNEL_ARG_ADDRESS_PRIVATE => set_arg(kern, i, &1i32),
+            _ => set_arg(kern, i, &mem.0),
+        }
+    }
+    run(&env, kern, &[4], None);
+    unsafe {
+        ok(clReleaseKernel(kern));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn more_buffers_than_the_device_binds() {
+    // 40 buffers used: more than lavapipe pushes (32). Valid OpenCL, refused at the enqueue
+    // where the device cannot bind them (it was a Vulkan validation error).
+    let env = Env::new();
+    let n = 40;
+    let params: Vec<String> = (0..n).map(|i| format!("global int* b{i}")).collect();
+    let body: Vec<String> = (0..n).map(|i| format!("b{i}[0] = {i};")).collect();
+    let source = format!("kernel void k({}) {{ {} }}", params.join(", "), body.join(" "));
+    let program = build(env.context, env.device, &source);
+    let k = kernel(program, "k");
+    let bufs: Vec<Mem> = (0..n).map(|_| env.buffer(CL_MEM_READ_WRITE, 4)).collect();
+    for (i, b) in bufs.iter().enumerate() {
+        set_arg(k, i as cl_uint, &b.0);
+    }
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), [1usize].as_ptr(), null(), 0, null(), null_mut()) };
+    env.finish();
+    if code == CL_SUCCESS {
+        let got: Vec<i32> = bufs.iter().map(|b| read_as::<i32>(&env, b, 1)[0]).collect();
+        assert_eq!(got, (0..n).collect::<Vec<_>>());
+    } else {
+        assert_eq!(code, CL_OUT_OF_RESOURCES, "{}", error_name(code));
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
+
+#[test]
+fn grids_split_in_every_dimension() {
+    // 65537 work-groups of 2 in one dimension: more than Vulkan's usual 65535 per dispatch, so
+    // the grid is split there and the group offset carries on in that dimension.
+    let env = Env::new();
+    let source = "kernel void ids(global uint* out, uint d) { out[get_global_id(d)] = get_group_id(d) * 4 + get_local_id(d) + 1; }";
+    let program = build(env.context, env.device, source);
+    let k = kernel(program, "ids");
+    let n = 131_074usize;
+    let out = env.buffer(CL_MEM_READ_WRITE, n * 4);
+    set_arg(k, 0, &out.0);
+    for d in 0..3u32 {
+        let (mut global, mut local) = ([1usize; 3], [1usize; 3]);
+        global[d as usize] = n;
+        local[d as usize] = 2;
+        set_arg(k, 1, &d);
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 3, null(), global.as_ptr(), local.as_ptr(), 0, null(), null_mut()) });
+        let got = read_as::<u32>(&env, &out, n);
+        let wrong = got.iter().enumerate().find(|(i, &v)| v != (*i as u32 / 2) * 4 + *i as u32 % 2 + 1);
+        assert!(wrong.is_none(), "dimension {d}: first wrong element {wrong:?}");
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
         ok(clReleaseProgram(program));
     }
 }

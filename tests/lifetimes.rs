@@ -2,7 +2,9 @@
 mod common;
 
 use common::*;
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[test]
 fn queue_released_with_held_commands() {
@@ -145,5 +147,49 @@ fn kernels_do_not_retain_buffer_arguments() {
         clReleaseEvent(gate);
         clReleaseKernel(k);
         clReleaseProgram(program);
+    }
+}
+
+static ARG_DELETED: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn count_arg_deletion(_mem: *mut c_void, _user_data: *mut c_void) {
+    ARG_DELETED.fetch_add(1, Ordering::SeqCst);
+}
+
+#[test]
+fn kernel_arguments_hold_no_reference() {
+    // The spec forbids a kernel to hold references to its arguments: releasing a buffer set as
+    // one deletes it at once (CTS retain_mem_object_set_kernel_arg spins until it does); a
+    // command enqueued before still has it until it has run.
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void copy(global const int* src, global int* dst) { dst[get_global_id(0)] = src[get_global_id(0)]; }");
+    let k = kernel(program, "copy");
+    let data: Vec<i32> = (0..64).map(|i| i * 3 - 7).collect();
+    let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let dst = env.buffer(CL_MEM_READ_WRITE, bytes.len());
+    set_arg(k, 1, &dst.0);
+    let src = create_buffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.len(), bytes.as_ptr().cast_mut().cast());
+    ok(unsafe { clSetMemObjectDestructorCallback(src, Some(count_arg_deletion), null_mut()) });
+    set_arg(k, 0, &src);
+    let gate = user_event(env.context);
+    let global = [data.len()];
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), global.as_ptr(), null(), 1, &gate, null_mut()) });
+    ok(unsafe { clReleaseMemObject(src) });
+    assert_eq!(ARG_DELETED.load(Ordering::SeqCst), 0, "the enqueued command still uses it");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    env.finish();
+    assert_eq!(env.read(&dst, 0, bytes.len()), bytes);
+    // The command's resources go just after its event completes, on the completion thread.
+    let start = std::time::Instant::now();
+    while ARG_DELETED.load(Ordering::SeqCst) == 0 && start.elapsed().as_secs() < 10 {
+        std::thread::yield_now();
+    }
+    assert_eq!(ARG_DELETED.load(Ordering::SeqCst), 1, "deleted once the command has run, though still an argument");
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), global.as_ptr(), null(), 0, null(), null_mut()) };
+    assert_eq!(code, CL_INVALID_KERNEL_ARGS, "the argument's buffer is gone");
+    unsafe {
+        ok(clReleaseEvent(gate));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
     }
 }

@@ -12,8 +12,10 @@ use crate::core::device::Device;
 use std::sync::Arc;
 
 /// Validates context properties: only `CL_CONTEXT_PLATFORM` (ours) and
-/// `CL_CONTEXT_INTEROP_USER_SYNC`, each at most once.
+/// `CL_CONTEXT_INTEROP_USER_SYNC` (a `cl_bool`), each at most once.
 unsafe fn context_properties(ptr: *const cl_context_properties) -> CLResult<Vec<cl_context_properties>> {
+    const PLATFORM: cl_context_properties = CL_CONTEXT_PLATFORM as cl_context_properties;
+    const USER_SYNC: cl_context_properties = CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties;
     let (pairs, raw) = properties(ptr);
     let mut seen = Vec::new();
     for (name, value) in pairs {
@@ -21,9 +23,15 @@ unsafe fn context_properties(ptr: *const cl_context_properties) -> CLResult<Vec<
             return Err(CL_INVALID_PROPERTY);
         }
         seen.push(name);
-        match name as cl_uint {
-            CL_CONTEXT_PLATFORM => check(value as cl_platform_id).map_err(|_| CL_INVALID_PLATFORM)?,
-            CL_CONTEXT_INTEROP_USER_SYNC => {}
+        // Names compare whole: an unknown name may match a known one in its low 32 bits.
+        match name {
+            // NULL may stand for our platform elsewhere, but not as an explicit property value.
+            PLATFORM if value == 0 => return Err(CL_INVALID_PLATFORM),
+            PLATFORM => check(value as cl_platform_id).map_err(|_| CL_INVALID_PLATFORM)?,
+            USER_SYNC if value != CL_TRUE as cl_context_properties && value != CL_FALSE as cl_context_properties => {
+                return Err(CL_INVALID_PROPERTY)
+            }
+            USER_SYNC => {}
             _ => return Err(CL_INVALID_PROPERTY),
         }
     }

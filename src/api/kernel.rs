@@ -125,7 +125,7 @@ entry! {
 }
 
 /// The device a per-device kernel query is about: NULL is allowed when there is only one.
-fn query_device(k: &Kernel, device: cl_device_id) -> CLResult<Arc<Device>> {
+pub(super) fn query_device(k: &Kernel, device: cl_device_id) -> CLResult<Arc<Device>> {
     if device.is_null() {
         return match k.program.devices.as_slice() {
             [d] => Ok(d.clone()),
@@ -211,17 +211,35 @@ fn choose_local(global: [usize; 3], work_dim: u32, max_total: usize, max_dims: [
     local
 }
 
-/// Validates the NDRange of `k` on `d` and resolves the work-group size.
+/// The largest value of the device's `size_t` (`CL_DEVICE_ADDRESS_BITS` wide).
+fn device_size_max(d: &Device) -> usize {
+    usize::MAX >> (usize::BITS - d.target.address_bits.min(usize::BITS))
+}
+
+/// Checks the global sizes and offsets against the device's `size_t`. The total number of
+/// work-items must fit it too: `get_global_linear_id` numbers them in a `size_t`, and the bound
+/// keeps the dispatches of the grid (see `split_groups`) few.
+fn check_global(d: &Device, work_dim: u32, offset: [usize; 3], global: [usize; 3]) -> CLResult<()> {
+    let max = device_size_max(d);
+    let total = global.iter().take(work_dim as usize).try_fold(1usize, |n, &g| n.checked_mul(g));
+    if global.iter().any(|&g| g > max) || total.is_none_or(|n| n > max) {
+        return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+    }
+    if (0..3).any(|i| global[i].checked_add(offset[i]).is_none_or(|end| end > max)) {
+        return Err(CL_INVALID_GLOBAL_OFFSET);
+    }
+    Ok(())
+}
+
+/// Validates the NDRange of `k` on `d` and resolves the work-group size. A NULL global size is
+/// an empty grid, as a zero in any dimension is (OpenCL 2.1+: the command does nothing).
 fn nd_range(k: &Kernel, d: &Device, work_dim: u32, offset: Option<[usize; 3]>, global: Option<[usize; 3]>, local: Option<[usize; 3]>) -> CLResult<NdRange> {
     if !(1..=3).contains(&work_dim) {
         return Err(CL_INVALID_WORK_DIMENSION);
     }
-    let global = global.ok_or(CL_INVALID_GLOBAL_WORK_SIZE)?;
+    let global = global.unwrap_or([0; 3]);
     let offset = offset.unwrap_or([0; 3]);
-    let limit = 1usize << d.target.address_bits.min(63);
-    if (0..3).any(|i| global[i].checked_add(offset[i]).is_none_or(|end| end > limit)) {
-        return Err(CL_INVALID_GLOBAL_OFFSET);
-    }
+    check_global(d, work_dim, offset, global)?;
     let reqd = k.info().attributes().reqd_work_group_size.map(|r| r.map(|v| v as usize));
     let max_dims = d.target.max_work_item_sizes;
     let local = match (local, reqd) {
@@ -237,7 +255,7 @@ fn nd_range(k: &Kernel, d: &Device, work_dim: u32, offset: Option<[usize; 3]>, g
         return Err(CL_INVALID_WORK_ITEM_SIZE);
     }
     // Non-uniform work-groups are an optional feature this device does not report.
-    if (0..3).any(|i| global[i] % local[i] != 0) {
+    if (0..3).any(|i| !global[i].is_multiple_of(local[i])) {
         return Err(CL_INVALID_WORK_GROUP_SIZE);
     }
     Ok(NdRange { work_dim, offset, global, local })

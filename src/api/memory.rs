@@ -17,9 +17,9 @@ const HOST_ACCESS: cl_mem_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 const CL_MEM_KERNEL_READ_AND_WRITE: cl_mem_flags = 1 << 12;
 
-/// Checks a buffer's flags: known bits, one access mode, one host access mode, and
+/// Checks a memory object's flags: known bits, one access mode, one host access mode, and
 /// `USE_HOST_PTR` alone among the host-pointer flags.
-fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
+pub(super) fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
     let known = ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_KERNEL_READ_AND_WRITE;
     let use_conflict = flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     if flags & !known != 0 || (flags & ACCESS).count_ones() > 1 || (flags & HOST_ACCESS).count_ones() > 1 || use_conflict {
@@ -175,6 +175,12 @@ unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_eve
     finish_enqueue(q, ev, blocking, event)
 }
 
+/// The work of a transfer of no bytes (valid since OpenCL 2.0): a command in the queue's order
+/// that records nothing (Vulkan forbids empty copies and fills).
+fn nothing() -> CLResult<Work> {
+    Ok(Box::new(|_| Ok(None)))
+}
+
 /// Buffer rectangle, host rectangle, extent.
 type Transfer = (Rect, Rect, [usize; 3]);
 
@@ -217,6 +223,9 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+        if size == 0 {
+            return submit(&q, CL_COMMAND_READ_BUFFER, n, list, blocking != 0, event, nothing);
+        }
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
         read(&q, &m, CL_COMMAND_READ_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
@@ -232,6 +241,9 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+        if size == 0 {
+            return submit(&q, CL_COMMAND_WRITE_BUFFER, n, list, blocking != 0, event, nothing);
+        }
         let (buf, region) = linear(offset, size);
         let (host, _) = linear(0, size);
         write(&q, &m, CL_COMMAND_WRITE_BUFFER, (buf, host, region), ptr.cast(), (n, list), blocking != 0, event)
@@ -254,9 +266,12 @@ entry! {
         if overlap(&s, src_offset, &d, dst_offset, size) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
+        if size == 0 {
+            return submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, nothing);
+        }
         let (sr, region) = linear(src_offset, size);
         let (dr, _) = linear(dst_offset, size);
-        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, region)))
+        submit(&q, CL_COMMAND_COPY_BUFFER, n, list, false, event, || s.copy_rect(&q.device, &d, sr, dr, region))
     }
 }
 
@@ -346,21 +361,41 @@ entry! {
         let dr = rect(dst_origin, extent, dst_row_pitch, dst_slice_pitch)?;
         rect_in(&sr, extent, s.size)?;
         rect_in(&dr, extent, d.size)?;
+        let pitches = |r: &Rect| (r.row_pitch, r.slice_pitch);
+        if Arc::ptr_eq(&s, &d) && pitches(&sr) != pitches(&dr) {
+            return Err(CL_INVALID_VALUE);
+        }
         if Arc::ptr_eq(&s.buffer, &d.buffer) && rects_overlap(&s, &sr, &d, &dr, extent) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
-        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || Ok(s.copy_rect(&q.device, &d, sr, dr, extent)))
+        submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || s.copy_rect(&q.device, &d, sr, dr, extent))
     }
 }
 
-/// Whether two rectangles of one memory share a byte (row by row: rectangles are small in rows
-/// compared to the cost of a wrong copy).
-fn rects_overlap(s: &Mem, sr: &Rect, d: &Mem, dr: &Rect, extent: [usize; 3]) -> bool {
-    use crate::core::memory::rect_rows;
-    let rows = |m: &Mem, r: &Rect| -> Vec<u64> { rect_rows(r.origin, extent, r.row_pitch, r.slice_pitch).map(|o| m.base + o as u64).collect() };
-    let (a, b) = (rows(s, sr), rows(d, dr));
-    let len = extent[0] as u64;
-    a.iter().any(|x| b.iter().any(|y| *x < y + len && *y < x + len))
+/// Whether two rectangles in one memory overlap, by the spec's test ("Checking for Memory Copy
+/// Overlap"): their blocks' byte ranges meet, and neither's rows fit in the gap between the
+/// other's rows (modulo the row pitch), nor its slices between the other's (modulo the slice
+/// pitch). Offsets count from the memory's start, so sub-buffers of one buffer compare too (the
+/// gap tests hold under a common shift); sub-buffers with different pitches, which the spec's
+/// test does not cover, overlap when their blocks do.
+fn rects_overlap(s: &Mem, sr: &Rect, d: &Mem, dr: &Rect, region: [usize; 3]) -> bool {
+    // In range: the API checked that both rectangles lie inside their memory.
+    let start = |m: &Mem, r: &Rect| m.base + (r.origin[2] * r.slice_pitch + r.origin[1] * r.row_pitch + r.origin[0]) as u64;
+    let slice = |r: &Rect| ((region[1] - 1) * r.row_pitch + region[0]) as u64;
+    let block = |r: &Rect| (region[2] - 1) as u64 * r.slice_pitch as u64 + slice(r);
+    let (a, b) = (start(s, sr), start(d, dr));
+    if b + block(dr) <= a || a + block(sr) <= b {
+        return false;
+    }
+    if (sr.row_pitch, sr.slice_pitch) != (dr.row_pitch, dr.slice_pitch) {
+        return true;
+    }
+    // Spans of `len` at `x` and `y`, repeating every `pitch` bytes, never meet.
+    let apart = |len: u64, pitch: u64| {
+        let (x, y) = (a % pitch, b % pitch);
+        (y >= x + len && y + len <= x + pitch) || (x >= y + len && x + len <= y + pitch)
+    };
+    !(apart(region[0] as u64, sr.row_pitch as u64) || apart(slice(sr), sr.slice_pitch as u64))
 }
 
 entry! {
@@ -372,6 +407,9 @@ entry! {
             return Err(CL_INVALID_VALUE);
         }
         in_bounds(offset, size, m.size)?;
+        if size == 0 {
+            return submit(&q, CL_COMMAND_FILL_BUFFER, n, list, false, event, nothing);
+        }
         let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size);
         submit(&q, CL_COMMAND_FILL_BUFFER, n, list, false, event, || m.fill(&q.device, bytes, offset, size))
     }

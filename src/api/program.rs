@@ -13,22 +13,31 @@ use std::sync::Arc;
 
 type BuildCallback = Option<unsafe extern "system" fn(cl_program, *mut c_void)>;
 
-/// Joins `count` strings, each NUL-terminated or of the given length.
+/// Joins `count` strings, each NUL-terminated or of the given length. The text's room is
+/// reserved before anything is copied: a length no memory can hold is CL_OUT_OF_HOST_MEMORY.
 unsafe fn sources(count: cl_uint, strings: *const *const c_char, lengths: *const usize) -> CLResult<String> {
     if count == 0 || strings.is_null() {
         return Err(CL_INVALID_VALUE);
     }
-    let mut text = String::new();
-    for i in 0..count as usize {
+    let piece = |i: usize| -> CLResult<(*const u8, usize)> {
         let s = *strings.add(i);
         if s.is_null() {
             return Err(CL_INVALID_VALUE);
         }
         let len = if lengths.is_null() { 0 } else { *lengths.add(i) };
-        let bytes = if len == 0 { CStr::from_ptr(s).to_bytes() } else { std::slice::from_raw_parts(s as *const u8, len) };
-        text.push_str(&String::from_utf8_lossy(bytes));
+        Ok((s.cast(), if len == 0 { CStr::from_ptr(s).count_bytes() } else { len }))
+    };
+    let mut total = 0usize;
+    for i in 0..count as usize {
+        total = total.checked_add(piece(i)?.1).ok_or(CL_OUT_OF_HOST_MEMORY)?;
     }
-    Ok(text)
+    let mut text = Vec::new();
+    text.try_reserve_exact(total).map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
+    for i in 0..count as usize {
+        let (start, len) = piece(i)?;
+        text.extend_from_slice(std::slice::from_raw_parts(start, len));
+    }
+    Ok(String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 unsafe fn options(options: *const c_char) -> String {
@@ -141,6 +150,9 @@ entry! {
         let mut included = Vec::new();
         for i in 0..num_headers as usize {
             let h = get::<Program>(*headers.add(i))?;
+            if !Arc::ptr_eq(&h.context, &p.context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
             let name = *names.add(i);
             if name.is_null() {
                 return Err(CL_INVALID_VALUE);

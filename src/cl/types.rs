@@ -28,6 +28,11 @@ pub type EventCallback = Option<unsafe extern "system" fn(cl_event, cl_int, *mut
 pub const CL_PLATFORM_ICD_SUFFIX_KHR: cl_uint = 0x0920;
 pub const CL_ICD2_TAG_KHR: isize = 0x4F50_454E_434C_3331_u64 as isize;
 
+// cl_khr_egl_image
+pub const CL_INVALID_EGL_OBJECT_KHR: cl_int = -1093;
+pub const CL_COMMAND_ACQUIRE_EGL_OBJECTS_KHR: cl_command_type = 0x202D;
+pub const CL_COMMAND_RELEASE_EGL_OBJECTS_KHR: cl_command_type = 0x202E;
+
 // OpenCL 2.1 / 2.2 / 3.0
 pub const CL_PLATFORM_NUMERIC_VERSION: cl_uint = 0x0906;
 pub const CL_PLATFORM_EXTENSIONS_WITH_VERSION: cl_uint = 0x0907;

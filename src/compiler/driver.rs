@@ -155,7 +155,7 @@ mod tests {
 
     fn specialize_all(p: &Program, local_args: &[u32]) {
         for k in &p.kernels {
-            let words = k.specialize([32, 1, 1], local_args).unwrap_or_else(|e| panic!("{e}"));
+            let words = k.specialize([32, 1, 1], local_args, &[]).unwrap_or_else(|e| panic!("{e}"));
             spirv_val(&words);
         }
     }
@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn source_products_fuse_and_other_float_operations_do_not() {
         let fmas = |src: &str| {
-            let words = built(src).kernels[0].specialize([1, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"));
+            let words = built(src).kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
             spirv_val(&words);
             // OpExtInst (12) with GLSL.std.450 Fma (50) as its fourth operand word
             let mut rest = words.get(5..).unwrap_or_default();
@@ -207,7 +207,7 @@ mod tests {
     fn counted_loops_are_unrolled_and_others_kept() {
         let kernel = |body: &str| {
             let src = format!("kernel void k(global float *o, int n) {{ float acc[4][4]; {body} }}");
-            let words = built(&src).kernels[0].specialize([16, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"));
+            let words = built(&src).kernels[0].specialize([16, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
             spirv_val(&words);
             loops(&words)
         };
@@ -384,7 +384,7 @@ mod tests {
         let atomic_accesses = |name: &str| {
             let k = p.kernels.iter().find(|k| k.name() == name).unwrap_or_else(|| panic!("no kernel {name}"));
             let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
-            let words = k.specialize([4, 1, 1], &vec![16; locals]).unwrap_or_else(|e| panic!("{e}"));
+            let words = k.specialize([4, 1, 1], &vec![16; locals], &[]).unwrap_or_else(|e| panic!("{e}"));
             (opcodes(&words, 227), opcodes(&words, 228))
         };
         assert_eq!(atomic_accesses("none"), (0, 0));
@@ -684,7 +684,7 @@ kernel void vec3s(global float3 *n, global float *o, const float3 light) {
             let (_, p) = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
             for k in &p.kernels {
                 let locals = k.args().iter().filter(|a| matches!(a.kind, ArgKind::Local { .. })).count();
-                let words = k.specialize([16, 4, 1], &vec![64; locals]).unwrap_or_else(|e| panic!("{e}"));
+                let words = k.specialize([16, 4, 1], &vec![64; locals], &[]).unwrap_or_else(|e| panic!("{e}"));
                 spirv_val(&words);
             }
         }
@@ -701,7 +701,7 @@ mod fuzz_regressions {
     fn builds_on_a_small_stack(src: String) {
         let thread = std::thread::Builder::new().stack_size(256 << 10).spawn(move || {
             let (_, p) = build(&src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"));
-            p.kernels.iter().for_each(|k| drop(k.specialize([64, 1, 1], &[]).unwrap_or_else(|e| panic!("{e}"))));
+            p.kernels.iter().for_each(|k| drop(k.specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"))));
         });
         thread.expect("thread").join().expect("the build succeeds");
     }

@@ -154,9 +154,13 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     /// `__local` arguments).
     fn local_mem_size(&self) -> u64;
     fn private_mem_size(&self) -> u64;
-    /// SPIR-V for one work-group size and the sizes (bytes) of the `__local` pointer arguments.
-    /// Entry point `main`. Errors are internal-compiler-error messages.
-    fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32]) -> Result<Vec<u32>, String>;
+    /// The buffer arguments the kernel compares with NULL: whether they are NULL is fixed at
+    /// specialisation.
+    fn null_tested_args(&self) -> &[usize];
+    /// SPIR-V for one work-group size, the sizes (bytes) of the `__local` pointer arguments and
+    /// the buffer arguments that are NULL (those not in [`Kernel::null_tested_args`] change
+    /// nothing). Entry point `main`. Errors are internal-compiler-error messages.
+    fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32], null_args: &[usize]) -> Result<Vec<u32>, String>;
 }
 
 /// A built program: its kernels and its build log (warnings, or nothing).

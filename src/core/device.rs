@@ -131,7 +131,11 @@ impl Device {
     }
 
     /// `CL_DEVICE_DOUBLE_FP_CONFIG`: 0 without `double`. Rounding is the default round to
-    /// nearest only (naga cannot request another mode, and OpenCL C has no way to select one);
+    /// nearest only (naga cannot request another mode, Vulkan has no round toward ±infinity,
+    /// and OpenCL C has no way to select one). OpenCL 2.0+ requires no more, and the spec lists
+    /// optional rounding modes only where they are native; CTS `min_max_double_fp_config` and
+    /// `math_brute_force` still ask for OpenCL 1.x's ROUND_TO_ZERO | ROUND_TO_INF (spec issue
+    /// KhronosGroup/OpenCL-Docs#673), and fail here;
     /// `fma` is computed exactly in software; subnormals are kept by the hardware, not asked
     /// for (naga cannot write `DenormPreserve`): measured on lavapipe's x86 doubles; NVIDIA's
     /// own OpenCL reports double denormals on the same GPUs.

@@ -116,32 +116,30 @@ impl Kernel {
             return Err(CL_OUT_OF_RESOURCES);
         }
         let values = self.args().clone();
-        // The memory as it is now, kept by the command until it completes: later clSetKernelArg
-        // or clReleaseMemObject calls must not free it early.
-        let mut keep: Vec<Arc<Buffer>> = Vec::new();
-        let mut mems: Vec<Arc<Mem>> = Vec::new();
-        let mut bind = |buffer: Arc<Buffer>, offset: u64, size: u64| {
-            let bound = Bound::Buffer { raw: buffer.raw, capacity: buffer.size, offset, size };
-            keep.push(buffer);
-            bound
+        // The buffers as they are now, kept by the command until it completes: later
+        // clSetKernelArg or clReleaseMemObject calls must not free them early.
+        let mut keep: Vec<Arc<Mem>> = Vec::new();
+        let mut bind = |weak: &Weak<Mem>| {
+            let m = live_mem(weak)?;
+            let bound = Bound::Buffer { raw: m.buffer.raw, capacity: m.buffer.size, offset: m.base, size: m.size as u64 };
+            keep.push(m);
+            Ok(bound)
         };
         let args = values.iter().map(|v| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
-            ArgValue::Buffer(Some(weak)) => {
-                let m = live_mem(weak)?;
-                let bound = bind(m.buffer.clone(), m.base, m.size as u64);
-                mems.push(m);
-                Ok(bound)
-            }
-            // A NULL buffer argument: the kernel must not use it; bind a small buffer.
-            ArgValue::Buffer(None) => Ok(bind(upload(device, &[0u8; 16])?, 0, 16)),
+            ArgValue::Buffer(Some(weak)) => bind(weak),
+            ArgValue::Buffer(None) => Ok(Bound::Null),
             ArgValue::Local(n) => Ok(Bound::Local(*n)),
             ArgValue::Pod(bytes) => Ok(Bound::Pod(bytes.clone())),
         });
         let args = args.collect::<CLResult<Vec<_>>>()?;
+        // An empty grid (OpenCL 2.1+) runs nothing; its event completes when its turn comes.
+        if range.global.contains(&0) {
+            return Ok(Box::new(|_| Ok(None)));
+        }
         let work = plan(device, &exe, k, range, args)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
-            batch.keep((kernel, keep, mems));
+            batch.keep((kernel, keep));
             work(batch)
         }))
     }
@@ -159,6 +157,8 @@ fn live_mem(weak: &Weak<Mem>) -> CLResult<Arc<Mem>> {
 pub enum Bound {
     /// `size` bytes at `offset` of a Vulkan buffer of `capacity` bytes.
     Buffer { raw: vk::Buffer, capacity: u64, offset: u64, size: u64 },
+    /// A NULL buffer: the kernel sees NULL, and a small buffer fills its bindings.
+    Null,
     Local(u32),
     Pod(Vec<u8>),
 }
@@ -168,13 +168,24 @@ pub enum Bound {
 pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>) -> CLResult<Work> {
     let compiled = exe.program.kernels[k].clone();
     let local_sizes: Vec<u32> = args.iter().filter_map(|a| if let Bound::Local(n) = a { Some(*n) } else { None }).collect();
-    let pipeline = pipeline(device, exe, k, range.local.map(|l| l as u32), local_sizes)?;
+    // Only the NULL arguments the kernel compares with NULL need a pipeline of their own.
+    let null_args: Vec<usize> = (0..args.len()).filter(|i| matches!(args[*i], Bound::Null) && compiled.null_tested_args().contains(i)).collect();
+    let pipeline = pipeline(device, exe, k, range.local.map(|l| l as u32), local_sizes, null_args)?;
     let mut buffers = Vec::new();
     let mut keep: Vec<Arc<Buffer>> = Vec::new();
     let mut push = vec![0u8; compiled.push_constants_size() as usize];
     let mut pod_uniform = compiled.pod_uniform().map(|(b, size)| (b, vec![0u8; size as usize]));
     write_launch_block(&mut push, range);
     for (arg, value) in compiled.args().iter().zip(args) {
+        let value = match value {
+            Bound::Null => {
+                let filler = upload(device, &[0u8; 16])?;
+                let bound = Bound::Buffer { raw: filler.raw, capacity: filler.size, offset: 0, size: 16 };
+                keep.push(filler);
+                bound
+            }
+            v => v,
+        };
         match (&arg.kind, value) {
             (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { raw, capacity, offset, size }) => {
                 let uniform = *descriptor == DescriptorKind::Uniform;
@@ -232,15 +243,16 @@ impl Kernel {
     }
 }
 
-/// The pipeline of kernel `k` of `exe` for one work-group size and `__local` sizes, made once.
-fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_sizes: Vec<u32>) -> CLResult<Arc<Pipeline>> {
-    let key = (k, local, local_sizes);
+/// The pipeline of kernel `k` of `exe` for one work-group size, `__local` sizes and NULL
+/// arguments, made once.
+fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_sizes: Vec<u32>, null_args: Vec<usize>) -> CLResult<Arc<Pipeline>> {
+    let key = (k, local, local_sizes, null_args);
     let mut pipelines = exe.pipelines.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pipelines.get(&key) {
         return Ok(p.clone());
     }
     let compiled = &exe.program.kernels[k];
-    let spirv = compiled.specialize(local, &key.2).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let spirv = compiled.specialize(local, &key.2, &key.3).map_err(|_| CL_OUT_OF_RESOURCES)?;
     dump_spirv(compiled.name(), &key, &spirv);
     let bindings = bindings_of(compiled.as_ref());
     let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size()).map_err(|_| CL_OUT_OF_RESOURCES)?;
@@ -251,7 +263,7 @@ fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_
 
 /// `FERROCL_DUMP_SPIRV=DIR` writes every specialised kernel there, for `spirv-dis`/`spirv-val`;
 /// a hash of the code in the name keeps kernels of the same name apart.
-fn dump_spirv(name: &str, (_, local, sizes): &PipelineKey, spirv: &[u32]) {
+fn dump_spirv(name: &str, (_, local, sizes, _): &PipelineKey, spirv: &[u32]) {
     use std::hash::{Hash, Hasher};
     let Some(dir) = std::env::var_os("FERROCL_DUMP_SPIRV") else { return };
     let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();

@@ -81,12 +81,8 @@ fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, 
             return Ok(());
         }
     }
-    // Vulkan forbids empty regions; OpenCL allows zero-byte transfers.
-    let regions: Vec<_> = regions.iter().filter(|r| r.size > 0).copied().collect();
-    if !regions.is_empty() {
-        // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
-        unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, &regions) };
-    }
+    // SAFETY: the batch is recording; regions lie inside both buffers (checked by the API).
+    unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), src.raw, dst.raw, regions) };
     Ok(())
 }
 
@@ -108,8 +104,17 @@ fn mapped(buffer: &Buffer) -> CLResult<*mut u8> {
 }
 
 /// The rows of a rectangular region: `(offset, len)` for every row, given an origin and pitches.
-pub fn rect_rows(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> impl Iterator<Item = usize> {
+fn rect_rows(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> impl Iterator<Item = usize> {
     (0..region[2]).flat_map(move |z| (0..region[1]).map(move |y| origin[0] + (origin[1] + y) * row_pitch + (origin[2] + z) * slice_pitch))
+}
+
+/// One item per row of `region`, collected with fallible allocation: an application's
+/// rectangle may have billions of rows.
+fn per_row<T>(region: [usize; 3], rows: impl Iterator<Item = T>) -> CLResult<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(region[1] * region[2]).map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
+    out.extend(rows);
+    Ok(out)
 }
 
 /// A rectangle in a buffer or in host memory.
@@ -230,7 +235,7 @@ impl Mem {
     pub unsafe fn read_by_engine(&self, device: &Device, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
         let gpu = &device.gpu;
         let Some(engine) = &gpu.copy_engine else { return false };
-        let rows: Vec<(usize, usize)> = buf.rows(region).zip(host.rows(region)).collect();
+        let Ok(rows) = per_row(region, buf.rows(region).zip(host.rows(region))) else { return false };
         let host_end = rows.iter().map(|(_, h)| h + region[0]).max().unwrap_or(0);
         let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
         if let [(b, h)] = rows[..] {
@@ -239,7 +244,7 @@ impl Mem {
             }
         }
         let copy = |to: vk::Buffer, at: &dyn Fn(usize, usize) -> u64| {
-            let regions: Vec<_> = rows.iter().enumerate().map(|(i, (b, h))| span(self.base + *b as u64, at(i, *h), region[0] as u64)).collect();
+            let Ok(regions) = per_row(region, rows.iter().enumerate().map(|(i, (b, h))| span(self.base + *b as u64, at(i, *h), region[0] as u64))) else { return false };
             engine.copy_and_wait(gpu, self.buffer.raw, to, &regions, after).is_ok()
         };
         if let Some((imported, offset)) = engine.import(gpu, dst, host_end) {
@@ -282,7 +287,7 @@ impl Mem {
             // SAFETY: the API checked the host rectangle; staging holds every row.
             unsafe { copy_bytes(src.add(h), dst.add(i * row), row) };
         }
-        let regions: Vec<_> = buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, true)).collect();
+        let regions = per_row(region, buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, true)))?;
         let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
             copy_regions(&device, batch, &upload, &mem.buffer, &regions)?;
@@ -296,10 +301,10 @@ impl Mem {
     /// the time the completion thread runs, later commands may have written it.
     pub fn read_rect(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
         let row = region[0];
-        let host_rows: Vec<usize> = host.rows(region).collect();
-        let buf_rows: Vec<usize> = buf.rows(region).collect();
+        let host_rows = per_row(region, host.rows(region))?;
+        let buf_rows = per_row(region, buf.rows(region))?;
         let readback = staging(device, row * host_rows.len(), Placement::Readback)?;
-        let regions: Vec<_> = buf_rows.iter().enumerate().map(|(i, b)| region_in(self, i * row, *b, row, false)).collect();
+        let regions = per_row(region, buf_rows.iter().enumerate().map(|(i, b)| region_in(self, i * row, *b, row, false)))?;
         let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
             copy_regions(&device, batch, &mem.buffer, &readback, &regions)?;
@@ -316,18 +321,15 @@ impl Mem {
     }
 
     /// `clEnqueueCopyBuffer(Rect)` from `self` into `dst`.
-    pub fn copy_rect(self: &Arc<Self>, device: &Arc<Device>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> Work {
-        let regions: Vec<_> = src_rect
-            .rows(region)
-            .zip(dst_rect.rows(region))
-            .map(|(s, d)| span(self.base + s as u64, dst.base + d as u64, region[0] as u64))
-            .collect();
+    pub fn copy_rect(self: &Arc<Self>, device: &Arc<Device>, dst: &Arc<Mem>, src_rect: Rect, dst_rect: Rect, region: [usize; 3]) -> CLResult<Work> {
+        let rows = src_rect.rows(region).zip(dst_rect.rows(region));
+        let regions = per_row(region, rows.map(|(s, d)| span(self.base + s as u64, dst.base + d as u64, region[0] as u64)))?;
         let (src, dst, device) = (self.clone(), dst.clone(), device.clone());
-        Box::new(move |batch| {
+        Ok(Box::new(move |batch| {
             copy_regions(&device, batch, &src.buffer, &dst.buffer, &regions)?;
             batch.keep((src, dst));
             Ok(None)
-        })
+        }))
     }
 
     /// `clEnqueueFillBuffer`: the fill kernel when the pattern repeats every 16 bytes on 16-byte

@@ -40,8 +40,9 @@ pub struct Build {
     pub program: Option<Arc<Executable>>,
 }
 
-/// Pipelines are specialised per (kernel index, local size, `__local` argument sizes).
-pub type PipelineKey = (usize, [u32; 3], Vec<u32>);
+/// Pipelines are specialised per (kernel index, local size, `__local` argument sizes, NULL
+/// buffer arguments the kernel compares with NULL).
+pub type PipelineKey = (usize, [u32; 3], Vec<u32>, Vec<usize>);
 
 /// A program built for one device. It is shared by every program object built from the same text
 /// and options on that device, and so are the pipelines specialised from its kernels.
@@ -139,7 +140,13 @@ fn decode_binary(bytes: &[u8]) -> Option<Build> {
     let mut at = 8;
     let mut text = || -> Option<String> {
         let len = u64::from_le_bytes(rest.get(at..at + 8)?.try_into().ok()?) as usize;
-        let s = String::from_utf8(rest.get(at + 8..at.checked_add(8 + len)?)?.to_vec()).ok()?;
+        let bytes = rest.get(at + 8..at.checked_add(8)?.checked_add(len)?)?;
+        // Within the length the application gave, which may be more than it has: a length no
+        // memory can hold makes the binary invalid rather than abort the process.
+        let mut owned = Vec::new();
+        owned.try_reserve_exact(bytes.len()).ok()?;
+        owned.extend_from_slice(bytes);
+        let s = String::from_utf8(owned).ok()?;
         at += 8 + len;
         Some(s)
     };

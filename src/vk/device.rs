@@ -47,6 +47,8 @@ pub struct Properties {
     pub sm_count: Option<u32>,
     /// `minImportedHostPointerAlignment` (VK_EXT_external_memory_host), 0 where unknown.
     pub import_alignment: u64,
+    /// Descriptors one pushed set may hold (VK_KHR_push_descriptor).
+    pub max_push_descriptors: u32,
 }
 
 impl Properties {
@@ -126,7 +128,8 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
     let mut v12 = vk::PhysicalDeviceVulkan12Properties::default();
     let mut v13 = vk::PhysicalDeviceVulkan13Properties::default();
     let mut pci_bus = vk::PhysicalDevicePCIBusInfoPropertiesEXT::default();
-    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v11).push_next(&mut v12).push_next(&mut v13);
+    let mut push = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v11).push_next(&mut v12).push_next(&mut v13).push_next(&mut push);
     let mut sm_builtins = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
     let mut host_import = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
     if pci {
@@ -165,6 +168,7 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
         }),
         sm_count: sm.then_some(sm_builtins.shader_sm_count),
         import_alignment: host_import.min_imported_host_pointer_alignment,
+        max_push_descriptors: push.max_push_descriptors,
     }
 }
 

@@ -29,8 +29,24 @@ fn descriptor_type(b: &Binding) -> vk::DescriptorType {
     }
 }
 
+/// Whether one pushed descriptor set can hold `bindings`: a kernel may take more buffer
+/// arguments than the device binds (lavapipe pushes 32 descriptors).
+fn bindable(gpu: &Gpu, bindings: &[Binding]) -> bool {
+    let l = gpu.props.limits();
+    let uniform = bindings.iter().filter(|b| b.uniform).count() as u32;
+    let storage = bindings.len() as u32 - uniform;
+    bindings.len() as u32 <= gpu.props.max_push_descriptors.min(l.max_per_stage_resources)
+        && storage <= l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers)
+        && uniform <= l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers)
+}
+
 impl Pipeline {
+    /// The pipeline of a compute shader; `ERROR_TOO_MANY_OBJECTS` where the device cannot bind
+    /// that many buffers.
     pub fn new(gpu: &Arc<Gpu>, spirv: &[u32], bindings: &[Binding], push_size: u32) -> Result<Pipeline, vk::Result> {
+        if !bindable(gpu, bindings) {
+            return Err(vk::Result::ERROR_TOO_MANY_OBJECTS);
+        }
         let d = &gpu.device;
         let layout_bindings: Vec<_> = bindings
             .iter()

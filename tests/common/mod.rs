@@ -4,6 +4,8 @@
 //! driver aborts on a validation error, so none can pass unnoticed).
 #![allow(dead_code, non_camel_case_types)]
 
+pub mod driver;
+
 pub use cl_sys::*;
 use std::ffi::{c_char, c_void, CString};
 use std::path::PathBuf;
@@ -135,6 +137,16 @@ pub fn error_name(code: cl_int) -> &'static str {
         CL_INVALID_BUFFER_SIZE => "CL_INVALID_BUFFER_SIZE",
         CL_INVALID_GLOBAL_WORK_SIZE => "CL_INVALID_GLOBAL_WORK_SIZE",
         CL_INVALID_PROPERTY => "CL_INVALID_PROPERTY",
+        CL_KERNEL_ARG_INFO_NOT_AVAILABLE => "CL_KERNEL_ARG_INFO_NOT_AVAILABLE",
+        CL_COMPILE_PROGRAM_FAILURE => "CL_COMPILE_PROGRAM_FAILURE",
+        CL_LINK_PROGRAM_FAILURE => "CL_LINK_PROGRAM_FAILURE",
+        CL_INVALID_SAMPLER => "CL_INVALID_SAMPLER",
+        CL_INVALID_BINARY => "CL_INVALID_BINARY",
+        CL_INVALID_BUILD_OPTIONS => "CL_INVALID_BUILD_OPTIONS",
+        CL_INVALID_GL_OBJECT => "CL_INVALID_GL_OBJECT",
+        CL_INVALID_COMPILER_OPTIONS => "CL_INVALID_COMPILER_OPTIONS",
+        CL_INVALID_LINKER_OPTIONS => "CL_INVALID_LINKER_OPTIONS",
+        CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR => "CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR",
         _ => "(other)",
     }
 }

@@ -72,8 +72,9 @@ fn a16_pointer_size_matches_address_bits() {
     s.finish();
 }
 
-/// A10: each `__constant` pointer argument and each `__constant` variable a kernel uses counts
-/// toward `CL_DEVICE_MAX_CONSTANT_ARGS`; one past the limit fails with a clear message.
+/// A10: each `__constant` pointer argument a kernel reads and each `__constant` variable it
+/// uses counts toward `CL_DEVICE_MAX_CONSTANT_ARGS`; one past the limit fails with a clear
+/// message (arguments never read do not count: see kernel_api.rs).
 #[test]
 fn a10_constant_arguments_limit() {
     let max: cl_uint = device_info(CL_DEVICE_MAX_CONSTANT_ARGS);

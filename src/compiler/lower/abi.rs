@@ -27,6 +27,11 @@ pub fn local_arg_name(n: usize) -> String {
     format!("local_arg_{n}")
 }
 
+/// Name of the override that is true when buffer argument `n` is NULL.
+pub fn null_arg_name(n: usize) -> String {
+    format!("null_arg_{n}")
+}
+
 /// A value argument placed in the push constants or the POD uniform.
 #[derive(Clone)]
 pub struct PodField {
@@ -61,6 +66,9 @@ pub struct Abi {
     pub pod_uniform: Option<(Handle<GlobalVariable>, u32, u32)>,
     pub push_size: u32,
     pub local_size: [Handle<Override>; 3],
+    /// The buffer arguments the kernel compares with NULL, each with its `null_arg_{n}`
+    /// override.
+    pub null_args: Vec<(usize, Handle<Override>)>,
 }
 
 fn align_up(v: u32, a: u32) -> u32 {
@@ -138,7 +146,7 @@ impl Abi {
             Span::UNDEFINED,
         );
         let num_args = params.len();
-        let mut abi = Abi { params, num_args, next_binding: 0, push, pod_uniform: None, push_size, local_size };
+        let mut abi = Abi { params, num_args, next_binding: 0, push, pod_uniform: None, push_size, local_size, null_args: Vec::new() };
         if !uniform_members.is_empty() {
             let size = align_up(uniform_end, 16);
             let ty = intern(module, TypeInner::Struct { members: uniform_members, span: size });
@@ -171,6 +179,24 @@ impl Abi {
         bindings.push(binding);
         self.next_binding += 1;
         Some(var)
+    }
+
+    /// The override that says whether buffer argument `arg` is NULL, made on first use; `None`
+    /// for what cannot be NULL (a `__constant` data block).
+    pub fn arg_is_null(&mut self, module: &mut Module, arg: usize) -> Option<Handle<Override>> {
+        if arg >= self.num_args || !matches!(self.params.get(arg), Some(Param::Buffer { .. })) {
+            return None;
+        }
+        if let Some(&(_, o)) = self.null_args.iter().find(|(a, _)| *a == arg) {
+            return Some(o);
+        }
+        // A u32 (1: NULL), as all the lowering's overrides: the builder hides constants from
+        // naga's evaluator through bitcasts, which a bool cannot take.
+        let u32_ty = scalar_ty(module, Scalar::U32);
+        let no = module.global_expressions.append(Expression::Literal(naga::Literal::U32(0)), Span::UNDEFINED);
+        let o = module.overrides.append(Override { name: Some(null_arg_name(arg)), id: None, ty: u32_ty, init: Some(no) }, Span::UNDEFINED);
+        self.null_args.push((arg, o));
+        Some(o)
     }
 
     /// Adds a read-only buffer for `__constant` data uploaded by the runtime; returns its

@@ -516,7 +516,7 @@ mod tests {
             src += "}";
             let (_, p) = build(&src, "", &target()).unwrap_or_else(|e| panic!("{ty}: {e:?}"));
             for k in &p.kernels {
-                spirv_val(&k.specialize([32, 1, 1], &[]).unwrap_or_else(|e| panic!("{ty}: {e}")));
+                spirv_val(&k.specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{ty}: {e}")));
             }
         }
     }

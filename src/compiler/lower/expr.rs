@@ -1,6 +1,6 @@
 //! Expressions: values in registers (see `types.rs`), pointers as [`Ptr`].
 
-use super::place::{Access, Ptr};
+use super::place::{Access, Ptr, Root};
 use super::types::{reg_scalar, vector_size};
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{self, BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Scalar as S, Type as T, UnaryOp};
@@ -213,6 +213,11 @@ impl Ctx<'_> {
                     _ => self.load_ptr_var(id, loc),
                 }
             }
+            // `NULL`, or 0 as a pointer.
+            ExprKind::Zero => match &e.ty {
+                T::Pointer { space, .. } => Ok(Ptr { root: Root::Null, view: None, steps: Vec::new(), space: *space, seen_as: None }),
+                _ => Err(LowerError::new(loc, "internal: a null pointer of a non-pointer type")),
+            },
             ExprKind::Current => {
                 let cur = self.frames.last().and_then(|f| f.current_ptr.last().cloned());
                 cur.ok_or_else(|| LowerError::new(loc, "internal: no current pointer"))

@@ -19,6 +19,8 @@ pub struct CompiledKernel {
     pub private_mem_size: u64,
     /// Element sizes of the `__local` arguments, in argument order.
     pub local_arg_elem_sizes: Vec<u32>,
+    /// The buffer arguments the kernel compares with NULL.
+    pub null_tested_args: Vec<usize>,
     pub aliased: bool,
     /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
     pub clamp_array_indices: bool,
@@ -92,7 +94,10 @@ impl Kernel for CompiledKernel {
     fn private_mem_size(&self) -> u64 {
         self.private_mem_size
     }
-    fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32]) -> Result<Vec<u32>, String> {
+    fn null_tested_args(&self) -> &[usize] {
+        &self.null_tested_args
+    }
+    fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32], null_args: &[usize]) -> Result<Vec<u32>, String> {
         if local_arg_sizes.len() != self.local_arg_elem_sizes.len() {
             return Err(format!(
                 "kernel {} has {} __local arguments, {} sizes given",
@@ -108,6 +113,9 @@ impl Kernel for CompiledKernel {
         for (i, (&bytes, &elem)) in local_arg_sizes.iter().zip(&self.local_arg_elem_sizes).enumerate() {
             let len = bytes.div_ceil(elem.max(1)).max(1);
             constants.insert(abi::local_arg_name(i), f64::from(len));
+        }
+        for &n in null_args.iter().filter(|n| self.null_tested_args.contains(n)) {
+            constants.insert(abi::null_arg_name(n), 1.0);
         }
         crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased, self.clamp_array_indices)).and_then(|words| words)
     }

@@ -185,6 +185,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         local_mem_size,
         private_mem_size,
         local_arg_elem_sizes,
+        null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
         aliased: abi.has_aliased_views(),
         clamp_array_indices: target.clamp_array_indices,
         module,
@@ -201,6 +202,9 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
             let local = func.locals.get(p.local.0 as usize).ok_or_else(|| LowerError::new(func.loc, "internal: bad parameter"))?;
             Ok(match &local.ty {
                 model::Type::Pointer { pointee, space: AddressQualifier::Local, .. } => {
+                    // `local void*` cannot be dereferenced without a cast: its memory is words.
+                    let words = model::Type::Scalar(model::Scalar::UInt);
+                    let pointee = if **pointee == model::Type::Void { &words } else { &**pointee };
                     let elem_ty = types.naga_workgroup(module, &program.types, pointee, atomic_locals, local.loc)?;
                     let elem_size = program.types.size_of(pointee).max(1) as u32;
                     ParamDecl::Local { elem_ty, elem_size, name: local.name.clone() }

@@ -20,6 +20,8 @@ pub enum Root {
     /// A pointer variable (the pointer is a pointer to a pointer): it is only dereferenced, to
     /// read or assign that variable.
     PtrVar(VarRef),
+    /// The null pointer: it is only compared.
+    Null,
 }
 
 /// A pointer variable: the frame of the inlined function instance that holds it, and its local.
@@ -279,6 +281,7 @@ impl Ctx<'_> {
             Root::PtrVar(_) => {
                 return Err(LowerError::new(loc, "a pointer to a pointer may only be dereferenced to read or assign the pointer it points to"))
             }
+            Root::Null => return Err(LowerError::new(loc, "dereference of a null pointer")),
         };
         for step in &ptr.steps {
             e = match *step {
@@ -457,6 +460,10 @@ impl Ctx<'_> {
     /// Compares two pointers into one object by their paths: the first step where they differ
     /// decides (members by their order, element indices by value), as their addresses would.
     pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B) -> Handle<Expression> {
+        if a.root == Root::Null || b.root == Root::Null {
+            let (x, y) = (self.non_null(a), self.non_null(b));
+            return self.b.binary(op, x, y);
+        }
         if a.root != b.root {
             // Distinct objects: only (in)equality is meaningful.
             return self.b.expr(Expression::Literal(Literal::Bool(op == B::NotEqual)));
@@ -482,6 +489,25 @@ impl Ctx<'_> {
             acc = self.b.select(same, acc, by_index);
         }
         acc
+    }
+
+    /// 0 for a null pointer, else 1 (u32): null compares below any object. A buffer argument
+    /// is NULL when the runtime bound none (its `null_arg` override, set at specialisation);
+    /// other objects never are.
+    fn non_null(&mut self, p: &Ptr) -> Handle<Expression> {
+        let (zero, one) = (self.b.u32(0), self.b.u32(1));
+        let null = match p.root {
+            Root::Null => return zero,
+            Root::Buffer(arg) => self.abi.arg_is_null(&mut self.module, arg),
+            _ => None,
+        };
+        match null {
+            Some(o) => {
+                let is_null = self.b.expr(Expression::Override(o));
+                self.b.binary(naga::BinaryOperator::ExclusiveOr, is_null, one)
+            }
+            None => one,
+        }
     }
 
     /// Pointer variable `id` of the function instance being lowered.

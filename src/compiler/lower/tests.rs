@@ -90,7 +90,7 @@ pub fn program(functions: Vec<Function>) -> Program {
 pub fn build(p: &Program, local_sizes: &[u32]) -> Vec<CompiledKernel> {
     let kernels = lower_program(p, &target(), LowerOptions::default()).unwrap_or_else(|e| panic!("lowering failed: {e:?}"));
     for k in &kernels {
-        let words = k.specialize([64, 1, 1], local_sizes).unwrap_or_else(|e| panic!("{e}"));
+        let words = k.specialize([64, 1, 1], local_sizes, &[]).unwrap_or_else(|e| panic!("{e}"));
         spirv_val(&words);
     }
     kernels

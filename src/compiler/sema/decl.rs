@@ -538,20 +538,26 @@ impl Sema<'_> {
         ok.then_some(order)
     }
 
-    /// A10: per kernel, `__constant` pointer arguments plus the `__constant` variables it
-    /// uses (directly or through callees) count against `max_constant_args`; their total size
-    /// against `max_constant_buffer_size`.
+    /// A10: per kernel, the `__constant` pointer arguments it reads plus the `__constant`
+    /// variables it uses (directly or through callees) count against `max_constant_args`
+    /// (an argument never read is never bound); their total size against
+    /// `max_constant_buffer_size`.
     fn check_constant_limits(&mut self, p: &Program) -> Option<()> {
         let mut uses: Vec<BTreeSet<u32>> = Vec::new();
+        let mut reads: Vec<BTreeSet<u32>> = Vec::new();
         for f in &p.functions {
             let mut body = f.body.clone();
-            let (mut c, mut k) = (BTreeSet::new(), BTreeSet::new());
+            let (mut c, mut k, mut locals) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
             visit::exprs_mut(&mut body, &mut |e| match &e.kind {
-                ExprKind::Load(pl) | ExprKind::AddrOf(pl) | ExprKind::Decay(pl) => {
-                    if let Some(PlaceKind::Constant(id)) = visit::place_root(pl) {
+                ExprKind::Load(pl) | ExprKind::AddrOf(pl) | ExprKind::Decay(pl) => match visit::place_root(pl) {
+                    Some(PlaceKind::Constant(id)) => {
                         c.insert(id.0);
                     }
-                }
+                    Some(PlaceKind::Local(id)) => {
+                        locals.insert(id.0);
+                    }
+                    _ => {}
+                },
                 ExprKind::Call(id, _) => {
                     k.insert(id.0);
                 }
@@ -564,11 +570,14 @@ impl Sema<'_> {
                 }
             }
             uses.push(c);
+            reads.push(locals);
         }
         let mut ok = true;
         for (i, f) in p.functions.iter().enumerate().filter(|(_, f)| f.is_kernel()) {
+            let read = reads.get(i).cloned().unwrap_or_default();
             let args = f.params.iter().filter(|prm| {
-                matches!(f.locals.get(prm.local.0 as usize).map(|l| &l.ty), Some(Type::Pointer { space: Space::Constant, .. }))
+                read.contains(&prm.local.0)
+                    && matches!(f.locals.get(prm.local.0 as usize).map(|l| &l.ty), Some(Type::Pointer { space: Space::Constant, .. }))
             });
             let used = uses.get(i).cloned().unwrap_or_default();
             let count = args.count() + used.len();

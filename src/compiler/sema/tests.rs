@@ -479,13 +479,18 @@ fn a9_constant_needs_initializer_and_is_read_only() {
 #[test]
 fn a10_constant_argument_count_and_size() {
     let args: Vec<String> = (0..9).map(|i| format!("constant int* c{i}")).collect();
-    let src = format!("kernel void k({}) {{}}", args.join(", "));
+    let reads: Vec<String> = (0..9).map(|i| format!("c{i}[0]")).collect();
+    let src = format!("kernel void k({}) {{ int x = {}; }}", args.join(", "), reads.join(" + "));
     first_error(&src, 1, 13, "kernel 'k' uses 9 constant arguments (__constant pointer arguments and __constant variables), more than the device limit of 8 (CL_DEVICE_MAX_CONSTANT_ARGS)");
-    // Seven arguments plus two program-scope constants used through a helper.
+    // Arguments the kernel never reads are never bound (CTS get_kernel_arg_info declares 128).
+    ok(&format!("kernel void k({}) {{}}", args.join(", ")));
+    // Seven arguments, one read through a helper, plus two program-scope constants used there.
     let args: Vec<String> = (0..7).map(|i| format!("constant int* c{i}")).collect();
+    let reads: Vec<String> = (1..7).map(|i| format!("c{i}[0]")).collect();
     let src = format!(
-        "constant int a = 1;\nconstant int b = 2;\nint h() {{ return a + b; }}\nkernel void k({}) {{ int x = h(); }}",
-        args.join(", ")
+        "constant int a = 1;\nconstant int b = 2;\nint h(constant int* p) {{ return a + b + p[0]; }}\nkernel void k({}) {{ int x = h(c0) + {}; }}",
+        args.join(", "),
+        reads.join(" + ")
     );
     first_error(&src, 4, 13, "uses 9 constant arguments");
     first_error(
