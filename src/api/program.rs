@@ -13,8 +13,15 @@ use std::sync::Arc;
 
 type BuildCallback = Option<unsafe extern "system" fn(cl_program, *mut c_void)>;
 
+/// The longest program text the driver takes (the compiler's limit, far above any real
+/// program). A larger length is refused before the text is read: it is surely an application's
+/// error, and where the host overcommits memory, reserving it succeeds and the copy read past
+/// the application's string (SIGSEGV on the H200 machine).
+const MAX_SOURCE_LENGTH: usize = 1 << 30;
+
 /// Joins `count` strings, each NUL-terminated or of the given length. The text's room is
-/// reserved before anything is copied: a length no memory can hold is CL_OUT_OF_HOST_MEMORY.
+/// reserved before anything is copied: a length no memory can hold, or past
+/// [`MAX_SOURCE_LENGTH`], is CL_OUT_OF_HOST_MEMORY.
 unsafe fn sources(count: cl_uint, strings: *const *const c_char, lengths: *const usize) -> CLResult<String> {
     if count == 0 || strings.is_null() {
         return Err(CL_INVALID_VALUE);
@@ -29,7 +36,7 @@ unsafe fn sources(count: cl_uint, strings: *const *const c_char, lengths: *const
     };
     let mut total = 0usize;
     for i in 0..count as usize {
-        total = total.checked_add(piece(i)?.1).ok_or(CL_OUT_OF_HOST_MEMORY)?;
+        total = total.checked_add(piece(i)?.1).filter(|t| *t <= MAX_SOURCE_LENGTH).ok_or(CL_OUT_OF_HOST_MEMORY)?;
     }
     let mut text = Vec::new();
     text.try_reserve_exact(total).map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
