@@ -1646,13 +1646,13 @@ unsafe fn unsupported(t: &T) {
         t.is("no SVM", call(q), CL_INVALID_OPERATION);
     }
 
-    // CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES is 0: no default on-device queue to replace. A host
-    // queue is no valid on-device queue either.
+    // CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES is 0: no default on-device queue to replace, so
+    // CL_INVALID_OPERATION whatever the queue (CTS consistency_device_enqueue passes NULL).
     let set_default = |c: H, d: H, q: H| a.clSetDefaultDeviceCommandQueue(c, d, q);
     t.handle(Kind::Context, CL_INVALID_CONTEXT, |c| set_default(c, d, q));
     t.handle(Kind::Device, CL_INVALID_DEVICE, |d| set_default(c, d, q));
-    t.handle(Kind::Queue, CL_INVALID_COMMAND_QUEUE, |q| set_default(c, d, q));
-    t.check("a host queue", set_default(c, d, q), &[CL_INVALID_OPERATION, CL_INVALID_COMMAND_QUEUE]);
+    t.check("a host queue", set_default(c, d, q), &[CL_INVALID_OPERATION]);
+    t.check("no queue", set_default(c, d, std::ptr::null_mut()), &[CL_INVALID_OPERATION]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 type BuildCallback = Option<unsafe extern "system" fn(cl_program, *mut c_void)>;
 
-/// The longest program text the driver takes (the compiler's limit, far above any real
-/// program). A larger length is refused before the text is read: it is surely an application's
-/// error, and where the host overcommits memory, reserving it succeeds and the copy read past
-/// the application's string (SIGSEGV on the H200 machine).
+/// The longest program text, and program binary, the driver takes (far above any real
+/// program; a binary holds the preprocessed text). A larger length is refused before anything
+/// is read: it is surely an application's error, and where the host overcommits memory,
+/// reserving it succeeds and the copy read past the application's data (SIGSEGV on the H200
+/// machine).
 const MAX_SOURCE_LENGTH: usize = 1 << 30;
 
 /// Joins `count` strings, each NUL-terminated or of the given length. The text's room is
@@ -92,15 +93,17 @@ entry! {
         if list.iter().any(|d| !c.has_device(d)) {
             return Err(CL_INVALID_DEVICE);
         }
-        let mut blobs = Vec::new();
-        for i in 0..n as usize {
-            let (len, ptr) = (*lengths.add(i), *binaries.add(i));
-            if len == 0 || ptr.is_null() {
-                return Err(CL_INVALID_VALUE);
-            }
-            blobs.push(std::slice::from_raw_parts(ptr, len));
+        let lengths = std::slice::from_raw_parts(lengths, n as usize);
+        let binaries = std::slice::from_raw_parts(binaries, n as usize);
+        if lengths.contains(&0) || binaries.iter().any(|b| b.is_null()) {
+            return Err(CL_INVALID_VALUE);
         }
-        let result = Program::with_binaries(c, list, &blobs);
+        let result = if lengths.iter().any(|&len| len > MAX_SOURCE_LENGTH) {
+            Err(lengths.iter().map(|&len| if len > MAX_SOURCE_LENGTH { CL_INVALID_BINARY } else { CL_SUCCESS }).collect())
+        } else {
+            let blobs: Vec<&[u8]> = lengths.iter().zip(binaries).map(|(&len, &ptr)| std::slice::from_raw_parts(ptr, len)).collect();
+            Program::with_binaries(c, list, &blobs)
+        };
         let codes = result.as_ref().err().cloned().unwrap_or_else(|| vec![CL_SUCCESS; n as usize]);
         if !status.is_null() {
             codes.iter().enumerate().for_each(|(i, c)| status.add(i).write(*c));
