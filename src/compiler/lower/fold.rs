@@ -48,9 +48,25 @@ pub fn binary(op: B, a: Literal, b: Literal) -> Option<Literal> {
     }
 }
 
+/// `x op y` for the comparison operators, of integers or floats (NaN compares unequal).
+fn comparison<T: PartialOrd>(op: B, x: T, y: T) -> Option<Literal> {
+    let c = match op {
+        B::Equal => x == y,
+        B::NotEqual => x != y,
+        B::Less => x < y,
+        B::LessEqual => x <= y,
+        B::Greater => x > y,
+        B::GreaterEqual => x >= y,
+        _ => return None,
+    };
+    Some(Literal::Bool(c))
+}
+
 /// Integer `x op y` of the type of `a` (shift counts are u32 whatever the type of `a`).
 fn int_binary(op: B, a: Literal, x: i128, y: i128, signed: bool, bits: u32) -> Option<Literal> {
-    let compare = |c: bool| Some(Literal::Bool(c));
+    if let Some(c) = comparison(op, x, y) {
+        return Some(c);
+    }
     let min = if signed { -(1i128 << (bits - 1)) } else { 0 };
     let v = match op {
         B::Add => x.wrapping_add(y),
@@ -67,12 +83,6 @@ fn int_binary(op: B, a: Literal, x: i128, y: i128, signed: bool, bits: u32) -> O
         B::ShiftLeft => x << y,
         // x holds the value itself: an arithmetic shift for signed types, a logical one otherwise.
         B::ShiftRight => x >> y,
-        B::Equal => return compare(x == y),
-        B::NotEqual => return compare(x != y),
-        B::Less => return compare(x < y),
-        B::LessEqual => return compare(x <= y),
-        B::Greater => return compare(x > y),
-        B::GreaterEqual => return compare(x >= y),
         _ => return None,
     };
     int_like(a, v)
@@ -81,7 +91,9 @@ fn int_binary(op: B, a: Literal, x: i128, y: i128, signed: bool, bits: u32) -> O
 /// Float `x op y` (`single`: of f32 operands; for those, the f64 result of +, -, * and / rounded
 /// to f32 is the correctly rounded one: f64 has over twice the bits).
 fn float_binary(op: B, x: f64, y: f64, single: bool) -> Option<Literal> {
-    let compare = |c: bool| Some(Literal::Bool(c));
+    if let Some(c) = comparison(op, x, y) {
+        return Some(c);
+    }
     let r = match op {
         B::Add => x + y,
         B::Subtract => x - y,
@@ -89,12 +101,6 @@ fn float_binary(op: B, x: f64, y: f64, single: bool) -> Option<Literal> {
         B::Divide => x / y,
         // The remainder of truncated division is exact in either width.
         B::Modulo => x % y,
-        B::Equal => return compare(x == y),
-        B::NotEqual => return compare(x != y),
-        B::Less => return compare(x < y),
-        B::LessEqual => return compare(x <= y),
-        B::Greater => return compare(x > y),
-        B::GreaterEqual => return compare(x >= y),
         _ => return None,
     };
     float_like(r, single)
