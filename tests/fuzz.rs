@@ -101,6 +101,9 @@ fn mutate(rng: &mut Rng) -> String {
     let mut toks: Vec<String> = tokens(src).into_iter().map(str::to_string).collect();
     for _ in 0..1 + rng.below(4) {
         let n = toks.len();
+        if n == 0 {
+            break;
+        }
         let at = rng.below(n);
         match rng.below(7) {
             0 => {
@@ -199,8 +202,15 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 #[test]
 fn mutated_and_hostile_programs_build_or_fail_with_a_diagnostic() {
-    // The panics this test catches would print their message for each: keep the output short.
-    std::panic::set_hook(Box::new(|_| {}));
+    // The compiler's panics this test catches would each print their message: only panics of
+    // this test's own thread are printed.
+    let default_hook = std::panic::take_hook();
+    let this_thread = std::thread::current().id();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == this_thread {
+            default_hook(info);
+        }
+    }));
     let seconds = env_number("FERROCL_FUZZ_SECONDS", 60);
     let first = env_number("FERROCL_FUZZ_FIRST", 0);
     let deadline = Instant::now() + Duration::from_secs(seconds);
