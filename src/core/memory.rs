@@ -302,9 +302,8 @@ impl Mem {
     pub fn read_rect(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
         let row = region[0];
         let host_rows = per_row(region, host.rows(region))?;
-        let buf_rows = per_row(region, buf.rows(region))?;
         let readback = staging(device, row * host_rows.len(), Placement::Readback)?;
-        let regions = per_row(region, buf_rows.iter().enumerate().map(|(i, b)| region_in(self, i * row, *b, row, false)))?;
+        let regions = per_row(region, buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, false)))?;
         let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
             copy_regions(&device, batch, &mem.buffer, &readback, &regions)?;
