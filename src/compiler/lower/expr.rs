@@ -525,7 +525,7 @@ impl Ctx<'_> {
         };
         if a.ty.is_pointer() {
             let (pa, pb) = (self.eval_ptr(a)?, self.eval_ptr(b)?);
-            let c = self.ptr_compare(&pa, &pb, op);
+            let c = self.ptr_compare(pa, pb, op, loc)?;
             return self.bool_to_int(c, ty, loc);
         }
         let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);

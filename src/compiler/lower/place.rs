@@ -22,6 +22,16 @@ pub enum Root {
     PtrVar(VarRef),
     /// The null pointer: it is only compared.
     Null,
+    /// A byte pointer (`docs/compiler.md`, "Pointers as run-time values"): its one step is
+    /// `Step::Index` of the byte offset in the region, its view the pointee type.
+    Bytes(Region),
+}
+
+/// What a byte pointer's offset counts in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Region {
+    /// Buffer argument (or `__constant` block) `n`.
+    Buffer(usize),
 }
 
 /// A pointer variable: the frame of the inlined function instance that holds it, and its local.
@@ -106,25 +116,23 @@ impl Ctx<'_> {
                 Err(LowerError::new(place.loc, "pointers into unions are not supported"))
             }
             PlaceKind::Member(base, i) => {
-                let mut p = self.place_ptr(base)?;
-                p.steps.push(Step::Member(*i));
-                Ok(p)
+                let p = self.place_ptr(base)?;
+                self.push_step(p, Step::Member(*i), place.loc)
             }
             PlaceKind::Index(base, index) => {
-                let mut p = self.place_ptr(base)?;
+                let p = self.place_ptr(base)?;
                 let i = self.eval_value(index)?;
                 let i = self.index_u32(i, &index.ty);
                 if super::wide::is_wide(&base.ty) {
                     // A component of an 8/16-vector: part i / 4, component i % 4.
                     let (four, three) = (self.b.u32(4), self.b.u32(3));
                     let part = self.b.binary(B::Divide, i, four);
-                    p.steps.push(Step::Index(part));
+                    let p = self.push_step(p, Step::Index(part), place.loc)?;
                     let k = self.b.binary(B::And, i, three);
-                    p.steps.push(Step::Index(k));
+                    self.push_step(p, Step::Index(k), place.loc)
                 } else {
-                    p.steps.push(Step::Index(i));
+                    self.push_step(p, Step::Index(i), place.loc)
                 }
-                Ok(p)
             }
             PlaceKind::Swizzle(..) => Err(LowerError::new(place.loc, "cannot take the address of a vector swizzle")),
         }
@@ -172,8 +180,62 @@ impl Ctx<'_> {
         Ok(Access::Bytes { base, byte, ty: next })
     }
 
+    /// `ptr` one member or element further in: a path pointer gets the step, a byte pointer
+    /// adds its offset.
+    pub(super) fn push_step(&mut self, mut ptr: Ptr, step: Step, loc: Loc) -> R<Ptr> {
+        let (Root::Bytes(_), Some(ty), [Step::Index(byte)]) = (ptr.root, ptr.view.clone(), ptr.steps.as_mut_slice()) else {
+            ptr.steps.push(step);
+            return Ok(ptr);
+        };
+        let (offset, next) = self.step_offset(&ty, step, loc)?;
+        *byte = self.b.binary(B::Add, *byte, offset);
+        ptr.view = Some(next);
+        Ok(ptr)
+    }
+
+    /// The byte pointer to what `ptr` points to.
+    pub(super) fn to_bytes(&mut self, ptr: Ptr, loc: Loc) -> R<Ptr> {
+        match (ptr.root, ptr.view.clone()) {
+            (Root::Bytes(_), _) => Ok(ptr),
+            (Root::Buffer(n), Some(view)) if !ptr.steps.is_empty() => {
+                let (byte, pointee) = self.buffer_byte(&ptr, view, loc)?;
+                Ok(Ptr { root: Root::Bytes(Region::Buffer(n)), view: Some(pointee), steps: vec![Step::Index(byte)], ..ptr })
+            }
+            _ => Err(LowerError::new(loc, "this pointer cannot be reinterpreted or compared as bytes (its object is not addressable)")),
+        }
+    }
+
+    /// The byte offset of byte pointer `ptr`.
+    fn byte_offset(ptr: &Ptr, loc: Loc) -> R<Handle<Expression>> {
+        match (ptr.root, ptr.steps.as_slice()) {
+            (Root::Bytes(_), [Step::Index(b)]) => Ok(*b),
+            _ => Err(LowerError::new(loc, "internal: not a byte pointer")),
+        }
+    }
+
+    /// What byte pointer `ptr` into `region` points to: a typed view of a buffer where the
+    /// pointee's size is its alignment (its offset is then a multiple of it), else words.
+    fn bytes_access(&mut self, region: Region, ptr: &Ptr, loc: Loc) -> R<Access> {
+        let byte = Self::byte_offset(ptr, loc)?;
+        let ty = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: byte pointer without a pointee"))?;
+        let Region::Buffer(n) = region;
+        let types = &self.program.types;
+        let (size, align) = (types.size_of(&ty), u64::from(types.align_of(&ty)));
+        let narrow = super::types::has_narrow(types, &ty) && !self.native16(&ty);
+        if narrow || size != align || size == 0 {
+            return Ok(Access::Bytes { base: Words::Buffer(n), byte, ty });
+        }
+        let k = self.b.u32(size as u32);
+        let index = self.b.binary(B::Divide, byte, k);
+        let typed = Ptr { root: Root::Buffer(n), view: Some(ty), steps: vec![Step::Index(index)], space: ptr.space, seen_as: None };
+        self.ptr_access(&typed, loc)
+    }
+
     /// What `ptr` points to, as something to load from or store to.
     pub(super) fn ptr_access(&mut self, ptr: &Ptr, loc: Loc) -> R<Access> {
+        if let Root::Bytes(region) = ptr.root {
+            return self.bytes_access(region, ptr, loc);
+        }
         let Some((arg, view)) = self.narrow_buffer(ptr) else {
             let p = self.materialize(ptr, loc)?;
             // A native 16-bit view: values convert to and from their 32-bit registers.
@@ -282,6 +344,7 @@ impl Ctx<'_> {
                 return Err(LowerError::new(loc, "a pointer to a pointer may only be dereferenced to read or assign the pointer it points to"))
             }
             Root::Null => return Err(LowerError::new(loc, "dereference of a null pointer")),
+            Root::Bytes(_) => return Err(LowerError::new(loc, "internal: a byte pointer has no naga pointer")),
         };
         for step in &ptr.steps {
             e = match *step {
@@ -369,6 +432,14 @@ impl Ctx<'_> {
 
     /// `ptr + count` elements (`count` a u32 value, two's complement for negative counts).
     pub(super) fn ptr_add(&mut self, mut ptr: Ptr, count: Handle<Expression>, loc: Loc) -> R<Ptr> {
+        if let (Root::Bytes(_), Some(ty)) = (ptr.root, &ptr.view) {
+            let size = self.b.u32(self.program.types.size_of(ty) as u32);
+            let bytes = self.b.binary(B::Multiply, count, size);
+            if let Some(Step::Index(byte)) = ptr.steps.last_mut() {
+                *byte = self.b.binary(B::Add, *byte, bytes);
+            }
+            return Ok(ptr);
+        }
         match ptr.steps.last_mut() {
             Some(Step::Index(i)) => {
                 *i = self.b.binary(B::Add, *i, count);
@@ -383,47 +454,77 @@ impl Ctx<'_> {
         }
     }
 
-    /// The last element index of `ptr` (0 for a pointer to a single object).
+    /// The last element index of `ptr` (0 for a pointer to a single object; a byte pointer
+    /// counts in its pointee's size).
     pub(super) fn ptr_index(&mut self, ptr: &Ptr) -> Handle<Expression> {
+        if let (Root::Bytes(_), Some(ty), Some(Step::Index(byte))) = (ptr.root, &ptr.view, ptr.steps.last()) {
+            let size = self.b.u32(self.program.types.size_of(ty).max(1) as u32);
+            return self.b.binary(B::Divide, *byte, size);
+        }
         match ptr.steps.last() {
             Some(Step::Index(i)) => *i,
             _ => self.b.u32(0),
         }
     }
 
-    /// `(T*)ptr`: a buffer pointer becomes an index into another view (the index is rescaled
-    /// by the element sizes); a pointer into private or `__local` memory may change between
-    /// scalar pointee types of one size (`(private half *)shorts`); any other cast is not
-    /// supported. `from`: the operand's pointee type.
+    /// `(T*)ptr`. A byte pointer changes its pointee type. A buffer pointer to an element of
+    /// its view becomes an index into another view, rescaled by the element sizes, where the
+    /// new size divides the old one; otherwise (a remainder of bytes, a pointer into a struct
+    /// or to `void`) it becomes a byte pointer. A pointer into private or `__local` memory may
+    /// change between scalar pointee types of one size (`(private half *)shorts`: the bits
+    /// are reinterpreted at each access). `from_pointee`: the operand's pointee type.
     pub(super) fn ptr_cast(&mut self, mut ptr: Ptr, from_pointee: &T, to: &T, loc: Loc) -> R<Ptr> {
         let T::Pointer { pointee, .. } = to else {
             return Err(LowerError::new(loc, "internal: pointer cast to a non-pointer"));
         };
-        let (Root::Buffer(_), Some(from), [Step::Index(i)]) = (ptr.root, ptr.view.clone(), ptr.steps.as_slice()) else {
-            if self.pointee_of(&ptr) == Some((**pointee).clone()) || **pointee == *from_pointee {
-                return Ok(ptr);
+        let new = self.program.types.size_of(pointee) as u32;
+        match (ptr.root, ptr.view.clone(), ptr.steps.as_slice()) {
+            (Root::Bytes(_), ..) => {
+                ptr.view = Some((**pointee).clone());
+                Ok(ptr)
             }
-            if let (Root::Local(_) | Root::Global(_), T::Scalar(a), T::Scalar(b)) = (ptr.root, from_pointee, &**pointee) {
-                if a.size() == b.size() && !matches!(a, S::Bool) && !matches!(b, S::Bool) && a.size() <= 4 {
-                    let stored = ptr.seen_as.map_or(*a, |(stored, _)| stored);
-                    ptr.seen_as = Some((stored, *b));
+            (Root::Buffer(_), Some(from), [Step::Index(i)]) => {
+                let old = self.program.types.size_of(&from) as u32;
+                if old == new || old == 0 {
+                    ptr.view = Some((**pointee).clone());
                     return Ok(ptr);
                 }
+                if new == 0 || old % new != 0 {
+                    let mut bytes = self.to_bytes(ptr, loc)?;
+                    bytes.view = Some((**pointee).clone());
+                    return Ok(bytes);
+                }
+                let bytes = if old == 1 { *i } else { let o = self.b.u32(old); self.b.binary(B::Multiply, *i, o) };
+                let index = if new == 1 { bytes } else { let n = self.b.u32(new); self.b.binary(B::Divide, bytes, n) };
+                ptr.view = Some((**pointee).clone());
+                ptr.steps = vec![Step::Index(index)];
+                Ok(ptr)
             }
-            return Err(LowerError::new(
-                loc,
-                "this pointer cast is not supported (only casts of __global/__constant buffer pointers, and between scalars of one size elsewhere)",
-            ));
-        };
-        let (old, new) = (self.program.types.size_of(&from) as u32, self.program.types.size_of(pointee) as u32);
-        let mut i = *i;
-        if old != new && old > 0 && new > 0 {
-            let bytes = if old == 1 { i } else { let o = self.b.u32(old); self.b.binary(B::Multiply, i, o) };
-            i = if new == 1 { bytes } else { let n = self.b.u32(new); self.b.binary(B::Divide, bytes, n) };
+            (Root::Buffer(_), Some(_), _) if self.pointee_of(&ptr).as_ref() != Some(&**pointee) => {
+                let mut bytes = self.to_bytes(ptr, loc)?;
+                bytes.view = Some((**pointee).clone());
+                Ok(bytes)
+            }
+            _ => self.path_cast(ptr, from_pointee, pointee, loc),
         }
-        ptr.view = Some((**pointee).clone());
-        ptr.steps = vec![Step::Index(i)];
-        Ok(ptr)
+    }
+
+    /// A cast of a path pointer into private or `__local` memory (see [`Self::ptr_cast`]).
+    fn path_cast(&mut self, mut ptr: Ptr, from_pointee: &T, pointee: &T, loc: Loc) -> R<Ptr> {
+        if self.pointee_of(&ptr).as_ref() == Some(pointee) || pointee == from_pointee {
+            return Ok(ptr);
+        }
+        if let (Root::Local(_) | Root::Global(_), T::Scalar(a), T::Scalar(b)) = (ptr.root, from_pointee, pointee) {
+            if a.size() == b.size() && !matches!(a, S::Bool) && !matches!(b, S::Bool) && a.size() <= 4 {
+                let stored = ptr.seen_as.map_or(*a, |(stored, _)| stored);
+                ptr.seen_as = Some((stored, *b));
+                return Ok(ptr);
+            }
+        }
+        Err(LowerError::new(
+            loc,
+            "this pointer cast is not supported (only casts of __global/__constant buffer pointers, and between scalars of one size elsewhere)",
+        ))
     }
 
     /// The pointee type of a buffer pointer at its view level.
@@ -434,6 +535,7 @@ impl Ctx<'_> {
     /// `c ? a : b` for pointers into one object (one root and path of members): each element
     /// index is chosen.
     pub(super) fn ptr_select(&mut self, c: Handle<Expression>, a: Ptr, b: Ptr, loc: Loc) -> R<Ptr> {
+        let (a, b) = self.comparable(a, b, loc)?;
         let same_shape = a.root == b.root
             && a.view == b.view
             && a.steps.len() == b.steps.len()
@@ -459,10 +561,30 @@ impl Ctx<'_> {
 
     /// Compares two pointers into one object by their paths: the first step where they differ
     /// decides (members by their order, element indices by value), as their addresses would.
-    pub(super) fn ptr_compare(&mut self, a: &Ptr, b: &Ptr, op: B) -> Handle<Expression> {
+    pub(super) fn ptr_compare(&mut self, a: Ptr, b: Ptr, op: B, loc: Loc) -> R<Handle<Expression>> {
         if a.root == Root::Null || b.root == Root::Null {
-            let (x, y) = (self.non_null(a), self.non_null(b));
-            return self.b.binary(op, x, y);
+            let (x, y) = (self.non_null(&a), self.non_null(&b));
+            return Ok(self.b.binary(op, x, y));
+        }
+        let (a, b) = self.comparable(a, b, loc)?;
+        Ok(self.path_compare(&a, &b, op))
+    }
+
+    /// Two pointers in one form: both byte pointers when either is one (then a path pointer
+    /// into the same buffer becomes one too).
+    fn comparable(&mut self, a: Ptr, b: Ptr, loc: Loc) -> R<(Ptr, Ptr)> {
+        let bytes = |p: &Ptr| matches!(p.root, Root::Bytes(_));
+        if bytes(&a) == bytes(&b) || a.root == Root::Null || b.root == Root::Null {
+            return Ok((a, b));
+        }
+        Ok((self.to_bytes(a, loc)?, self.to_bytes(b, loc)?))
+    }
+
+    fn path_compare(&mut self, a: &Ptr, b: &Ptr, op: B) -> Handle<Expression> {
+        if let (Root::Bytes(x), Root::Bytes(y), [Step::Index(i)], [Step::Index(j)]) = (a.root, b.root, a.steps.as_slice(), b.steps.as_slice()) {
+            if x == y {
+                return self.b.binary(op, *i, *j);
+            }
         }
         if a.root != b.root {
             // Distinct objects: only (in)equality is meaningful.
