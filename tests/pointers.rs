@@ -66,3 +66,82 @@ fn a_filter_over_three_channel_bytes() {
     s.check("box sums", &s.get::<u32>(&out, w * h * 3), &want);
     s.finish();
 }
+
+/// Byte views of float data in private and `__local` memory, written and read back.
+#[test]
+fn byte_views_of_floats_in_every_space() {
+    let s = Suite::new(
+        "kernel void k(global const float *in, global uint *out) {
+             int i = get_global_id(0), l = get_local_id(0);
+             local float tile[64];
+             float priv[4];
+             for (int k = 0; k < 4; k++) priv[k] = in[4 * i + k];
+             tile[l] = in[4 * i];
+             barrier(CLK_LOCAL_MEM_FENCE);
+             private uchar *pb = (private uchar *)priv;
+             local uchar *lb = (local uchar *)tile + 4 * l;
+             uint sum = 0;
+             for (int k = 0; k < 16; k++) sum = sum * 31 + pb[k];
+             for (int k = 0; k < 4; k++) sum = sum * 31 + lb[k];
+             pb[0] ^= 0xff;
+             out[2 * i] = sum;
+             out[2 * i + 1] = as_uint(priv[0]);
+         }",
+    );
+    let input: Vec<f32> = (0..256).map(|x| x as f32 * 1.37 - 50.0).collect();
+    let (inp, out) = (s.buf(&input), s.zeros::<u32>(128));
+    s.run("k", &[Arg::Buf(&inp), Arg::Buf(&out)], &[64], Some(&[64]));
+    let want: Vec<u32> = (0..64)
+        .flat_map(|i| {
+            let bytes: Vec<u8> = input[4 * i..4 * i + 4].iter().flat_map(|f| f.to_le_bytes()).collect();
+            let sum = bytes.iter().chain(&bytes[..4]).fold(0u32, |s, &b| s.wrapping_mul(31).wrapping_add(u32::from(b)));
+            [sum, input[4 * i].to_bits() ^ 0xff]
+        })
+        .collect();
+    s.check("byte sums and flipped bits", &s.get::<u32>(&out, 128), &want);
+    s.finish();
+}
+
+/// Two `__local` buffers swapped in a loop (a ping-pong prefix sum), and a pointer chosen
+/// between them by `?:`.
+#[test]
+fn ping_pong_local_buffers_swapped_in_a_loop() {
+    let s = Suite::new(
+        "kernel void k(global const int *in, global int *out, global int *pick) {
+             local int a[64], b[64];
+             int l = get_local_id(0), g = get_global_id(0);
+             local int *src = a, *dst = b;
+             src[l] = in[g];
+             barrier(CLK_LOCAL_MEM_FENCE);
+             for (int d = 1; d < 64; d <<= 1) {
+                 dst[l] = src[l] + (l >= d ? src[l - d] : 0);
+                 barrier(CLK_LOCAL_MEM_FENCE);
+                 local int *t = src; src = dst; dst = t;
+             }
+             out[g] = src[l];
+             local int *either = (l & 1) ? a : b;
+             pick[g] = either[l] - (src == a ? 1000 : 0);
+         }",
+    );
+    let input: Vec<i32> = (0..128).map(|x| (x * 7919) % 97 - 40).collect();
+    let (inp, out, pick) = (s.buf(&input), s.zeros::<i32>(128), s.zeros::<i32>(128));
+    s.run("k", &[Arg::Buf(&inp), Arg::Buf(&out), Arg::Buf(&pick)], &[128], Some(&[64]));
+    let mut scans = Vec::new();
+    let mut picks = Vec::new();
+    for group in input.chunks(64) {
+        // Six rounds: the result ends in `a` (src after an even number of swaps).
+        let (mut a, mut b) = (group.to_vec(), vec![0; 64]);
+        for r in 0..6 {
+            let d = 1 << r;
+            let (src, dst) = if r % 2 == 0 { (&a, &mut b) } else { (&b, &mut a) };
+            for l in 0..64 {
+                dst[l] = src[l] + if l >= d { src[l - d] } else { 0 };
+            }
+        }
+        scans.extend(&a);
+        picks.extend((0..64).map(|l| if l & 1 == 1 { a[l] } else { b[l] } - 1000));
+    }
+    s.check("scan", &s.get::<i32>(&out, 128), &scans);
+    s.check("picked", &s.get::<i32>(&pick, 128), &picks);
+    s.finish();
+}

@@ -87,6 +87,11 @@ impl Ctx<'_> {
                 let v = self.eval_value(v)?;
                 self.splat_to(v, &e.ty, loc)?
             }
+            ExprKind::PtrToInt(p) => {
+                let ptr = self.eval_ptr(p)?;
+                let v = self.ptr_to_int(ptr, loc)?;
+                self.convert(v, &T::Scalar(S::UInt), &e.ty, false, loc)?
+            }
             ExprKind::Bitcast(v) if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) => {
                 // Different shapes (as_uint(char4), as_double(int2)...): through memory words.
                 let x = self.eval_value(v)?;
@@ -165,10 +170,9 @@ impl Ctx<'_> {
             }
             ExprKind::AddrOf(place) => self.place_ptr(place),
             ExprKind::Decay(place) => {
-                let mut p = self.place_ptr(place)?;
+                let p = self.place_ptr(place)?;
                 let zero = self.b.u32(0);
-                p.steps.push(super::place::Step::Index(zero));
-                Ok(p)
+                self.push_step(p, super::place::Step::Index(zero), loc)
             }
             ExprKind::PtrCast(v) => {
                 let p = self.eval_ptr(v)?;
@@ -188,6 +192,7 @@ impl Ctx<'_> {
                 self.eval(a)?;
                 self.eval_ptr(b)
             }
+            ExprKind::IntToPtr(i) => self.int_to_ptr(i, &e.ty, loc),
             ExprKind::Cond(c, a, b) => {
                 // Both sides are evaluated (pointer operands rarely have side effects); they
                 // must point into the same object so the choice is one of indices.
@@ -732,7 +737,7 @@ pub(super) fn unsupported_width(loc: Loc) -> LowerError {
 fn contains_current(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Current => true,
-        ExprKind::Convert { value: a, .. } | ExprKind::Splat(a) | ExprKind::Bitcast(a) | ExprKind::Unary(_, a) | ExprKind::Swizzle(a, _) | ExprKind::Member(a, _) | ExprKind::PtrCast(a) => contains_current(a),
+        ExprKind::Convert { value: a, .. } | ExprKind::Splat(a) | ExprKind::Bitcast(a) | ExprKind::Unary(_, a) | ExprKind::Swizzle(a, _) | ExprKind::Member(a, _) | ExprKind::PtrCast(a) | ExprKind::PtrToInt(a) | ExprKind::IntToPtr(a) => contains_current(a),
         ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) | ExprKind::Logic(_, a, b) | ExprKind::PtrAdd(a, b) | ExprKind::PtrDiff(a, b) | ExprKind::Comma(a, b) | ExprKind::Extract(a, b) => contains_current(a) || contains_current(b),
         ExprKind::Cond(a, b, c) => contains_current(a) || contains_current(b) || contains_current(c),
         ExprKind::Vector(v) | ExprKind::Aggregate(v) | ExprKind::Call(_, v) | ExprKind::Builtin(_, v) => v.iter().any(contains_current),

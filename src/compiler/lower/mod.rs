@@ -17,6 +17,7 @@ pub mod kernel;
 mod local_atomics;
 mod memory;
 mod place;
+mod points_to;
 mod stmt;
 pub mod types;
 mod unroll;
@@ -32,6 +33,7 @@ use kernel::CompiledKernel;
 use local_atomics::LocalAtomics;
 use naga::{GlobalVariable, Handle, LocalVariable, Module};
 use place::PtrVar;
+use points_to::PointsTo;
 use std::collections::HashMap;
 use types::TypeMap;
 use workitem::WorkItem;
@@ -83,6 +85,8 @@ enum Slot {
     Var(Handle<LocalVariable>),
     /// A pointer-typed local: its base is fixed by its first assignment.
     Ptr(Option<PtrVar>, Handle<LocalVariable>),
+    /// An addressed private variable: at this byte offset of the private arena.
+    Arena(u32),
 }
 
 /// One inlined function instance.
@@ -124,13 +128,20 @@ struct Ctx<'p> {
     constants: HashMap<u32, usize>,
     /// The `__local` data declared atomic.
     local_atomics: LocalAtomics,
+    /// Where the kernel's pointers may point.
+    points_to: PointsTo,
+    /// The arenas of addressed private and `__local` objects, once used.
+    arenas: place::Arenas,
+    /// The pointer last converted to an integer (see `Ctx::int_to_ptr`).
+    converted: Option<place::Ptr>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
-    let local_atomics = LocalAtomics::of_kernel(program, id);
+    let points_to = PointsTo::of_kernel(program, id);
+    let local_atomics = LocalAtomics::of(&points_to);
     let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args())?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
@@ -150,8 +161,12 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         two_over_pi: None,
         constants: HashMap::new(),
         local_atomics,
+        points_to,
+        arenas: Default::default(),
+        converted: None,
     };
     cx.kernel_body(id)?;
+    cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
     let local_arg_elem_sizes = decls

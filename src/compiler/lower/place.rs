@@ -6,6 +6,7 @@
 //! naga pointer values across blocks.
 
 use super::memory::Words;
+use super::points_to::Object;
 use super::{Ctx, LowerError, Slot, R};
 use crate::compiler::sema::model::{self, Place, PlaceKind, Scalar as S, Space, Type as T};
 use crate::compiler::source::Loc;
@@ -32,6 +33,35 @@ pub enum Root {
 pub enum Region {
     /// Buffer argument (or `__constant` block) `n`.
     Buffer(usize),
+    /// The words of the addressed `__local` objects.
+    LocalArena,
+    /// The words of the addressed private objects.
+    PrivateArena,
+}
+
+impl Region {
+    /// The integer a pointer to byte 0 of the region converts to. Bases are distinct
+    /// multiples of 2^24, so that the low bits of a converted pointer give its alignment.
+    fn base(self) -> u32 {
+        match self {
+            Region::Buffer(n) => (n as u32 % 0xe0 + 1) << 24,
+            Region::LocalArena => 0xe1 << 24,
+            Region::PrivateArena => 0xe2 << 24,
+        }
+    }
+}
+
+/// Largest arena of addressed objects, in bytes (private memory per work-item, or `__local`
+/// memory, beyond which the device would refuse the kernel anyway).
+const MAX_ARENA: u32 = 1 << 20;
+
+/// The arenas of addressed objects of the kernel being lowered.
+#[derive(Default)]
+pub struct Arenas {
+    private: Option<(Handle<GlobalVariable>, u32)>,
+    local: Option<(Handle<GlobalVariable>, u32)>,
+    /// The byte offset of each addressed `__local` variable in its arena.
+    workgroup: std::collections::HashMap<u32, u32>,
 }
 
 /// A pointer variable: the frame of the inlined function instance that holds it, and its local.
@@ -103,10 +133,22 @@ impl Ctx<'_> {
                 let root = match self.slot(*id, place.loc)? {
                     Slot::Var(v) => Root::Local(v),
                     Slot::Ptr(..) => Root::PtrVar(self.here(*id)),
+                    Slot::Arena(byte) => return Ok(self.arena_ptr(Region::PrivateArena, byte, &place.ty, Space::Private)),
                 };
                 Ok(Ptr { root, view: None, steps: Vec::new(), space: Space::Private, seen_as: None })
             }
             PlaceKind::Constant(id) => self.constant_ptr(*id, place.loc),
+            PlaceKind::Workgroup(id) if self.points_to.is_addressed(Object::Workgroup(id.0)) => {
+                let byte = match self.arenas.workgroup.get(&id.0) {
+                    Some(&b) => b,
+                    None => {
+                        let b = self.arena_alloc(Region::LocalArena, &place.ty, place.loc)?;
+                        self.arenas.workgroup.insert(id.0, b);
+                        b
+                    }
+                };
+                Ok(self.arena_ptr(Region::LocalArena, byte, &place.ty, Space::Local))
+            }
             PlaceKind::Workgroup(id) => {
                 let g = self.workgroup_var(*id, place.loc)?;
                 Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local, seen_as: None })
@@ -205,6 +247,111 @@ impl Ctx<'_> {
         }
     }
 
+    /// A byte pointer to an object of type `ty` at byte `byte` of an arena.
+    pub(super) fn arena_ptr(&mut self, region: Region, byte: u32, ty: &T, space: Space) -> Ptr {
+        let b = self.b.u32(byte);
+        Ptr { root: Root::Bytes(region), view: Some(ty.clone()), steps: vec![Step::Index(b)], space, seen_as: None }
+    }
+
+    /// Room for an object of type `ty` in the arena `region`: its byte offset.
+    pub(super) fn arena_alloc(&mut self, region: Region, ty: &T, loc: Loc) -> R<u32> {
+        let (space, slot) = match region {
+            Region::PrivateArena => (naga::AddressSpace::Private, &mut self.arenas.private),
+            Region::LocalArena => (naga::AddressSpace::WorkGroup, &mut self.arenas.local),
+            Region::Buffer(_) => return Err(LowerError::new(loc, "internal: a buffer is no arena")),
+        };
+        let (var, used) = match *slot {
+            Some(arena) => arena,
+            None => {
+                let ty = self.arena_type(space, 1);
+                let name = if space == naga::AddressSpace::WorkGroup { "local_arena" } else { "private_arena" };
+                let g = GlobalVariable { name: Some(name.into()), space, binding: None, ty, init: None, memory_decorations: naga::MemoryDecorations::empty() };
+                (self.module.global_variables.append(g, naga::Span::UNDEFINED), 0)
+            }
+        };
+        let align = self.program.types.align_of(ty).max(4);
+        let start = used.next_multiple_of(align);
+        let end = start.saturating_add(self.program.types.size_of(ty) as u32);
+        if end > MAX_ARENA {
+            return Err(LowerError::new(loc, "too much memory is addressed through pointers in this kernel (more than 1 MiB)"));
+        }
+        let slot = if region == Region::LocalArena { &mut self.arenas.local } else { &mut self.arenas.private };
+        *slot = Some((var, end));
+        Ok(start)
+    }
+
+    /// The type of an arena of `words` words: atomic in workgroup memory, where other
+    /// work-items write the neighbouring bytes.
+    fn arena_type(&mut self, space: naga::AddressSpace, words: u32) -> Handle<Type> {
+        let word = if space == naga::AddressSpace::WorkGroup { TypeInner::Atomic(naga::Scalar::U32) } else { TypeInner::Scalar(naga::Scalar::U32) };
+        let base = super::builder::intern(&mut self.module, word);
+        let size = ArraySize::Constant(std::num::NonZeroU32::MIN.saturating_add(words.saturating_sub(1)));
+        super::builder::intern(&mut self.module, TypeInner::Array { base, size, stride: 4 })
+    }
+
+    /// Gives the arenas their final sizes, once the kernel is lowered.
+    pub(super) fn size_arenas(&mut self) {
+        for (space, arena) in [(naga::AddressSpace::Private, self.arenas.private), (naga::AddressSpace::WorkGroup, self.arenas.local)] {
+            if let Some((var, used)) = arena {
+                let ty = self.arena_type(space, used.div_ceil(4));
+                self.module.global_variables[var].ty = ty;
+            }
+        }
+    }
+
+    /// The words of arena `region`.
+    fn arena_words(&mut self, region: Region, loc: Loc) -> R<Words> {
+        let arena = match region {
+            Region::PrivateArena => self.arenas.private,
+            Region::LocalArena => self.arenas.local,
+            Region::Buffer(n) => return Ok(Words::Buffer(n)),
+        };
+        let (var, _) = arena.ok_or_else(|| LowerError::new(loc, "internal: an arena that holds nothing"))?;
+        let ptr = self.b.expr(Expression::GlobalVariable(var));
+        Ok(Words::Var { ptr, shared: region == Region::LocalArena })
+    }
+
+    /// `(uintptr_t)ptr` as u32: the region's base plus the offset (0 for a null pointer). The
+    /// byte pointer is kept for a conversion back in the same expression (see
+    /// [`Self::int_to_ptr`]).
+    pub(super) fn ptr_to_int(&mut self, ptr: Ptr, loc: Loc) -> R<Handle<Expression>> {
+        if ptr.root == Root::Null {
+            return Ok(self.b.u32(0));
+        }
+        let bytes = self.to_bytes(ptr, loc)?;
+        let (Root::Bytes(region), byte) = (bytes.root, Self::byte_offset(&bytes, loc)?) else {
+            return Err(LowerError::new(loc, "internal: not a byte pointer"));
+        };
+        let base = self.b.u32(region.base());
+        self.converted = Some(bytes);
+        Ok(self.b.binary(B::Add, base, byte))
+    }
+
+    /// `(T *)i` for an integer `i` computed from exactly one pointer converted to an integer
+    /// (`(float *)(((uintptr_t)p + 15) & ~15)`): a byte pointer into that pointer's region.
+    pub(super) fn int_to_ptr(&mut self, i: &model::Expr, ty: &T, loc: Loc) -> R<Ptr> {
+        let T::Pointer { pointee, .. } = ty else {
+            return Err(LowerError::new(loc, "internal: a conversion to a non-pointer"));
+        };
+        if super::points_to::converted_pointer(i).is_none() {
+            return Err(LowerError::new(
+                loc,
+                "an integer can only become a pointer where it is computed from one pointer converted to an integer in the same expression",
+            ));
+        }
+        let outer = self.converted.take();
+        let v = self.eval_value(i)?;
+        let v = self.index_u32(v, &i.ty);
+        let origin = std::mem::replace(&mut self.converted, outer);
+        let origin = origin.ok_or_else(|| LowerError::new(loc, "internal: no converted pointer"))?;
+        let Root::Bytes(region) = origin.root else {
+            return Err(LowerError::new(loc, "internal: not a byte pointer"));
+        };
+        let base = self.b.u32(region.base());
+        let byte = self.b.binary(B::Subtract, v, base);
+        Ok(Ptr { root: origin.root, view: Some((**pointee).clone()), steps: vec![Step::Index(byte)], space: origin.space, seen_as: None })
+    }
+
     /// The byte offset of byte pointer `ptr`.
     fn byte_offset(ptr: &Ptr, loc: Loc) -> R<Handle<Expression>> {
         match (ptr.root, ptr.steps.as_slice()) {
@@ -218,7 +365,10 @@ impl Ctx<'_> {
     fn bytes_access(&mut self, region: Region, ptr: &Ptr, loc: Loc) -> R<Access> {
         let byte = Self::byte_offset(ptr, loc)?;
         let ty = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: byte pointer without a pointee"))?;
-        let Region::Buffer(n) = region;
+        let Region::Buffer(n) = region else {
+            let words = self.arena_words(region, loc)?;
+            return Ok(Access::Bytes { base: words, byte, ty });
+        };
         let types = &self.program.types;
         let (size, align) = (types.size_of(&ty), u64::from(types.align_of(&ty)));
         let narrow = super::types::has_narrow(types, &ty) && !self.native16(&ty);
@@ -657,6 +807,8 @@ impl Ctx<'_> {
     /// Stores pointer `ptr` into pointer variable `v`, fixing its base on the first store.
     pub(super) fn assign_ptr_var(&mut self, v: VarRef, ptr: Ptr, loc: Loc) -> R<()> {
         let slot = self.var_slot(v, loc)?;
+        let func = self.frames.get(v.frame).map_or(0, |f| f.func.0);
+        let ptr = if self.points_to.is_byte_var((func, v.id.0)) && ptr.root != Root::Null { self.to_bytes(ptr, loc)? } else { ptr };
         let slot = self.store_ptr_slot(slot, ptr, loc)?;
         if let Some(s) = self.frames.get_mut(v.frame).and_then(|f| f.locals.get_mut(v.id.0 as usize)) {
             *s = slot;
@@ -668,7 +820,7 @@ impl Ctx<'_> {
     pub(super) fn store_ptr_slot(&mut self, slot: Slot, ptr: Ptr, loc: Loc) -> R<Slot> {
         let (var, index) = match slot {
             Slot::Ptr(v, index) => (v, index),
-            Slot::Var(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
+            Slot::Var(_) | Slot::Arena(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
         };
         let (prefix, last) = match ptr.steps.split_last() {
             Some((Step::Index(i), rest)) => (rest, Some(*i)),
@@ -735,7 +887,7 @@ impl Ctx<'_> {
                 Ok(Ptr { root: v.root, view: v.view, steps, space: v.space, seen_as: v.seen_as })
             }
             Slot::Ptr(None, _) => Err(LowerError::new(loc, "pointer variable used before it is given a value")),
-            Slot::Var(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),
+            Slot::Var(_) | Slot::Arena(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),
         }
     }
 

@@ -5,7 +5,8 @@
 
 use super::abi::Param as AbiParam;
 use super::expr::Val;
-use super::place::{Ptr, Step};
+use super::place::{Ptr, Region, Step};
+use super::points_to::Object;
 use super::unroll;
 use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
 use crate::compiler::sema::model::{self, Expr, FuncId, LocalId, Stmt, Type as T};
@@ -16,7 +17,7 @@ impl<'p> Ctx<'p> {
     /// Lowers the kernel `id` as the body of `main`.
     pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
         let func = self.function(id)?;
-        let locals = self.fresh_locals(func)?;
+        let locals = self.fresh_locals(id, func)?;
         self.frames.push(Frame::new(id, locals, None));
         for (n, p) in func.params.iter().enumerate() {
             self.bind_kernel_param(n, p.local, func.loc)?;
@@ -31,20 +32,41 @@ impl<'p> Ctx<'p> {
         program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: unknown function"))
     }
 
-    /// Fresh naga locals for every local of `func` (pointer locals get an index variable).
-    fn fresh_locals(&mut self, func: &model::Function) -> R<Vec<Slot>> {
+    /// Fresh naga locals for every local of function `id` (pointer locals get an index
+    /// variable, addressed variables room in the private arena).
+    fn fresh_locals(&mut self, id: FuncId, func: &model::Function) -> R<Vec<Slot>> {
         let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
-        func.locals
-            .iter()
-            .map(|l| {
+        (0u32..)
+            .zip(&func.locals)
+            .map(|(n, l)| {
                 Ok(if l.ty.is_pointer() {
                     Slot::Ptr(None, self.b.local(&format!("{}_index", l.name), u32_ty))
+                } else if self.points_to.is_addressed(Object::Private(id.0, n)) {
+                    Slot::Arena(self.arena_alloc(Region::PrivateArena, &l.ty, l.loc)?)
                 } else {
                     let ty = self.naga_ty(&l.ty, l.loc)?;
                     Slot::Var(self.b.local(&l.name, ty))
                 })
             })
             .collect()
+    }
+
+    /// Stores `v` into non-pointer local `id` of the function instance being lowered.
+    fn store_local(&mut self, id: LocalId, v: Handle<Expression>, loc: Loc) -> R<()> {
+        match self.slot(id, loc)? {
+            Slot::Var(var) => {
+                let p = self.b.expr(Expression::LocalVariable(var));
+                self.b.store(p, v);
+                Ok(())
+            }
+            Slot::Arena(byte) => {
+                let ty = self.local_ty(id, loc)?;
+                let ptr = self.arena_ptr(Region::PrivateArena, byte, &ty, model::Space::Private);
+                let access = self.ptr_access(&ptr, loc)?;
+                self.store_access(&access, v, &ty, loc)
+            }
+            Slot::Ptr(..) => Err(LowerError::new(loc, "internal: a value stored into a pointer variable")),
+        }
     }
 
     pub(super) fn slot(&self, id: LocalId, loc: Loc) -> R<Slot> {
@@ -66,11 +88,7 @@ impl<'p> Ctx<'p> {
                 let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: pod"))?;
                 let v = self.b.load(src);
                 let v = if words { self.pod_from_words(v, &ty, loc)? } else { v };
-                if let Slot::Var(var) = self.slot(id, loc)? {
-                    let p = self.b.expr(Expression::LocalVariable(var));
-                    self.b.store(p, v);
-                }
-                return Ok(());
+                return self.store_local(id, v, loc);
             }
             None => return Err(LowerError::new(loc, "internal: parameter without ABI")),
         };
@@ -129,11 +147,7 @@ impl<'p> Ctx<'p> {
                 }
                 Some(e) => {
                     let v = self.eval_value(e)?;
-                    if let Slot::Var(var) = self.slot(*local, e.loc)? {
-                        let p = self.b.expr(Expression::LocalVariable(var));
-                        self.b.store(p, v);
-                    }
-                    Ok(())
+                    self.store_local(*local, v, e.loc)
                 }
                 None => Ok(()),
             },
@@ -315,6 +329,7 @@ impl<'p> Ctx<'p> {
             (Some(e), None) => {
                 self.eval(e)?;
             }
+            (Some(e), Some(Slot::Arena(_))) => return Err(LowerError::new(e.loc, "internal: a result in the arena")),
             (None, _) => {}
         }
         let t = self.b.lit(naga::Literal::Bool(true));
@@ -335,7 +350,7 @@ impl<'p> Ctx<'p> {
         let callee = self.function(id)?;
         // Arguments are evaluated in the caller's frame.
         let vals = args.iter().map(|a| self.eval(a)).collect::<R<Vec<_>>>()?;
-        let locals = self.fresh_locals(callee)?;
+        let locals = self.fresh_locals(id, callee)?;
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
         let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
         let ret_slot = match &callee.ret {
@@ -362,6 +377,7 @@ impl<'p> Ctx<'p> {
                 Val::V(self.b.load(p))
             }
             Some(slot @ Slot::Ptr(..)) => Val::P(self.load_ptr_slot(&slot, loc)?),
+            Some(Slot::Arena(_)) => return Err(LowerError::new(loc, "internal: a result in the arena")),
             None => Val::Void,
         })
     }
@@ -370,12 +386,7 @@ impl<'p> Ctx<'p> {
         for (p, v) in callee.params.iter().zip(vals) {
             match v {
                 Val::P(ptr) => self.assign_ptr_var(self.here(p.local), ptr, callee.loc)?,
-                Val::V(v) => {
-                    if let Slot::Var(var) = self.slot(p.local, callee.loc)? {
-                        let ptr = self.b.expr(Expression::LocalVariable(var));
-                        self.b.store(ptr, v);
-                    }
-                }
+                Val::V(v) => self.store_local(p.local, v, callee.loc)?,
                 Val::Void => return Err(LowerError::new(callee.loc, "internal: void argument")),
             }
         }

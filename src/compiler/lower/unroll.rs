@@ -192,6 +192,8 @@ impl Scan {
             | ExprKind::Splat(a)
             | ExprKind::Bitcast(a)
             | ExprKind::PtrCast(a)
+            | ExprKind::PtrToInt(a)
+            | ExprKind::IntToPtr(a)
             | ExprKind::Unary(_, a)
             | ExprKind::Swizzle(a, _)
             | ExprKind::Member(a, _) => self.expr(a),

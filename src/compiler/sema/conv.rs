@@ -239,8 +239,11 @@ impl Sema<'_> {
                 }
                 Some(Expr { kind: ExprKind::PtrCast(Box::new(e)), ty: ty.clone(), loc })
             }
-            (Type::Scalar(_), Type::Pointer { .. }) | (Type::Pointer { .. }, Type::Scalar(_)) => {
-                self.err(loc, "casts between pointers and integers are not supported")
+            (Type::Scalar(s), Type::Pointer { .. }) if s.is_integer() => {
+                Some(Expr { kind: ExprKind::IntToPtr(Box::new(e)), ty: ty.clone(), loc })
+            }
+            (Type::Pointer { .. }, Type::Scalar(s)) if s.is_integer() => {
+                Some(Expr { kind: ExprKind::PtrToInt(Box::new(e)), ty: ty.clone(), loc })
             }
             _ => self.err(loc, format!("cannot cast '{}' to '{}'", self.type_str(&e.ty), self.type_str(ty))),
         }

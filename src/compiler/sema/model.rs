@@ -513,6 +513,10 @@ pub enum ExprKind {
     Bitcast(Box<Expr>),
     /// A pointer converted to another pointee type in the same space (`(global int*)fp`).
     PtrCast(Box<Expr>),
+    /// A pointer converted to an integer type (`(uintptr_t)p`).
+    PtrToInt(Box<Expr>),
+    /// An integer converted to a pointer type (`(global float *)addr`).
+    IntToPtr(Box<Expr>),
     Unary(UnaryOp, Box<Expr>),
     /// Both operands have type `ty` (scalar or vector), except for shifts where the right
     /// operand has `ty` too but is already masked (`b & (bits - 1)`).

@@ -70,6 +70,8 @@ fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(Node)) {
         | ExprKind::Splat(a)
         | ExprKind::Bitcast(a)
         | ExprKind::PtrCast(a)
+        | ExprKind::PtrToInt(a)
+        | ExprKind::IntToPtr(a)
         | ExprKind::Unary(_, a)
         | ExprKind::Swizzle(a, _)
         | ExprKind::Member(a, _) => expr_mut(a, f),

@@ -1,0 +1,314 @@
+//! Where the pointers of one kernel (and the functions it calls) may point, found before
+//! lowering and without regard to order: every pointer variable collects what its
+//! initialisations, assignments and call arguments give it, until nothing changes.
+//!
+//! A pointer parameter of a helper that its function never points elsewhere stands for one
+//! unknown object (`Object::Param`): each inlined call binds it to its argument, so a helper
+//! called with different arrays does not merge them. From these sets follow the pointer
+//! variables that must hold byte pointers and the objects that must be addressable (see
+//! `docs/compiler.md`, "Pointers as run-time values").
+
+use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Space, Stmt, Type};
+use crate::compiler::sema::visit::{self, Node};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// An object a pointer may point into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Object {
+    /// Private variable `.1` of function `.0` (in every inlined copy of it).
+    Private(u32, u32),
+    /// `__local` variable `id`.
+    Workgroup(u32),
+    /// What kernel pointer parameter `local` is bound to.
+    KernelArg(u32),
+    /// What pointer parameter `.1` of helper `.0` is bound to at one call.
+    Param(u32, u32),
+    /// A `__constant` variable.
+    Constant(u32),
+    /// Anywhere: a pointer read from memory or returned by a function, or held by a pointer
+    /// variable whose address is taken.
+    Any,
+}
+
+/// A pointer variable: its function and its local.
+pub type VarKey = (u32, u32);
+
+/// What a pointer is made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    Object(Object),
+    Var(VarKey),
+}
+
+/// Where the pointers of one kernel may point, and what follows for the lowering.
+pub struct PointsTo {
+    points_to: BTreeMap<VarKey, BTreeSet<Object>>,
+    /// Pointer variables holding byte pointers.
+    byte_vars: BTreeSet<VarKey>,
+    /// The private and `__local` objects that live in an arena of words.
+    addressed: BTreeSet<Object>,
+    /// The concrete objects atomics on `__local` pointers are applied to.
+    atomic_objects: BTreeSet<Object>,
+}
+
+impl PointsTo {
+    pub fn of_kernel(program: &Program, kernel: FuncId) -> Self {
+        let mut facts = Facts::collect(program, kernel);
+        facts.make_params_symbolic();
+        let points_to = facts.solve();
+        let mut this = PointsTo { points_to, byte_vars: BTreeSet::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new() };
+        // A pointer to pointer variables stays a compile-time choice (`place.rs`, `Root::PtrVar`).
+        let to_pointer = |o: &Object| match *o {
+            Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| l.ty.is_pointer()),
+            _ => false,
+        };
+        let many = |s: &BTreeSet<Object>| !s.iter().any(to_pointer) && s.iter().filter(|o| **o != Object::Any).count() > 1;
+        this.byte_vars = this.points_to.iter().filter(|(v, s)| many(s) || facts.cast_into.contains(v)).map(|(v, _)| *v).collect();
+        this.atomic_objects = facts.atomics.iter().flat_map(|s| this.concrete(&facts.args, s)).collect();
+        let single = |o: &Object| match *o {
+            Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !matches!(l.ty, Type::Array { .. })),
+            Object::Workgroup(id) => program.workgroup_vars.get(id as usize).is_some_and(|w| !matches!(w.ty, Type::Array { .. })),
+            _ => false,
+        };
+        let stepped: BTreeSet<Object> = facts.stepped.iter().flat_map(|s| this.concrete(&facts.args, s)).filter(single).collect();
+        let byte_vars = this.byte_vars.iter().map(|v| vec![Source::Var(*v)]);
+        let choices = facts.choices.iter().filter(|c| this.concrete(&facts.args, c).len() > 1).cloned();
+        let sites: Vec<Vec<Source>> = byte_vars.chain(choices).chain(facts.addressed.iter().cloned()).collect();
+        let is_data = |o: &Object| match *o {
+            Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !l.ty.is_pointer()),
+            Object::Workgroup(_) => true,
+            _ => false,
+        };
+        this.addressed = sites.iter().flat_map(|s| this.concrete(&facts.args, s)).chain(stepped).filter(is_data).collect();
+        this
+    }
+
+    /// Every concrete object (no `Param`) that the pointers `sources` may point into; `args`:
+    /// the argument sources of each call of a helper's pointer parameter.
+    fn concrete(&self, args: &BTreeMap<VarKey, Vec<Vec<Source>>>, sources: &[Source]) -> BTreeSet<Object> {
+        let mut out = BTreeSet::new();
+        for &s in sources {
+            let objects = match s {
+                Source::Object(o) => vec![o],
+                Source::Var(v) => self.points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
+            };
+            for o in objects {
+                match o {
+                    Object::Param(f, p) => {
+                        for call in args.get(&(f, p)).into_iter().flatten() {
+                            out.extend(self.concrete(args, call));
+                        }
+                    }
+                    o => {
+                        out.insert(o);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether pointer variable `var` holds byte pointers: it may point into more than one
+    /// object, or is given a reinterpreted pointer.
+    pub fn is_byte_var(&self, var: VarKey) -> bool {
+        self.byte_vars.contains(&var)
+    }
+
+    /// Whether private or `__local` object `o` lives in an arena of words.
+    pub fn is_addressed(&self, o: Object) -> bool {
+        self.addressed.contains(&o)
+    }
+
+    /// The objects atomics on `__local` pointers may be applied to.
+    pub fn atomic_objects(&self) -> &BTreeSet<Object> {
+        &self.atomic_objects
+    }
+}
+
+#[derive(Default)]
+struct Facts {
+    /// A pointer variable may hold what a source gives.
+    flows: Vec<(VarKey, Source)>,
+    params: BTreeSet<VarKey>,
+    args: BTreeMap<VarKey, Vec<Vec<Source>>>,
+    atomics: Vec<Vec<Source>>,
+    /// Pointers whose objects must be addressable: reinterpreted or turned into integers.
+    addressed: Vec<Vec<Source>>,
+    /// Pointers stepped by arithmetic: their single objects (not arrays) must be addressable.
+    stepped: Vec<Vec<Source>>,
+    /// `?:` between pointers.
+    choices: Vec<Vec<Source>>,
+    /// Pointer variables given a reinterpreted pointer.
+    cast_into: BTreeSet<VarKey>,
+}
+
+impl Facts {
+    fn collect(program: &Program, kernel: FuncId) -> Facts {
+        let mut facts = Facts::default();
+        for p in program.function(kernel).map_or(&[][..], |k| k.params.as_slice()) {
+            facts.flows.push(((kernel.0, p.local.0), Source::Object(Object::KernelArg(p.local.0))));
+        }
+        let (mut seen, mut todo) = (BTreeSet::from([kernel.0]), vec![kernel]);
+        while let Some(id) = todo.pop() {
+            let Some(f) = program.function(id) else { continue };
+            let mut body = f.body.clone();
+            visit::walk_mut(&mut body, &mut |n| match n {
+                Node::Stmt(Stmt::Decl { local, init: Some(e) }) if e.ty.is_pointer() => facts.assign(program, (id.0, local.0), e),
+                Node::Expr(e) => {
+                    if let ExprKind::Call(callee, _) = &e.kind {
+                        if seen.insert(callee.0) {
+                            todo.push(*callee);
+                        }
+                    }
+                    facts.expr(program, id.0, e);
+                }
+                Node::Stmt(_) => {}
+            });
+        }
+        facts
+    }
+
+    /// Pointer variable `var` is given `value`.
+    fn assign(&mut self, program: &Program, var: VarKey, value: &Expr) {
+        if is_reinterpreting(program, value) {
+            self.cast_into.insert(var);
+        }
+        self.flows.extend(sources(var.0, value).into_iter().map(|s| (var, s)));
+    }
+
+    /// The facts expression `e` of function `f` gives (not those of its operands).
+    fn expr(&mut self, program: &Program, f: u32, e: &Expr) {
+        match &e.kind {
+            ExprKind::Builtin(Builtin::Atomic(_), args) => {
+                if let Some(p) = args.first().filter(|p| matches!(p.ty, Type::Pointer { space: Space::Local, .. })) {
+                    self.atomics.push(sources(f, p));
+                }
+            }
+            ExprKind::Assign { place, value, .. } => {
+                if let (true, PlaceKind::Local(id)) = (place.ty.is_pointer(), &place.kind) {
+                    self.assign(program, (f, id.0), value);
+                }
+            }
+            // A pointer variable that a pointer to it may change.
+            ExprKind::AddrOf(place) => {
+                if let (true, PlaceKind::Local(id)) = (place.ty.is_pointer(), &place.kind) {
+                    self.flows.push(((f, id.0), Source::Object(Object::Any)));
+                }
+            }
+            ExprKind::Call(callee, args) => {
+                let params = program.function(*callee).map_or(&[][..], |c| c.params.as_slice());
+                for (p, a) in params.iter().zip(args).filter(|(_, a)| a.ty.is_pointer()) {
+                    let key = (callee.0, p.local.0);
+                    self.params.insert(key);
+                    self.args.entry(key).or_default().push(sources(f, a));
+                }
+            }
+            ExprKind::PtrCast(inner) if is_reinterpreting(program, e) => self.addressed.push(sources(f, inner)),
+            ExprKind::PtrToInt(p) => self.addressed.push(sources(f, p)),
+            ExprKind::PtrAdd(p, n) if !matches!(n.kind, ExprKind::Int(0)) => self.stepped.push(sources(f, p)),
+            ExprKind::Cond(_, a, b) if e.ty.is_pointer() => self.choices.push([sources(f, a), sources(f, b)].concat()),
+            _ => {}
+        }
+    }
+
+    /// Parameters that their function never points elsewhere stand for one object per call;
+    /// the others collect their arguments.
+    fn make_params_symbolic(&mut self) {
+        for &key in &self.params {
+            let own = self.flows.iter().any(|&(v, s)| v == key && s != Source::Var(key));
+            if own {
+                for call in self.args.get(&key).into_iter().flatten() {
+                    self.flows.extend(call.iter().map(|s| (key, *s)));
+                }
+            } else {
+                self.flows.push((key, Source::Object(Object::Param(key.0, key.1))));
+            }
+        }
+    }
+
+    /// Where each pointer variable may point: the flows applied until nothing changes.
+    fn solve(&self) -> BTreeMap<VarKey, BTreeSet<Object>> {
+        let mut points_to: BTreeMap<VarKey, BTreeSet<Object>> = BTreeMap::new();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &(var, source) in &self.flows {
+                let targets: Vec<Object> = match source {
+                    Source::Object(o) => vec![o],
+                    Source::Var(v) => points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
+                };
+                let set = points_to.entry(var).or_default();
+                for t in targets {
+                    changed |= set.insert(t);
+                }
+            }
+        }
+        points_to
+    }
+}
+
+/// Whether `e` is a cast to a pointee of another layout than its operand's (a byte pointer
+/// then): not the same type, nor scalars of one size.
+fn is_reinterpreting(program: &Program, e: &Expr) -> bool {
+    let ExprKind::PtrCast(inner) = &e.kind else { return false };
+    let (Type::Pointer { pointee: to, .. }, Type::Pointer { pointee: from, .. }) = (&e.ty, &inner.ty) else { return false };
+    match (&**from, &**to) {
+        (a, b) if a == b => false,
+        (Type::Scalar(a), Type::Scalar(b)) => a.size() != b.size(),
+        _ => program.types.size_of(from) != 0 || program.types.size_of(to) != 0,
+    }
+}
+
+/// The one pointer converted to an integer inside integer expression `e`, if there is
+/// exactly one: an integer made from it may become a pointer into the same object again.
+pub fn converted_pointer(e: &Expr) -> Option<&Expr> {
+    let mut found = Vec::new();
+    collect_conversions(e, &mut found);
+    match found.as_slice() {
+        [p] => Some(*p),
+        _ => None,
+    }
+}
+
+fn collect_conversions<'e>(e: &'e Expr, found: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::PtrToInt(p) => found.push(p),
+        ExprKind::Convert { value: a, .. } | ExprKind::Unary(_, a) | ExprKind::Bitcast(a) => collect_conversions(a, found),
+        ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) => {
+            collect_conversions(a, found);
+            collect_conversions(b, found);
+        }
+        ExprKind::Cond(_, a, b) => {
+            collect_conversions(a, found);
+            collect_conversions(b, found);
+        }
+        _ => {}
+    }
+}
+
+/// What pointer `e` of function `f` is made from.
+fn sources(f: u32, e: &Expr) -> Vec<Source> {
+    match &e.kind {
+        ExprKind::IntToPtr(i) => converted_pointer(i).map_or_else(|| vec![Source::Object(Object::Any)], |p| sources(f, p)),
+        ExprKind::AddrOf(p) | ExprKind::Decay(p) => place_sources(f, p),
+        ExprKind::PtrAdd(a, _) | ExprKind::PtrCast(a) | ExprKind::Comma(_, a) => sources(f, a),
+        ExprKind::Cond(_, a, b) => [sources(f, a), sources(f, b)].concat(),
+        ExprKind::Load(p) | ExprKind::Assign { place: p, .. } => match p.kind {
+            PlaceKind::Local(id) => vec![Source::Var((f, id.0))],
+            _ => vec![Source::Object(Object::Any)],
+        },
+        // The variable's own value, in a compound assignment to it; a null pointer.
+        ExprKind::Current | ExprKind::Zero => Vec::new(),
+        _ => vec![Source::Object(Object::Any)],
+    }
+}
+
+fn place_sources(f: u32, p: &Place) -> Vec<Source> {
+    match &p.kind {
+        PlaceKind::Workgroup(id) => vec![Source::Object(Object::Workgroup(id.0))],
+        PlaceKind::Local(id) => vec![Source::Object(Object::Private(f, id.0))],
+        PlaceKind::Constant(id) => vec![Source::Object(Object::Constant(id.0))],
+        PlaceKind::Member(base, _) | PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => place_sources(f, base),
+        PlaceKind::Deref(e) => sources(f, e),
+    }
+}
