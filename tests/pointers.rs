@@ -145,3 +145,74 @@ fn ping_pong_local_buffers_swapped_in_a_loop() {
     s.check("picked", &s.get::<i32>(&pick, 128), &picks);
     s.finish();
 }
+
+/// A `__local` argument reinterpreted (`float2` data read as floats), next to a `__local`
+/// variable in the same arena, and `uintptr_t` alignment arithmetic on pointers of every space.
+#[test]
+fn local_arguments_reinterpreted_and_aligned_pointer_integers() {
+    let s = Suite::new(
+        "kernel void k(global const float2 *in, local float2 *pairs, global float *out, global uint *align) {
+             local int counter[3];
+             int l = get_local_id(0), g = get_global_id(0);
+             pairs[l] = in[g];
+             if (l < 3) counter[l] = l;
+             barrier(CLK_LOCAL_MEM_FENCE);
+             local float *flat = (local float *)pairs;
+             out[g] = flat[2 * get_local_size(0) - 1 - 2 * l] + counter[l % 3];
+             float4 p4;
+             double d;
+             uint a = ((uintptr_t)&p4 & 15) | ((uintptr_t)(flat + 4) & 15) << 4
+                    | ((uintptr_t)(in + 2) & 15) << 8 | ((uintptr_t)&d & 7) << 12
+                    | ((uintptr_t)&counter[2] & 3) << 16;
+             global const float *aligned = (global const float *)(((uintptr_t)((global const float *)in + 1) + 15) & ~(uintptr_t)15);
+             align[g] = a | (uint)(aligned - (global const float *)in) << 20;
+         }",
+    );
+    let input: Vec<[f32; 2]> = (0..64).map(|x| [x as f32, -(x as f32) * 0.5]).collect();
+    let (inp, out, align) = (s.buf(&input), s.zeros::<f32>(64), s.zeros::<u32>(64));
+    s.run("k", &[Arg::Buf(&inp), Arg::Local(32 * 8), Arg::Buf(&out), Arg::Buf(&align)], &[64], Some(&[32]));
+    let want: Vec<f32> = (0..64)
+        .map(|g| {
+            let (group, l) = (g / 32, g % 32);
+            let flat: Vec<f32> = input[group * 32..group * 32 + 32].iter().flatten().copied().collect();
+            flat[63 - 2 * l] + (l % 3) as f32
+        })
+        .collect();
+    s.check("reversed floats of pairs", &s.get::<f32>(&out, 64), &want);
+    // `aligned` is the first 16-byte boundary after in + 1 float: in + 4 floats.
+    s.check("alignments", &s.get::<u32>(&align, 64), &[4 << 20; 64]);
+    s.finish();
+}
+
+/// A pointer chosen between two `__global` arguments per work-item, a pointer variable that is
+/// given different buffers, and a struct of floats stepped through as an array.
+#[test]
+fn pointers_chosen_between_buffers_and_stepped_over_struct_members() {
+    let s = Suite::new(
+        "typedef struct { float x, y, z, w; } acc_t;
+         kernel void k(global const float *a, global const float *b, global float *out) {
+             int g = get_global_id(0);
+             global const float *src = (g & 1) ? a : b;
+             global const float *p = &a[g];
+             float s = *p;
+             if (g % 3 == 0) p = &b[g];
+             s += *p;
+             acc_t acc = { 1.0f, 2.0f, 3.0f, 4.0f };
+             for (int i = 0; i < 4; i++) (&acc.x)[i] *= src[g];
+             out[g] = s + acc.x + acc.y + acc.z + acc.w;
+         }",
+    );
+    let a: Vec<f32> = (0..64).map(|x| x as f32).collect();
+    let b: Vec<f32> = (0..64).map(|x| 100.0 + x as f32).collect();
+    let (ba, bb, out) = (s.buf(&a), s.buf(&b), s.zeros::<f32>(64));
+    s.run("k", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&out)], &[64], Some(&[16]));
+    let want: Vec<f32> = (0..64)
+        .map(|g| {
+            let src = if g & 1 == 1 { a[g] } else { b[g] };
+            let second = if g % 3 == 0 { b[g] } else { a[g] };
+            a[g] + second + 10.0 * src
+        })
+        .collect();
+    s.check("chosen buffers", &s.get::<f32>(&out, 64), &want);
+    s.finish();
+}

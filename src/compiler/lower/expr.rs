@@ -333,6 +333,18 @@ impl Ctx<'_> {
                 self.swizzle(v, vty, comps, loc)
             }
             Access::Bytes { base, byte, ty } => self.load_bytes(*base, *byte, ty, loc),
+            Access::Dispatch { slot, cases, ty } => {
+                let nty = self.naga_ty(ty, loc)?;
+                let var = self.b.local("chosen", nty);
+                self.dispatch(*slot, cases, loc, |cx, access| {
+                    let v = cx.load_access(access, loc)?;
+                    let p = cx.b.expr(Expression::LocalVariable(var));
+                    cx.b.store(p, v);
+                    Ok(())
+                })?;
+                let p = self.b.expr(Expression::LocalVariable(var));
+                Ok(self.b.load(p))
+            }
             Access::Seen { ptr, stored, seen } => {
                 let v = self.b.load(*ptr);
                 let bits = self.bits_of(v, *stored);
@@ -350,6 +362,7 @@ impl Ctx<'_> {
                 self.b.store(*ptr, narrow);
             }
             Access::Bytes { base, byte, ty: elem } => self.store_bytes(*base, *byte, elem, value, loc)?,
+            Access::Dispatch { slot, cases, .. } => self.dispatch(*slot, cases, loc, |cx, access| cx.store_access(access, value, ty, loc))?,
             Access::Seen { ptr, stored, seen } => {
                 let bits = self.bits_of(value, *seen);
                 let v = self.value_of_bits(bits, *stored);
@@ -369,6 +382,24 @@ impl Ctx<'_> {
                 self.store_access(base, new, vty, loc)?;
             }
         }
+        Ok(())
+    }
+
+    /// A `switch` on the buffer argument number `slot`: `each` lowers the access of a case.
+    fn dispatch(&mut self, slot: Handle<Expression>, cases: &[(u32, Access)], loc: Loc, mut each: impl FnMut(&mut Self, &Access) -> R<()>) -> R<()> {
+        let mut out = Vec::with_capacity(cases.len() + 1);
+        for (n, access) in cases {
+            self.b.open();
+            let r = each(self, access);
+            let body = self.b.close();
+            r?;
+            out.push(naga::SwitchCase { value: naga::SwitchValue::U32(*n), body, fall_through: false });
+        }
+        out.push(naga::SwitchCase { value: naga::SwitchValue::Default, body: naga::Block::new(), fall_through: false });
+        if out.len() == 1 {
+            return Err(LowerError::new(loc, "internal: a choice of no buffer"));
+        }
+        self.b.stmt(naga::Statement::Switch { selector: slot, cases: out });
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 
 use super::abi::{self, Abi};
 use super::builder::FnBuilder;
+use super::place::{self, LocalArena};
 use crate::compiler::{spirv, ConstantData, Kernel, KernelArg, KernelAttributes, Target};
 use naga::{EntryPoint, Expression, Module, ShaderStage, Span};
 
@@ -21,6 +22,8 @@ pub struct CompiledKernel {
     pub local_arg_elem_sizes: Vec<u32>,
     /// The buffer arguments the kernel compares with NULL.
     pub null_tested_args: Vec<usize>,
+    /// The `__local` arguments whose memory is in the `__local` arena (see `place.rs`).
+    pub local_arena: Option<LocalArena>,
     pub aliased: bool,
     /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
     pub clamp_array_indices: bool,
@@ -110,9 +113,20 @@ impl Kernel for CompiledKernel {
         for (d, &n) in local_size.iter().enumerate() {
             constants.insert(abi::local_size_name(d as u32), f64::from(n.max(1)));
         }
+        let in_arena = |i: usize| self.local_arena.as_ref().is_some_and(|a| a.args.contains(&i));
         for (i, (&bytes, &elem)) in local_arg_sizes.iter().zip(&self.local_arg_elem_sizes).enumerate() {
-            let len = bytes.div_ceil(elem.max(1)).max(1);
+            // An argument in the arena leaves its own array unused: one element.
+            let len = if in_arena(i) { 1 } else { bytes.div_ceil(elem.max(1)).max(1) };
             constants.insert(abi::local_arg_name(i), f64::from(len));
+        }
+        if let Some(arena) = &self.local_arena {
+            let mut end = arena.static_bytes;
+            for &i in &arena.args {
+                constants.insert(place::arena_arg_name(i), f64::from(end));
+                let size = local_arg_sizes.get(i).copied().unwrap_or(0);
+                end = end.saturating_add(size).next_multiple_of(place::ARENA_ARG_ALIGN);
+            }
+            constants.insert(place::arena_words_name(), f64::from((end / 4).max(1)));
         }
         for &n in null_args.iter().filter(|n| self.null_tested_args.contains(n)) {
             constants.insert(abi::null_arg_name(n), 1.0);

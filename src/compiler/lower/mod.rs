@@ -166,7 +166,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         converted: None,
     };
     cx.kernel_body(id)?;
-    cx.size_arenas();
+    let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
     let local_arg_elem_sizes = decls
@@ -201,6 +201,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         private_mem_size,
         local_arg_elem_sizes,
         null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
+        local_arena,
         aliased: abi.has_aliased_views(),
         clamp_array_indices: target.clamp_array_indices,
         module,

@@ -33,6 +33,9 @@ pub enum Root {
 pub enum Region {
     /// Buffer argument (or `__constant` block) `n`.
     Buffer(usize),
+    /// The buffer argument numbered `slot` (a u32 value), one of those in `args` (bit n:
+    /// argument n).
+    Buffers { slot: Handle<Expression>, args: u64 },
     /// The words of the addressed `__local` objects.
     LocalArena,
     /// The words of the addressed private objects.
@@ -40,13 +43,20 @@ pub enum Region {
 }
 
 impl Region {
-    /// The integer a pointer to byte 0 of the region converts to. Bases are distinct
-    /// multiples of 2^24, so that the low bits of a converted pointer give its alignment.
-    fn base(self) -> u32 {
+    /// The buffer arguments the region may be, as a mask.
+    fn buffers(self) -> Option<u64> {
         match self {
-            Region::Buffer(n) => (n as u32 % 0xe0 + 1) << 24,
-            Region::LocalArena => 0xe1 << 24,
-            Region::PrivateArena => 0xe2 << 24,
+            Region::Buffer(n) => Some(1u64.checked_shl(n as u32).unwrap_or(0)),
+            Region::Buffers { args, .. } => Some(args),
+            Region::LocalArena | Region::PrivateArena => None,
+        }
+    }
+
+    /// The same region as far as its identity at compile time goes (a run-time slot aside).
+    fn same_as(self, other: Region) -> bool {
+        match (self, other) {
+            (Region::Buffers { args: a, .. }, Region::Buffers { args: b, .. }) => a == b,
+            (a, b) => a == b,
         }
     }
 }
@@ -62,6 +72,34 @@ pub struct Arenas {
     local: Option<(Handle<GlobalVariable>, u32)>,
     /// The byte offset of each addressed `__local` variable in its arena.
     workgroup: std::collections::HashMap<u32, u32>,
+    /// The `__local` arguments (by ordinal among them) placed after the variables of the
+    /// `__local` arena, each with the override of its byte offset (set at specialisation).
+    pub args: Vec<(usize, Handle<naga::Override>)>,
+    /// The override of the `__local` arena's length in words, when arguments are in it.
+    words: Option<Handle<naga::Override>>,
+}
+
+/// Alignment of `__local` arguments in the arena: the largest of any OpenCL C type
+/// (`long16`), which a kernel may cast the argument to.
+pub const ARENA_ARG_ALIGN: u32 = 128;
+
+/// What the runtime's specialisation computes for `__local` arguments in the arena.
+#[derive(Clone, Debug, Default)]
+pub struct LocalArena {
+    /// Bytes of the arena's `__local` variables; the arguments follow.
+    pub static_bytes: u32,
+    /// The ordinals (among the `__local` arguments) of the arguments in the arena.
+    pub args: Vec<usize>,
+}
+
+/// The override of the `__local` arena's length in words.
+pub fn arena_words_name() -> String {
+    "local_arena_words".into()
+}
+
+/// The override of the byte offset of `__local` argument `ordinal` in the arena.
+pub fn arena_arg_name(ordinal: usize) -> String {
+    format!("local_arena_arg_{ordinal}")
 }
 
 /// A pointer variable: the frame of the inlined function instance that holds it, and its local.
@@ -109,6 +147,9 @@ pub struct PtrVar {
     seen_as: Option<(S, S)>,
     /// The last step is an element index kept in the slot's local.
     indexed: bool,
+    /// For a byte pointer into buffers chosen at run time: the local holding the argument's
+    /// number.
+    chosen: Option<Handle<LocalVariable>>,
 }
 
 /// A place lowered to memory: a naga pointer, or components of a vector behind one.
@@ -123,6 +164,8 @@ pub enum Access {
     Bytes { base: Words, byte: Handle<Expression>, ty: T },
     /// A private or `__local` scalar of type `stored` read and written as `seen` (same size).
     Seen { ptr: Handle<Expression>, stored: S, seen: S },
+    /// A value of type `ty` in the buffer argument numbered `slot`: the access of each case.
+    Dispatch { slot: Handle<Expression>, cases: Vec<(u32, Access)>, ty: T },
 }
 
 impl Ctx<'_> {
@@ -215,7 +258,9 @@ impl Ctx<'_> {
                 let shared = self.is_workgroup_pointer(ptr);
                 (Words::Var { ptr, shared }, self.b.u32(0))
             }
-            Access::Swizzle { .. } | Access::Ptr16 { .. } | Access::Seen { .. } => return Err(LowerError::new(loc, "internal: not a union")),
+            Access::Swizzle { .. } | Access::Ptr16 { .. } | Access::Seen { .. } | Access::Dispatch { .. } => {
+                return Err(LowerError::new(loc, "internal: not a union"))
+            }
         };
         let (offset, next) = self.step_offset(ty, step, loc)?;
         let byte = self.b.binary(B::Add, byte, offset);
@@ -239,7 +284,12 @@ impl Ctx<'_> {
     pub(super) fn to_bytes(&mut self, ptr: Ptr, loc: Loc) -> R<Ptr> {
         match (ptr.root, ptr.view.clone()) {
             (Root::Bytes(_), _) => Ok(ptr),
-            (Root::Buffer(n), Some(view)) if !ptr.steps.is_empty() => {
+            // A whole `__constant` array: its first byte.
+            (Root::Buffer(n), Some(view)) if ptr.steps.is_empty() => {
+                let byte = self.b.u32(0);
+                Ok(Ptr { root: Root::Bytes(Region::Buffer(n)), view: Some(view), steps: vec![Step::Index(byte)], ..ptr })
+            }
+            (Root::Buffer(n), Some(view)) => {
                 let (byte, pointee) = self.buffer_byte(&ptr, view, loc)?;
                 Ok(Ptr { root: Root::Bytes(Region::Buffer(n)), view: Some(pointee), steps: vec![Step::Index(byte)], ..ptr })
             }
@@ -253,12 +303,37 @@ impl Ctx<'_> {
         Ptr { root: Root::Bytes(region), view: Some(ty.clone()), steps: vec![Step::Index(b)], space, seen_as: None }
     }
 
+    /// The integer a pointer to byte 0 of `region` converts to. Bases are distinct multiples
+    /// of 2^24, so that the low bits of a converted pointer give its alignment.
+    fn region_base(&mut self, region: Region) -> Handle<Expression> {
+        let base = |id: u32| id << 24;
+        match region {
+            Region::Buffer(n) => self.b.u32(base(n as u32 % 0xe0 + 1)),
+            Region::Buffers { slot, .. } => {
+                let (one, k24) = (self.b.u32(1), self.b.u32(24));
+                let id = self.b.binary(B::Add, slot, one);
+                self.b.binary(B::ShiftLeft, id, k24)
+            }
+            Region::LocalArena => self.b.u32(base(0xe1)),
+            Region::PrivateArena => self.b.u32(base(0xe2)),
+        }
+    }
+
+    /// The u32 number of the buffer argument of a buffer region.
+    fn buffer_slot(&mut self, region: Region) -> Option<Handle<Expression>> {
+        match region {
+            Region::Buffer(n) => Some(self.b.u32(n as u32)),
+            Region::Buffers { slot, .. } => Some(slot),
+            Region::LocalArena | Region::PrivateArena => None,
+        }
+    }
+
     /// Room for an object of type `ty` in the arena `region`: its byte offset.
     pub(super) fn arena_alloc(&mut self, region: Region, ty: &T, loc: Loc) -> R<u32> {
         let (space, slot) = match region {
             Region::PrivateArena => (naga::AddressSpace::Private, &mut self.arenas.private),
             Region::LocalArena => (naga::AddressSpace::WorkGroup, &mut self.arenas.local),
-            Region::Buffer(_) => return Err(LowerError::new(loc, "internal: a buffer is no arena")),
+            Region::Buffer(_) | Region::Buffers { .. } => return Err(LowerError::new(loc, "internal: a buffer is no arena")),
         };
         let (var, used) = match *slot {
             Some(arena) => arena,
@@ -289,14 +364,40 @@ impl Ctx<'_> {
         super::builder::intern(&mut self.module, TypeInner::Array { base, size, stride: 4 })
     }
 
-    /// Gives the arenas their final sizes, once the kernel is lowered.
-    pub(super) fn size_arenas(&mut self) {
+    /// A byte pointer to the memory of `__local` argument `ordinal`, which lives in the arena
+    /// after its variables (at an offset known at specialisation).
+    pub(super) fn arena_arg(&mut self, ordinal: usize, pointee: &T, loc: Loc) -> R<Ptr> {
+        self.arena_alloc(Region::LocalArena, &T::Void, loc)?;
+        let o = self.u32_override(arena_arg_name(ordinal));
+        self.arenas.args.push((ordinal, o));
+        if self.arenas.words.is_none() {
+            self.arenas.words = Some(self.u32_override(arena_words_name()));
+        }
+        let byte = self.b.expr(Expression::Override(o));
+        Ok(Ptr { root: Root::Bytes(Region::LocalArena), view: Some(pointee.clone()), steps: vec![Step::Index(byte)], space: Space::Local, seen_as: None })
+    }
+
+    fn u32_override(&mut self, name: String) -> Handle<naga::Override> {
+        let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let one = self.module.global_expressions.append(Expression::Literal(Literal::U32(1)), naga::Span::UNDEFINED);
+        let o = naga::Override { name: Some(name), id: None, ty: u32_ty, init: Some(one) };
+        self.module.overrides.append(o, naga::Span::UNDEFINED)
+    }
+
+    /// Gives the arenas their final sizes, once the kernel is lowered; what specialisation
+    /// must compute for `__local` arguments in the arena.
+    pub(super) fn size_arenas(&mut self) -> Option<LocalArena> {
         for (space, arena) in [(naga::AddressSpace::Private, self.arenas.private), (naga::AddressSpace::WorkGroup, self.arenas.local)] {
             if let Some((var, used)) = arena {
                 let ty = self.arena_type(space, used.div_ceil(4));
                 self.module.global_variables[var].ty = ty;
             }
         }
+        let (Some(words), Some((var, used))) = (self.arenas.words, self.arenas.local) else { return None };
+        let word = super::builder::intern(&mut self.module, TypeInner::Atomic(naga::Scalar::U32));
+        let ty = super::builder::intern(&mut self.module, TypeInner::Array { base: word, size: ArraySize::Pending(words), stride: 4 });
+        self.module.global_variables[var].ty = ty;
+        Some(LocalArena { static_bytes: used.next_multiple_of(ARENA_ARG_ALIGN), args: self.arenas.args.iter().map(|(n, _)| *n).collect() })
     }
 
     /// The words of arena `region`.
@@ -305,6 +406,7 @@ impl Ctx<'_> {
             Region::PrivateArena => self.arenas.private,
             Region::LocalArena => self.arenas.local,
             Region::Buffer(n) => return Ok(Words::Buffer(n)),
+            Region::Buffers { .. } => return Err(LowerError::new(loc, "internal: words of a chosen buffer")),
         };
         let (var, _) = arena.ok_or_else(|| LowerError::new(loc, "internal: an arena that holds nothing"))?;
         let ptr = self.b.expr(Expression::GlobalVariable(var));
@@ -322,7 +424,7 @@ impl Ctx<'_> {
         let (Root::Bytes(region), byte) = (bytes.root, Self::byte_offset(&bytes, loc)?) else {
             return Err(LowerError::new(loc, "internal: not a byte pointer"));
         };
-        let base = self.b.u32(region.base());
+        let base = self.region_base(region);
         self.converted = Some(bytes);
         Ok(self.b.binary(B::Add, base, byte))
     }
@@ -347,7 +449,7 @@ impl Ctx<'_> {
         let Root::Bytes(region) = origin.root else {
             return Err(LowerError::new(loc, "internal: not a byte pointer"));
         };
-        let base = self.b.u32(region.base());
+        let base = self.region_base(region);
         let byte = self.b.binary(B::Subtract, v, base);
         Ok(Ptr { root: origin.root, view: Some((**pointee).clone()), steps: vec![Step::Index(byte)], space: origin.space, seen_as: None })
     }
@@ -365,9 +467,22 @@ impl Ctx<'_> {
     fn bytes_access(&mut self, region: Region, ptr: &Ptr, loc: Loc) -> R<Access> {
         let byte = Self::byte_offset(ptr, loc)?;
         let ty = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: byte pointer without a pointee"))?;
-        let Region::Buffer(n) = region else {
-            let words = self.arena_words(region, loc)?;
-            return Ok(Access::Bytes { base: words, byte, ty });
+        let n = match region {
+            Region::Buffer(n) => n,
+            Region::Buffers { slot, args } => {
+                let cases = (0..64u32)
+                    .filter(|n| args >> n & 1 == 1)
+                    .map(|n| {
+                        let one = Ptr { root: Root::Bytes(Region::Buffer(n as usize)), ..ptr.clone() };
+                        Ok((n, self.bytes_access(Region::Buffer(n as usize), &one, loc)?))
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                return Ok(Access::Dispatch { slot, cases, ty });
+            }
+            Region::LocalArena | Region::PrivateArena => {
+                let words = self.arena_words(region, loc)?;
+                return Ok(Access::Bytes { base: words, byte, ty });
+            }
         };
         let types = &self.program.types;
         let (size, align) = (types.size_of(&ty), u64::from(types.align_of(&ty)));
@@ -686,6 +801,16 @@ impl Ctx<'_> {
     /// index is chosen.
     pub(super) fn ptr_select(&mut self, c: Handle<Expression>, a: Ptr, b: Ptr, loc: Loc) -> R<Ptr> {
         let (a, b) = self.comparable(a, b, loc)?;
+        if let (Root::Bytes(x), Root::Bytes(y), [Step::Index(i)], [Step::Index(j)]) = (a.root, b.root, a.steps.as_slice(), b.steps.as_slice()) {
+            if let (false, Some(mx), Some(my)) = (x == y, x.buffers(), y.buffers()) {
+                // Different buffers: the argument is chosen with the offset.
+                let (sx, sy) = (self.buffer_slot(x), self.buffer_slot(y));
+                let (Some(sx), Some(sy)) = (sx, sy) else { return Err(LowerError::new(loc, "internal: buffer slots")) };
+                let slot = self.b.select(c, sx, sy);
+                let byte = self.b.select(c, *i, *j);
+                return Ok(Ptr { root: Root::Bytes(Region::Buffers { slot, args: mx | my }), steps: vec![Step::Index(byte)], ..a });
+            }
+        }
         let same_shape = a.root == b.root
             && a.view == b.view
             && a.steps.len() == b.steps.len()
@@ -720,11 +845,13 @@ impl Ctx<'_> {
         Ok(self.path_compare(&a, &b, op))
     }
 
-    /// Two pointers in one form: both byte pointers when either is one (then a path pointer
-    /// into the same buffer becomes one too).
+    /// Two pointers in one form: both byte pointers when either is one or when they point
+    /// into different buffers.
     fn comparable(&mut self, a: Ptr, b: Ptr, loc: Loc) -> R<(Ptr, Ptr)> {
         let bytes = |p: &Ptr| matches!(p.root, Root::Bytes(_));
-        if bytes(&a) == bytes(&b) || a.root == Root::Null || b.root == Root::Null {
+        let buffers = |p: &Ptr| matches!(p.root, Root::Buffer(_));
+        let same_form = bytes(&a) == bytes(&b) && !(buffers(&a) && buffers(&b) && a.root != b.root);
+        if same_form || a.root == Root::Null || b.root == Root::Null {
             return Ok((a, b));
         }
         Ok((self.to_bytes(a, loc)?, self.to_bytes(b, loc)?))
@@ -734,6 +861,11 @@ impl Ctx<'_> {
         if let (Root::Bytes(x), Root::Bytes(y), [Step::Index(i)], [Step::Index(j)]) = (a.root, b.root, a.steps.as_slice(), b.steps.as_slice()) {
             if x == y {
                 return self.b.binary(op, *i, *j);
+            }
+            if let (Some(sx), Some(sy)) = (self.buffer_slot(x), self.buffer_slot(y)) {
+                // Buffers chosen at run time: by argument, then by offset.
+                let (same, by_slot, by_byte) = (self.b.binary(B::Equal, sx, sy), self.b.binary(op, sx, sy), self.b.binary(op, *i, *j));
+                return self.b.select(same, by_byte, by_slot);
             }
         }
         if a.root != b.root {
@@ -808,12 +940,36 @@ impl Ctx<'_> {
     pub(super) fn assign_ptr_var(&mut self, v: VarRef, ptr: Ptr, loc: Loc) -> R<()> {
         let slot = self.var_slot(v, loc)?;
         let func = self.frames.get(v.frame).map_or(0, |f| f.func.0);
-        let ptr = if self.points_to.is_byte_var((func, v.id.0)) && ptr.root != Root::Null { self.to_bytes(ptr, loc)? } else { ptr };
+        let ptr = if self.points_to.is_byte_var((func, v.id.0)) && ptr.root != Root::Null {
+            let bytes = self.to_bytes(ptr, loc)?;
+            self.among_buffers(bytes, (func, v.id.0), loc)?
+        } else {
+            ptr
+        };
         let slot = self.store_ptr_slot(slot, ptr, loc)?;
         if let Some(s) = self.frames.get_mut(v.frame).and_then(|f| f.locals.get_mut(v.id.0 as usize)) {
             *s = slot;
         }
         Ok(())
+    }
+
+    /// Byte pointer `ptr` as one into any of the buffers that pointer variable `var` may point
+    /// into, when it may point into more than one.
+    fn among_buffers(&mut self, mut ptr: Ptr, var: super::points_to::VarKey, loc: Loc) -> R<Ptr> {
+        let Root::Bytes(region) = ptr.root else { return Ok(ptr) };
+        let Some(kernel) = self.frames.first().map(|f| f.func) else { return Ok(ptr) };
+        let params = &self.function(kernel)?.params;
+        let mut args = 0u64;
+        for local in self.points_to.buffers_of(var) {
+            let n = params.iter().position(|p| p.local.0 == local).ok_or_else(|| LowerError::new(loc, "internal: unknown parameter"))?;
+            args |= 1u64.checked_shl(n as u32).ok_or_else(|| LowerError::new(loc, "a pointer chosen among buffer arguments past the 64th is not supported"))?;
+        }
+        if args.count_ones() > 1 {
+            if let Some(slot) = self.buffer_slot(region) {
+                ptr.root = Root::Bytes(Region::Buffers { slot, args });
+            }
+        }
+        Ok(ptr)
     }
 
     /// Stores `ptr` into a pointer slot; returns the slot with its base fixed.
@@ -836,7 +992,8 @@ impl Ctx<'_> {
                         Step::Index(_) => VarStep::Held(self.b.local("ptr_path_index", u32_ty)),
                     })
                     .collect();
-                PtrVar { root: ptr.root, view: ptr.view.clone(), prefix: steps, space: ptr.space, seen_as: ptr.seen_as, indexed: last.is_some() }
+                let chosen = matches!(ptr.root, Root::Bytes(Region::Buffers { .. })).then(|| self.b.local("ptr_buffer", u32_ty));
+                PtrVar { root: ptr.root, view: ptr.view.clone(), prefix: steps, space: ptr.space, seen_as: ptr.seen_as, indexed: last.is_some(), chosen }
             }
             Some(old) if self.same_shape(&old, &ptr, prefix, last.is_some()) => old,
             Some(_) => {
@@ -855,6 +1012,11 @@ impl Ctx<'_> {
         if let Some(i) = last {
             let p = self.b.expr(Expression::LocalVariable(index));
             self.b.store(p, i);
+        }
+        if let (Some(chosen), Root::Bytes(region)) = (fixed.chosen, ptr.root) {
+            let slot = self.buffer_slot(region).ok_or_else(|| LowerError::new(loc, "internal: no buffer"))?;
+            let p = self.b.expr(Expression::LocalVariable(chosen));
+            self.b.store(p, slot);
         }
         Ok(Slot::Ptr(Some(fixed), index))
     }
@@ -884,7 +1046,14 @@ impl Ctx<'_> {
                     let p = self.b.expr(Expression::LocalVariable(index));
                     steps.push(Step::Index(self.b.load(p)));
                 }
-                Ok(Ptr { root: v.root, view: v.view, steps, space: v.space, seen_as: v.seen_as })
+                let root = match (v.root, v.chosen) {
+                    (Root::Bytes(Region::Buffers { args, .. }), Some(chosen)) => {
+                        let p = self.b.expr(Expression::LocalVariable(chosen));
+                        Root::Bytes(Region::Buffers { slot: self.b.load(p), args })
+                    }
+                    (root, _) => root,
+                };
+                Ok(Ptr { root, view: v.view, steps, space: v.space, seen_as: v.seen_as })
             }
             Slot::Ptr(None, _) => Err(LowerError::new(loc, "pointer variable used before it is given a value")),
             Slot::Var(_) | Slot::Arena(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),
@@ -894,7 +1063,11 @@ impl Ctx<'_> {
     /// True when pointer variable `v` can hold `ptr` (whose steps are `prefix` and a last
     /// index when `indexed`): one root and view, and one path of members.
     fn same_shape(&self, v: &PtrVar, ptr: &Ptr, prefix: &[Step], indexed: bool) -> bool {
-        v.root == ptr.root
+        let same_root = match (v.root, ptr.root) {
+            (Root::Bytes(a), Root::Bytes(b)) => a.same_as(b),
+            (a, b) => a == b,
+        };
+        same_root
             && v.view == ptr.view
             && v.indexed == indexed
             && v.prefix.len() == prefix.len()

@@ -43,8 +43,8 @@ enum Source {
 /// Where the pointers of one kernel may point, and what follows for the lowering.
 pub struct PointsTo {
     points_to: BTreeMap<VarKey, BTreeSet<Object>>,
-    /// Pointer variables holding byte pointers.
-    byte_vars: BTreeSet<VarKey>,
+    /// Pointer variables holding byte pointers, with the concrete objects they may point to.
+    byte_vars: BTreeMap<VarKey, BTreeSet<Object>>,
     /// The private and `__local` objects that live in an arena of words.
     addressed: BTreeSet<Object>,
     /// The concrete objects atomics on `__local` pointers are applied to.
@@ -56,14 +56,15 @@ impl PointsTo {
         let mut facts = Facts::collect(program, kernel);
         facts.make_params_symbolic();
         let points_to = facts.solve();
-        let mut this = PointsTo { points_to, byte_vars: BTreeSet::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new() };
+        let mut this = PointsTo { points_to, byte_vars: BTreeMap::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new() };
         // A pointer to pointer variables stays a compile-time choice (`place.rs`, `Root::PtrVar`).
         let to_pointer = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| l.ty.is_pointer()),
             _ => false,
         };
         let many = |s: &BTreeSet<Object>| !s.iter().any(to_pointer) && s.iter().filter(|o| **o != Object::Any).count() > 1;
-        this.byte_vars = this.points_to.iter().filter(|(v, s)| many(s) || facts.cast_into.contains(v)).map(|(v, _)| *v).collect();
+        let byte_vars: Vec<VarKey> = this.points_to.iter().filter(|(v, s)| many(s) || facts.cast_into.contains(v)).map(|(v, _)| *v).collect();
+        this.byte_vars = byte_vars.into_iter().map(|v| (v, this.concrete(&facts.args, &[Source::Var(v)]))).collect();
         this.atomic_objects = facts.atomics.iter().flat_map(|s| this.concrete(&facts.args, s)).collect();
         let single = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !matches!(l.ty, Type::Array { .. })),
@@ -71,12 +72,16 @@ impl PointsTo {
             _ => false,
         };
         let stepped: BTreeSet<Object> = facts.stepped.iter().flat_map(|s| this.concrete(&facts.args, s)).filter(single).collect();
-        let byte_vars = this.byte_vars.iter().map(|v| vec![Source::Var(*v)]);
+        let byte_vars = this.byte_vars.keys().map(|v| vec![Source::Var(*v)]);
         let choices = facts.choices.iter().filter(|c| this.concrete(&facts.args, c).len() > 1).cloned();
         let sites: Vec<Vec<Source>> = byte_vars.chain(choices).chain(facts.addressed.iter().cloned()).collect();
         let is_data = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !l.ty.is_pointer()),
             Object::Workgroup(_) => true,
+            Object::KernelArg(l) => program
+                .function(kernel)
+                .and_then(|k| k.locals.get(l as usize))
+                .is_some_and(|l| matches!(l.ty, Type::Pointer { space: Space::Local, .. })),
             _ => false,
         };
         this.addressed = sites.iter().flat_map(|s| this.concrete(&facts.args, s)).chain(stepped).filter(is_data).collect();
@@ -111,10 +116,20 @@ impl PointsTo {
     /// Whether pointer variable `var` holds byte pointers: it may point into more than one
     /// object, or is given a reinterpreted pointer.
     pub fn is_byte_var(&self, var: VarKey) -> bool {
-        self.byte_vars.contains(&var)
+        self.byte_vars.contains_key(&var)
     }
 
-    /// Whether private or `__local` object `o` lives in an arena of words.
+    /// The kernel parameters (by local) whose buffers byte pointer variable `var` may point
+    /// into.
+    pub fn buffers_of(&self, var: VarKey) -> impl Iterator<Item = u32> + '_ {
+        self.byte_vars.get(&var).into_iter().flatten().filter_map(|o| match *o {
+            Object::KernelArg(l) => Some(l),
+            _ => None,
+        })
+    }
+
+    /// Whether private or `__local` object `o` (or the `__local` memory of a kernel argument)
+    /// lives in an arena of words.
     pub fn is_addressed(&self, o: Object) -> bool {
         self.addressed.contains(&o)
     }

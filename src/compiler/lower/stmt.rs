@@ -27,7 +27,7 @@ impl<'p> Ctx<'p> {
         body
     }
 
-    fn function(&self, id: FuncId) -> R<&'p model::Function> {
+    pub(super) fn function(&self, id: FuncId) -> R<&'p model::Function> {
         let program = self.program;
         program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: unknown function"))
     }
@@ -82,6 +82,12 @@ impl<'p> Ctx<'p> {
         let ty = self.local_ty(id, loc)?;
         let root = match self.abi.params.get(n) {
             Some(AbiParam::Buffer { .. }) => super::place::Root::Buffer(n),
+            Some(AbiParam::Local { ordinal, .. }) if self.points_to.is_addressed(Object::KernelArg(id.0)) => {
+                let (ordinal, ty) = (*ordinal, self.local_ty(id, loc)?);
+                let T::Pointer { pointee, .. } = ty else { return Err(LowerError::new(loc, "internal: pointer parameter expected")) };
+                let ptr = self.arena_arg(ordinal, &pointee, loc)?;
+                return self.assign_ptr_var(self.here(id), ptr, loc);
+            }
             Some(AbiParam::Local { var, .. }) => super::place::Root::Global(*var),
             Some(AbiParam::Pod { words, .. }) => {
                 let words = *words;
