@@ -216,3 +216,37 @@ fn pointers_chosen_between_buffers_and_stepped_over_struct_members() {
     s.check("chosen buffers", &s.get::<f32>(&out, 64), &want);
     s.finish();
 }
+
+/// Program-scope `__global` variables (OpenCL C 3.0): initialised once per program object,
+/// kept from launch to launch, reached by name and through pointers of any type.
+#[test]
+fn program_scope_global_variables_keep_their_values() {
+    let s = Suite::with_options(
+        "global int counter = 5;
+         global float table[4] = { 1.5f, 2.5f, 3.5f, 4.5f };
+         global uchar bytes[6];
+         extern global int later;
+         kernel void k(global int *out) {
+             int g = get_global_id(0);
+             if (g == 0) {
+                 counter += 1;
+                 later += 10;
+             }
+             global uchar *b = (global uchar *)&table[1];
+             out[g] = counter * 1000 + (int)table[g % 4] + b[3] + later;
+             bytes[g % 6] = (uchar)g;
+         }
+         global int later = 7;",
+        "-cl-std=CL3.0",
+    );
+    let out = s.zeros::<i32>(8);
+    // Two launches: the second sees what the first left (one work-item bumps, all read before
+    // the bump is visible only in the next launch).
+    for round in 0..2 {
+        s.run("k", &[Arg::Buf(&out)], &[1], Some(&[1]));
+        let got = s.get::<i32>(&out, 1);
+        let b3 = 2.5f32.to_le_bytes()[3] as i32;
+        s.check(&format!("launch {round}"), &got, &[(6 + round) * 1000 + 1 + b3 + 17 + 10 * round]);
+    }
+    s.finish();
+}

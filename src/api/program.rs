@@ -257,7 +257,7 @@ entry! {
             CL_PROGRAM_BUILD_OPTIONS => Ok(b.options.as_str().into()),
             CL_PROGRAM_BUILD_LOG => Ok(b.log.as_str().into()),
             CL_PROGRAM_BINARY_TYPE => Ok(Info::value(b.binary_type)),
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(0usize.into()),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(b.program.as_ref().map_or(0, |e| e.program.globals.len()).into()),
             _ => Err(CL_INVALID_VALUE),
         };
         info::write(answer, size, value, size_ret)

@@ -126,10 +126,10 @@ impl Unit {
         }
         let sema_opts = sema::Options { cl_std: opts.c_version(), single_precision_constant: opts.single_precision_constant };
         let program = sema::analyze(&tokens, target, &sema_opts, &mut self.diags);
-        let kernels = match program {
+        let (kernels, globals) = match program {
             Some(p) if !self.diags.has_errors() => {
                 let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations, contract };
-                lower::lower_program(&p, target, options)
+                (lower::lower_program(&p, target, options), p.globals_image())
             }
             _ => return Err(BuildError::Failed(self.diags.render(&self.sources))),
         };
@@ -137,6 +137,7 @@ impl Unit {
             Ok(kernels) => Ok(Program {
                 kernels: kernels.into_iter().map(|k| Arc::new(k) as Arc<dyn Kernel>).collect(),
                 log: self.diags.render(&self.sources),
+                globals,
             }),
             Err(e) => {
                 self.diags.error(e.loc, e.message);

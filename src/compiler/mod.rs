@@ -18,6 +18,10 @@ pub mod token;
 
 pub use driver::{build, compile, link};
 
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`: the largest program-scope `__global` variable (the
+/// minimum OpenCL 3.0 asks of a device with the feature).
+pub const MAX_GLOBAL_VARIABLE_SIZE: u64 = 65536;
+
 /// What the compiler may use on the device it compiles for (filled from Vulkan features/limits).
 #[derive(Clone, Debug)]
 pub struct Target {
@@ -157,6 +161,8 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     /// The buffer arguments the kernel compares with NULL: whether they are NULL is fixed at
     /// specialisation.
     fn null_tested_args(&self) -> &[usize];
+    /// Where the program's buffer of `__global` variables is bound (empty: not used).
+    fn globals_bindings(&self) -> &[u32];
     /// SPIR-V for one work-group size, the sizes (bytes) of the `__local` pointer arguments and
     /// the buffer arguments that are NULL (those not in [`Kernel::null_tested_args`] change
     /// nothing). Entry point `main`. Errors are internal-compiler-error messages.
@@ -168,6 +174,10 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
 pub struct Program {
     pub kernels: Vec<std::sync::Arc<dyn Kernel>>,
     pub log: String,
+    /// The initial bytes of the program's buffer of program-scope `__global` variables (empty
+    /// when it has none). Each program object needs its own buffer of them, bound at
+    /// [`Kernel::globals_bindings`].
+    pub globals: Vec<u8>,
 }
 
 /// A compiled but unlinked object (`clCompileProgram`), or a library (`-create-library`).

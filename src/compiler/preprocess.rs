@@ -79,6 +79,7 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     let cl3 = opts.cl_std == Some(ClStd::Cl30);
     flag("__opencl_c_int64", cl3 && target.int64);
     flag("__opencl_c_fp64", cl3 && target.fp64);
+    flag("__opencl_c_program_scope_global_variables", cl3);
     defs.extend(standard::standard_macros(target));
     defs
 }

@@ -53,7 +53,7 @@ impl Builtins {
                 Bound::Pod(d.first.to_le_bytes().to_vec()),
                 Bound::Pod(count.to_le_bytes().to_vec()),
             ];
-            plan(device, &self.exe, self.copy, &range(count), args)?(batch)?;
+            plan(device, &self.exe, self.copy, &range(count), args, None)?(batch)?;
         }
         Ok(true)
     }
@@ -72,7 +72,7 @@ impl Builtins {
                 Bound::Pod(count.to_le_bytes().to_vec()),
                 Bound::Pod(value.to_vec()),
             ];
-            plan(device, &self.exe, self.fill, &range(count), args)?(batch)?;
+            plan(device, &self.exe, self.fill, &range(count), args, None)?(batch)?;
         }
         Ok(true)
     }

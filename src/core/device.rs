@@ -146,6 +146,9 @@ impl Device {
         CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
     }
 
+    /// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (also what sema enforces).
+    pub const MAX_GLOBAL_VARIABLE_SIZE: u64 = crate::compiler::MAX_GLOBAL_VARIABLE_SIZE;
+
     /// OpenCL C 3.0 optional features this device supports.
     pub fn c_features(&self) -> Vec<&'static str> {
         let mut list = Vec::new();
@@ -155,6 +158,7 @@ impl Device {
         if self.target.fp64 {
             list.push("__opencl_c_fp64");
         }
+        list.push("__opencl_c_program_scope_global_variables");
         list
     }
 }

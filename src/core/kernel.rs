@@ -33,6 +33,8 @@ pub struct Kernel {
     /// For each device of the program (same order), if built there: its executable and the
     /// kernel's index in it.
     pub compiled: Vec<Option<(Arc<Executable>, usize)>>,
+    /// For each device: the program object's buffer of `__global` variables, if it has one.
+    globals: Vec<Option<Arc<Buffer>>>,
     args: Mutex<Vec<Option<ArgValue>>>,
 }
 object!(Kernel, Kernel, CL_INVALID_KERNEL);
@@ -58,12 +60,14 @@ impl Kernel {
             .collect();
         let (exe, index) = compiled.iter().flatten().next().ok_or(CL_INVALID_KERNEL_NAME)?;
         let args = vec![None; exe.program.kernels[*index].args().len()];
+        let globals = program.all_builds().iter().map(|b| b.globals.clone()).collect();
         program.kernels.fetch_add(1, Ordering::AcqRel);
         Ok(Arc::new(Kernel {
             header: Header::new(Kind::Kernel),
             program,
             name: name.into(),
             compiled,
+            globals,
             args: Mutex::new(args),
         }))
     }
@@ -76,6 +80,7 @@ impl Kernel {
             program: self.program.clone(),
             name: self.name.clone(),
             compiled: self.compiled.clone(),
+            globals: self.globals.clone(),
             args: Mutex::new(self.args().clone()),
         })
     }
@@ -111,7 +116,7 @@ impl Kernel {
 
     /// Builds the NDRange command with the arguments as they are now.
     pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: &NdRange) -> CLResult<Work> {
-        let (_, exe, k) = self.compiled_for(device)?;
+        let (i, exe, k) = self.compiled_for(device)?;
         if self.local_mem_size() > device.target.local_mem_size {
             return Err(CL_OUT_OF_RESOURCES);
         }
@@ -136,7 +141,8 @@ impl Kernel {
         if range.global.contains(&0) {
             return Ok(Box::new(|_| Ok(None)));
         }
-        let work = plan(device, &exe, k, range, args)?;
+        let globals = self.globals.get(i).cloned().flatten();
+        let work = plan(device, &exe, k, range, args, globals)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
             batch.keep((kernel, keep));
@@ -165,7 +171,8 @@ pub enum Bound {
 
 /// The dispatch of kernel `k` of `exe` over `range` with `args`: pipeline, descriptors and push
 /// constants resolved now, recorded when the command's turn comes.
-pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>) -> CLResult<Work> {
+/// `globals`: the program object's buffer of `__global` variables, if it has one.
+pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>, globals: Option<Arc<Buffer>>) -> CLResult<Work> {
     let compiled = exe.program.kernels[k].clone();
     let local_sizes: Vec<u32> = args.iter().filter_map(|a| if let Bound::Local(n) = a { Some(*n) } else { None }).collect();
     // Only the NULL arguments the kernel compares with NULL need a pipeline of their own.
@@ -206,6 +213,12 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
     for (binding, uniform, buffer) in constants(device, exe, k)?.iter() {
         buffers.push(BoundBuffer { binding: Binding { binding: *binding, uniform: *uniform }, buffer: buffer.raw, offset: 0, range: buffer.size });
         keep.push(buffer.clone());
+    }
+    if let Some(g) = globals.filter(|_| !compiled.globals_bindings().is_empty()) {
+        for &binding in compiled.globals_bindings() {
+            buffers.push(BoundBuffer { binding: Binding { binding, uniform: false }, buffer: g.raw, offset: 0, range: g.size });
+        }
+        keep.push(g);
     }
     if let Some((binding, bytes)) = pod_uniform {
         let ubo = upload(device, &bytes)?;
@@ -318,12 +331,13 @@ fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {
         .flatten()
         .collect();
     out.extend(k.constant_data().iter().map(|c| Binding { binding: c.binding, uniform: c.descriptor == DescriptorKind::Uniform }));
+    out.extend(k.globals_bindings().iter().map(|&binding| Binding { binding, uniform: false }));
     out.extend(k.pod_uniform().map(|(b, _)| Binding { binding: b, uniform: true }));
     out
 }
 
 /// A buffer holding `bytes`, for uniform data.
-fn upload(device: &Device, bytes: &[u8]) -> CLResult<Arc<Buffer>> {
+pub(super) fn upload(device: &Device, bytes: &[u8]) -> CLResult<Arc<Buffer>> {
     let b = Buffer::new(&device.gpu, bytes.len().max(16) as u64, Placement::Upload).map_err(|_| CL_OUT_OF_RESOURCES)?;
     let p = b.mapped().ok_or(CL_OUT_OF_RESOURCES)?;
     // SAFETY: the new buffer is mapped and at least `bytes.len()` long.

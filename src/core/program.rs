@@ -38,6 +38,9 @@ pub struct Build {
     /// Compiled (or loaded) object: what binaries hold and what linking consumes.
     pub object: Option<Object>,
     pub program: Option<Arc<Executable>>,
+    /// This program object's own buffer of program-scope `__global` variables (executables
+    /// are shared between program objects; their variables are not).
+    pub globals: Option<Arc<Buffer>>,
 }
 
 /// Pipelines are specialised per (kernel index, local size, `__local` argument sizes, NULL
@@ -57,6 +60,15 @@ pub struct Executable {
 
 /// Program-scope `__constant` data uploaded for a kernel: (binding, uniform, buffer).
 pub type ConstantBuffers = Vec<(u32, bool, Arc<Buffer>)>;
+
+/// A new buffer of `exe`'s program-scope `__global` variables, holding their initial values.
+fn globals_of(device: &Device, exe: &Executable) -> CLResult<Option<Arc<Buffer>>> {
+    let image = &exe.program.globals;
+    if image.is_empty() {
+        return Ok(None);
+    }
+    super::kernel::upload(device, image).map(Some)
+}
 
 /// Recently built executables, keyed by a hash of (device, text, options).
 type ExecutableCache = Mutex<VecDeque<(u64, Arc<Executable>)>>;
@@ -104,7 +116,7 @@ fn cached(key: impl Hash, make: impl FnOnce() -> Result<(Object, compiler::Progr
 
 impl Default for Build {
     fn default() -> Self {
-        Build { status: CL_BUILD_NONE, options: String::new(), log: String::new(), binary_type: BINARY_NONE, object: None, program: None }
+        Build { status: CL_BUILD_NONE, options: String::new(), log: String::new(), binary_type: BINARY_NONE, object: None, program: None, globals: None }
     }
 }
 
@@ -235,7 +247,7 @@ impl Program {
             b.options = options.to_string();
             match compiler::compile(source, headers, options, target) {
                 Ok(obj) => {
-                    *b = Build { status: CL_BUILD_SUCCESS, options: options.into(), log: obj.log.clone(), binary_type: BINARY_COMPILED_OBJECT, object: Some(obj), program: None };
+                    *b = Build { status: CL_BUILD_SUCCESS, options: options.into(), log: obj.log.clone(), binary_type: BINARY_COMPILED_OBJECT, object: Some(obj), program: None, globals: None };
                 }
                 Err(e) => failed |= fail(b, e).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?,
             }
@@ -256,6 +268,7 @@ impl Program {
                     b.log = exe.program.log.clone();
                     b.binary_type = BINARY_EXECUTABLE;
                     b.object = Some(exe.object.clone());
+                    b.globals = globals_of(&self.devices[i], &exe)?;
                     b.program = Some(exe);
                 }
                 Err(e) => failed |= fail(b, e)?,
@@ -284,6 +297,10 @@ impl Program {
                     b.binary_type = if library { BINARY_LIBRARY } else { BINARY_EXECUTABLE };
                     b.log = program.as_ref().map(|p| p.program.log.clone()).unwrap_or_default();
                     b.object = Some(program.as_ref().map_or_else(|| merge(&objects), |p| p.object.clone()));
+                    b.globals = match &program {
+                        Some(exe) => globals_of(d, exe)?,
+                        None => None,
+                    };
                     b.program = program;
                 }
                 Err(e) => {
@@ -325,6 +342,7 @@ fn merge(objects: &[Object]) -> Object {
 fn fail(b: &mut Build, e: BuildError) -> CLResult<bool> {
     b.status = CL_BUILD_ERROR;
     b.program = None;
+    b.globals = None;
     match e {
         BuildError::InvalidOptions(msg) => {
             b.log = msg;

@@ -206,6 +206,12 @@ impl Abi {
         self.params.len() - 1
     }
 
+    /// Declares the program's buffer of program-scope `__global` variables; its param index.
+    pub fn add_globals_block(&mut self) -> usize {
+        self.params.push(Param::Buffer { read_only: false, views: Vec::new(), bindings: Vec::new() });
+        self.params.len() - 1
+    }
+
     /// The bindings of the views of param `index`.
     pub fn bindings(&self, index: usize) -> &[u32] {
         match self.params.get(index) {

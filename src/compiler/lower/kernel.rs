@@ -24,6 +24,8 @@ pub struct CompiledKernel {
     pub null_tested_args: Vec<usize>,
     /// The `__local` arguments whose memory is in the `__local` arena (see `place.rs`).
     pub local_arena: Option<LocalArena>,
+    /// Where the program's buffer of `__global` variables is bound (none if unused).
+    pub globals_bindings: Vec<u32>,
     pub aliased: bool,
     /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
     pub clamp_array_indices: bool,
@@ -99,6 +101,9 @@ impl Kernel for CompiledKernel {
     }
     fn null_tested_args(&self) -> &[usize] {
         &self.null_tested_args
+    }
+    fn globals_bindings(&self) -> &[u32] {
+        &self.globals_bindings
     }
     fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32], null_args: &[usize]) -> Result<Vec<u32>, String> {
         if local_arg_sizes.len() != self.local_arg_elem_sizes.len() {

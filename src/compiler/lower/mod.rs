@@ -134,6 +134,8 @@ struct Ctx<'p> {
     arenas: place::Arenas,
     /// The pointer last converted to an integer (see `Ctx::int_to_ptr`).
     converted: Option<place::Ptr>,
+    /// The ABI param of the program's buffer of `__global` variables, once used.
+    globals_block: Option<usize>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
@@ -164,11 +166,13 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         points_to,
         arenas: Default::default(),
         converted: None,
+        globals_block: None,
     };
     cx.kernel_body(id)?;
     let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
+    let globals_bindings = cx.globals_block.map_or_else(Vec::new, |b| cx.abi.bindings(b).to_vec());
     let local_arg_elem_sizes = decls
         .iter()
         .filter_map(|d| match d {
@@ -202,6 +206,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         local_arg_elem_sizes,
         null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
         local_arena,
+        globals_bindings,
         aliased: abi.has_aliased_views(),
         clamp_array_indices: target.clamp_array_indices,
         module,

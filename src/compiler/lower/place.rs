@@ -181,6 +181,13 @@ impl Ctx<'_> {
                 Ok(Ptr { root, view: None, steps: Vec::new(), space: Space::Private, seen_as: None })
             }
             PlaceKind::Constant(id) => self.constant_ptr(*id, place.loc),
+            PlaceKind::Global(id) => {
+                let offset = self.program.global_vars.get(id.0 as usize).map(|v| v.offset);
+                let offset = offset.ok_or_else(|| LowerError::new(place.loc, "internal: unknown __global variable"))?;
+                let block = *self.globals_block.get_or_insert_with(|| self.abi.add_globals_block());
+                let byte = self.b.u32(offset);
+                Ok(Ptr { root: Root::Bytes(Region::Buffer(block)), view: Some(place.ty.clone()), steps: vec![Step::Index(byte)], space: Space::Global, seen_as: None })
+            }
             PlaceKind::Workgroup(id) if self.points_to.is_addressed(Object::Workgroup(id.0)) => {
                 let byte = match self.arenas.workgroup.get(&id.0) {
                     Some(&b) => b,

@@ -25,6 +25,8 @@ pub enum Object {
     Param(u32, u32),
     /// A `__constant` variable.
     Constant(u32),
+    /// A program-scope `__global` variable.
+    Global(u32),
     /// Anywhere: a pointer read from memory or returned by a function, or held by a pointer
     /// variable whose address is taken.
     Any,
@@ -323,6 +325,7 @@ fn place_sources(f: u32, p: &Place) -> Vec<Source> {
         PlaceKind::Workgroup(id) => vec![Source::Object(Object::Workgroup(id.0))],
         PlaceKind::Local(id) => vec![Source::Object(Object::Private(f, id.0))],
         PlaceKind::Constant(id) => vec![Source::Object(Object::Constant(id.0))],
+        PlaceKind::Global(id) => vec![Source::Object(Object::Global(id.0))],
         PlaceKind::Member(base, _) | PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => place_sources(f, base),
         PlaceKind::Deref(e) => sources(f, e),
     }

@@ -217,7 +217,7 @@ impl Scan {
 
     fn place(&mut self, p: &Place) {
         match &p.kind {
-            PlaceKind::Local(_) | PlaceKind::Constant(_) | PlaceKind::Workgroup(_) => {}
+            PlaceKind::Local(_) | PlaceKind::Constant(_) | PlaceKind::Workgroup(_) | PlaceKind::Global(_) => {}
             PlaceKind::Deref(e) => self.expr(e),
             PlaceKind::Member(p, _) | PlaceKind::Swizzle(p, _) => self.place(p),
             PlaceKind::Index(p, i) => {

@@ -3,7 +3,7 @@
 //! whole-program checks at the end (undefined functions, recursion, A10 constant limits).
 
 use super::consteval::{int_bits, to_bytes};
-use super::model::{
+use super::model::{GlobalId, GlobalVar, 
     ConstId, ConstantVar, Expr, ExprKind, FuncId, Function, FunctionKind, Param, PlaceKind, Program,
     Scalar, Space, Type,
 };
@@ -52,28 +52,90 @@ impl Sema<'_> {
             if d.spec.storage.is_typedef {
                 self.declare_typedef(&name, decl.ty);
             } else {
-                self.program_var(decl, id.init.as_ref(), &name, loc);
+                self.program_var(decl, id.init.as_ref(), d.spec.storage.is_extern, &name, loc);
             }
         }
     }
 
-    /// A12: program-scope variables must be `__constant` (program-scope `__global` variables
-    /// need `__opencl_c_program_scope_global_variables`, which is not supported).
-    fn program_var(&mut self, mut decl: Declared, init: Option<&Initializer>, name: &str, loc: Loc) -> Option<()> {
-        match decl.space.map(|s| s.0) {
-            Some(Space::Constant) => {}
-            Some(Space::Global) if self.is_cl2() => {
-                return self.err(loc, format!("program-scope __global variable '{name}': __opencl_c_program_scope_global_variables is not supported; use __constant"));
-            }
-            _ => {
-                let hint = if self.is_cl2() { " (__opencl_c_program_scope_global_variables is not supported)" } else { "" };
-                return self.err(loc, format!("program-scope variable '{name}' must be declared in the __constant address space{hint}"));
-            }
-        }
+    /// A12: program-scope variables are `__constant`, or in OpenCL C 2.0/3.0 `__global`
+    /// (the default there: `__opencl_c_program_scope_global_variables`).
+    fn program_var(&mut self, mut decl: Declared, init: Option<&Initializer>, is_extern: bool, name: &str, loc: Loc) -> Option<()> {
         if let Some(i) = init.filter(|_| decl.unsized_array) {
             decl.ty = self.sized_by_initializer(&decl.ty, i)?;
         }
-        self.constant_var(decl, init, name, loc).map(|_| ())
+        match decl.space.map(|s| s.0) {
+            Some(Space::Constant) if is_extern && init.is_none() => self.extern_constant(decl, name, loc),
+            Some(Space::Constant) => self.constant_var(decl, init, name, loc).map(|_| ()),
+            Some(Space::Global) | None if self.is_cl2() => self.global_var(decl, init, is_extern, name, loc),
+            _ => self.err(loc, format!("program-scope variable '{name}' must be declared in the __constant address space")),
+        }
+    }
+
+    /// A program-scope `__global` variable: room in the program's buffer of them and its
+    /// initial bytes. An `extern` declaration takes the room its definition (perhaps in
+    /// another file of a link) fills.
+    fn global_var(&mut self, decl: Declared, init: Option<&Initializer>, is_extern: bool, name: &str, loc: Loc) -> Option<()> {
+        if self.contains_pointer(&decl.ty) {
+            return self.err(loc, format!("program-scope variable '{name}' holds pointers, which are not supported yet"));
+        }
+        if self.size_of(&decl.ty) > crate::compiler::MAX_GLOBAL_VARIABLE_SIZE {
+            return self.err(loc, format!("'{name}' is larger than CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE ({} bytes)", crate::compiler::MAX_GLOBAL_VARIABLE_SIZE));
+        }
+        self.check_half_value(&decl.ty, loc)?;
+        let bytes = match init {
+            Some(init) => {
+                let value = self.initializer_value(init, &decl.ty)?;
+                let cv = self.eval_expr(&value)?;
+                let Some(bytes) = to_bytes(&cv, &decl.ty, &self.types) else {
+                    return self.err(loc, format!("the initializer of '{name}' is not a compile-time constant"));
+                };
+                Some(bytes)
+            }
+            None if is_extern => None,
+            None => Some(vec![0; self.size_of(&decl.ty) as usize]),
+        };
+        let earlier = match self.scopes.lookup(name) {
+            Some(Symbol::Var(VarInfo { var: VarRef::Global(id), .. })) => Some(*id),
+            _ => None,
+        };
+        let id = match earlier {
+            Some(id) => {
+                let var = self.global_vars.get_mut(id.0 as usize)?;
+                if var.ty != decl.ty {
+                    return self.err(loc, format!("'{name}' is declared again with another type"));
+                }
+                match (&var.bytes, bytes) {
+                    (Some(_), Some(_)) => return self.err(loc, format!("redefinition of '{name}'")),
+                    (None, Some(b)) => var.bytes = Some(b),
+                    _ => {}
+                }
+                id
+            }
+            None => {
+                let align = self.types.align_of(&decl.ty);
+                let end = self.global_vars.last().map_or(0, |v| v.offset + self.size_of(&v.ty) as u32);
+                let offset = end.next_multiple_of(align.max(1));
+                let id = GlobalId(self.global_vars.len() as u32);
+                self.global_vars.push(GlobalVar { name: name.to_string(), ty: decl.ty.clone(), offset, bytes, loc });
+                id
+            }
+        };
+        let info = VarInfo { var: VarRef::Global(id), ty: decl.ty, space: Space::Global, is_const: decl.is_const };
+        self.scopes.declare(name, Symbol::Var(info));
+        Some(())
+    }
+
+    /// `extern constant T name;`: the variable another file of a link defines (perhaps later).
+    fn extern_constant(&mut self, decl: Declared, name: &str, loc: Loc) -> Option<()> {
+        if let Some(Symbol::Var(VarInfo { var: VarRef::Constant(_), ty, .. })) = self.scopes.lookup(name) {
+            return if *ty == decl.ty { Some(()) } else { self.err(loc, format!("'{name}' is declared again with another type")) };
+        }
+        let id = ConstId(self.constants.len() as u32);
+        self.constants.push(ConstantVar { name: name.to_string(), ty: decl.ty.clone(), bytes: Vec::new(), loc });
+        self.pending_constants.insert(id.0);
+        let info = VarInfo { var: VarRef::Constant(id), ty: decl.ty, space: Space::Constant, is_const: true };
+        self.scopes.declare(name, Symbol::Var(info));
+        Some(())
     }
 
     /// A9: a `__constant` variable needs a constant initializer; its value becomes bytes.
@@ -97,6 +159,17 @@ impl Sema<'_> {
         let Some(bytes) = to_bytes(&cv, &decl.ty, &self.types) else {
             return self.err(loc, format!("the initializer of '{name}' is not a compile-time constant"));
         };
+        if let Some(Symbol::Var(VarInfo { var: VarRef::Constant(id), ty, .. })) = self.scopes.lookup(name) {
+            // The definition of an `extern` declaration met before.
+            let (id, same) = (*id, *ty == decl.ty);
+            if self.pending_constants.remove(&id.0) {
+                if !same {
+                    return self.err(loc, format!("'{name}' is defined with another type than its extern declaration"));
+                }
+                self.constants.get_mut(id.0 as usize)?.bytes = bytes;
+                return Some(id);
+            }
+        }
         let id = ConstId(self.constants.len() as u32);
         self.constants.push(ConstantVar { name: name.to_string(), ty: decl.ty.clone(), bytes, loc });
         let info = VarInfo { var: VarRef::Constant(id), ty: decl.ty, space: Space::Constant, is_const: true };
@@ -469,10 +542,18 @@ impl Sema<'_> {
             types: self.types.clone(),
             constants: std::mem::take(&mut self.constants),
             workgroup_vars: std::mem::take(&mut self.workgroup_vars),
+            global_vars: std::mem::take(&mut self.global_vars),
             functions,
         };
         self.check_constant_limits(&program)?;
-        Some(program)
+        for v in program.global_vars.iter().filter(|v| v.bytes.is_none()) {
+            self.diags.error(v.loc, format!("'{}' is declared extern but never defined", v.name));
+        }
+        for c in self.pending_constants.iter().filter_map(|&id| program.constants.get(id as usize)) {
+            self.diags.error(c.loc, format!("'{}' is declared extern but never defined", c.name));
+        }
+        let undefined = program.global_vars.iter().any(|v| v.bytes.is_none()) || !self.pending_constants.is_empty();
+        (!undefined).then_some(program)
     }
 
     /// For each function, the functions it calls (with a call site), by index.

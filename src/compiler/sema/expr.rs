@@ -255,6 +255,7 @@ impl Sema<'_> {
                     VarRef::Local(id) => PlaceKind::Local(id),
                     VarRef::Constant(id) => PlaceKind::Constant(id),
                     VarRef::Workgroup(id) => PlaceKind::Workgroup(id),
+                    VarRef::Global(id) => PlaceKind::Global(id),
                 };
                 Some(Val::Place(Place { kind, ty: v.ty, space: v.space, is_const: v.is_const, loc }))
             }

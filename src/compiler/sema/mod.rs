@@ -18,7 +18,7 @@ use super::diag::Diagnostics;
 use super::source::Loc;
 use super::token::Token;
 use super::Target;
-use model::{ConstantVar, Function, Local, Space, Type, Types, WorkgroupVar};
+use model::{ConstantVar, Function, GlobalVar, Local, Space, Type, Types, WorkgroupVar};
 use scope::Scopes;
 
 /// Build options that change the language.
@@ -96,6 +96,9 @@ struct Sema<'a> {
     types: Types,
     constants: Vec<ConstantVar>,
     workgroup_vars: Vec<WorkgroupVar>,
+    global_vars: Vec<GlobalVar>,
+    /// `extern constant` variables not defined yet (by id).
+    pending_constants: std::collections::BTreeSet<u32>,
     funcs: Vec<FuncEntry>,
     scopes: Scopes,
     cur: Option<FnCtx>,
@@ -110,6 +113,8 @@ impl<'a> Sema<'a> {
             types: Types { records: vec![], pointer_size: target.address_bits / 8 },
             constants: vec![],
             workgroup_vars: vec![],
+            global_vars: vec![],
+            pending_constants: Default::default(),
             funcs: vec![],
             scopes: Scopes::default(),
             cur: None,

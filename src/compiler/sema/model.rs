@@ -254,6 +254,22 @@ pub struct ConstId(pub u32);
 /// Index in [`Program::workgroup_vars`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WorkgroupId(pub u32);
+/// Index in [`Program::global_vars`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalId(pub u32);
+
+/// A program-scope `__global` variable (OpenCL C 2.0/3.0 with
+/// `__opencl_c_program_scope_global_variables`): it lives at `offset` in the program's one
+/// buffer of such variables, which keeps its values from launch to launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalVar {
+    pub name: String,
+    pub ty: Type,
+    pub offset: u32,
+    /// Its initial value (zeros without an initializer); `None` while only declared `extern`.
+    pub bytes: Option<Vec<u8>>,
+    pub loc: Loc,
+}
 
 /// A `__constant` variable, at program scope or at the outermost scope of a kernel (hoisted
 /// here; such a variable is visible only to its kernel's code but is laid out like the others).
@@ -330,11 +346,25 @@ pub struct Program {
     pub types: Types,
     pub constants: Vec<ConstantVar>,
     pub workgroup_vars: Vec<WorkgroupVar>,
+    pub global_vars: Vec<GlobalVar>,
     /// Callees before callers; only functions with a body (declarations are resolved).
     pub functions: Vec<Function>,
 }
 
 impl Program {
+    /// The initial bytes of the buffer of program-scope `__global` variables.
+    pub fn globals_image(&self) -> Vec<u8> {
+        let end = self.global_vars.iter().map(|v| v.offset as usize + self.types.size_of(&v.ty) as usize).max().unwrap_or(0);
+        let mut image = vec![0; end];
+        for v in &self.global_vars {
+            let bytes = v.bytes.as_deref().unwrap_or(&[]);
+            if let Some(slot) = image.get_mut(v.offset as usize..v.offset as usize + bytes.len()) {
+                slot.copy_from_slice(bytes);
+            }
+        }
+        image
+    }
+
     pub fn function(&self, id: FuncId) -> Option<&Function> {
         self.functions.get(id.0 as usize)
     }
@@ -411,6 +441,7 @@ pub enum PlaceKind {
     Local(LocalId),
     Constant(ConstId),
     Workgroup(WorkgroupId),
+    Global(GlobalId),
     /// `*p`; `p[i]` is `Deref(PtrAdd(p, i))`.
     Deref(Box<Expr>),
     /// Member `index` of a struct/union place.

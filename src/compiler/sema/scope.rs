@@ -1,6 +1,6 @@
 //! Names in scope: variables, functions, typedefs, enumerators, and struct/union/enum tags.
 
-use super::model::{ConstId, LocalId, RecordId, Space, Type, WorkgroupId};
+use super::model::{ConstId, GlobalId, LocalId, RecordId, Space, Type, WorkgroupId};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -8,6 +8,7 @@ pub enum VarRef {
     Local(LocalId),
     Constant(ConstId),
     Workgroup(WorkgroupId),
+    Global(GlobalId),
 }
 
 /// What a variable name denotes, with what its places need.

@@ -503,12 +503,15 @@ fn a10_constant_argument_count_and_size() {
 }
 
 #[test]
-fn a12_program_scope_variables_must_be_constant() {
+fn a12_program_scope_variables_are_constant_or_in_opencl_c_3_global() {
     first_error("int g = 1;", 1, 5, "program-scope variable 'g' must be declared in the __constant address space");
     let opts = Options { cl_std: 300, ..Options::default() };
-    let errs = errors_with("global int g;", &target(), &opts);
-    assert_eq!((errs[0].0, errs[0].1), (1, 12));
-    assert!(errs[0].2.contains("__opencl_c_program_scope_global_variables is not supported"));
+    let (p, d) = run("global int g; int h = 2; extern global int g; kernel void k() { g = h; }", &target(), &opts);
+    assert!(p.is_some() && !d.has_errors(), "{:?}", d.list);
+    let errs = errors_with("extern global int g; kernel void k() { g = 1; }", &target(), &opts);
+    assert_eq!((errs[0].0, errs[0].1, errs[0].2.as_str()), (1, 19, "'g' is declared extern but never defined"));
+    let errs = errors_with("global int g = 1; global int g = 2;", &target(), &opts);
+    assert_eq!((errs[0].0, errs[0].1, errs[0].2.as_str()), (1, 30, "redefinition of 'g'"));
 }
 
 #[test]

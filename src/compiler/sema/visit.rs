@@ -100,7 +100,7 @@ fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(Node)) {
 /// Places hold expressions too (pointers, indices); their root variable is [`place_root`].
 fn place_mut(p: &mut Place, f: &mut dyn FnMut(Node)) {
     match &mut p.kind {
-        PlaceKind::Local(_) | PlaceKind::Constant(_) | PlaceKind::Workgroup(_) => {}
+        PlaceKind::Local(_) | PlaceKind::Constant(_) | PlaceKind::Workgroup(_) | PlaceKind::Global(_) => {}
         PlaceKind::Deref(e) => expr_mut(e, f),
         PlaceKind::Member(base, _) | PlaceKind::Swizzle(base, _) => place_mut(base, f),
         PlaceKind::Index(base, i) => {
