@@ -250,3 +250,39 @@ fn program_scope_global_variables_keep_their_values() {
     }
     s.finish();
 }
+
+/// Generic pointers (OpenCL C 3.0): one helper called with pointers into all three spaces,
+/// `to_global`/`to_local`/`to_private` and `get_fence` on each.
+#[test]
+fn generic_pointers_passed_to_one_helper_from_every_space() {
+    let s = Suite::with_options(
+        "int sum3(const int *p) { return p[0] + p[1] + p[2]; }
+         uint kind(int *p) {
+             return (to_global(p) ? 1u : 0u) | (to_local(p) ? 2u : 0u) | (to_private(p) ? 4u : 0u) | get_fence(p) << 4;
+         }
+         kernel void k(global int *g, global uint *out) {
+             local int l[3];
+             int p[3];
+             int i = get_global_id(0);
+             if (get_local_id(0) == 0) { l[0] = 10; l[1] = 20; l[2] = 30; }
+             barrier(CLK_LOCAL_MEM_FENCE);
+             for (int k = 0; k < 3; k++) p[k] = i * k;
+             out[4 * i] = sum3(g + i) + sum3(l) + sum3(p);
+             out[4 * i + 1] = kind(g);
+             out[4 * i + 2] = kind(l + 1);
+             out[4 * i + 3] = kind(&p[2]);
+         }",
+        "-cl-std=CL3.0",
+    );
+    let g: Vec<i32> = (0..40).map(|x| x * 3 - 7).collect();
+    let (gb, out) = (s.buf(&g), s.zeros::<u32>(4 * 32));
+    s.run("k", &[Arg::Buf(&gb), Arg::Buf(&out)], &[32], Some(&[16]));
+    let want: Vec<u32> = (0..32)
+        .flat_map(|i| {
+            let sum = g[i] + g[i + 1] + g[i + 2] + 60 + 3 * i as i32;
+            [sum as u32, 1 | 2 << 4, 2 | 1 << 4, 4]
+        })
+        .collect();
+    s.check("sums and spaces", &s.get::<u32>(&out, 4 * 32), &want);
+    s.finish();
+}

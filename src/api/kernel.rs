@@ -160,7 +160,8 @@ fn address_qualifier(a: AddressQualifier) -> cl_kernel_arg_address_qualifier {
         AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
         AddressQualifier::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
         AddressQualifier::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
-        AddressQualifier::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+        // (Sema refuses generic kernel arguments.)
+        AddressQualifier::Private | AddressQualifier::Generic => CL_KERNEL_ARG_ADDRESS_PRIVATE,
     }
 }
 

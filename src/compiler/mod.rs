@@ -92,6 +92,9 @@ pub enum AddressQualifier {
     Local,
     Constant,
     Private,
+    /// OpenCL C 2.0/3.0's generic address space: a pointer into `__global`, `__local` or
+    /// private memory, which one known when the program runs.
+    Generic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

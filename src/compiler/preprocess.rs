@@ -80,6 +80,7 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     flag("__opencl_c_int64", cl3 && target.int64);
     flag("__opencl_c_fp64", cl3 && target.fp64);
     flag("__opencl_c_program_scope_global_variables", cl3);
+    flag("__opencl_c_generic_address_space", cl3);
     defs.extend(standard::standard_macros(target));
     defs
 }

@@ -159,6 +159,7 @@ impl Device {
             list.push("__opencl_c_fp64");
         }
         list.push("__opencl_c_program_scope_global_variables");
+        list.push("__opencl_c_generic_address_space");
         list
     }
 }

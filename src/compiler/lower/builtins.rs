@@ -21,6 +21,7 @@ impl Ctx<'_> {
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
+            Builtin::GetFence => self.get_fence(args, loc).map(Val::V),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),

@@ -193,6 +193,7 @@ impl Ctx<'_> {
                 self.eval_ptr(b)
             }
             ExprKind::IntToPtr(i) => self.int_to_ptr(i, &e.ty, loc),
+            ExprKind::Builtin(model::Builtin::ToSpace(space), args) => self.to_space(*space, args, loc),
             ExprKind::Cond(c, a, b) => {
                 // Both sides are evaluated (pointer operands rarely have side effects); they
                 // must point into the same object so the choice is one of indices.

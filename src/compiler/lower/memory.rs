@@ -324,8 +324,25 @@ impl Ctx<'_> {
             self.b.store(ptr, new);
             return Ok(());
         }
-        self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::And, value: keep, result: None });
-        self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::InclusiveOr, value: placed, result: None });
+        self.replace_bits(ptr, keep, placed);
         Ok(())
+    }
+
+    /// Sets the bits of the atomic word `ptr` outside `keep` to `placed`, in one atomic step
+    /// (a compare-exchange loop): work-items storing the other bytes of the word keep theirs,
+    /// and no one ever sees the byte cleared, as an `atomicAnd` then `atomicOr` would show.
+    fn replace_bits(&mut self, ptr: H, keep: H, placed: H) {
+        let scalar = naga::Scalar::U32;
+        let result_ty = self.module.generate_predeclared_type(naga::PredeclaredType::AtomicCompareExchangeWeakResult(scalar));
+        self.b.open();
+        let old = self.b.load(ptr);
+        let kept = self.b.binary(B::And, old, keep);
+        let new = self.b.binary(B::InclusiveOr, kept, placed);
+        let result = self.b.expr(Expression::AtomicResult { ty: result_ty, comparison: true });
+        self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::Exchange { compare: Some(old) }, value: new, result: Some(result) });
+        let exchanged = self.b.member(result, 1);
+        self.b.if_else(exchanged, |b| b.stmt(Statement::Break), |_| {});
+        let body = self.b.close();
+        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
     }
 }

@@ -10,10 +10,11 @@ const SCALAR_NAMES: [&str; 11] =
 
 /// Built-in type names that are not C keywords (checked when an identifier may start a type).
 pub fn is_builtin_type_name(name: &str) -> bool {
-    const OTHER: [&str; 16] = [
+    const OTHER: [&str; 17] = [
         "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "uchar", "ushort", "uint", "ulong",
         "sampler_t", "event_t", "image1d_t", "image1d_buffer_t", "image1d_array_t", "image2d_t",
         "image2d_array_t", "image3d_t",
+        "cl_mem_fence_flags",
     ];
     OTHER.contains(&name) || vector_name_parts(name).is_some()
 }

@@ -219,6 +219,7 @@ impl Sema<'_> {
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
             "write_mem_fence" => self.fence_call(Some(FenceKind::Write), name, args, loc),
             "min" | "max" | "clamp" => self.min_max_call(name, args, loc),
+            "to_global" | "to_local" | "to_private" | "get_fence" => self.generic_call(name, args, loc),
             "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, args, loc),
             "fast_length" | "fast_distance" | "fast_normalize" => self.geometric_call(&name[5..], args, loc),
             "isnan" | "isinf" | "isfinite" | "signbit" => self.relational_call(name, args, loc),

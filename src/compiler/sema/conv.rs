@@ -171,7 +171,7 @@ impl Sema<'_> {
                 Some(Expr { kind: ExprKind::Zero, ty: ty.clone(), loc })
             }
             (Type::Pointer { pointee: from, space: fs, quals: fq }, Type::Pointer { pointee: to, space: ts, quals: tq }) => {
-                if fs != ts {
+                if fs != ts && !to_generic(*fs, *ts) {
                     return self.err(
                         loc,
                         format!(
@@ -195,7 +195,7 @@ impl Sema<'_> {
                     self.diags.warning(loc, format!("{what} discards the 'const' qualifier of the pointee"));
                 }
                 let ty = ty.clone();
-                Some(if from == to { Expr { ty, ..e } } else { Expr { kind: ExprKind::PtrCast(Box::new(e)), ty, loc } })
+                Some(if from == to && fs == ts { Expr { ty, ..e } } else { Expr { kind: ExprKind::PtrCast(Box::new(e)), ty, loc } })
             }
             (Type::Record(a), Type::Record(b)) if a == b => Some(e),
             _ => self.err(
@@ -227,7 +227,8 @@ impl Sema<'_> {
             }
             (Type::Pointer { .. }, Type::Pointer { .. }) => {
                 let (from, to) = (pointee_space(&e.ty), pointee_space(ty));
-                if from != to {
+                let generic = matches!((from, to), (Some(a), Some(b)) if to_generic(a, b) || to_generic(b, a));
+                if from != to && !generic {
                     return self.err(
                         loc,
                         format!(
@@ -248,6 +249,11 @@ impl Sema<'_> {
             _ => self.err(loc, format!("cannot cast '{}' to '{}'", self.type_str(&e.ty), self.type_str(ty))),
         }
     }
+}
+
+/// A pointer into `from` converts to a generic pointer (implicitly; back only by a cast).
+fn to_generic(from: Space, to: Space) -> bool {
+    to == Space::Generic && matches!(from, Space::Global | Space::Local | Space::Private)
 }
 
 #[cfg(test)]

@@ -353,11 +353,15 @@ impl Sema<'_> {
         }
         match &d.ty {
             Type::Pointer { pointee, space, .. } => {
-                if *space == Space::Private {
-                    let how = if p.spec.quals.space.is_none() { " (an unqualified pointer points to __private)" } else { "" };
+                if matches!(space, Space::Private | Space::Generic) {
+                    let how = match (p.spec.quals.space.is_none(), space) {
+                        (true, Space::Generic) => " (an unqualified pointer points to the generic address space)",
+                        (true, _) => " (an unqualified pointer points to __private)",
+                        _ => "",
+                    };
                     return self.err(
                         loc,
-                        format!("kernel '{func}': pointer argument '{pname}' must point to __global, __local or __constant memory, not __private{how}"),
+                        format!("kernel '{func}': pointer argument '{pname}' must point to __global, __local or __constant memory, not {}{how}", space_name(*space)),
                     );
                 }
                 if pointee.is_pointer() || self.contains_pointer(pointee) {

@@ -526,7 +526,7 @@ impl Sema<'_> {
             _ => CmpOp::Ne,
         };
         let (l, r) = if l.ty.is_pointer() || r.ty.is_pointer() {
-            let target = if l.ty.is_pointer() { l.ty.clone() } else { r.ty.clone() };
+            let target = self.common_pointer(&l.ty, &r.ty);
             let l = self.assign_convert(l, &target, "a comparison")?;
             let r = self.assign_convert(r, &target, "a comparison")?;
             (l, r)
@@ -536,6 +536,19 @@ impl Sema<'_> {
         };
         let ty = compare_result(&l.ty);
         Some(node(ExprKind::Compare(cmp, Box::new(l), Box::new(r)), ty, loc))
+    }
+
+    /// The pointer type two pointer operands (or a pointer and NULL) meet in: the first's,
+    /// or a generic pointer when they point into different spaces that convert to it.
+    fn common_pointer(&self, a: &Type, b: &Type) -> Type {
+        let named = |s: Space| matches!(s, Space::Global | Space::Local | Space::Private | Space::Generic);
+        match (a, b) {
+            (Type::Pointer { pointee, space: sa, quals }, Type::Pointer { space: sb, .. }) if sa != sb && named(*sa) && named(*sb) && self.is_cl2() => {
+                Type::Pointer { pointee: pointee.clone(), space: Space::Generic, quals: *quals }
+            }
+            (Type::Pointer { .. }, _) => a.clone(),
+            _ => b.clone(),
+        }
     }
 
     fn logic(&mut self, op: ast::BinaryOp, l: Expr, r: Expr, loc: Loc) -> Option<Expr> {
@@ -597,8 +610,8 @@ impl Sema<'_> {
             let (a, b, _) = self.arith_operands(a, b, loc)?;
             (a, b)
         } else if a.ty.is_pointer() {
-            let t = a.ty.clone();
-            (a, self.assign_convert(b, &t, "a conditional expression")?)
+            let t = self.common_pointer(&a.ty, &b.ty);
+            (self.assign_convert(a, &t, "a conditional expression")?, self.assign_convert(b, &t, "a conditional expression")?)
         } else if b.ty.is_pointer() {
             let t = b.ty.clone();
             (self.assign_convert(a, &t, "a conditional expression")?, b)

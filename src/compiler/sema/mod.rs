@@ -8,6 +8,7 @@ mod conv;
 mod decl;
 mod derived;
 mod expr;
+mod generic;
 pub mod model;
 mod scope;
 mod stmt;
@@ -160,6 +161,7 @@ fn space_name(space: Space) -> &'static str {
         Space::Local => "__local",
         Space::Constant => "__constant",
         Space::Private => "__private",
+        Space::Generic => "__generic",
     }
 }
 

@@ -839,4 +839,10 @@ pub enum Builtin {
     VstoreHalf(u8, Rounding),
     /// Argument: pointer to the atomic's type; see [`AtomicOp`].
     Atomic(AtomicOp),
+    /// `to_global`/`to_local`/`to_private(generic pointer)`: the pointer, or NULL if it
+    /// points into another space.
+    ToSpace(Space),
+    /// `get_fence(generic pointer)`: `CLK_GLOBAL_MEM_FENCE`, `CLK_LOCAL_MEM_FENCE` or 0 for
+    /// private memory, as `uint`.
+    GetFence,
 }

@@ -302,6 +302,7 @@ impl Sema<'_> {
                 decl.space.map_or(loc, |s| s.1),
                 format!("variable '{name}' inside a function cannot be declared __global"),
             ),
+            Some(Space::Generic) => self.err(decl.space.map_or(loc, |s| s.1), format!("variable '{name}' cannot be declared in the generic address space")),
         }
     }
 

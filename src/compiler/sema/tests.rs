@@ -535,10 +535,21 @@ fn a16_pointer_size_follows_address_bits() {
 }
 
 #[test]
-fn a17_generic_space_is_not_supported() {
-    first_error("void f(generic int* p) {}", 1, 8, "the generic address space is not supported");
-    let p = ok("void f(int* p) { *p = 1; } kernel void k() { int x; f(&x); }");
-    assert_eq!(local_ty(&p.functions[0], 0), &Type::ptr(INT, Space::Private));
+fn a17_generic_space_in_opencl_c_3() {
+    first_error("void f(generic int* p) {}", 1, 8, "the generic address space needs OpenCL C 2.0 or 3.0");
+    let opts = Options { cl_std: 300, ..Options::default() };
+    let (p, d) = run(
+        "int get(int *p) { return *p; }
+         kernel void k(global int *g) { local int l; int x = 1; generic int *q = &x; g[0] = get(g) + get(&l) + *q;
+             if (to_local(q) || !to_private(q) || get_fence(g) != CLK_GLOBAL_MEM_FENCE) g[1] = 0; }",
+        &target(),
+        &opts,
+    );
+    assert!(p.is_some() && !d.has_errors(), "{:?}", d.list);
+    let errs = errors_with("kernel void k(int *p) {}", &target(), &opts);
+    assert!(errs[0].2.contains("not __generic (an unqualified pointer points to the generic address space)"), "{errs:?}");
+    let errs = errors_with("kernel void k(global int *g) { generic int *q = g; constant int *c = (constant int *)q; }", &target(), &opts);
+    assert!(errs[0].2.contains("converts between address spaces"), "{errs:?}");
 }
 
 // ---- Other checks --------------------------------------------------------------------------

@@ -60,6 +60,7 @@ impl Sema<'_> {
             "void" => Type::Void,
             "size_t" | "uintptr_t" => Type::Scalar(if wide { Scalar::ULong } else { Scalar::UInt }),
             "ptrdiff_t" | "intptr_t" => Type::Scalar(if wide { Scalar::Long } else { Scalar::Int }),
+            "cl_mem_fence_flags" => Type::Scalar(Scalar::UInt),
             n if n.starts_with("image") || n == "sampler_t" => {
                 return self.err(loc, format!("image and sampler types ('{n}') are not supported yet"));
             }
@@ -101,8 +102,8 @@ impl Sema<'_> {
 
     /// The type named by declaration specifiers (defining any struct/union/enum in them).
     pub(super) fn spec_type(&mut self, spec: &ast::DeclSpec) -> Option<Type> {
-        if let Some(at) = spec.quals.generic {
-            return self.err(at, "the generic address space is not supported");
+        if let (Some(at), false) = (spec.quals.generic, self.is_cl2()) {
+            return self.err(at, "the generic address space needs OpenCL C 2.0 or 3.0 (-cl-std=CL3.0)");
         }
         match &spec.ty {
             TypeSpec::Builtin(name) => self.builtin_type(name, spec.loc),
@@ -133,12 +134,14 @@ impl Sema<'_> {
             unsized_array = false;
             match d {
                 Derived::Pointer(q, _) => {
-                    let space = quals.space.map_or(Space::Private, |s| s.0);
+                    // OpenCL C 2.0/3.0: an unqualified pointee is in the generic address space.
+                    let default = if self.is_cl2() { Space::Generic } else { Space::Private };
+                    let space = if quals.generic.is_some() { Space::Generic } else { quals.space.map_or(default, |s| s.0) };
                     let pointee_quals = Quals { is_const: quals.is_const, is_volatile: quals.is_volatile };
                     ty = Type::Pointer { pointee: Box::new(ty), space, quals: pointee_quals };
                     quals = *q;
                     if let Some(at) = q.generic {
-                        return self.err(at, "the generic address space is not supported");
+                        return self.err(at, "a pointer itself cannot be in the generic address space (qualify the pointee)");
                     }
                 }
                 Derived::Array(size, at) => {
@@ -161,6 +164,9 @@ impl Sema<'_> {
                     return self.err(*at, "function pointers and functions returning functions are not supported in OpenCL C");
                 }
             }
+        }
+        if let (Some(at), false) = (quals.generic, ty.is_pointer()) {
+            return self.err(at, "only what a pointer points to can be in the generic address space");
         }
         if type_depth(&ty) > MAX_TYPE_DEPTH {
             return self.err(declarator.loc, format!("type nesting too deep (more than {MAX_TYPE_DEPTH} pointer and array levels)"));
