@@ -286,3 +286,33 @@ fn generic_pointers_passed_to_one_helper_from_every_space() {
     s.check("sums and spaces", &s.get::<u32>(&out, 4 * 32), &want);
     s.finish();
 }
+
+/// A generic pointer variable given objects in every space in turn, a `?:` between a
+/// `__local` and a private object, and `static` variables in a function (OpenCL C 3.0).
+#[test]
+fn generic_pointers_switching_spaces_at_run_time() {
+    let s = Suite::with_options(
+        "global int g = 100;
+         int bump(void) { static int calls; return ++calls; }
+         kernel void k(global int *out) {
+             local int l;
+             int p = 3, i = get_global_id(0);
+             if (get_local_id(0) == 0) l = 20;
+             barrier(CLK_LOCAL_MEM_FENCE);
+             int *q = &g;
+             int acc = *q + (to_global(q) != 0);
+             q = &l;
+             acc += *q + 10 * (to_local(q) != 0) + (int)get_fence(q);
+             q = (i & 1) ? &l : &p;
+             acc += *q * 1000 + 100000 * (to_private(q) != 0);
+             out[i] = acc;
+             if (i == 0) out[64] = bump() + bump();
+         }",
+        "-cl-std=CL3.0",
+    );
+    let out = s.zeros::<i32>(65);
+    s.run("k", &[Arg::Buf(&out)], &[64], Some(&[16]));
+    let want: Vec<i32> = (0..64).map(|i| 101 + 31 + if i & 1 == 1 { 20_000 } else { 3000 + 100_000 }).chain([3]).collect();
+    s.check("sums", &s.get::<i32>(&out, 65), &want);
+    s.finish();
+}

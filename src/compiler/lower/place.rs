@@ -33,29 +33,75 @@ pub enum Root {
 pub enum Region {
     /// Buffer argument (or `__constant` block) `n`.
     Buffer(usize),
-    /// The buffer argument numbered `slot` (a u32 value), one of those in `args` (bit n:
-    /// argument n).
-    Buffers { slot: Handle<Expression>, args: u64 },
+    /// One of the regions in `among`, chosen at run time by the u32 `slot`: a buffer
+    /// argument's number, [`LOCAL_SLOT`], [`PRIVATE_SLOT`] or [`NULL_SLOT`].
+    Chosen { slot: Handle<Expression>, among: Regions },
     /// The words of the addressed `__local` objects.
     LocalArena,
     /// The words of the addressed private objects.
     PrivateArena,
 }
 
+/// The run-time number of the `__local` arena among regions.
+pub const LOCAL_SLOT: u32 = 0xe0;
+/// The run-time number of the private arena among regions.
+pub const PRIVATE_SLOT: u32 = 0xe1;
+/// A chosen region that is none: the pointer is NULL (`to_local` of a global pointer).
+pub const NULL_SLOT: u32 = 0xff;
+
+/// A set of regions: buffer arguments (bit n: argument n) and the arenas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Regions {
+    pub buffers: u64,
+    pub local: bool,
+    pub private: bool,
+}
+
+impl Regions {
+    fn union(self, o: Regions) -> Regions {
+        Regions { buffers: self.buffers | o.buffers, local: self.local || o.local, private: self.private || o.private }
+    }
+
+    /// The regions of the set in `space`.
+    pub fn within(self, space: Space) -> Regions {
+        match space {
+            Space::Global | Space::Constant => Regions { buffers: self.buffers, ..Regions::default() },
+            Space::Local => Regions { local: self.local, ..Regions::default() },
+            Space::Private => Regions { private: self.private, ..Regions::default() },
+            Space::Generic => self,
+        }
+    }
+
+    pub fn count(self) -> u32 {
+        self.buffers.count_ones() + u32::from(self.local) + u32::from(self.private)
+    }
+
+    /// The space every region of the set is in, if one.
+    fn space(self) -> Space {
+        match (self.buffers != 0, self.local, self.private) {
+            (true, false, false) => Space::Global,
+            (false, true, false) => Space::Local,
+            (false, false, true) => Space::Private,
+            _ => Space::Generic,
+        }
+    }
+}
+
 impl Region {
-    /// The buffer arguments the region may be, as a mask.
-    fn buffers(self) -> Option<u64> {
+    /// The regions this one may be.
+    fn members(self) -> Regions {
         match self {
-            Region::Buffer(n) => Some(1u64.checked_shl(n as u32).unwrap_or(0)),
-            Region::Buffers { args, .. } => Some(args),
-            Region::LocalArena | Region::PrivateArena => None,
+            Region::Buffer(n) => Regions { buffers: 1u64.checked_shl(n as u32).unwrap_or(0), ..Regions::default() },
+            Region::Chosen { among, .. } => among,
+            Region::LocalArena => Regions { local: true, ..Regions::default() },
+            Region::PrivateArena => Regions { private: true, ..Regions::default() },
         }
     }
 
     /// The same region as far as its identity at compile time goes (a run-time slot aside).
     fn same_as(self, other: Region) -> bool {
         match (self, other) {
-            (Region::Buffers { args: a, .. }, Region::Buffers { args: b, .. }) => a == b,
+            (Region::Chosen { among: a, .. }, Region::Chosen { among: b, .. }) => a == b,
             (a, b) => a == b,
         }
     }
@@ -310,28 +356,22 @@ impl Ctx<'_> {
         Ptr { root: Root::Bytes(region), view: Some(ty.clone()), steps: vec![Step::Index(b)], space, seen_as: None }
     }
 
-    /// The integer a pointer to byte 0 of `region` converts to. Bases are distinct multiples
-    /// of 2^24, so that the low bits of a converted pointer give its alignment.
+    /// The integer a pointer to byte 0 of `region` converts to: (its slot + 1) · 2^24, so
+    /// that regions are apart and the low bits of a converted pointer give its alignment.
     fn region_base(&mut self, region: Region) -> Handle<Expression> {
-        let base = |id: u32| id << 24;
-        match region {
-            Region::Buffer(n) => self.b.u32(base(n as u32 % 0xe0 + 1)),
-            Region::Buffers { slot, .. } => {
-                let (one, k24) = (self.b.u32(1), self.b.u32(24));
-                let id = self.b.binary(B::Add, slot, one);
-                self.b.binary(B::ShiftLeft, id, k24)
-            }
-            Region::LocalArena => self.b.u32(base(0xe1)),
-            Region::PrivateArena => self.b.u32(base(0xe2)),
-        }
+        let slot = self.region_slot(region);
+        let (one, k24) = (self.b.u32(1), self.b.u32(24));
+        let id = self.b.binary(B::Add, slot, one);
+        self.b.binary(B::ShiftLeft, id, k24)
     }
 
-    /// The u32 number of the buffer argument of a buffer region.
-    fn buffer_slot(&mut self, region: Region) -> Option<Handle<Expression>> {
+    /// The u32 run-time number of `region` (see [`Region::Chosen`]).
+    fn region_slot(&mut self, region: Region) -> Handle<Expression> {
         match region {
-            Region::Buffer(n) => Some(self.b.u32(n as u32)),
-            Region::Buffers { slot, .. } => Some(slot),
-            Region::LocalArena | Region::PrivateArena => None,
+            Region::Buffer(n) => self.b.u32(n as u32),
+            Region::Chosen { slot, .. } => slot,
+            Region::LocalArena => self.b.u32(LOCAL_SLOT),
+            Region::PrivateArena => self.b.u32(PRIVATE_SLOT),
         }
     }
 
@@ -340,7 +380,7 @@ impl Ctx<'_> {
         let (space, slot) = match region {
             Region::PrivateArena => (naga::AddressSpace::Private, &mut self.arenas.private),
             Region::LocalArena => (naga::AddressSpace::WorkGroup, &mut self.arenas.local),
-            Region::Buffer(_) | Region::Buffers { .. } => return Err(LowerError::new(loc, "internal: a buffer is no arena")),
+            Region::Buffer(_) | Region::Chosen { .. } => return Err(LowerError::new(loc, "internal: not an arena")),
         };
         let (var, used) = match *slot {
             Some(arena) => arena,
@@ -413,7 +453,7 @@ impl Ctx<'_> {
             Region::PrivateArena => self.arenas.private,
             Region::LocalArena => self.arenas.local,
             Region::Buffer(n) => return Ok(Words::Buffer(n)),
-            Region::Buffers { .. } => return Err(LowerError::new(loc, "internal: words of a chosen buffer")),
+            Region::Chosen { .. } => return Err(LowerError::new(loc, "internal: words of a chosen region")),
         };
         let (var, _) = arena.ok_or_else(|| LowerError::new(loc, "internal: an arena that holds nothing"))?;
         let ptr = self.b.expr(Expression::GlobalVariable(var));
@@ -476,12 +516,16 @@ impl Ctx<'_> {
         let ty = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: byte pointer without a pointee"))?;
         let n = match region {
             Region::Buffer(n) => n,
-            Region::Buffers { slot, args } => {
-                let cases = (0..64u32)
-                    .filter(|n| args >> n & 1 == 1)
-                    .map(|n| {
-                        let one = Ptr { root: Root::Bytes(Region::Buffer(n as usize)), ..ptr.clone() };
-                        Ok((n, self.bytes_access(Region::Buffer(n as usize), &one, loc)?))
+            Region::Chosen { slot, among } => {
+                let buffers = (0..64u32).filter(|n| among.buffers >> n & 1 == 1).map(|n| (n, Region::Buffer(n as usize)));
+                let local = among.local.then_some((LOCAL_SLOT, Region::LocalArena));
+                let private = among.private.then_some((PRIVATE_SLOT, Region::PrivateArena));
+                let cases = buffers
+                    .chain(local)
+                    .chain(private)
+                    .map(|(n, region)| {
+                        let one = Ptr { root: Root::Bytes(region), ..ptr.clone() };
+                        Ok((n, self.bytes_access(region, &one, loc)?))
                     })
                     .collect::<R<Vec<_>>>()?;
                 return Ok(Access::Dispatch { slot, cases, ty });
@@ -809,13 +853,13 @@ impl Ctx<'_> {
     pub(super) fn ptr_select(&mut self, c: Handle<Expression>, a: Ptr, b: Ptr, loc: Loc) -> R<Ptr> {
         let (a, b) = self.comparable(a, b, loc)?;
         if let (Root::Bytes(x), Root::Bytes(y), [Step::Index(i)], [Step::Index(j)]) = (a.root, b.root, a.steps.as_slice(), b.steps.as_slice()) {
-            if let (false, Some(mx), Some(my)) = (x == y, x.buffers(), y.buffers()) {
-                // Different buffers: the argument is chosen with the offset.
-                let (sx, sy) = (self.buffer_slot(x), self.buffer_slot(y));
-                let (Some(sx), Some(sy)) = (sx, sy) else { return Err(LowerError::new(loc, "internal: buffer slots")) };
+            if x != y {
+                // Different regions: the region is chosen with the offset.
+                let among = x.members().union(y.members());
+                let (sx, sy) = (self.region_slot(x), self.region_slot(y));
                 let slot = self.b.select(c, sx, sy);
                 let byte = self.b.select(c, *i, *j);
-                return Ok(Ptr { root: Root::Bytes(Region::Buffers { slot, args: mx | my }), steps: vec![Step::Index(byte)], ..a });
+                return Ok(Ptr { root: Root::Bytes(Region::Chosen { slot, among }), steps: vec![Step::Index(byte)], space: among.space(), ..a });
             }
         }
         let same_shape = a.root == b.root
@@ -869,11 +913,10 @@ impl Ctx<'_> {
             if x == y {
                 return self.b.binary(op, *i, *j);
             }
-            if let (Some(sx), Some(sy)) = (self.buffer_slot(x), self.buffer_slot(y)) {
-                // Buffers chosen at run time: by argument, then by offset.
-                let (same, by_slot, by_byte) = (self.b.binary(B::Equal, sx, sy), self.b.binary(op, sx, sy), self.b.binary(op, *i, *j));
-                return self.b.select(same, by_byte, by_slot);
-            }
+            // Regions chosen at run time: by region, then by offset.
+            let (sx, sy) = (self.region_slot(x), self.region_slot(y));
+            let (same, by_slot, by_byte) = (self.b.binary(B::Equal, sx, sy), self.b.binary(op, sx, sy), self.b.binary(op, *i, *j));
+            return self.b.select(same, by_byte, by_slot);
         }
         if a.root != b.root {
             // Distinct objects: only (in)equality is meaningful.
@@ -909,7 +952,12 @@ impl Ctx<'_> {
         let (zero, one) = (self.b.u32(0), self.b.u32(1));
         let null = match p.root {
             Root::Null => return zero,
-            Root::Buffer(arg) => self.abi.arg_is_null(&mut self.module, arg),
+            Root::Bytes(Region::Chosen { slot, .. }) => {
+                let none = self.b.u32(NULL_SLOT);
+                let is_null = self.b.binary(B::Equal, slot, none);
+                return self.b.select(is_null, zero, one);
+            }
+            Root::Buffer(arg) | Root::Bytes(Region::Buffer(arg)) => self.abi.arg_is_null(&mut self.module, arg),
             _ => None,
         };
         match null {
@@ -949,7 +997,7 @@ impl Ctx<'_> {
         let func = self.frames.get(v.frame).map_or(0, |f| f.func.0);
         let ptr = if self.points_to.is_byte_var((func, v.id.0)) && ptr.root != Root::Null {
             let bytes = self.to_bytes(ptr, loc)?;
-            self.among_buffers(bytes, (func, v.id.0), loc)?
+            self.among_regions(bytes, (func, v.id.0), loc)?
         } else {
             ptr
         };
@@ -960,23 +1008,46 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Byte pointer `ptr` as one into any of the buffers that pointer variable `var` may point
-    /// into, when it may point into more than one.
-    fn among_buffers(&mut self, mut ptr: Ptr, var: super::points_to::VarKey, loc: Loc) -> R<Ptr> {
+    /// Byte pointer `ptr` as one into any of the regions that pointer variable `var` may
+    /// point into, when it may point into more than one.
+    fn among_regions(&mut self, mut ptr: Ptr, var: super::points_to::VarKey, loc: Loc) -> R<Ptr> {
         let Root::Bytes(region) = ptr.root else { return Ok(ptr) };
-        let Some(kernel) = self.frames.first().map(|f| f.func) else { return Ok(ptr) };
-        let params = &self.function(kernel)?.params;
-        let mut args = 0u64;
-        for local in self.points_to.buffers_of(var) {
-            let n = params.iter().position(|p| p.local.0 == local).ok_or_else(|| LowerError::new(loc, "internal: unknown parameter"))?;
-            args |= 1u64.checked_shl(n as u32).ok_or_else(|| LowerError::new(loc, "a pointer chosen among buffer arguments past the 64th is not supported"))?;
+        let objects: Vec<Object> = self.points_to.objects_of(var).collect();
+        let mut among = Regions::default();
+        for o in objects {
+            among = among.union(self.region_of(o, loc)?.members());
         }
-        if args.count_ones() > 1 {
-            if let Some(slot) = self.buffer_slot(region) {
-                ptr.root = Root::Bytes(Region::Buffers { slot, args });
-            }
+        if among.count() > 1 {
+            let slot = self.region_slot(region);
+            ptr.root = Root::Bytes(Region::Chosen { slot, among });
+            ptr.space = among.space();
         }
         Ok(ptr)
+    }
+
+    /// The region addressed object `o` lives in.
+    fn region_of(&mut self, o: Object, loc: Loc) -> R<Region> {
+        Ok(match o {
+            Object::KernelArg(local) => {
+                let kernel = self.frames.first().map(|f| f.func).ok_or_else(|| LowerError::new(loc, "internal: no kernel"))?;
+                let n = self.function(kernel)?.params.iter().position(|p| p.local.0 == local);
+                match n.and_then(|n| self.abi.params.get(n).map(|p| (n, p))) {
+                    Some((n, super::abi::Param::Buffer { .. })) => Region::Buffer(n),
+                    Some(_) => Region::LocalArena,
+                    None => return Err(LowerError::new(loc, "internal: unknown parameter")),
+                }
+            }
+            Object::Workgroup(_) => Region::LocalArena,
+            Object::Private(..) => Region::PrivateArena,
+            Object::Global(_) => Region::Buffer(*self.globals_block.get_or_insert_with(|| self.abi.add_globals_block())),
+            Object::Constant(id) => match self.constant_ptr(model::ConstId(id), loc)?.root {
+                Root::Buffer(n) => Region::Buffer(n),
+                _ => return Err(LowerError::new(loc, "internal: a __constant variable outside a buffer")),
+            },
+            Object::Param(..) | Object::Any => {
+                return Err(LowerError::new(loc, "a pointer variable that may point to what a pointer read from memory points to is not supported"))
+            }
+        })
     }
 
     /// Stores `ptr` into a pointer slot; returns the slot with its base fixed.
@@ -999,7 +1070,7 @@ impl Ctx<'_> {
                         Step::Index(_) => VarStep::Held(self.b.local("ptr_path_index", u32_ty)),
                     })
                     .collect();
-                let chosen = matches!(ptr.root, Root::Bytes(Region::Buffers { .. })).then(|| self.b.local("ptr_buffer", u32_ty));
+                let chosen = matches!(ptr.root, Root::Bytes(Region::Chosen { .. })).then(|| self.b.local("ptr_region", u32_ty));
                 PtrVar { root: ptr.root, view: ptr.view.clone(), prefix: steps, space: ptr.space, seen_as: ptr.seen_as, indexed: last.is_some(), chosen }
             }
             Some(old) if self.same_shape(&old, &ptr, prefix, last.is_some()) => old,
@@ -1021,7 +1092,7 @@ impl Ctx<'_> {
             self.b.store(p, i);
         }
         if let (Some(chosen), Root::Bytes(region)) = (fixed.chosen, ptr.root) {
-            let slot = self.buffer_slot(region).ok_or_else(|| LowerError::new(loc, "internal: no buffer"))?;
+            let slot = self.region_slot(region);
             let p = self.b.expr(Expression::LocalVariable(chosen));
             self.b.store(p, slot);
         }
@@ -1054,9 +1125,9 @@ impl Ctx<'_> {
                     steps.push(Step::Index(self.b.load(p)));
                 }
                 let root = match (v.root, v.chosen) {
-                    (Root::Bytes(Region::Buffers { args, .. }), Some(chosen)) => {
+                    (Root::Bytes(Region::Chosen { among, .. }), Some(chosen)) => {
                         let p = self.b.expr(Expression::LocalVariable(chosen));
-                        Root::Bytes(Region::Buffers { slot: self.b.load(p), args })
+                        Root::Bytes(Region::Chosen { slot: self.b.load(p), among })
                     }
                     (root, _) => root,
                 };

@@ -121,13 +121,9 @@ impl PointsTo {
         self.byte_vars.contains_key(&var)
     }
 
-    /// The kernel parameters (by local) whose buffers byte pointer variable `var` may point
-    /// into.
-    pub fn buffers_of(&self, var: VarKey) -> impl Iterator<Item = u32> + '_ {
-        self.byte_vars.get(&var).into_iter().flatten().filter_map(|o| match *o {
-            Object::KernelArg(l) => Some(l),
-            _ => None,
-        })
+    /// The objects byte pointer variable `var` may point into.
+    pub fn objects_of(&self, var: VarKey) -> impl Iterator<Item = Object> + '_ {
+        self.byte_vars.get(&var).into_iter().flatten().copied()
     }
 
     /// Whether private or `__local` object `o` (or the `__local` memory of a kernel argument)

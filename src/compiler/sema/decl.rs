@@ -18,6 +18,17 @@ use std::collections::BTreeSet;
 /// Largest array an initializer list may fill (the model lists every element).
 const MAX_INIT_ELEMENTS: u32 = 1 << 16;
 
+/// How a `__global` variable's declaration relates to others of its name.
+#[derive(Clone, Copy, PartialEq)]
+enum Linkage {
+    /// At program scope: one variable for every declaration of the name.
+    Program,
+    /// `extern` at program scope: the same, and defined elsewhere.
+    Extern,
+    /// `static` inside a function: a variable of its own.
+    Own,
+}
+
 /// A function's signature as written.
 struct Signature {
     name: String,
@@ -66,15 +77,32 @@ impl Sema<'_> {
         match decl.space.map(|s| s.0) {
             Some(Space::Constant) if is_extern && init.is_none() => self.extern_constant(decl, name, loc),
             Some(Space::Constant) => self.constant_var(decl, init, name, loc).map(|_| ()),
-            Some(Space::Global) | None if self.is_cl2() => self.global_var(decl, init, is_extern, name, loc),
+            Some(Space::Global) | None if self.is_cl2() => {
+                let linkage = if is_extern { Linkage::Extern } else { Linkage::Program };
+                self.global_var(decl, init, linkage, name, loc)
+            }
             _ => self.err(loc, format!("program-scope variable '{name}' must be declared in the __constant address space")),
         }
     }
 
-    /// A program-scope `__global` variable: room in the program's buffer of them and its
-    /// initial bytes. An `extern` declaration takes the room its definition (perhaps in
-    /// another file of a link) fills.
-    fn global_var(&mut self, decl: Declared, init: Option<&Initializer>, is_extern: bool, name: &str, loc: Loc) -> Option<()> {
+    /// A `static` variable inside a function (OpenCL C 2.0/3.0): a `__constant` or `__global`
+    /// variable of the program, visible in its block.
+    pub(super) fn static_local(&mut self, mut decl: Declared, init: Option<&Initializer>, name: &str, loc: Loc) -> Option<()> {
+        if let Some(i) = init.filter(|_| decl.unsized_array) {
+            decl.ty = self.sized_by_initializer(&decl.ty, i)?;
+        }
+        match decl.space.map(|s| s.0) {
+            Some(Space::Constant) => self.constant_var(decl, init, name, loc).map(|_| ()),
+            Some(Space::Global) | None => self.global_var(decl, init, Linkage::Own, name, loc),
+            Some(_) => self.err(loc, format!("static variable '{name}' must be in the __global or __constant address space")),
+        }
+    }
+
+    /// A `__global` variable of the program: room in the program's buffer of them and its
+    /// initial bytes. At program scope, a declaration takes the room of an earlier one of the
+    /// same name, and an `extern` one the room its definition (perhaps in another file of a
+    /// link) fills.
+    fn global_var(&mut self, decl: Declared, init: Option<&Initializer>, linkage: Linkage, name: &str, loc: Loc) -> Option<()> {
         if self.contains_pointer(&decl.ty) {
             return self.err(loc, format!("program-scope variable '{name}' holds pointers, which are not supported yet"));
         }
@@ -91,11 +119,11 @@ impl Sema<'_> {
                 };
                 Some(bytes)
             }
-            None if is_extern => None,
+            None if linkage == Linkage::Extern => None,
             None => Some(vec![0; self.size_of(&decl.ty) as usize]),
         };
         let earlier = match self.scopes.lookup(name) {
-            Some(Symbol::Var(VarInfo { var: VarRef::Global(id), .. })) => Some(*id),
+            Some(Symbol::Var(VarInfo { var: VarRef::Global(id), .. })) if linkage != Linkage::Own => Some(*id),
             _ => None,
         };
         let id = match earlier {

@@ -279,8 +279,11 @@ impl Sema<'_> {
         name: &str,
         loc: Loc,
     ) -> Option<Option<Stmt>> {
+        if d.spec.storage.is_static && self.is_cl2() {
+            return self.static_local(decl, init, name, loc).map(|_| None);
+        }
         if d.spec.storage.is_static || d.spec.storage.is_extern {
-            return self.err(loc, "static and extern variables inside functions are not supported");
+            return self.err(loc, "static variables inside functions need OpenCL C 2.0 or 3.0; extern ones are not supported");
         }
         if let Some(i) = init.filter(|_| decl.unsized_array) {
             decl.ty = self.sized_by_initializer(&decl.ty, i)?;
