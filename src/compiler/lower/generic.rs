@@ -3,7 +3,8 @@
 //! `__local` pointer passed to a helper's generic parameter stays a `__local` pointer in that
 //! copy of the helper, and `to_local`/`get_fence` are known at compile time.
 
-use super::place::{Ptr, Region, Root, LOCAL_SLOT, NULL_SLOT, PRIVATE_SLOT};
+use super::place::{Ptr, Root};
+use super::region::{Region, LOCAL_SLOT, NULL_SLOT, PRIVATE_SLOT};
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{Expr, Space, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE};
 use crate::compiler::source::Loc;

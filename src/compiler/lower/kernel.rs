@@ -4,7 +4,7 @@
 
 use super::abi::{self, Abi};
 use super::builder::FnBuilder;
-use super::place::{self, LocalArena};
+use super::arena::{self, LocalArena};
 use crate::compiler::{spirv, ConstantData, Kernel, KernelArg, KernelAttributes, Target};
 use naga::{EntryPoint, Expression, Module, ShaderStage, Span};
 
@@ -127,11 +127,11 @@ impl Kernel for CompiledKernel {
         if let Some(arena) = &self.local_arena {
             let mut end = arena.static_bytes;
             for &i in &arena.args {
-                constants.insert(place::arena_arg_name(i), f64::from(end));
+                constants.insert(arena::arena_arg_name(i), f64::from(end));
                 let size = local_arg_sizes.get(i).copied().unwrap_or(0);
-                end = end.saturating_add(size).next_multiple_of(place::ARENA_ARG_ALIGN);
+                end = end.saturating_add(size).next_multiple_of(arena::ARENA_ARG_ALIGN);
             }
-            constants.insert(place::arena_words_name(), f64::from((end / 4).max(1)));
+            constants.insert(arena::arena_words_name(), f64::from((end / 4).max(1)));
         }
         for &n in null_args.iter().filter(|n| self.null_tested_args.contains(n)) {
             constants.insert(abi::null_arg_name(n), 1.0);

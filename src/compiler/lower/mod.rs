@@ -1,9 +1,11 @@
 //! Lowering of the OpenCL C semantic model to naga IR, one module per kernel with entry point
 //! `main`. Every user function is inlined into its kernel: naga cannot pass pointers into
 //! storage or workgroup memory to functions, and a pointer in this lowering is a compile-time
-//! base plus a run-time element index (see `place.rs`). See `docs/compiler.md`.
+//! base plus run-time indices, or a region and a byte offset (see `place.rs`, `region.rs`).
+//! See `docs/compiler.md`.
 
 pub mod abi;
+mod arena;
 pub mod builder;
 mod builtins;
 mod constant;
@@ -19,6 +21,7 @@ mod local_atomics;
 mod memory;
 mod place;
 mod points_to;
+mod region;
 mod stmt;
 pub mod types;
 mod unroll;
@@ -132,7 +135,7 @@ struct Ctx<'p> {
     /// Where the kernel's pointers may point.
     points_to: PointsTo,
     /// The arenas of addressed private and `__local` objects, once used.
-    arenas: place::Arenas,
+    arenas: arena::Arenas,
     /// The pointer last converted to an integer (see `Ctx::int_to_ptr`).
     converted: Option<place::Ptr>,
     /// The ABI param of the program's buffer of `__global` variables, once used.

@@ -5,7 +5,8 @@
 
 use super::abi::Param as AbiParam;
 use super::expr::Val;
-use super::place::{Ptr, Region, Step};
+use super::place::{Ptr, Step};
+use super::region::Region;
 use super::points_to::Object;
 use super::unroll;
 use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
