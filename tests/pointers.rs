@@ -316,3 +316,48 @@ fn generic_pointers_switching_spaces_at_run_time() {
     s.check("sums", &s.get::<i32>(&out, 65), &want);
     s.finish();
 }
+
+/// Pointers held in a private struct and a private array of pointers, a program-scope
+/// pointer variable kept across launches, and a linked list threaded through a buffer by
+/// offsets.
+#[test]
+fn pointers_held_in_memory_and_a_linked_list_by_offsets() {
+    let s = Suite::with_options(
+        "typedef struct { global const int *data; local int *scratch; int n; } view_t;
+         global int table[4] = { 5, 6, 7, 8 };
+         global int *cursor = &table[1];
+         kernel void k(global const int *next, global const int *val, global int *out) {
+             local int tmp[8];
+             int i = get_global_id(0);
+             view_t v = { val, tmp, 3 };
+             global const int *picks[2] = { val + 1, next };
+             v.scratch[get_local_id(0)] = v.data[i] * 2;
+             barrier(CLK_LOCAL_MEM_FENCE);
+             int sum = 0;
+             for (int at = i; at >= 0; at = next[at]) sum += val[at];
+             out[i] = sum + v.scratch[get_local_id(0)] + picks[i & 1][0] * 1000;
+             if (i == 0) { out[16] = *cursor; cursor++; }
+         }",
+        "-cl-std=CL3.0",
+    );
+    // A list per start: at -> next[at] until -1.
+    let next: Vec<i32> = (0..16).map(|i| if i % 4 == 0 { -1 } else { i - 1 }).collect();
+    let val: Vec<i32> = (0..16).map(|i| i * 10 + 1).collect();
+    let (nb, vb, out) = (s.buf(&next), s.buf(&val), s.zeros::<i32>(17));
+    for launch in 0..2 {
+        s.run("k", &[Arg::Buf(&nb), Arg::Buf(&vb), Arg::Buf(&out)], &[16], Some(&[8]));
+        let want: Vec<i32> = (0..16)
+            .map(|i| {
+                let (mut sum, mut at) = (0, i as i32);
+                while at >= 0 {
+                    sum += val[at as usize];
+                    at = next[at as usize];
+                }
+                sum + 2 * val[i] + 1000 * if i & 1 == 1 { next[0] } else { val[1] }
+            })
+            .chain([6 + launch])
+            .collect();
+        s.check(&format!("launch {launch}"), &s.get::<i32>(&out, 17), &want);
+    }
+    s.finish();
+}

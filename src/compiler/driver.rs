@@ -355,12 +355,12 @@ mod tests {
     fn unsupported_pointer_uses_are_diagnosed_at_their_position() {
         let t = target();
         for (src, at, message) in [
-            ("kernel void k(global int *o) { global int *ps[2]; ps[0] = o; }", "1:44", "pointers held in arrays or structs"),
+            ("kernel void k(global int *o) { global int *ps[2]; ps[0] = o; }", "1:44", "pointers held in memory with 64-bit addresses"),
             ("kernel void k(global int *o) { global int *p = o; global int **pp = &p; pp[1] = o; }", "1:73", "not on a pointer to a single variable"),
             ("kernel void k(global int *o) { global int *p = o, *q = o; global int **pp = &p; pp = &q; }", "1:84", "only point into one object"),
             ("kernel void k(global int *o) { o[0] = *(global int *)(o[1] + 4); }", "1:40", "an integer can only become a pointer"),
             ("typedef struct { int n; } C; kernel void k() { local C c; atomic_inc(&c.n); }", "1:59", "members of __local structs"),
-            ("typedef struct { global int *p; } S; kernel void k(global int *o) { S s; s.p = o; }", "1:71", "pointers held in arrays or structs"),
+            ("typedef struct { global int *p; } S; kernel void k(global int *o) { S s; s.p = o; }", "1:71", "pointers held in memory with 64-bit addresses"),
             // One error: `q` is still declared.
             ("kernel void k(global int *o) { global int *q = (global int *)o[0]; q[0] = 1; }", "1:48", "an integer can only become a pointer"),
         ] {

@@ -18,6 +18,16 @@ pub mod token;
 
 pub use driver::{build, compile, link};
 
+/// The run-time number of the buffer of a program's `__global` variables among the regions a
+/// pointer may point into (see `lower/region.rs`).
+pub const GLOBALS_SLOT: u32 = 0xe2;
+
+/// The integer a pointer to byte `offset` of the program's `__global` variables is, in
+/// memory and as `uintptr_t`: (its region's number + 1) · 2^24 plus the offset.
+pub fn global_variable_address(offset: u32) -> u32 {
+    ((GLOBALS_SLOT + 1) << 24).wrapping_add(offset)
+}
+
 /// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`: the largest program-scope `__global` variable (the
 /// minimum OpenCL 3.0 asks of a device with the feature).
 pub const MAX_GLOBAL_VARIABLE_SIZE: u64 = 65536;

@@ -39,6 +39,11 @@ impl Ctx<'_> {
     /// An expression that yields a (non-pointer) value.
     pub(super) fn eval_value(&mut self, e: &Expr) -> R<Handle<Expression>> {
         let loc = e.loc;
+        if e.ty.is_pointer() {
+            // A pointer as a value (a member of an aggregate being built): its integer.
+            let p = self.eval_ptr(e)?;
+            return self.encode_ptr(p, loc);
+        }
         Ok(match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, &e.ty, loc)?,
             ExprKind::Float(v) => {
@@ -165,8 +170,8 @@ impl Ctx<'_> {
         let loc = e.loc;
         match &e.kind {
             ExprKind::Load(place) => {
-                let v = self.ptr_var_of(place)?;
-                self.load_ptr_var(v, loc)
+                let home = self.ptr_home(place)?;
+                self.load_home(&home, &pointee(&e.ty), loc)
             }
             ExprKind::AddrOf(place) => self.place_ptr(place),
             ExprKind::Decay(place) => {
@@ -202,8 +207,9 @@ impl Ctx<'_> {
                 self.ptr_select(c, pa, pb, loc)
             }
             ExprKind::Assign { place, value, yields_old } => {
-                let id = self.ptr_var_of(place)?;
-                let old = if *yields_old || contains_current(value) { Some(self.load_ptr_var(id, loc)?) } else { None };
+                let home = self.ptr_home(place)?;
+                let pointee = pointee(&e.ty);
+                let old = if *yields_old || contains_current(value) { Some(self.load_home(&home, &pointee, loc)?) } else { None };
                 if let (Some(o), Some(f)) = (&old, self.frames.last_mut()) {
                     f.current_ptr.push(o.clone());
                 }
@@ -213,10 +219,10 @@ impl Ctx<'_> {
                         f.current_ptr.pop();
                     }
                 }
-                self.assign_ptr_var(id, p?, loc)?;
+                self.store_home(&home, p?, loc)?;
                 match old {
                     Some(o) if *yields_old => Ok(o),
-                    _ => self.load_ptr_var(id, loc),
+                    _ => self.load_home(&home, &pointee, loc),
                 }
             }
             // `NULL`, or 0 as a pointer.
@@ -766,6 +772,14 @@ pub(super) fn unsupported_width(loc: Loc) -> LowerError {
 }
 
 /// True when `e` reads the enclosing assignment's old value.
+/// What pointer type `ty` points to.
+fn pointee(ty: &T) -> T {
+    match ty {
+        T::Pointer { pointee, .. } => (**pointee).clone(),
+        _ => T::Void,
+    }
+}
+
 fn contains_current(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Current => true,

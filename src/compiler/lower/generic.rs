@@ -4,7 +4,7 @@
 //! copy of the helper, and `to_local`/`get_fence` are known at compile time.
 
 use super::place::{Ptr, Root};
-use super::region::{Region, LOCAL_SLOT, NULL_SLOT, PRIVATE_SLOT};
+use super::region::{Region, GLOBALS_SLOT, LOCAL_SLOT, NULL_SLOT, PRIVATE_SLOT};
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{Expr, Space, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE};
 use crate::compiler::source::Loc;
@@ -52,13 +52,19 @@ impl Ctx<'_> {
 
     /// Whether the region numbered `slot` is in `space` (bool).
     fn slot_in(&mut self, slot: Handle<Expression>, space: Space) -> Handle<Expression> {
-        let (op, bound) = match space {
-            Space::Local => (BinaryOperator::Equal, LOCAL_SLOT),
-            Space::Private => (BinaryOperator::Equal, PRIVATE_SLOT),
-            _ => (BinaryOperator::Less, LOCAL_SLOT),
+        let is = |cx: &mut Self, op, k| {
+            let k = cx.b.u32(k);
+            cx.b.binary(op, slot, k)
         };
-        let bound = self.b.u32(bound);
-        self.b.binary(op, slot, bound)
+        match space {
+            Space::Local => is(self, BinaryOperator::Equal, LOCAL_SLOT),
+            Space::Private => is(self, BinaryOperator::Equal, PRIVATE_SLOT),
+            _ => {
+                let argument = is(self, BinaryOperator::Less, LOCAL_SLOT);
+                let variables = is(self, BinaryOperator::Equal, GLOBALS_SLOT);
+                self.b.binary(BinaryOperator::LogicalOr, argument, variables)
+            }
+        }
     }
 
     fn generic_operand(&mut self, args: &[Expr], loc: Loc) -> R<Ptr> {

@@ -80,6 +80,13 @@ pub struct PtrVar {
     chosen: Option<Handle<LocalVariable>>,
 }
 
+/// Where a pointer-typed place keeps its pointer.
+pub enum PtrHome {
+    Var(VarRef),
+    /// As an integer in memory (`region.rs`, `encode_ptr`), with what holds it there.
+    Memory(Access, super::points_to::Holder),
+}
+
 /// A place lowered to memory: a naga pointer, or components of a vector behind one.
 pub enum Access {
     Ptr(Handle<Expression>),
@@ -642,15 +649,42 @@ impl Ctx<'_> {
         VarRef { frame: self.frames.len().saturating_sub(1), id }
     }
 
-    /// The pointer variable that pointer-typed `place` is: a local, or `*pp` for a pointer
-    /// to a pointer variable.
-    pub(super) fn ptr_var_of(&mut self, place: &Place) -> R<VarRef> {
+    /// Where pointer-typed `place` keeps its pointer: a pointer variable (a local, or `*pp` for
+    /// a pointer to a pointer variable), or memory holding it as an integer.
+    pub(super) fn ptr_home(&mut self, place: &Place) -> R<PtrHome> {
         if let PlaceKind::Local(id) = place.kind {
-            return Ok(self.here(id));
+            return Ok(PtrHome::Var(self.here(id)));
         }
         match self.place_ptr(place)? {
-            Ptr { root: Root::PtrVar(v), steps, .. } if steps.is_empty() => Ok(v),
-            _ => Err(LowerError::new(place.loc, "pointers stored in memory other than private pointer variables are not supported")),
+            Ptr { root: Root::PtrVar(v), steps, .. } if steps.is_empty() => Ok(PtrHome::Var(v)),
+            ptr => {
+                let func = self.frames.last().map_or(0, |f| f.func.0);
+                let holder = super::points_to::holder(func, place);
+                let holder = holder.ok_or_else(|| LowerError::new(place.loc, "a pointer held in memory reached through another pointer is not supported"))?;
+                Ok(PtrHome::Memory(self.ptr_access(&ptr, place.loc)?, holder))
+            }
+        }
+    }
+
+    /// The pointer held at `home`; `pointee`: what it points to.
+    pub(super) fn load_home(&mut self, home: &PtrHome, pointee: &T, loc: Loc) -> R<Ptr> {
+        match home {
+            PtrHome::Var(v) => self.load_ptr_var(*v, loc),
+            PtrHome::Memory(access, holder) => {
+                let v = self.load_access(access, loc)?;
+                self.decode_ptr(v, *holder, pointee, loc)
+            }
+        }
+    }
+
+    /// Stores `ptr` at `home`.
+    pub(super) fn store_home(&mut self, home: &PtrHome, ptr: Ptr, loc: Loc) -> R<()> {
+        match home {
+            PtrHome::Var(v) => self.assign_ptr_var(*v, ptr, loc),
+            PtrHome::Memory(access, _) => {
+                let v = self.encode_ptr(ptr, loc)?;
+                self.store_access(access, v, &T::Scalar(S::UInt), loc)
+            }
         }
     }
 
@@ -663,9 +697,10 @@ impl Ctx<'_> {
     pub(super) fn assign_ptr_var(&mut self, v: VarRef, ptr: Ptr, loc: Loc) -> R<()> {
         let slot = self.var_slot(v, loc)?;
         let func = self.frames.get(v.frame).map_or(0, |f| f.func.0);
-        let ptr = if self.points_to.is_byte_var((func, v.id.0)) && ptr.root != Root::Null {
+        let holder = super::points_to::Holder::Var(func, v.id.0);
+        let ptr = if self.points_to.is_byte_var(holder) && ptr.root != Root::Null {
             let bytes = self.to_bytes(ptr, loc)?;
-            self.among_regions(bytes, (func, v.id.0), loc)?
+            self.among_regions(bytes, holder, loc)?
         } else {
             ptr
         };

@@ -32,21 +32,29 @@ pub enum Object {
     Any,
 }
 
-/// A pointer variable: its function and its local.
-pub type VarKey = (u32, u32);
+/// What holds pointers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Holder {
+    /// Pointer variable `.1` of function `.0`.
+    Var(u32, u32),
+    /// Pointer member `.1` of every struct or union of record `.0`.
+    Member(u32, u32),
+    /// The pointers in an object: an array of pointers, a program-scope pointer variable.
+    In(Object),
+}
 
 /// What a pointer is made from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Source {
     Object(Object),
-    Var(VarKey),
+    Held(Holder),
 }
 
 /// Where the pointers of one kernel may point, and what follows for the lowering.
 pub struct PointsTo {
-    points_to: BTreeMap<VarKey, BTreeSet<Object>>,
+    points_to: BTreeMap<Holder, BTreeSet<Object>>,
     /// Pointer variables holding byte pointers, with the concrete objects they may point to.
-    byte_vars: BTreeMap<VarKey, BTreeSet<Object>>,
+    byte_vars: BTreeMap<Holder, BTreeSet<Object>>,
     /// The private and `__local` objects that live in an arena of words.
     addressed: BTreeSet<Object>,
     /// The concrete objects atomics on `__local` pointers are applied to.
@@ -65,8 +73,10 @@ impl PointsTo {
             _ => false,
         };
         let many = |s: &BTreeSet<Object>| !s.iter().any(to_pointer) && s.iter().filter(|o| **o != Object::Any).count() > 1;
-        let byte_vars: Vec<VarKey> = this.points_to.iter().filter(|(v, s)| many(s) || facts.cast_into.contains(v)).map(|(v, _)| *v).collect();
-        this.byte_vars = byte_vars.into_iter().map(|v| (v, this.concrete(&facts.args, &[Source::Var(v)]))).collect();
+        // Memory holds pointers as values: byte pointers, whatever they point to.
+        let in_memory = |h: &Holder| !matches!(h, Holder::Var(..));
+        let byte_vars: Vec<Holder> = this.points_to.iter().filter(|(v, s)| many(s) || facts.cast_into.contains(v) || in_memory(v)).map(|(v, _)| *v).collect();
+        this.byte_vars = byte_vars.into_iter().map(|v| (v, this.concrete(&facts.args, &[Source::Held(v)]))).collect();
         this.atomic_objects = facts.atomics.iter().flat_map(|s| this.concrete(&facts.args, s)).collect();
         let single = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !matches!(l.ty, Type::Array { .. })),
@@ -74,7 +84,7 @@ impl PointsTo {
             _ => false,
         };
         let stepped: BTreeSet<Object> = facts.stepped.iter().flat_map(|s| this.concrete(&facts.args, s)).filter(single).collect();
-        let byte_vars = this.byte_vars.keys().map(|v| vec![Source::Var(*v)]);
+        let byte_vars = this.byte_vars.keys().map(|v| vec![Source::Held(*v)]);
         let choices = facts.choices.iter().filter(|c| this.concrete(&facts.args, c).len() > 1).cloned();
         let sites: Vec<Vec<Source>> = byte_vars.chain(choices).chain(facts.addressed.iter().cloned()).collect();
         let is_data = |o: &Object| match *o {
@@ -92,17 +102,17 @@ impl PointsTo {
 
     /// Every concrete object (no `Param`) that the pointers `sources` may point into; `args`:
     /// the argument sources of each call of a helper's pointer parameter.
-    fn concrete(&self, args: &BTreeMap<VarKey, Vec<Vec<Source>>>, sources: &[Source]) -> BTreeSet<Object> {
+    fn concrete(&self, args: &BTreeMap<Holder, Vec<Vec<Source>>>, sources: &[Source]) -> BTreeSet<Object> {
         let mut out = BTreeSet::new();
         for &s in sources {
             let objects = match s {
                 Source::Object(o) => vec![o],
-                Source::Var(v) => self.points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
+                Source::Held(v) => self.points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
             };
             for o in objects {
                 match o {
                     Object::Param(f, p) => {
-                        for call in args.get(&(f, p)).into_iter().flatten() {
+                        for call in args.get(&Holder::Var(f, p)).into_iter().flatten() {
                             out.extend(self.concrete(args, call));
                         }
                     }
@@ -117,12 +127,12 @@ impl PointsTo {
 
     /// Whether pointer variable `var` holds byte pointers: it may point into more than one
     /// object, or is given a reinterpreted pointer.
-    pub fn is_byte_var(&self, var: VarKey) -> bool {
+    pub fn is_byte_var(&self, var: Holder) -> bool {
         self.byte_vars.contains_key(&var)
     }
 
     /// The objects byte pointer variable `var` may point into.
-    pub fn objects_of(&self, var: VarKey) -> impl Iterator<Item = Object> + '_ {
+    pub fn objects_of(&self, var: Holder) -> impl Iterator<Item = Object> + '_ {
         self.byte_vars.get(&var).into_iter().flatten().copied()
     }
 
@@ -141,9 +151,9 @@ impl PointsTo {
 #[derive(Default)]
 struct Facts {
     /// A pointer variable may hold what a source gives.
-    flows: Vec<(VarKey, Source)>,
-    params: BTreeSet<VarKey>,
-    args: BTreeMap<VarKey, Vec<Vec<Source>>>,
+    flows: Vec<(Holder, Source)>,
+    params: BTreeSet<Holder>,
+    args: BTreeMap<Holder, Vec<Vec<Source>>>,
     atomics: Vec<Vec<Source>>,
     /// Pointers whose objects must be addressable: reinterpreted or turned into integers.
     addressed: Vec<Vec<Source>>,
@@ -151,22 +161,24 @@ struct Facts {
     stepped: Vec<Vec<Source>>,
     /// `?:` between pointers.
     choices: Vec<Vec<Source>>,
-    /// Pointer variables given a reinterpreted pointer.
-    cast_into: BTreeSet<VarKey>,
+    /// Holders given a reinterpreted pointer or one read from memory: they hold byte
+    /// pointers.
+    cast_into: BTreeSet<Holder>,
 }
 
 impl Facts {
     fn collect(program: &Program, kernel: FuncId) -> Facts {
         let mut facts = Facts::default();
         for p in program.function(kernel).map_or(&[][..], |k| k.params.as_slice()) {
-            facts.flows.push(((kernel.0, p.local.0), Source::Object(Object::KernelArg(p.local.0))));
+            facts.flows.push((Holder::Var(kernel.0, p.local.0), Source::Object(Object::KernelArg(p.local.0))));
         }
         let (mut seen, mut todo) = (BTreeSet::from([kernel.0]), vec![kernel]);
         while let Some(id) = todo.pop() {
             let Some(f) = program.function(id) else { continue };
             let mut body = f.body.clone();
             visit::walk_mut(&mut body, &mut |n| match n {
-                Node::Stmt(Stmt::Decl { local, init: Some(e) }) if e.ty.is_pointer() => facts.assign(program, (id.0, local.0), e),
+                Node::Stmt(Stmt::Decl { local, init: Some(e) }) if e.ty.is_pointer() => facts.assign(program, id.0, Holder::Var(id.0, local.0), e),
+                Node::Stmt(Stmt::Decl { local, init: Some(e) }) => facts.aggregate(program, id.0, Holder::In(Object::Private(id.0, local.0)), e),
                 Node::Expr(e) => {
                     if let ExprKind::Call(callee, _) = &e.kind {
                         if seen.insert(callee.0) {
@@ -181,13 +193,33 @@ impl Facts {
         facts
     }
 
-    /// Pointer variable `var` is given `value`.
-    fn assign(&mut self, program: &Program, var: VarKey, value: &Expr) {
-        if is_reinterpreting(program, value) {
+    /// `var` is given pointer `value`, an expression of function `f`.
+    fn assign(&mut self, program: &Program, f: u32, var: Holder, value: &Expr) {
+        let sources = sources(f, value);
+        // A reinterpreted pointer, or one read from memory, is a byte pointer.
+        if is_reinterpreting(program, value) || sources.iter().any(|s| matches!(s, Source::Held(h) if !matches!(h, Holder::Var(..)))) {
             self.cast_into.insert(var);
         }
-        self.flows.extend(sources(var.0, value).into_iter().map(|s| (var, s)));
+        self.flows.extend(sources.into_iter().map(|s| (var, s)));
     }
+
+    /// The pointers inside aggregate `value` (a struct or array value of function `f`) go to
+    /// the members of their records, or to `holder` for elements of an array of pointers.
+    fn aggregate(&mut self, program: &Program, f: u32, holder: Holder, value: &Expr) {
+        let ExprKind::Aggregate(items) = &value.kind else { return };
+        for (m, item) in (0u32..).zip(items) {
+            let inner = match &value.ty {
+                Type::Record(r) => Holder::Member(r.0, m),
+                _ => holder,
+            };
+            if item.ty.is_pointer() {
+                self.assign(program, f, inner, item);
+            } else {
+                self.aggregate(program, f, inner, item);
+            }
+        }
+    }
+
 
     /// The facts expression `e` of function `f` gives (not those of its operands).
     fn expr(&mut self, program: &Program, f: u32, e: &Expr) {
@@ -197,21 +229,21 @@ impl Facts {
                     self.atomics.push(sources(f, p));
                 }
             }
-            ExprKind::Assign { place, value, .. } => {
-                if let (true, PlaceKind::Local(id)) = (place.ty.is_pointer(), &place.kind) {
-                    self.assign(program, (f, id.0), value);
-                }
-            }
+            ExprKind::Assign { place, value, .. } => match holder(f, place) {
+                Some(h) if place.ty.is_pointer() => self.assign(program, f, h, value),
+                Some(h) => self.aggregate(program, f, h, value),
+                None => {}
+            },
             // A pointer variable that a pointer to it may change.
             ExprKind::AddrOf(place) => {
                 if let (true, PlaceKind::Local(id)) = (place.ty.is_pointer(), &place.kind) {
-                    self.flows.push(((f, id.0), Source::Object(Object::Any)));
+                    self.flows.push((Holder::Var(f, id.0), Source::Object(Object::Any)));
                 }
             }
             ExprKind::Call(callee, args) => {
                 let params = program.function(*callee).map_or(&[][..], |c| c.params.as_slice());
                 for (p, a) in params.iter().zip(args).filter(|(_, a)| a.ty.is_pointer()) {
-                    let key = (callee.0, p.local.0);
+                    let key = Holder::Var(callee.0, p.local.0);
                     self.params.insert(key);
                     self.args.entry(key).or_default().push(sources(f, a));
                 }
@@ -228,27 +260,27 @@ impl Facts {
     /// the others collect their arguments.
     fn make_params_symbolic(&mut self) {
         for &key in &self.params {
-            let own = self.flows.iter().any(|&(v, s)| v == key && s != Source::Var(key));
+            let own = self.flows.iter().any(|&(v, s)| v == key && s != Source::Held(key));
             if own {
                 for call in self.args.get(&key).into_iter().flatten() {
                     self.flows.extend(call.iter().map(|s| (key, *s)));
                 }
-            } else {
-                self.flows.push((key, Source::Object(Object::Param(key.0, key.1))));
+            } else if let Holder::Var(f, l) = key {
+                self.flows.push((key, Source::Object(Object::Param(f, l))));
             }
         }
     }
 
     /// Where each pointer variable may point: the flows applied until nothing changes.
-    fn solve(&self) -> BTreeMap<VarKey, BTreeSet<Object>> {
-        let mut points_to: BTreeMap<VarKey, BTreeSet<Object>> = BTreeMap::new();
+    fn solve(&self) -> BTreeMap<Holder, BTreeSet<Object>> {
+        let mut points_to: BTreeMap<Holder, BTreeSet<Object>> = BTreeMap::new();
         let mut changed = true;
         while changed {
             changed = false;
             for &(var, source) in &self.flows {
                 let targets: Vec<Object> = match source {
                     Source::Object(o) => vec![o],
-                    Source::Var(v) => points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
+                    Source::Held(v) => points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
                 };
                 let set = points_to.entry(var).or_default();
                 for t in targets {
@@ -306,13 +338,30 @@ fn sources(f: u32, e: &Expr) -> Vec<Source> {
         ExprKind::AddrOf(p) | ExprKind::Decay(p) => place_sources(f, p),
         ExprKind::PtrAdd(a, _) | ExprKind::PtrCast(a) | ExprKind::Comma(_, a) => sources(f, a),
         ExprKind::Cond(_, a, b) => [sources(f, a), sources(f, b)].concat(),
-        ExprKind::Load(p) | ExprKind::Assign { place: p, .. } => match p.kind {
-            PlaceKind::Local(id) => vec![Source::Var((f, id.0))],
-            _ => vec![Source::Object(Object::Any)],
+        ExprKind::Load(p) | ExprKind::Assign { place: p, .. } => match holder(f, p) {
+            Some(h) => vec![Source::Held(h)],
+            None => vec![Source::Object(Object::Any)],
         },
         // The variable's own value, in a compound assignment to it; a null pointer.
         ExprKind::Current | ExprKind::Zero => Vec::new(),
         _ => vec![Source::Object(Object::Any)],
+    }
+}
+
+/// What holds the pointer (or the pointers inside the aggregate) at place `p` of function
+/// `f`, if known.
+pub fn holder(f: u32, p: &Place) -> Option<Holder> {
+    match &p.kind {
+        PlaceKind::Local(id) if p.ty.is_pointer() => Some(Holder::Var(f, id.0)),
+        PlaceKind::Local(id) => Some(Holder::In(Object::Private(f, id.0))),
+        PlaceKind::Workgroup(id) => Some(Holder::In(Object::Workgroup(id.0))),
+        PlaceKind::Global(id) => Some(Holder::In(Object::Global(id.0))),
+        PlaceKind::Member(base, m) => match base.ty {
+            Type::Record(r) => Some(Holder::Member(r.0, *m)),
+            _ => None,
+        },
+        PlaceKind::Index(base, _) => holder(f, base),
+        PlaceKind::Constant(_) | PlaceKind::Swizzle(..) | PlaceKind::Deref(_) => None,
     }
 }
 

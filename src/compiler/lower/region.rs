@@ -30,6 +30,7 @@ pub const LOCAL_SLOT: u32 = 0xe0;
 /// The run-time number of the private arena among regions.
 pub const PRIVATE_SLOT: u32 = 0xe1;
 
+pub use crate::compiler::GLOBALS_SLOT;
 /// A chosen region that is none: the pointer is NULL (`to_local` of a global pointer).
 pub const NULL_SLOT: u32 = 0xff;
 
@@ -109,6 +110,57 @@ impl Ctx<'_> {
         }
     }
 
+    /// Pointer `ptr` as the u32 a pointer held in memory is: the integer it converts to (0
+    /// for NULL).
+    pub(super) fn encode_ptr(&mut self, ptr: Ptr, loc: Loc) -> R<Handle<Expression>> {
+        if ptr.root == Root::Null {
+            return Ok(self.b.u32(0));
+        }
+        let bytes = self.to_bytes(ptr, loc)?;
+        let (Root::Bytes(region), byte) = (bytes.root, Self::byte_offset(&bytes, loc)?) else {
+            return Err(LowerError::new(loc, "internal: not a byte pointer"));
+        };
+        let base = self.region_base(region);
+        Ok(self.b.binary(B::Add, base, byte))
+    }
+
+    /// The pointer (to `pointee`) that u32 `v`, read from memory holder `holder`, encodes: a
+    /// region chosen by its top byte among those the holder may point into (the offset then
+    /// has 24 bits), or the holder's one region with a 32-bit offset; 0 is NULL.
+    pub(super) fn decode_ptr(&mut self, v: Handle<Expression>, holder: points_to::Holder, pointee: &T, loc: Loc) -> R<Ptr> {
+        let mut objects: Vec<Object> = self.points_to.objects_of(holder).collect();
+        if let points_to::Holder::In(Object::Global(id)) = holder {
+            // Another kernel of the program may have stored it, in an earlier launch: it
+            // points into the program's variables (nothing else outlives a launch).
+            objects.push(Object::Global(id));
+        }
+        let mut among = Regions::default();
+        let mut one = None;
+        for o in objects {
+            let region = self.region_of(o, loc)?;
+            among = among.union(region.members());
+            one = Some(region);
+        }
+        let space = among.space();
+        let (zero, null) = (self.b.u32(0), self.b.u32(NULL_SLOT));
+        let is_null = self.b.binary(B::Equal, v, zero);
+        let (slot, byte) = match (one, among.count()) {
+            (None, _) => return Ok(Ptr { root: Root::Null, view: None, steps: Vec::new(), space, seen_as: None }),
+            (Some(region), 1) => {
+                let base = self.region_base(region);
+                (self.region_slot(region), self.b.binary(B::Subtract, v, base))
+            }
+            _ => {
+                let (k24, one, low) = (self.b.u32(24), self.b.u32(1), self.b.u32(0xff_ffff));
+                let id = self.b.binary(B::ShiftRight, v, k24);
+                (self.b.binary(B::Subtract, id, one), self.b.binary(B::And, v, low))
+            }
+        };
+        let slot = self.b.select(is_null, null, slot);
+        let root = Root::Bytes(Region::Chosen { slot, among });
+        Ok(Ptr { root, view: Some(pointee.clone()), steps: vec![Step::Index(byte)], space, seen_as: None })
+    }
+
     /// The integer a pointer to byte 0 of `region` converts to: (its slot + 1) · 2^24, so
     /// that regions are apart and the low bits of a converted pointer give its alignment.
     pub(super) fn region_base(&mut self, region: Region) -> Handle<Expression> {
@@ -121,6 +173,9 @@ impl Ctx<'_> {
     /// The u32 run-time number of `region` (see [`Region::Chosen`]).
     pub(super) fn region_slot(&mut self, region: Region) -> Handle<Expression> {
         match region {
+            // The program's variables keep one number in every kernel: pointers to them may
+            // be held in them from launch to launch.
+            Region::Buffer(n) if self.globals_block == Some(n) => self.b.u32(GLOBALS_SLOT),
             Region::Buffer(n) => self.b.u32(n as u32),
             Region::Chosen { slot, .. } => slot,
             Region::LocalArena => self.b.u32(LOCAL_SLOT),
@@ -185,7 +240,9 @@ impl Ctx<'_> {
         let n = match region {
             Region::Buffer(n) => n,
             Region::Chosen { slot, among } => {
-                let buffers = (0..64u32).filter(|n| among.buffers >> n & 1 == 1).map(|n| (n, Region::Buffer(n as usize)));
+                let globals = self.globals_block;
+                let number = |n: u32| if globals == Some(n as usize) { GLOBALS_SLOT } else { n };
+                let buffers = (0..64u32).filter(|n| among.buffers >> n & 1 == 1).map(|n| (number(n), Region::Buffer(n as usize)));
                 let local = among.local.then_some((LOCAL_SLOT, Region::LocalArena));
                 let private = among.private.then_some((PRIVATE_SLOT, Region::PrivateArena));
                 let cases = buffers
@@ -217,7 +274,7 @@ impl Ctx<'_> {
 
     /// Byte pointer `ptr` as one into any of the regions that pointer variable `var` may
     /// point into, when it may point into more than one.
-    pub(super) fn among_regions(&mut self, mut ptr: Ptr, var: points_to::VarKey, loc: Loc) -> R<Ptr> {
+    pub(super) fn among_regions(&mut self, mut ptr: Ptr, var: points_to::Holder, loc: Loc) -> R<Ptr> {
         let Root::Bytes(region) = ptr.root else { return Ok(ptr) };
         let objects: Vec<Object> = self.points_to.objects_of(var).collect();
         let mut among = Regions::default();

@@ -65,8 +65,10 @@ impl TypeMap {
                 intern(module, TypeInner::Array { base, size: ArraySize::Constant(size), stride })
             }
             T::Record(id) => self.record(module, types, *id, loc)?,
-            // A pointer held anywhere but in a pointer variable (in an array or a struct).
-            T::Pointer { .. } => return Err(LowerError::new(loc, "pointers held in arrays or structs are not supported (only in pointer variables)")),
+            // A pointer held in memory (an array, a struct, a program variable): its integer
+            // (`region.rs`, "stored pointers").
+            T::Pointer { .. } if types.pointer_size == 4 => intern(module, TypeInner::Scalar(naga::Scalar::U32)),
+            T::Pointer { .. } => return Err(LowerError::new(loc, "pointers held in memory with 64-bit addresses are not supported yet")),
             T::Void => {
                 return Err(LowerError::new(loc, "internal: no naga type for void"))
             }
@@ -101,6 +103,8 @@ impl TypeMap {
             T::Scalar(s) => reg_scalar(*s).width as u32,
             T::Vector(s, n) => reg_scalar(*s).width as u32 * model::vector_slots(*n),
             T::Array { elem, len } => self.naga_size(module, types, elem, loc)?.saturating_mul(*len),
+            // A pointer held in memory: its u32 integer.
+            T::Pointer { .. } => 4,
             T::Record(id) => {
                 let h = self.record(module, types, *id, loc)?;
                 match module.types[h].inner {

@@ -3,7 +3,7 @@
 //! whole-program checks at the end (undefined functions, recursion, A10 constant limits).
 
 use super::consteval::{int_bits, to_bytes};
-use super::model::{GlobalId, GlobalVar, 
+use super::model::{GlobalId, GlobalVar, Place,
     ConstId, ConstantVar, Expr, ExprKind, FuncId, Function, FunctionKind, Param, PlaceKind, Program,
     Scalar, Space, Type,
 };
@@ -85,6 +85,54 @@ impl Sema<'_> {
         }
     }
 
+    /// The address (as a pointer held in memory) of a program-scope `__global` variable, or an
+    /// element or member of one, that constant pointer expression `e` names.
+    fn variable_address(&mut self, e: &Expr) -> Option<u32> {
+        let offset = match &e.kind {
+            ExprKind::AddrOf(p) | ExprKind::Decay(p) => self.place_offset(p)?,
+            ExprKind::PtrCast(inner) => return self.variable_address(inner),
+            ExprKind::PtrAdd(p, n) => {
+                let Type::Pointer { pointee, .. } = &p.ty else { return None };
+                let n = u32::try_from(self.const_value_of(n)?).ok()?;
+                let size = self.size_of(pointee) as u32;
+                return Some(self.variable_address(p)?.wrapping_add(n.wrapping_mul(size)));
+            }
+            _ => return None,
+        };
+        Some(crate::compiler::global_variable_address(offset))
+    }
+
+    /// The byte offset in the program's `__global` variables of place `p` (constant indices).
+    fn place_offset(&mut self, p: &Place) -> Option<u32> {
+        match p.kind {
+            PlaceKind::Global(id) => self.global_vars.get(id.0 as usize).map(|v| v.offset),
+            PlaceKind::Index(ref base, ref i) => {
+                let Type::Array { elem, .. } = &base.ty else { return None };
+                let k = u32::try_from(self.const_value_of(i)?).ok()?;
+                let size = self.size_of(elem) as u32;
+                Some(self.place_offset(base)? + k * size)
+            }
+            PlaceKind::Member(ref base, m) => {
+                let Type::Record(r) = base.ty else { return None };
+                let offset = self.types.record(r)?.members.get(m as usize)?.offset;
+                Some(self.place_offset(base)? + offset)
+            }
+            _ => None,
+        }
+    }
+
+    fn const_value_of(&mut self, e: &Expr) -> Option<u64> {
+        match &e.kind {
+            ExprKind::Int(v) => Some(*v),
+            ExprKind::Convert { value, .. } => self.const_value_of(value),
+            _ => None,
+        }
+    }
+
+    fn is_null_pointer(&self, e: &Expr) -> bool {
+        matches!(e.kind, ExprKind::Zero)
+    }
+
     /// A `static` variable inside a function (OpenCL C 2.0/3.0): a `__constant` or `__global`
     /// variable of the program, visible in its block.
     pub(super) fn static_local(&mut self, mut decl: Declared, init: Option<&Initializer>, name: &str, loc: Loc) -> Option<()> {
@@ -103,14 +151,19 @@ impl Sema<'_> {
     /// same name, and an `extern` one the room its definition (perhaps in another file of a
     /// link) fills.
     fn global_var(&mut self, decl: Declared, init: Option<&Initializer>, linkage: Linkage, name: &str, loc: Loc) -> Option<()> {
-        if self.contains_pointer(&decl.ty) {
-            return self.err(loc, format!("program-scope variable '{name}' holds pointers, which are not supported yet"));
-        }
         if self.size_of(&decl.ty) > crate::compiler::MAX_GLOBAL_VARIABLE_SIZE {
             return self.err(loc, format!("'{name}' is larger than CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE ({} bytes)", crate::compiler::MAX_GLOBAL_VARIABLE_SIZE));
         }
         self.check_half_value(&decl.ty, loc)?;
         let bytes = match init {
+            Some(init) if decl.ty.is_pointer() => {
+                let value = self.initializer_value(init, &decl.ty)?;
+                let address = self.variable_address(&value).or_else(|| self.is_null_pointer(&value).then_some(0));
+                let Some(address) = address else {
+                    return self.err(loc, format!("the initializer of '{name}' is not NULL or the address of a program-scope __global variable"));
+                };
+                Some(address.to_le_bytes().to_vec())
+            }
             Some(init) => {
                 let value = self.initializer_value(init, &decl.ty)?;
                 let cv = self.eval_expr(&value)?;
