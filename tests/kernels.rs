@@ -2143,3 +2143,72 @@ fn double_builds_where_cl_khr_fp64_is_reported() {
         }
     }
 }
+
+/// Built-ins called with arguments of mixed types resolve as clang resolves them
+/// (`overloads.cl`): mul24/mad24 of a uchar and an int are the int overloads, scalar bounds
+/// of vector forms, and an integer with a double is the double overload.
+#[test]
+fn builtin_overloads_with_mixed_argument_types() {
+    let s = Suite::new(include_str!("kernels/overloads.cl"));
+    let mut u: Vec<u8> = values(N, 140);
+    let mut sh: Vec<i16> = values(N, 141);
+    (u[0], sh[0], sh[1]) = (85, i16::MIN, i16::MAX);
+    let (bu, bs, out) = (s.buf(&u), s.buf(&sh), s.zeros::<i32>(5 * N));
+    s.run("int_overloads", &[Arg::Buf(&bu), Arg::Buf(&bs), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = u
+        .iter()
+        .zip(&sh)
+        .flat_map(|(&u, &s)| {
+            let (u, s) = (i32::from(u), i32::from(s));
+            let v = [s, u, -s, 70000];
+            let clamped: i32 = v.iter().map(|&c| c.clamp(-1000, 40000)).sum();
+            [u * 9798, u * 3735, s * u - 70000, (s << 16) | 0x1234, clamped + (-s).max(0)]
+        })
+        .collect();
+    let got = s.get::<i32>(&out, 5 * N);
+    assert_eq!(got[0], 832830, "mul24(uchar 85, 9798)");
+    s.check("mul24/mad24/upsample/clamp with mixed operands", &got, &want);
+
+    let x: Vec<f32> = values::<i16>(4 * N, 142).iter().map(|&v| f32::from(v) / 8192.0).collect();
+    let (bx, out) = (s.buf(&x), s.zeros::<f32>(24 * N));
+    s.run("float_overloads", &[Arg::Buf(&bx), Arg::Buf(&out)], &[N], None);
+    let mut want = Vec::new();
+    for (i, a) in x.chunks(4).enumerate() {
+        let fi = i as f32;
+        let per = |f: &dyn Fn(f32) -> f32| a.iter().map(|&c| f(c)).collect::<Vec<_>>();
+        let smooth = |c: f32| {
+            let t = ((c + 1.0) / 2.0).clamp(0.0, 1.0);
+            t * t * (3.0 - 2.0 * t)
+        };
+        want.extend(per(&|c| c.clamp(0.0, 1.0)));
+        want.extend(per(&|_| 2.0));
+        want.extend(per(&|c| f32::from(u8::from(c >= 0.0)) + smooth(c)));
+        want.extend(per(&|c| c * 4.0 + c * c));
+        want.extend(per(&|c| c.max(0.0) + fi.min(c)));
+        want.extend([fi.max(0.5), (fi - 1.5).abs(), a[0] + a[1], 0.0]);
+    }
+    check_near(&s, "float built-ins with int and scalar operands", &s.get::<f32>(&out, 24 * N), &want, 1e-5, 1e-6);
+
+    if has_fp64() {
+        let mut y: Vec<f64> = values::<i16>(N, 143).iter().map(|&v| f64::from(v) / 7000.0).collect();
+        y[0] = 1.0 + 2f64.powi(-40);
+        let (by, out, flags) = (s.buf(&y), s.zeros::<f64>(5 * N), s.zeros::<i32>(2 * N));
+        s.run("double_overloads", &[Arg::Buf(&by), Arg::Buf(&out), Arg::Buf(&flags)], &[N], None);
+        let got = &s.get::<f64>(&out, 5 * N);
+        let bad: Vec<String> = y
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &y)| {
+                let want = [2f64.powf(y), 1f64.atan2(y), 3f64.hypot(y), 6.0 + y, 1.0 + y];
+                (0..5).filter(move |&k| (got[5 * i + k] - want[k]).abs() > 1e-12 * want[k].abs().max(1.0)).map(move |k| format!("[{i}][{k}] of {y}: got {} want {}", got[5 * i + k], want[k]))
+            })
+            .take(6)
+            .collect();
+        if !bad.is_empty() {
+            s.fail(format!("double built-ins with int operands: {}", bad.join(", ")));
+        }
+        let want: Vec<i32> = y.iter().flat_map(|&y| [i32::from(1.0 < y), i32::from(1.0 == y)]).collect();
+        s.check("isless/isequal(int, double)", &s.get::<i32>(&flags, 2 * N), &want);
+    }
+    s.finish();
+}

@@ -9,6 +9,7 @@ mod decl;
 mod derived;
 mod expr;
 pub mod model;
+mod overload;
 mod scope;
 mod stmt;
 mod types;
