@@ -2212,3 +2212,92 @@ fn builtin_overloads_with_mixed_argument_types() {
     }
     s.finish();
 }
+
+fn collatz_steps(mut n: i32) -> i32 {
+    let mut steps = 0;
+    while n != 1 {
+        n = if n & 1 == 1 { 3 * n + 1 } else { n / 2 };
+        steps += 1;
+    }
+    steps
+}
+
+/// `loops` of `goto.cl`: a goto out of a switch continues the loop, one past the loop skips
+/// the code after it.
+fn goto_loops(values: &[i32]) -> i32 {
+    let mut acc = 0i32;
+    for &v in values {
+        match v & 3 {
+            0 => continue,
+            1 => acc += v,
+            2 if v > 900 => return acc,
+            2 => acc -= v,
+            _ => {
+                acc ^= v;
+                continue;
+            }
+        }
+        acc += 1;
+    }
+    acc *= 2;
+    if acc <= 1000 {
+        acc += 7;
+    }
+    acc & 1023
+}
+
+/// `tokens` of `goto.cl`: numbers, words and the sum of the numbers of a slice.
+fn goto_tokens(p: &[u8]) -> [i32; 3] {
+    let (mut i, mut numbers, mut words, mut sum) = (0, 0, 0, 0);
+    while i < p.len() {
+        let c = p[i];
+        i += 1;
+        if c.is_ascii_digit() {
+            let mut value = i32::from(c - b'0');
+            while i < p.len() && p[i].is_ascii_digit() {
+                value = (value * 10 + i32::from(p[i] - b'0')) % 100000;
+                i += 1;
+            }
+            numbers += 1;
+            sum += value;
+        } else if c.is_ascii_lowercase() {
+            while i < p.len() && p[i].is_ascii_lowercase() {
+                i += 1;
+            }
+            words += 1;
+        }
+    }
+    [numbers, words, sum]
+}
+
+/// `goto.cl`: goto elimination against the same control flow written in Rust.
+#[test]
+fn goto_and_labels() {
+    let s = Suite::new(include_str!("kernels/goto.cl"));
+    let m: Vec<i32> = values::<u8>(64, 150).iter().map(|&v| i32::from(v % 50)).collect();
+    let keys: Vec<i32> = values::<u8>(N, 151).iter().map(|&v| i32::from(v % 60)).collect();
+    let (bm, bk, out) = (s.buf(&m), s.buf(&keys), s.zeros::<i32>(N));
+    s.run("search", &[Arg::Buf(&bm), Arg::Buf(&bk), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = keys.iter().map(|&k| m.iter().position(|&v| v == k).map_or(-1, |p| p as i32)).collect();
+    s.check("goto out of nested loops", &s.get::<i32>(&out, N), &want);
+
+    let starts: Vec<i32> = values::<u16>(N, 152).iter().map(|&v| i32::from(v % 1000) + 1).collect();
+    let (bi, out) = (s.buf(&starts), s.zeros::<i32>(N));
+    s.run("backward", &[Arg::Buf(&bi), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = starts.iter().map(|&n| collatz_steps(n)).collect();
+    s.check("backward gotos", &s.get::<i32>(&out, N), &want);
+
+    let v: Vec<i32> = values::<u16>(16 * N, 153).iter().map(|&v| i32::from(v % 1000)).collect();
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("loops", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.chunks(16).map(goto_loops).collect();
+    s.check("goto out of a switch and a loop", &s.get::<i32>(&out, N), &want);
+
+    let alphabet = b"0123456789abcdefghij  ,.";
+    let text: Vec<u8> = values::<u8>(32 * N, 154).iter().map(|&b| alphabet[usize::from(b) % alphabet.len()]).collect();
+    let (bt, out) = (s.buf(&text), s.zeros::<i32>(3 * N));
+    s.run("tokens", &[Arg::Buf(&bt), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = text.chunks(32).flat_map(goto_tokens).collect();
+    s.check("a state machine of gotos", &s.get::<i32>(&out, 3 * N), &want);
+    s.finish();
+}

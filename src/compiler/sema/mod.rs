@@ -8,6 +8,7 @@ mod conv;
 mod decl;
 mod derived;
 mod expr;
+mod goto;
 pub mod model;
 mod overload;
 mod scope;
@@ -88,6 +89,8 @@ struct FnCtx {
     breakables: Vec<Breakable>,
     /// Scope depth of the function's outermost block (where `__local` may be declared).
     body_depth: usize,
+    /// The labels named by `label:` or `goto` (`Stmt::Label` / `Stmt::Goto` index them).
+    labels: Vec<goto::LabelInfo>,
 }
 
 struct Sema<'a> {

@@ -20,7 +20,12 @@ impl Sema<'_> {
 
     fn statements(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
         let mut out = Vec::new();
-        for s in stmts {
+        for mut s in stmts {
+            // A label stays an item of this list, so that gotos within the list reach it.
+            while let ast::StmtKind::Labeled(name, inner) = &s.kind {
+                out.extend(self.define_label(name, s.loc));
+                s = inner;
+            }
             if let ast::StmtKind::Decl(d) = &s.kind {
                 out.extend(self.local_decl(d).unwrap_or_default());
             } else if let Some(s) = self.stmt(s) {
@@ -80,6 +85,8 @@ impl Sema<'_> {
                 Stmt::Continue
             }
             StmtKind::Return(value) => self.return_stmt(value.as_ref(), s.loc)?,
+            StmtKind::Goto(name) => Stmt::Goto(self.label(name), s.loc),
+            StmtKind::Labeled(..) => Stmt::Block(self.statements(std::slice::from_ref(s))),
         })
     }
 

@@ -402,6 +402,30 @@ fn builtin_overloads_resolve_by_every_argument() {
     }
 }
 
+/// Gotos reach labels of enclosing blocks (backward, forward, out of loops and switches);
+/// the rest is a diagnostic at the goto.
+#[test]
+fn goto_elimination_and_its_limits() {
+    let p = ok("kernel void k(global int *o) {\n  int i = 0;\nagain:\n  for (;;) { switch (i) { case 3: goto done; default: i++; goto again; } }\ndone:\n  o[0] = i;\n}");
+    let mut labels = 0;
+    let mut body = kernel(&p, "k").body.clone();
+    super::visit::walk_mut(&mut body, &mut |n| {
+        if let super::visit::Node::Stmt(Stmt::Label(_) | Stmt::Goto(..)) = n {
+            labels += 1;
+        }
+    });
+    assert_eq!(labels, 0, "no goto or label reaches the model");
+    first_error("kernel void k(global int *o) {\n  goto nowhere;\n}", 2, 3, "use of undeclared label 'nowhere'");
+    first_error("kernel void k(global int *o) {\n  a: o[0] = 1;\n  a: o[1] = 2;\n}", 3, 3, "redefinition of label 'a'");
+    first_error(
+        "kernel void k(global int *o) {\n  goto in;\n  for (int i = 0; i < 4; i++) {\n  in:\n    o[i] = i;\n  }\n}",
+        2,
+        3,
+        "'goto in' jumps into a loop, an if branch or a switch case from outside it (the label is at 4:3)",
+    );
+    first_error("kernel void k(global int *o) {\n  if (o[0]) goto b;\n  if (o[1]) { b: o[2] = 0; }\n}", 2, 13, "'goto b' jumps into");
+}
+
 #[test]
 fn predefined_constants() {
     let p = ok("kernel void k(global float* o, global uint* u, global long* l) {\n\

@@ -1,0 +1,290 @@
+//! Goto elimination: naga's IR (and SPIR-V's structured control flow) has no jumps, so the
+//! `goto`s and labels of a function body become loops, switches and flags before the body
+//! enters the model.
+//!
+//! Labels are items of statement lists (a plain `{ }` block is spliced into the list around
+//! it, since locals are already resolved: that changes no meaning). A list whose labels are
+//! targets of gotos inside the list becomes a *region*:
+//!
+//! ```text
+//! state = 0; leave = 0;
+//! while (1) {
+//!     switch (state) { case 0: <before L1> case 1: <L1 up to L2> case 2: ... }
+//!     if (leave == GOTO) { leave = 0; continue; }
+//!     break;
+//! }
+//! if (leave == BREAK) break;        (only where a break left the region)
+//! if (leave == CONTINUE) continue;  (only where a continue left the region)
+//! ```
+//!
+//! The cases fall through, so without jumps the list runs in order. `goto Li` becomes
+//! `state = i; leave = GOTO; break;`: the `break` leaves the innermost loop or switch of the
+//! region, and after every loop or switch that contains such a jump, `if (leave) break;`
+//! carries it outwards, up to the region's switch; the region's loop then dispatches to case
+//! `i`. Forward and backward jumps, jumps out of any nesting of loops and switches, and many
+//! gotos to one label all take this path. A `break` or `continue` of the original code that
+//! leaves the region (its loop or switch encloses the region) would now stop at the region's
+//! loop or switch, so it leaves the same way with its own code and is repeated after the
+//! region. Lists are processed innermost first; an inner region's loop and switch are
+//! ordinary nesting for an outer one. A goto into a statement from outside it (into a loop
+//! body, an `if` branch or a switch case) is refused with a diagnostic at the goto.
+
+use super::model::{CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Space, Stmt, SwitchCase, Type};
+use super::Sema;
+use crate::compiler::source::Loc;
+
+/// A label of the function being analysed.
+pub(super) struct LabelInfo {
+    name: String,
+    defined: Option<Loc>,
+}
+
+/// Why a jump left a region's switch (`leave`).
+const GOTO: u64 = 1;
+const BREAK: u64 = 2;
+const CONTINUE: u64 = 3;
+
+const INT: Type = Type::Scalar(Scalar::Int);
+
+/// A list being turned into a dispatch loop.
+struct Region {
+    state: LocalId,
+    leave: LocalId,
+    /// The labels of the list that gotos inside it target; label `labels[i]` is case `i + 1`.
+    labels: Vec<u32>,
+    /// Jumps rewritten so far (to tell whether a nested statement had any).
+    jumps: usize,
+    breaks: bool,
+    continues: bool,
+    loc: Loc,
+}
+
+fn int(v: u64, loc: Loc) -> Expr {
+    Expr { kind: ExprKind::Int(v), ty: INT, loc }
+}
+
+fn local(id: LocalId, loc: Loc) -> Place {
+    Place { kind: PlaceKind::Local(id), ty: INT, space: Space::Private, is_const: false, loc }
+}
+
+fn set(id: LocalId, v: u64, loc: Loc) -> Stmt {
+    let value = Box::new(int(v, loc));
+    Stmt::Expr(Expr { kind: ExprKind::Assign { place: Box::new(local(id, loc)), value, yields_old: false }, ty: INT, loc })
+}
+
+fn get(id: LocalId, loc: Loc) -> Expr {
+    Expr { kind: ExprKind::Load(Box::new(local(id, loc))), ty: INT, loc }
+}
+
+/// Plain blocks spliced into the list that holds them.
+fn splice(list: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(list.len());
+    for s in list {
+        match s {
+            Stmt::Block(inner) => out.extend(splice(inner)),
+            s => out.push(s),
+        }
+    }
+    out
+}
+
+/// Calls `f` on every goto's label inside `s`.
+fn each_goto(s: &Stmt, f: &mut dyn FnMut(u32, Loc)) {
+    match s {
+        Stmt::Goto(l, loc) => f(*l, *loc),
+        Stmt::Block(list) => list.iter().for_each(|s| each_goto(s, f)),
+        Stmt::If { then, otherwise, .. } => {
+            each_goto(then, f);
+            otherwise.iter().for_each(|o| each_goto(o, f));
+        }
+        Stmt::While { body, .. } | Stmt::DoWhile { body, .. } => each_goto(body, f),
+        Stmt::For { init, body, .. } => {
+            init.iter().for_each(|s| each_goto(s, f));
+            each_goto(body, f);
+        }
+        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).for_each(|s| each_goto(s, f)),
+        _ => {}
+    }
+}
+
+impl Sema<'_> {
+    /// The index of label `name`, which a `goto` names.
+    pub(super) fn label(&mut self, name: &str) -> u32 {
+        let Some(cur) = self.cur.as_mut() else { return 0 };
+        let found = cur.labels.iter().position(|l| l.name == name);
+        let index = found.unwrap_or_else(|| {
+            cur.labels.push(LabelInfo { name: name.to_string(), defined: None });
+            cur.labels.len() - 1
+        });
+        index as u32
+    }
+
+    /// `name:` at `loc`: the label statement, or nothing after the error of a second one.
+    pub(super) fn define_label(&mut self, name: &str, loc: Loc) -> Option<Stmt> {
+        let index = self.label(name);
+        let info = self.cur.as_mut()?.labels.get_mut(index as usize)?;
+        if info.defined.is_some() {
+            return self.err(loc, format!("redefinition of label '{name}'"));
+        }
+        info.defined = Some(loc);
+        Some(Stmt::Label(index))
+    }
+
+    /// A function body without gotos and labels, or `None` after reporting a goto to an
+    /// undeclared label or into a statement.
+    pub(super) fn eliminate_gotos(&mut self, body: Vec<Stmt>) -> Option<Vec<Stmt>> {
+        let labels = match self.cur.as_mut() {
+            Some(c) if !c.labels.is_empty() => std::mem::take(&mut c.labels),
+            _ => return Some(body),
+        };
+        let body = self.structure_list(body);
+        let mut left = Vec::new();
+        body.iter().for_each(|s| each_goto(s, &mut |l, loc| left.push((l, loc))));
+        for (l, loc) in &left {
+            let Some(info) = labels.get(*l as usize) else { continue };
+            match info.defined {
+                None => self.err::<()>(*loc, format!("use of undeclared label '{}'", info.name)),
+                Some(at) => self.err(
+                    *loc,
+                    format!(
+                        "'goto {}' jumps into a loop, an if branch or a switch case from outside it (the label is at {}:{}); only jumps to a label of an enclosing block are supported",
+                        info.name, at.line, at.col
+                    ),
+                ),
+            };
+        }
+        left.is_empty().then_some(body)
+    }
+
+    /// A list with its nested lists structured first, then its own labels.
+    fn structure_list(&mut self, list: Vec<Stmt>) -> Vec<Stmt> {
+        let list: Vec<Stmt> = splice(list).into_iter().map(|s| self.structure_stmt(s)).collect();
+        let mut targets = Vec::new();
+        list.iter().for_each(|s| each_goto(s, &mut |l, loc| targets.push((l, loc))));
+        let labels: Vec<u32> = list.iter().filter_map(|s| match s {
+            Stmt::Label(l) if targets.iter().any(|t| t.0 == *l) => Some(*l),
+            _ => None,
+        }).collect();
+        let first_jump = targets.iter().find(|t| labels.contains(&t.0));
+        let Some(&(_, loc)) = first_jump else {
+            // Labels no goto inside the list names: a goto from outside is reported later.
+            return list.into_iter().filter(|s| !matches!(s, Stmt::Label(_))).collect();
+        };
+        self.dispatch(list, labels, loc).unwrap_or_default()
+    }
+
+    fn structure_stmt(&mut self, s: Stmt) -> Stmt {
+        let branch = |me: &mut Self, s: Box<Stmt>| Box::new(Stmt::Block(me.structure_list(vec![*s])));
+        match s {
+            Stmt::Block(list) => Stmt::Block(self.structure_list(list)),
+            Stmt::If { cond, then, otherwise } => {
+                let then = branch(self, then);
+                Stmt::If { cond, then, otherwise: otherwise.map(|o| branch(self, o)) }
+            }
+            Stmt::While { cond, body } => Stmt::While { cond, body: branch(self, body) },
+            Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: branch(self, body), cond },
+            Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: branch(self, body) },
+            Stmt::Switch { selector, cases } => {
+                let cases = cases.into_iter().map(|c| SwitchCase { body: self.structure_list(c.body), ..c }).collect();
+                Stmt::Switch { selector, cases }
+            }
+            s => s,
+        }
+    }
+
+    /// The dispatch loop of a list whose `labels` are targets (see the module comment).
+    /// `loc`: the first jump's, for the statements made here.
+    fn dispatch(&mut self, list: Vec<Stmt>, labels: Vec<u32>, loc: Loc) -> Option<Vec<Stmt>> {
+        let state = self.add_local("goto.state", INT, loc)?;
+        let leave = self.add_local("goto.leave", INT, loc)?;
+        let mut r = Region { state, leave, labels, jumps: 0, breaks: false, continues: false, loc };
+        let mut cases = vec![SwitchCase { values: vec![0], is_default: false, body: vec![], falls_through: true }];
+        for s in list {
+            match s {
+                Stmt::Label(l) => {
+                    if let Some(i) = r.labels.iter().position(|&t| t == l) {
+                        cases.push(SwitchCase { values: vec![i as u64 + 1], is_default: false, body: vec![], falls_through: true });
+                    }
+                }
+                s => {
+                    let s = self.rewrite(s, &mut r, 0, 0);
+                    cases.last_mut()?.body.push(s);
+                }
+            }
+        }
+        cases.last_mut()?.falls_through = false;
+        let switch = Stmt::Switch { selector: get(state, loc), cases };
+        let redispatch = Stmt::If { cond: self.leave_is(&r, CmpOp::Eq, GOTO), then: Box::new(Stmt::Block(vec![set(leave, 0, loc), Stmt::Continue])), otherwise: None };
+        let forever = Expr { kind: ExprKind::Int(1), ty: Type::Scalar(Scalar::Bool), loc };
+        let mut out = vec![
+            Stmt::Decl { local: state, init: Some(int(0, loc)) },
+            Stmt::Decl { local: leave, init: Some(int(0, loc)) },
+            Stmt::While { cond: forever, body: Box::new(Stmt::Block(vec![switch, redispatch, Stmt::Break])) },
+        ];
+        for (used, code, jump) in [(r.breaks, BREAK, Stmt::Break), (r.continues, CONTINUE, Stmt::Continue)] {
+            if used {
+                out.push(Stmt::If { cond: self.leave_is(&r, CmpOp::Eq, code), then: Box::new(jump), otherwise: None });
+            }
+        }
+        Some(out)
+    }
+
+    /// `leave <op> code` as a condition.
+    fn leave_is(&self, r: &Region, op: CmpOp, code: u64) -> Expr {
+        let cmp = Expr { kind: ExprKind::Compare(op, Box::new(get(r.leave, r.loc)), Box::new(int(code, r.loc))), ty: INT, loc: r.loc };
+        self.convert(cmp, &Type::Scalar(Scalar::Bool))
+    }
+
+    /// `s` inside region `r`, `depth` loops and switches deep (`loops` of them loops), with
+    /// its jumps to the region's labels and its `break`s and `continue`s that leave the region
+    /// rewritten to leave through the region's switch.
+    fn rewrite(&mut self, s: Stmt, r: &mut Region, depth: u32, loops: u32) -> Stmt {
+        let before = r.jumps;
+        let inner = |me: &mut Self, r: &mut Region, s: Box<Stmt>, loop_: bool| Box::new(me.rewrite(*s, r, depth + 1, loops + u32::from(loop_)));
+        let nested = match s {
+            Stmt::Goto(l, loc) => match r.labels.iter().position(|&t| t == l) {
+                Some(i) => return self.jump(r, Some((i as u64 + 1, loc)), GOTO),
+                None => return Stmt::Goto(l, loc),
+            },
+            Stmt::Break if depth == 0 => {
+                r.breaks = true;
+                return self.jump(r, None, BREAK);
+            }
+            Stmt::Continue if loops == 0 => {
+                r.continues = true;
+                return self.jump(r, None, CONTINUE);
+            }
+            Stmt::Block(list) => return Stmt::Block(list.into_iter().map(|s| self.rewrite(s, r, depth, loops)).collect()),
+            Stmt::If { cond, then, otherwise } => {
+                let then = Box::new(self.rewrite(*then, r, depth, loops));
+                let otherwise = otherwise.map(|o| Box::new(self.rewrite(*o, r, depth, loops)));
+                return Stmt::If { cond, then, otherwise };
+            }
+            Stmt::While { cond, body } => Stmt::While { cond, body: inner(self, r, body, true) },
+            Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: inner(self, r, body, true), cond },
+            Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: inner(self, r, body, true) },
+            Stmt::Switch { selector, cases } => {
+                let cases = cases
+                    .into_iter()
+                    .map(|c| SwitchCase { body: c.body.into_iter().map(|s| self.rewrite(s, r, depth + 1, loops)).collect(), ..c })
+                    .collect();
+                Stmt::Switch { selector, cases }
+            }
+            s => return s,
+        };
+        if r.jumps == before {
+            return nested;
+        }
+        // A jump left this loop or switch: it goes on leaving.
+        let cond = self.leave_is(r, CmpOp::Ne, 0);
+        Stmt::Block(vec![nested, Stmt::If { cond, then: Box::new(Stmt::Break), otherwise: None }])
+    }
+
+    /// Leaves the innermost loop or switch with `leave = code` (and `state = target`).
+    fn jump(&mut self, r: &mut Region, target: Option<(u64, Loc)>, code: u64) -> Stmt {
+        r.jumps += 1;
+        let mut out: Vec<Stmt> = target.map(|(case, loc)| set(r.state, case, loc)).into_iter().collect();
+        out.extend([set(r.leave, code, r.loc), Stmt::Break]);
+        Stmt::Block(out)
+    }
+}

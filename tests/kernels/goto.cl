@@ -1,0 +1,133 @@
+// goto and labels: forward and backward jumps across nested loops, out of switches, a state
+// machine, labels at the end of blocks and declarations between a goto and its label.
+
+// A forward jump out of two nested loops.
+int find(global const int *m, int n, int key) {
+    int i, j;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            if (m[i * n + j] == key)
+                goto found;
+    return -1;
+found:
+    return i * n + j;
+}
+
+kernel void search(global const int *m, global const int *keys, global int *out) {
+    int g = get_global_id(0);
+    out[g] = find(m, 8, keys[g]);
+}
+
+// Backward jumps as the loop (Collatz steps), several gotos to one label, a declaration
+// jumped over and a variable declared before a goto and assigned after its label.
+kernel void backward(global const int *in, global int *out) {
+    int g = get_global_id(0);
+    int n = in[g], steps = 0;
+    goto start;
+    int unused = 5;
+start:
+    unused = 0;
+again:
+    if (n == 1)
+        goto done;
+    if (n & 1)
+        goto odd;
+    int halved = n / 2;
+    n = halved;
+    steps++;
+    goto again;
+odd:
+    n = 3 * n + 1;
+    steps++;
+    goto again;
+done:
+    out[g] = steps + unused;
+}
+
+// A goto out of a switch to a label at the end of the loop body (a continue), a goto out of
+// the loop past the code after it, a continue inside the switch, a label in a nested block
+// and a label right before a closing brace.
+kernel void loops(global const int *in, global int *out) {
+    int g = get_global_id(0);
+    int acc = 0;
+    for (int i = 0; i < 16; i++) {
+        int v = in[g * 16 + i];
+        switch (v & 3) {
+        case 0:
+            goto next;
+        case 1:
+            acc += v;
+            break;
+        case 2:
+            if (v > 900)
+                goto stop;
+            acc -= v;
+            break;
+        default:
+            acc ^= v;
+            continue;
+        }
+        acc += 1;
+    next:
+        ;
+    }
+    acc *= 2;
+    if (acc > 1000)
+        goto bounded;
+    acc += 7;
+    {
+    bounded:
+        acc &= 1023;
+    }
+stop:
+    out[g] = acc;
+    int k = 0;
+    while (1) {
+        k += 3;
+        if (k > 10)
+            goto out;
+    }
+out:
+}
+
+// A state machine written with gotos: counts the numbers and words of each 32-byte slice
+// and sums the numbers (each kept below 100000).
+kernel void tokens(global const uchar *text, global int *out) {
+    int g = get_global_id(0);
+    global const uchar *p = text + g * 32;
+    int i = 0, numbers = 0, words = 0, sum = 0, value = 0;
+    uchar c;
+start:
+    if (i == 32)
+        goto end;
+    c = p[i++];
+    if (c >= '0' && c <= '9') {
+        value = c - '0';
+        goto number;
+    }
+    if (c >= 'a' && c <= 'z')
+        goto word;
+    goto start;
+number:
+    if (i == 32)
+        goto number_end;
+    c = p[i];
+    if (c < '0' || c > '9')
+        goto number_end;
+    value = (value * 10 + (c - '0')) % 100000;
+    i++;
+    goto number;
+number_end:
+    numbers++;
+    sum += value;
+    goto start;
+word:
+    while (i < 32 && p[i] >= 'a' && p[i] <= 'z')
+        i++;
+    words++;
+    goto start;
+end:
+    out[3 * g] = numbers;
+    out[3 * g + 1] = words;
+    out[3 * g + 2] = sum;
+}
