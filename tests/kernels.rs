@@ -2270,6 +2270,48 @@ fn goto_tokens(p: &[u8]) -> [i32; 3] {
     [numbers, words, sum]
 }
 
+/// `inward` of `goto.cl`: jumps into a loop, an if branch and a switch case.
+fn goto_inward(v: i32) -> i32 {
+    let (mut acc, mut i) = (0i32, v & 7);
+    let mut middle = v & 8 != 0;
+    let in_case = !middle && v & 16 != 0;
+    if !in_case {
+        if !middle {
+            i = 0;
+        }
+        loop {
+            if !middle {
+                if i >= 10 {
+                    break;
+                }
+                acc += i;
+            }
+            middle = false;
+            acc ^= v;
+            if acc > 5000 {
+                break;
+            }
+            i += 1;
+        }
+        let branch = v & 32 != 0;
+        if branch || v > 500 {
+            if !branch {
+                acc += 1;
+            }
+            acc *= 3;
+        } else {
+            acc -= 2;
+        }
+    }
+    match (in_case, v & 3) {
+        (true, _) | (false, 1) => acc += 50,
+        (false, 0) => acc += 10,
+        (false, 2) => acc += 30,
+        _ => acc = -acc,
+    }
+    acc + i
+}
+
 /// `goto.cl`: goto elimination against the same control flow written in Rust.
 #[test]
 fn goto_and_labels() {
@@ -2299,5 +2341,11 @@ fn goto_and_labels() {
     s.run("tokens", &[Arg::Buf(&bt), Arg::Buf(&out)], &[N], None);
     let want: Vec<i32> = text.chunks(32).flat_map(goto_tokens).collect();
     s.check("a state machine of gotos", &s.get::<i32>(&out, 3 * N), &want);
+
+    let v: Vec<i32> = values::<u16>(N, 155).iter().map(|&v| i32::from(v % 1000)).collect();
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("inward", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.iter().map(|&v| goto_inward(v)).collect();
+    s.check("gotos into a loop, an if branch and a switch case", &s.get::<i32>(&out, N), &want);
     s.finish();
 }

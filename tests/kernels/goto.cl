@@ -131,3 +131,44 @@ end:
     out[3 * g + 1] = words;
     out[3 * g + 2] = sum;
 }
+
+// Jumps into statements from outside them: into the middle of a loop (the rest of that
+// iteration runs, then the loop goes on), into an if branch and into a switch case.
+kernel void inward(global const int *in, global int *out) {
+    int g = get_global_id(0);
+    int v = in[g], acc = 0, i = v & 7;
+    if (v & 8)
+        goto middle;
+    if (v & 16)
+        goto in_case;
+    for (i = 0; i < 10; i++) {
+        acc += i;
+    middle:
+        acc ^= v;
+        if (acc > 5000)
+            break;
+    }
+    if (v & 32)
+        goto branch;
+    if (v > 500) {
+        acc += 1;
+    branch:
+        acc *= 3;
+    } else {
+        acc -= 2;
+    }
+    switch (v & 3) {
+    case 0:
+        acc += 10;
+        break;
+    case 1:
+    in_case:
+        acc += 20;
+    case 2:
+        acc += 30;
+        break;
+    default:
+        acc = -acc;
+    }
+    out[g] = acc + i;
+}

@@ -26,8 +26,15 @@
 //! leaves the region (its loop or switch encloses the region) would now stop at the region's
 //! loop or switch, so it leaves the same way with its own code and is repeated after the
 //! region. Lists are processed innermost first; an inner region's loop and switch are
-//! ordinary nesting for an outer one. A goto into a statement from outside it (into a loop
-//! body, an `if` branch or a switch case) is refused with a diagnostic at the goto.
+//! ordinary nesting for an outer one.
+//!
+//! A goto into a statement from outside it (into a loop body, an `if` branch or a switch
+//! case) first *opens* that statement: it is rewritten in place as labels and gotos (`if (c)
+//! goto T; else goto E; T: … goto End; E: … End:`, a loop as `Top: if (!c) goto End; …
+//! goto Top; End:` with its own `break`/`continue` turned into gotos, a switch as a chain of
+//! comparisons with gotos to its cases), until the label is an item of a list that holds the
+//! goto. The dispatch loop then runs the opened statement as a state machine, so even jumps
+//! into the middle of a loop work.
 
 use super::model::{CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Space, Stmt, SwitchCase, Type};
 use super::Sema;
@@ -63,17 +70,17 @@ fn int(v: u64, loc: Loc) -> Expr {
     Expr { kind: ExprKind::Int(v), ty: INT, loc }
 }
 
-fn local(id: LocalId, loc: Loc) -> Place {
-    Place { kind: PlaceKind::Local(id), ty: INT, space: Space::Private, is_const: false, loc }
+fn local(id: LocalId, ty: &Type, loc: Loc) -> Place {
+    Place { kind: PlaceKind::Local(id), ty: ty.clone(), space: Space::Private, is_const: false, loc }
 }
 
 fn set(id: LocalId, v: u64, loc: Loc) -> Stmt {
     let value = Box::new(int(v, loc));
-    Stmt::Expr(Expr { kind: ExprKind::Assign { place: Box::new(local(id, loc)), value, yields_old: false }, ty: INT, loc })
+    Stmt::Expr(Expr { kind: ExprKind::Assign { place: Box::new(local(id, &INT, loc)), value, yields_old: false }, ty: INT, loc })
 }
 
-fn get(id: LocalId, loc: Loc) -> Expr {
-    Expr { kind: ExprKind::Load(Box::new(local(id, loc))), ty: INT, loc }
+fn get(id: LocalId, ty: &Type, loc: Loc) -> Expr {
+    Expr { kind: ExprKind::Load(Box::new(local(id, ty, loc))), ty: ty.clone(), loc }
 }
 
 /// Plain blocks spliced into the list that holds them.
@@ -86,6 +93,150 @@ fn splice(list: Vec<Stmt>) -> Vec<Stmt> {
         }
     }
     out
+}
+
+/// Which nested list of a statement a step of a [`Path`] enters.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Child {
+    Then,
+    Else,
+    Body,
+    Case(usize),
+}
+
+/// Where a list lies: from the function body, item `i`'s nested list, and so on.
+type Path = Vec<(usize, Child)>;
+
+/// `list` with plain blocks spliced and every branch and loop body a block.
+fn normalize(list: Vec<Stmt>) -> Vec<Stmt> {
+    splice(list).into_iter().map(normalize_stmt).collect()
+}
+
+fn as_block(s: Box<Stmt>) -> Box<Stmt> {
+    let list = match *s {
+        Stmt::Block(list) => list,
+        s => vec![s],
+    };
+    Box::new(Stmt::Block(normalize(list)))
+}
+
+fn normalize_stmt(s: Stmt) -> Stmt {
+    match s {
+        Stmt::If { cond, then, otherwise } => Stmt::If { cond, then: as_block(then), otherwise: otherwise.map(as_block) },
+        Stmt::While { cond, body } => Stmt::While { cond, body: as_block(body) },
+        Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: as_block(body), cond },
+        Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: as_block(body) },
+        Stmt::Switch { selector, cases } => {
+            Stmt::Switch { selector, cases: cases.into_iter().map(|c| SwitchCase { body: normalize(c.body), ..c }).collect() }
+        }
+        s => s,
+    }
+}
+
+/// The nested lists of a normalized statement.
+fn children(s: &Stmt) -> Vec<(Child, &Vec<Stmt>)> {
+    fn block(s: &Stmt) -> Option<&Vec<Stmt>> {
+        match s {
+            Stmt::Block(list) => Some(list),
+            _ => None,
+        }
+    }
+    match s {
+        Stmt::If { then, otherwise, .. } => {
+            let then = block(then).map(|l| (Child::Then, l));
+            then.into_iter().chain(otherwise.as_deref().and_then(block).map(|l| (Child::Else, l))).collect()
+        }
+        Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::For { body, .. } => block(body).map(|l| (Child::Body, l)).into_iter().collect(),
+        Stmt::Switch { cases, .. } => cases.iter().enumerate().map(|(j, c)| (Child::Case(j), &c.body)).collect(),
+        _ => vec![],
+    }
+}
+
+fn child_mut(s: &mut Stmt, which: Child) -> Option<&mut Vec<Stmt>> {
+    let target = match (s, which) {
+        (Stmt::If { then, .. }, Child::Then) => then,
+        (Stmt::If { otherwise: Some(o), .. }, Child::Else) => o,
+        (Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::For { body, .. }, Child::Body) => body,
+        (Stmt::Switch { cases, .. }, Child::Case(j)) => return cases.get_mut(j).map(|c| &mut c.body),
+        _ => return None,
+    };
+    match &mut **target {
+        Stmt::Block(list) => Some(list),
+        _ => None,
+    }
+}
+
+/// The list at `path`.
+fn list_at<'a>(list: &'a mut Vec<Stmt>, path: &[(usize, Child)]) -> Option<&'a mut Vec<Stmt>> {
+    match path.split_first() {
+        None => Some(list),
+        Some((&(i, which), rest)) => list_at(child_mut(list.get_mut(i)?, which)?, rest),
+    }
+}
+
+/// The paths of the lists holding each label and each goto.
+fn places(list: &[Stmt], path: &mut Path, labels: &mut Vec<(u32, Path)>, gotos: &mut Vec<(u32, Path, Loc)>) {
+    for (i, s) in list.iter().enumerate() {
+        match s {
+            Stmt::Label(l) => labels.push((*l, path.clone())),
+            Stmt::Goto(l, loc) => gotos.push((*l, path.clone(), *loc)),
+            _ => {}
+        }
+        for (which, inner) in children(s) {
+            path.push((i, which));
+            places(inner, path, labels, gotos);
+            path.pop();
+        }
+    }
+}
+
+/// A goto whose label lies inside a statement that does not hold the goto: the path of the
+/// innermost list holding both, the index there of the statement to open, and the goto's loc.
+fn jump_inwards(body: &[Stmt]) -> Option<(Path, usize, Loc)> {
+    let (mut labels, mut gotos) = (Vec::new(), Vec::new());
+    places(body, &mut Vec::new(), &mut labels, &mut gotos);
+    gotos.into_iter().find_map(|(l, from, loc)| {
+        let (_, to) = labels.iter().find(|(m, _)| *m == l)?;
+        let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+        (common < to.len()).then(|| (to[..common].to_vec(), to[common].0, loc))
+    })
+}
+
+/// `s` with the `break`s and `continue`s that leave the statement being opened (`depth`
+/// loops and switches, `loops` loops inside it) turned into gotos.
+fn exits(s: Stmt, to_break: u32, to_continue: Option<u32>, depth: u32, loops: u32, loc: Loc) -> Stmt {
+    let inner = |s: Box<Stmt>, is_loop: bool| Box::new(exits(*s, to_break, to_continue, depth + 1, loops + u32::from(is_loop), loc));
+    match s {
+        Stmt::Break if depth == 0 => Stmt::Goto(to_break, loc),
+        Stmt::Continue if loops == 0 => to_continue.map_or(Stmt::Continue, |c| Stmt::Goto(c, loc)),
+        Stmt::Block(list) => Stmt::Block(list.into_iter().map(|s| exits(s, to_break, to_continue, depth, loops, loc)).collect()),
+        Stmt::If { cond, then, otherwise } => Stmt::If {
+            cond,
+            then: Box::new(exits(*then, to_break, to_continue, depth, loops, loc)),
+            otherwise: otherwise.map(|o| Box::new(exits(*o, to_break, to_continue, depth, loops, loc))),
+        },
+        Stmt::While { cond, body } => Stmt::While { cond, body: inner(body, true) },
+        Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: inner(body, true), cond },
+        Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: inner(body, true) },
+        Stmt::Switch { selector, cases } => {
+            let case = |c: SwitchCase| SwitchCase { body: c.body.into_iter().map(|s| exits(s, to_break, to_continue, depth + 1, loops, loc)).collect(), ..c };
+            Stmt::Switch { selector, cases: cases.into_iter().map(case).collect() }
+        }
+        s => s,
+    }
+}
+
+/// The items of a normalized branch or body.
+fn items(s: Box<Stmt>) -> Vec<Stmt> {
+    match *s {
+        Stmt::Block(list) => list,
+        s => vec![s],
+    }
+}
+
+/// `if (!cond) goto to;`
+fn unless(cond: Expr, to: u32, loc: Loc) -> Stmt {
+    Stmt::If { cond, then: Box::new(Stmt::Block(vec![])), otherwise: Some(Box::new(Stmt::Goto(to, loc))) }
 }
 
 /// Calls `f` on every goto's label inside `s`.
@@ -131,29 +282,104 @@ impl Sema<'_> {
     }
 
     /// A function body without gotos and labels, or `None` after reporting a goto to an
-    /// undeclared label or into a statement.
+    /// undeclared label.
     pub(super) fn eliminate_gotos(&mut self, body: Vec<Stmt>) -> Option<Vec<Stmt>> {
-        let labels = match self.cur.as_mut() {
+        let mut labels = match self.cur.as_mut() {
             Some(c) if !c.labels.is_empty() => std::mem::take(&mut c.labels),
             _ => return Some(body),
         };
-        let body = self.structure_list(body);
-        let mut left = Vec::new();
-        body.iter().for_each(|s| each_goto(s, &mut |l, loc| left.push((l, loc))));
-        for (l, loc) in &left {
-            let Some(info) = labels.get(*l as usize) else { continue };
-            match info.defined {
-                None => self.err::<()>(*loc, format!("use of undeclared label '{}'", info.name)),
-                Some(at) => self.err(
-                    *loc,
-                    format!(
-                        "'goto {}' jumps into a loop, an if branch or a switch case from outside it (the label is at {}:{}); only jumps to a label of an enclosing block are supported",
-                        info.name, at.line, at.col
-                    ),
-                ),
-            };
+        let mut undeclared = false;
+        body.iter().for_each(|s| {
+            each_goto(s, &mut |l, loc| {
+                if let Some(info) = labels.get(l as usize).filter(|i| i.defined.is_none()) {
+                    undeclared = true;
+                    self.diags.error(loc, format!("use of undeclared label '{}'", info.name));
+                }
+            })
+        });
+        if undeclared {
+            return None;
         }
-        left.is_empty().then_some(body)
+        let mut body = normalize(body);
+        while let Some((path, i, loc)) = jump_inwards(&body) {
+            let list = list_at(&mut body, &path)?;
+            let opened = self.open(list.remove(i), &mut labels, loc)?;
+            list.splice(i..i, opened);
+        }
+        Some(self.structure_list(body))
+    }
+
+    /// `s` as labels, gotos and the statements of its branches or body (see the module
+    /// comment); new labels are added to `labels`.
+    fn open(&mut self, s: Stmt, labels: &mut Vec<LabelInfo>, loc: Loc) -> Option<Vec<Stmt>> {
+        let mut fresh = || {
+            labels.push(LabelInfo { name: String::new(), defined: Some(loc) });
+            labels.len() as u32 - 1
+        };
+        let goto = |l: u32| Stmt::Goto(l, loc);
+        Some(match s {
+            Stmt::If { cond, then, otherwise } => {
+                let (t, e, end) = (fresh(), fresh(), fresh());
+                let mut out = vec![Stmt::If { cond, then: Box::new(goto(t)), otherwise: Some(Box::new(goto(e))) }, Stmt::Label(t)];
+                out.extend(items(then));
+                out.extend([goto(end), Stmt::Label(e)]);
+                out.extend(otherwise.map(items).unwrap_or_default());
+                out.push(Stmt::Label(end));
+                out
+            }
+            Stmt::While { cond, body } => {
+                let (top, end) = (fresh(), fresh());
+                let mut out = vec![Stmt::Label(top), unless(cond, end, loc)];
+                out.extend(items(body).into_iter().map(|s| exits(s, end, Some(top), 0, 0, loc)));
+                out.extend([goto(top), Stmt::Label(end)]);
+                out
+            }
+            Stmt::DoWhile { body, cond } => {
+                let (top, next, end) = (fresh(), fresh(), fresh());
+                let mut out = vec![Stmt::Label(top)];
+                out.extend(items(body).into_iter().map(|s| exits(s, end, Some(next), 0, 0, loc)));
+                out.extend([Stmt::Label(next), Stmt::If { cond, then: Box::new(goto(top)), otherwise: None }, Stmt::Label(end)]);
+                out
+            }
+            Stmt::For { init, cond, step, body } => {
+                let (top, next, end) = (fresh(), fresh(), fresh());
+                let mut out = init;
+                out.push(Stmt::Label(top));
+                out.extend(cond.map(|c| unless(c, end, loc)));
+                out.extend(items(body).into_iter().map(|s| exits(s, end, Some(next), 0, 0, loc)));
+                out.push(Stmt::Label(next));
+                out.extend(step.map(Stmt::Expr));
+                out.extend([goto(top), Stmt::Label(end)]);
+                out
+            }
+            Stmt::Switch { selector, cases } => {
+                let ty = selector.ty.clone();
+                let value = self.add_local("goto.switch", ty.clone(), loc)?;
+                let targets: Vec<u32> = cases.iter().map(|_| fresh()).collect();
+                let end = fresh();
+                let mut out = vec![Stmt::Decl { local: value, init: Some(selector) }];
+                for (c, &t) in cases.iter().zip(&targets) {
+                    for &v in &c.values {
+                        let case = Expr { kind: ExprKind::Int(v), ty: ty.clone(), loc };
+                        let eq = Expr { kind: ExprKind::Compare(CmpOp::Eq, Box::new(get(value, &ty, loc)), Box::new(case)), ty: INT, loc };
+                        let cond = self.convert(eq, &Type::Scalar(Scalar::Bool));
+                        out.push(Stmt::If { cond, then: Box::new(goto(t)), otherwise: None });
+                    }
+                }
+                let default = cases.iter().zip(&targets).find(|(c, _)| c.is_default).map_or(end, |(_, &t)| t);
+                out.push(goto(default));
+                for (c, t) in cases.into_iter().zip(targets) {
+                    out.push(Stmt::Label(t));
+                    out.extend(c.body.into_iter().map(|s| exits(s, end, None, 0, 0, loc)));
+                    if !c.falls_through {
+                        out.push(goto(end));
+                    }
+                }
+                out.push(Stmt::Label(end));
+                out
+            }
+            s => vec![s],
+        })
     }
 
     /// A list with its nested lists structured first, then its own labels.
@@ -213,7 +439,7 @@ impl Sema<'_> {
             }
         }
         cases.last_mut()?.falls_through = false;
-        let switch = Stmt::Switch { selector: get(state, loc), cases };
+        let switch = Stmt::Switch { selector: get(state, &INT, loc), cases };
         let redispatch = Stmt::If { cond: self.leave_is(&r, CmpOp::Eq, GOTO), then: Box::new(Stmt::Block(vec![set(leave, 0, loc), Stmt::Continue])), otherwise: None };
         let forever = Expr { kind: ExprKind::Int(1), ty: Type::Scalar(Scalar::Bool), loc };
         let mut out = vec![
@@ -231,7 +457,7 @@ impl Sema<'_> {
 
     /// `leave <op> code` as a condition.
     fn leave_is(&self, r: &Region, op: CmpOp, code: u64) -> Expr {
-        let cmp = Expr { kind: ExprKind::Compare(op, Box::new(get(r.leave, r.loc)), Box::new(int(code, r.loc))), ty: INT, loc: r.loc };
+        let cmp = Expr { kind: ExprKind::Compare(op, Box::new(get(r.leave, &INT, r.loc)), Box::new(int(code, r.loc))), ty: INT, loc: r.loc };
         self.convert(cmp, &Type::Scalar(Scalar::Bool))
     }
 
