@@ -2347,5 +2347,28 @@ fn goto_and_labels() {
     s.run("inward", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
     let want: Vec<i32> = v.iter().map(|&v| goto_inward(v)).collect();
     s.check("gotos into a loop, an if branch and a switch case", &s.get::<i32>(&out, N), &want);
+
+    let from: Vec<i32> = (0..16 * N as i32).collect();
+    let (bf, out) = (s.buf(&from), s.buf(&vec![-1i32; 16 * N]));
+    s.run("duff", &[Arg::Buf(&bf), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = from.chunks(16).enumerate().flat_map(|(g, c)| (0..16).map(move |k| if k < g % 15 + 1 { c[k] } else { -1 })).collect();
+    s.check("Duff's device", &s.get::<i32>(&out, 16 * N), &want);
+
+    let out = s.zeros::<i32>(12 * N);
+    s.run("coroutine", &[Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = (0..N as i32)
+        .flat_map(|g| {
+            let mut acc = g;
+            (0..12).map(move |round| {
+                if round < 5 {
+                    acc += round * g;
+                    acc
+                } else {
+                    -1
+                }
+            })
+        })
+        .collect();
+    s.check("case labels inside loops (a coroutine)", &s.get::<i32>(&out, 12 * N), &want);
     s.finish();
 }

@@ -172,3 +172,52 @@ kernel void inward(global const int *in, global int *out) {
     }
     out[g] = acc + i;
 }
+
+// Duff's device: case labels inside the do-while of the switch.
+void duff_copy(global int *to, global const int *from, int count) {
+    int n = (count + 3) / 4;
+    switch (count % 4) {
+    case 0:
+        do {
+            *to++ = *from++;
+    case 3:
+            *to++ = *from++;
+    case 2:
+            *to++ = *from++;
+    case 1:
+            *to++ = *from++;
+        } while (--n > 0);
+    }
+}
+
+kernel void duff(global const int *from, global int *to) {
+    int g = get_global_id(0);
+    duff_copy(to + g * 16, from + g * 16, g % 15 + 1);
+}
+
+// A resumable generator in the style of miniz's coroutines: each round leaves through a goto
+// out of the switch and resumes at the case label of its state, inside the loops.
+kernel void coroutine(global int *out) {
+    int g = get_global_id(0);
+    int state = 0, i = 0, acc = g, value = 0;
+    for (int round = 0; round < 12; round++) {
+        switch (state) {
+        case 0:
+            for (i = 0; i < 5; i++) {
+                acc += i * g;
+                value = acc;
+                state = 1;
+                goto yield;
+        case 1:;
+            }
+            while (1) {
+                value = -1;
+                state = 2;
+                goto yield;
+        case 2:;
+            }
+        }
+    yield:
+        out[g * 12 + round] = value;
+    }
+}

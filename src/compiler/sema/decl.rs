@@ -353,6 +353,7 @@ impl Sema<'_> {
             breakables: vec![],
             body_depth: self.scopes.depth(),
             labels: vec![],
+            switches: vec![],
         });
         let mut params = Vec::new();
         for (d, type_name, ploc) in sig.params {

@@ -34,16 +34,27 @@
 //! goto Top; End:` with its own `break`/`continue` turned into gotos, a switch as a chain of
 //! comparisons with gotos to its cases), until the label is an item of a list that holds the
 //! goto. The dispatch loop then runs the opened statement as a state machine, so even jumps
-//! into the middle of a loop work.
+//! into the middle of a loop work. A `case` label nested inside a statement of its switch's
+//! body (Duff's device) is such a label, with a case of the switch that jumps to it.
 
 use super::model::{CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Space, Stmt, SwitchCase, Type};
 use super::Sema;
+use crate::compiler::parse::ast::{self, StmtKind};
 use crate::compiler::source::Loc;
 
 /// A label of the function being analysed.
 pub(super) struct LabelInfo {
     name: String,
     defined: Option<Loc>,
+}
+
+/// A `case` or `default` label inside a statement of a switch body (Duff's device, miniz's
+/// coroutines): a label where it stands, and a case of the switch that jumps to it.
+pub(super) struct NestedCase {
+    /// The value and its bits in the selector's type; `None` for `default`.
+    value: Option<(i64, u64)>,
+    label: u32,
+    loc: Loc,
 }
 
 /// Why a jump left a region's switch (`leave`).
@@ -279,6 +290,50 @@ impl Sema<'_> {
         }
         info.defined = Some(loc);
         Some(Stmt::Label(index))
+    }
+
+    /// A label no goto names by name.
+    fn hidden_label(&mut self, loc: Loc) -> Option<u32> {
+        let labels = &mut self.cur.as_mut()?.labels;
+        labels.push(LabelInfo { name: String::new(), defined: Some(loc) });
+        Some(labels.len() as u32 - 1)
+    }
+
+    /// A `case`/`default` label below the top level of the innermost switch's body.
+    pub(super) fn nested_case(&mut self, s: &ast::Stmt) -> Option<Stmt> {
+        let (value, inner) = match &s.kind {
+            StmtKind::Case(v, inner) => (Some(v), inner),
+            StmtKind::Default(inner) => (None, inner),
+            _ => return None,
+        };
+        let Some(ty) = self.cur.as_ref().and_then(|c| c.switches.last()).map(|s| s.0.clone()) else {
+            return self.err(s.loc, "case label outside a switch");
+        };
+        let value = match value {
+            Some(v) => Some(self.case_value(v, &ty)?),
+            None => None,
+        };
+        let label = self.hidden_label(s.loc)?;
+        self.cur.as_mut()?.switches.last_mut()?.1.push(NestedCase { value, label, loc: s.loc });
+        let inner = self.stmt(inner)?;
+        Some(Stmt::Block(vec![Stmt::Label(label), inner]))
+    }
+
+    /// Appends a case jumping to each nested label (after the switch's own cases, the last of
+    /// which does not fall through).
+    pub(super) fn add_nested_cases(&mut self, cases: &mut Vec<SwitchCase>, nested: Vec<NestedCase>) -> Option<()> {
+        for n in nested {
+            match n.value {
+                Some((v, bits)) if cases.iter().any(|c| c.values.contains(&bits)) => {
+                    return self.err(n.loc, format!("duplicate case value {v}"));
+                }
+                None if cases.iter().any(|c| c.is_default) => return self.err(n.loc, "multiple default labels in one switch"),
+                _ => {}
+            }
+            let values = n.value.map(|v| v.1).into_iter().collect();
+            cases.push(SwitchCase { values, is_default: n.value.is_none(), body: vec![Stmt::Goto(n.label, n.loc)], falls_through: false });
+        }
+        Some(())
     }
 
     /// A function body without gotos and labels, or `None` after reporting a goto to an

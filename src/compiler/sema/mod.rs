@@ -91,6 +91,9 @@ struct FnCtx {
     body_depth: usize,
     /// The labels named by `label:` or `goto` (`Stmt::Label` / `Stmt::Goto` index them).
     labels: Vec<goto::LabelInfo>,
+    /// The switches being analysed, innermost last: the selector type and the `case` labels
+    /// found nested inside statements of the body.
+    switches: Vec<(Type, Vec<goto::NestedCase>)>,
 }
 
 struct Sema<'a> {

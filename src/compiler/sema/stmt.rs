@@ -40,7 +40,7 @@ impl Sema<'_> {
         self.statements(stmts)
     }
 
-    fn stmt(&mut self, s: &ast::Stmt) -> Option<Stmt> {
+    pub(super) fn stmt(&mut self, s: &ast::Stmt) -> Option<Stmt> {
         Some(match &s.kind {
             StmtKind::Compound(b) => Stmt::Block(self.block(b)),
             StmtKind::Decl(d) => Stmt::Block(self.local_decl(d)?),
@@ -69,9 +69,7 @@ impl Sema<'_> {
                 r?
             }
             StmtKind::Switch(value, body) => self.switch(value, body)?,
-            StmtKind::Case(..) | StmtKind::Default(_) => {
-                return self.err(s.loc, "case label must be directly inside the body of a switch");
-            }
+            StmtKind::Case(..) | StmtKind::Default(_) => self.nested_case(s)?,
             StmtKind::Break => {
                 if self.cur.as_ref().is_none_or(|c| c.breakables.is_empty()) {
                     return self.err(s.loc, "'break' outside a loop or switch");
@@ -167,9 +165,15 @@ impl Sema<'_> {
             return self.err(body.loc, "the body of a switch must be a block");
         };
         self.scopes.push();
+        if let Some(c) = self.cur.as_mut() {
+            c.switches.push((selector.ty.clone(), vec![]));
+        }
         let cases = self.with_breakable(Breakable::Switch, |me| me.switch_cases(&selector.ty, items));
+        let nested = self.cur.as_mut().and_then(|c| c.switches.pop()).map(|s| s.1).unwrap_or_default();
         self.scopes.pop();
-        Some(Stmt::Switch { selector, cases: cases? })
+        let mut cases = cases?;
+        self.add_nested_cases(&mut cases, nested)?;
+        Some(Stmt::Switch { selector, cases })
     }
 
     fn switch_cases(&mut self, ty: &Type, items: &[ast::Stmt]) -> Option<Vec<SwitchCase>> {
@@ -241,13 +245,18 @@ impl Sema<'_> {
             cases.last_mut()?.is_default = true;
             return Some(());
         };
-        let n = self.const_int(v)?;
-        let bits = super::consteval::int_bits(i128::from(n), ty.scalar()?);
+        let (n, bits) = self.case_value(v, ty)?;
         if cases.iter().any(|c| c.values.contains(&bits)) {
             return self.err(loc, format!("duplicate case value {n}"));
         }
         cases.last_mut()?.values.push(bits);
         Some(())
+    }
+
+    /// A case label's value and its bits in the selector's type.
+    pub(super) fn case_value(&mut self, v: &ast::Expr, ty: &Type) -> Option<(i64, u64)> {
+        let n = self.const_int(v)?;
+        Some((n, super::consteval::int_bits(i128::from(n), ty.scalar()?)))
     }
 
     /// A declaration inside a function: private locals (with their initialisation as a
