@@ -2312,6 +2312,33 @@ fn goto_inward(v: i32) -> i32 {
     acc + i
 }
 
+/// `nested` of `goto.cl`: a region in a loop body inside the function's region.
+fn goto_nested(values: &[i32]) -> i32 {
+    let (mut acc, mut tries) = (0i32, 0);
+    'restart: loop {
+        tries += 1;
+        for (i, &v) in values.iter().enumerate() {
+            let (v, i) = (v + tries, i as i32);
+            if v % 5 == 0 {
+                acc ^= i;
+                continue;
+            }
+            if v % 7 == 0 {
+                continue;
+            }
+            if v % 11 == 0 {
+                break;
+            }
+            if v % 13 == 0 && tries < 3 {
+                continue 'restart;
+            }
+            acc += v;
+            acc ^= i;
+        }
+        return acc * 16 + tries;
+    }
+}
+
 /// `goto.cl`: goto elimination against the same control flow written in Rust.
 #[test]
 fn goto_and_labels() {
@@ -2370,5 +2397,11 @@ fn goto_and_labels() {
         })
         .collect();
     s.check("case labels inside loops (a coroutine)", &s.get::<i32>(&out, 12 * N), &want);
+
+    let v: Vec<i32> = values::<u16>(8 * N, 156).iter().map(|&v| i32::from(v % 1000)).collect();
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("nested", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.chunks(8).map(goto_nested).collect();
+    s.check("nested regions", &s.get::<i32>(&out, N), &want);
     s.finish();
 }

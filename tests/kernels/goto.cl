@@ -221,3 +221,26 @@ kernel void coroutine(global int *out) {
         out[g * 12 + round] = value;
     }
 }
+
+// A region inside a loop body inside another region: a goto within the body, a continue and
+// a break that leave the inner region, and a backward goto out of the loop to the outer one.
+kernel void nested(global const int *in, global int *out) {
+    int g = get_global_id(0), acc = 0, tries = 0;
+restart:
+    tries++;
+    for (int i = 0; i < 8; i++) {
+        int v = in[g * 8 + i] + tries;
+        if (v % 5 == 0)
+            goto skip;
+        if (v % 7 == 0)
+            continue;
+        if (v % 11 == 0)
+            break;
+        if (v % 13 == 0 && tries < 3)
+            goto restart;
+        acc += v;
+    skip:
+        acc ^= i;
+    }
+    out[g] = acc * 16 + tries;
+}

@@ -357,7 +357,9 @@ impl Sema<'_> {
         }
         let mut body = normalize(body);
         while let Some((path, i, loc)) = jump_inwards(&body) {
-            let list = list_at(&mut body, &path)?;
+            let Some(list) = list_at(&mut body, &path).filter(|l| i < l.len()) else {
+                return self.err(loc, "internal compiler error: the statement a goto jumps into was not found");
+            };
             let opened = self.open(list.remove(i), &mut labels, loc)?;
             list.splice(i..i, opened);
         }
