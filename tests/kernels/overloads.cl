@@ -31,8 +31,8 @@ kernel void float_overloads(global const float4 *x, global float4 *out) {
 }
 
 #ifdef cl_khr_fp64
-// An integer first argument with a double one is the double overload (int → double and
-// int → float are both conversions; double → double is exact): the double is not
+// An integer first argument with a double one is the double overload (int -> double and
+// int -> float are both conversions; double -> double is exact): the double is not
 // narrowed to float.
 kernel void double_overloads(global const double *d, global double *out, global int *flags) {
     int i = get_global_id(0);
