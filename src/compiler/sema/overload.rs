@@ -27,7 +27,7 @@ pub(super) enum Elems {
     SignedInt,
     /// `int` and `uint` (`mul24`, `mad24`).
     Int32,
-    /// The integers with a type twice as wide (`upsample`'s high part).
+    /// The integers with a type twice as wide on the device (`upsample`'s high part).
     Narrow,
     /// Every integer and floating type.
     All,
@@ -180,7 +180,7 @@ impl Sema<'_> {
             Elems::Int => ints,
             Elems::SignedInt => ints.into_iter().filter(|s| s.is_signed()).collect(),
             Elems::Int32 => vec![Int, UInt],
-            Elems::Narrow => vec![Char, UChar, Short, UShort, Int, UInt],
+            Elems::Narrow => ints.into_iter().filter(|s| s.size() < 4 || s.size() == 4 && self.target.int64).collect(),
             Elems::All => [ints, floats].concat(),
             Elems::UInt => vec![UInt],
         }
