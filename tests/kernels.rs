@@ -2403,5 +2403,11 @@ fn goto_and_labels() {
     s.run("nested", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
     let want: Vec<i32> = v.chunks(8).map(goto_nested).collect();
     s.check("nested regions", &s.get::<i32>(&out, N), &want);
+
+    let v: Vec<i32> = values(N, 157);
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("leading_block", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.iter().map(|&v| [-1, 30, 20, -1][(v & 3) as usize]).collect();
+    s.check("a case label in a block before the first case", &s.get::<i32>(&out, N), &want);
     s.finish();
 }

@@ -244,3 +244,20 @@ restart:
     }
     out[g] = acc * 16 + tries;
 }
+
+// A switch whose first statement is a block holding a case label: reached only through it.
+kernel void leading_block(global const int *in, global int *out) {
+    int g = get_global_id(0), r = 0;
+    switch (in[g] & 3) {
+        {
+        case 1:
+            r += 10;
+        }
+    case 2:
+        r += 20;
+        break;
+    default:
+        r = -1;
+    }
+    out[g] = r;
+}

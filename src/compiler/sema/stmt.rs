@@ -205,14 +205,19 @@ impl Sema<'_> {
                     ok &= self.case_label(v, loc, ty, &mut cases).is_some();
                 }
             }
-            if cases.is_empty() {
-                self.diags.warning(s.loc, "statement before the first case label is never executed");
-                continue;
-            }
+            let nested_before = self.nested_cases();
             let stmts = match &s.kind {
                 StmtKind::Decl(d) => self.local_decl(d),
                 _ => self.stmt(s).map(|s| vec![s]),
             };
+            if cases.is_empty() {
+                if self.nested_cases() == nested_before {
+                    self.diags.warning(s.loc, "statement before the first case label is never executed");
+                    continue;
+                }
+                // Entered only through the case labels nested inside it.
+                cases.push(SwitchCase { values: vec![], is_default: false, body: vec![], falls_through: true });
+            }
             match (stmts, cases.last_mut()) {
                 (Some(st), Some(c)) => c.body.extend(st),
                 _ => ok = false,
@@ -251,6 +256,11 @@ impl Sema<'_> {
         }
         cases.last_mut()?.values.push(bits);
         Some(())
+    }
+
+    /// How many case labels nested inside statements the innermost switch has so far.
+    fn nested_cases(&self) -> usize {
+        self.cur.as_ref().and_then(|c| c.switches.last()).map_or(0, |s| s.1.len())
     }
 
     /// A case label's value and its bits in the selector's type.

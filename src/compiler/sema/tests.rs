@@ -790,6 +790,8 @@ fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
     first_error("kernel void k(int x) {\n  case 1: x = 2;\n}", 2, 3, "case label outside a switch");
+    let (p, d) = run_default("kernel void k(global int *o) {\n  switch (o[0]) { o[1] = 1; case 1: o[2] = 2; }\n}");
+    assert!(p.is_some() && d.list.iter().any(|w| w.loc.line == 2 && w.message.contains("never executed")), "{:?}", d.list);
     first_error("kernel void k(int x) {\n  switch (x) { case 1: while (x) { case 1: x--; } }\n}", 2, 36, "duplicate case value 1");
     first_error("kernel void k(int x) { switch (x) { case 1: continue; } }", 1, 45, "'continue' outside a loop");
     let p = ok("kernel void k(global int* o) { for (int i = 0; i < 4; i++) { switch (i) { case 0: continue; default: o[i] = i; } } }");
