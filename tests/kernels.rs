@@ -2143,3 +2143,271 @@ fn double_builds_where_cl_khr_fp64_is_reported() {
         }
     }
 }
+
+/// Built-ins called with arguments of mixed types resolve as clang resolves them
+/// (`overloads.cl`): mul24/mad24 of a uchar and an int are the int overloads, scalar bounds
+/// of vector forms, and an integer with a double is the double overload.
+#[test]
+fn builtin_overloads_with_mixed_argument_types() {
+    let s = Suite::new(include_str!("kernels/overloads.cl"));
+    let mut u: Vec<u8> = values(N, 140);
+    let mut sh: Vec<i16> = values(N, 141);
+    (u[0], sh[0], sh[1]) = (85, i16::MIN, i16::MAX);
+    let (bu, bs, out) = (s.buf(&u), s.buf(&sh), s.zeros::<i32>(5 * N));
+    s.run("int_overloads", &[Arg::Buf(&bu), Arg::Buf(&bs), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = u
+        .iter()
+        .zip(&sh)
+        .flat_map(|(&u, &s)| {
+            let (u, s) = (i32::from(u), i32::from(s));
+            let v = [s, u, -s, 70000];
+            let clamped: i32 = v.iter().map(|&c| c.clamp(-1000, 40000)).sum();
+            [u * 9798, u * 3735, s * u - 70000, (s << 16) | 0x1234, clamped + (-s).max(0)]
+        })
+        .collect();
+    let got = s.get::<i32>(&out, 5 * N);
+    assert_eq!(got[0], 832830, "mul24(uchar 85, 9798)");
+    s.check("mul24/mad24/upsample/clamp with mixed operands", &got, &want);
+
+    let x: Vec<f32> = values::<i16>(4 * N, 142).iter().map(|&v| f32::from(v) / 8192.0).collect();
+    let (bx, out) = (s.buf(&x), s.zeros::<f32>(24 * N));
+    s.run("float_overloads", &[Arg::Buf(&bx), Arg::Buf(&out)], &[N], None);
+    let mut want = Vec::new();
+    for (i, a) in x.chunks(4).enumerate() {
+        let fi = i as f32;
+        let per = |f: &dyn Fn(f32) -> f32| a.iter().map(|&c| f(c)).collect::<Vec<_>>();
+        let smooth = |c: f32| {
+            let t = ((c + 1.0) / 2.0).clamp(0.0, 1.0);
+            t * t * (3.0 - 2.0 * t)
+        };
+        want.extend(per(&|c| c.clamp(0.0, 1.0)));
+        want.extend(per(&|_| 2.0));
+        want.extend(per(&|c| f32::from(u8::from(c >= 0.0)) + smooth(c)));
+        want.extend(per(&|c| c * 4.0 + c * c));
+        want.extend(per(&|c| c.max(0.0) + fi.min(c)));
+        want.extend([fi.max(0.5), (fi - 1.5).abs(), a[0] + a[1], 0.0]);
+    }
+    check_near(&s, "float built-ins with int and scalar operands", &s.get::<f32>(&out, 24 * N), &want, 1e-5, 1e-6);
+
+    if has_fp64() {
+        let mut y: Vec<f64> = values::<i16>(N, 143).iter().map(|&v| f64::from(v) / 7000.0).collect();
+        y[0] = 1.0 + 2f64.powi(-40);
+        let (by, out, flags) = (s.buf(&y), s.zeros::<f64>(5 * N), s.zeros::<i32>(2 * N));
+        s.run("double_overloads", &[Arg::Buf(&by), Arg::Buf(&out), Arg::Buf(&flags)], &[N], None);
+        let got = &s.get::<f64>(&out, 5 * N);
+        let bad: Vec<String> = y
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &y)| {
+                let want = [2f64.powf(y), 1f64.atan2(y), 3f64.hypot(y), 6.0 + y, 1.0 + y];
+                (0..5).filter(move |&k| (got[5 * i + k] - want[k]).abs() > 1e-12 * want[k].abs().max(1.0)).map(move |k| format!("[{i}][{k}] of {y}: got {} want {}", got[5 * i + k], want[k]))
+            })
+            .take(6)
+            .collect();
+        if !bad.is_empty() {
+            s.fail(format!("double built-ins with int operands: {}", bad.join(", ")));
+        }
+        let want: Vec<i32> = y.iter().flat_map(|&y| [i32::from(1.0 < y), i32::from(1.0 == y)]).collect();
+        s.check("isless/isequal(int, double)", &s.get::<i32>(&flags, 2 * N), &want);
+    }
+    s.finish();
+}
+
+fn collatz_steps(mut n: i32) -> i32 {
+    let mut steps = 0;
+    while n != 1 {
+        n = if n & 1 == 1 { 3 * n + 1 } else { n / 2 };
+        steps += 1;
+    }
+    steps
+}
+
+/// `loops` of `goto.cl`: a goto out of a switch continues the loop, one past the loop skips
+/// the code after it.
+fn goto_loops(values: &[i32]) -> i32 {
+    let mut acc = 0i32;
+    for &v in values {
+        match v & 3 {
+            0 => continue,
+            1 => acc += v,
+            2 if v > 900 => return acc,
+            2 => acc -= v,
+            _ => {
+                acc ^= v;
+                continue;
+            }
+        }
+        acc += 1;
+    }
+    acc *= 2;
+    if acc <= 1000 {
+        acc += 7;
+    }
+    acc & 1023
+}
+
+/// `tokens` of `goto.cl`: numbers, words and the sum of the numbers of a slice.
+fn goto_tokens(p: &[u8]) -> [i32; 3] {
+    let (mut i, mut numbers, mut words, mut sum) = (0, 0, 0, 0);
+    while i < p.len() {
+        let c = p[i];
+        i += 1;
+        if c.is_ascii_digit() {
+            let mut value = i32::from(c - b'0');
+            while i < p.len() && p[i].is_ascii_digit() {
+                value = (value * 10 + i32::from(p[i] - b'0')) % 100000;
+                i += 1;
+            }
+            numbers += 1;
+            sum += value;
+        } else if c.is_ascii_lowercase() {
+            while i < p.len() && p[i].is_ascii_lowercase() {
+                i += 1;
+            }
+            words += 1;
+        }
+    }
+    [numbers, words, sum]
+}
+
+/// `inward` of `goto.cl`: jumps into a loop, an if branch and a switch case.
+fn goto_inward(v: i32) -> i32 {
+    let (mut acc, mut i) = (0i32, v & 7);
+    let mut middle = v & 8 != 0;
+    let in_case = !middle && v & 16 != 0;
+    if !in_case {
+        if !middle {
+            i = 0;
+        }
+        loop {
+            if !middle {
+                if i >= 10 {
+                    break;
+                }
+                acc += i;
+            }
+            middle = false;
+            acc ^= v;
+            if acc > 5000 {
+                break;
+            }
+            i += 1;
+        }
+        let branch = v & 32 != 0;
+        if branch || v > 500 {
+            if !branch {
+                acc += 1;
+            }
+            acc *= 3;
+        } else {
+            acc -= 2;
+        }
+    }
+    match (in_case, v & 3) {
+        (true, _) | (false, 1) => acc += 50,
+        (false, 0) => acc += 10,
+        (false, 2) => acc += 30,
+        _ => acc = -acc,
+    }
+    acc + i
+}
+
+/// `nested` of `goto.cl`: a region in a loop body inside the function's region.
+fn goto_nested(values: &[i32]) -> i32 {
+    let (mut acc, mut tries) = (0i32, 0);
+    'restart: loop {
+        tries += 1;
+        for (i, &v) in values.iter().enumerate() {
+            let (v, i) = (v + tries, i as i32);
+            if v % 5 == 0 {
+                acc ^= i;
+                continue;
+            }
+            if v % 7 == 0 {
+                continue;
+            }
+            if v % 11 == 0 {
+                break;
+            }
+            if v % 13 == 0 && tries < 3 {
+                continue 'restart;
+            }
+            acc += v;
+            acc ^= i;
+        }
+        return acc * 16 + tries;
+    }
+}
+
+/// `goto.cl`: goto elimination against the same control flow written in Rust.
+#[test]
+fn goto_and_labels() {
+    let s = Suite::new(include_str!("kernels/goto.cl"));
+    let m: Vec<i32> = values::<u8>(64, 150).iter().map(|&v| i32::from(v % 50)).collect();
+    let keys: Vec<i32> = values::<u8>(N, 151).iter().map(|&v| i32::from(v % 60)).collect();
+    let (bm, bk, out) = (s.buf(&m), s.buf(&keys), s.zeros::<i32>(N));
+    s.run("search", &[Arg::Buf(&bm), Arg::Buf(&bk), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = keys.iter().map(|&k| m.iter().position(|&v| v == k).map_or(-1, |p| p as i32)).collect();
+    s.check("goto out of nested loops", &s.get::<i32>(&out, N), &want);
+
+    let starts: Vec<i32> = values::<u16>(N, 152).iter().map(|&v| i32::from(v % 1000) + 1).collect();
+    let (bi, out) = (s.buf(&starts), s.zeros::<i32>(N));
+    s.run("backward", &[Arg::Buf(&bi), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = starts.iter().map(|&n| collatz_steps(n)).collect();
+    s.check("backward gotos", &s.get::<i32>(&out, N), &want);
+
+    let v: Vec<i32> = values::<u16>(16 * N, 153).iter().map(|&v| i32::from(v % 1000)).collect();
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("loops", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.chunks(16).map(goto_loops).collect();
+    s.check("goto out of a switch and a loop", &s.get::<i32>(&out, N), &want);
+
+    let alphabet = b"0123456789abcdefghij  ,.";
+    let text: Vec<u8> = values::<u8>(32 * N, 154).iter().map(|&b| alphabet[usize::from(b) % alphabet.len()]).collect();
+    let (bt, out) = (s.buf(&text), s.zeros::<i32>(3 * N));
+    s.run("tokens", &[Arg::Buf(&bt), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = text.chunks(32).flat_map(goto_tokens).collect();
+    s.check("a state machine of gotos", &s.get::<i32>(&out, 3 * N), &want);
+
+    let v: Vec<i32> = values::<u16>(N, 155).iter().map(|&v| i32::from(v % 1000)).collect();
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("inward", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.iter().map(|&v| goto_inward(v)).collect();
+    s.check("gotos into a loop, an if branch and a switch case", &s.get::<i32>(&out, N), &want);
+
+    let from: Vec<i32> = (0..16 * N as i32).collect();
+    let (bf, out) = (s.buf(&from), s.buf(&vec![-1i32; 16 * N]));
+    s.run("duff", &[Arg::Buf(&bf), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = from.chunks(16).enumerate().flat_map(|(g, c)| (0..16).map(move |k| if k < g % 15 + 1 { c[k] } else { -1 })).collect();
+    s.check("Duff's device", &s.get::<i32>(&out, 16 * N), &want);
+
+    let out = s.zeros::<i32>(12 * N);
+    s.run("coroutine", &[Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = (0..N as i32)
+        .flat_map(|g| {
+            let mut acc = g;
+            (0..12).map(move |round| {
+                if round < 5 {
+                    acc += round * g;
+                    acc
+                } else {
+                    -1
+                }
+            })
+        })
+        .collect();
+    s.check("case labels inside loops (a coroutine)", &s.get::<i32>(&out, 12 * N), &want);
+
+    let v: Vec<i32> = values::<u16>(8 * N, 156).iter().map(|&v| i32::from(v % 1000)).collect();
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("nested", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.chunks(8).map(goto_nested).collect();
+    s.check("nested regions", &s.get::<i32>(&out, N), &want);
+
+    let v: Vec<i32> = values(N, 157);
+    let (bv, out) = (s.buf(&v), s.zeros::<i32>(N));
+    s.run("leading_block", &[Arg::Buf(&bv), Arg::Buf(&out)], &[N], None);
+    let want: Vec<i32> = v.iter().map(|&v| [-1, 30, 20, -1][(v & 3) as usize]).collect();
+    s.check("a case label in a block before the first case", &s.get::<i32>(&out, N), &want);
+    s.finish();
+}

@@ -243,8 +243,8 @@ kernel void double_math(global const double *xs, global const double *ys, global
     r[47] = sign(x);
     r[48] = degrees(x);
     r[49] = radians(y);
-    r[50] = mix(x, y, 0.25);
-    r[51] = clamp(x, -1.0, 1.0);
+    r[50] = mix(x, y, (double)0.25); // a float 0.25 (-cl-single-precision-constant) would be ambiguous
+    r[51] = clamp(x, (double)-1.0, (double)1.0);
     r[52] = step(z, x);
     r[53] = exp(y * 60.0);
     r[54] = log(x * x * 1e-200);

@@ -179,6 +179,7 @@ impl<'p> Ctx<'p> {
                 Ok(())
             }
             Stmt::Return(value) => self.ret(value.as_ref()),
+            Stmt::Label(_) | Stmt::Goto(..) => Err(LowerError::new(Loc::default(), "internal: goto left by sema")),
         }
     }
 

@@ -170,6 +170,7 @@ impl Scan {
             Stmt::Break => self.leaves |= loops == 0 && switches == 0,
             Stmt::Continue => self.leaves |= loops == 0,
             Stmt::Return(_) => self.returns = true,
+            Stmt::Label(_) | Stmt::Goto(..) => self.leaves = true,
         }
     }
 

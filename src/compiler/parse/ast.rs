@@ -189,6 +189,9 @@ pub enum StmtKind {
     Break,
     Continue,
     Return(Option<Expr>),
+    Goto(String),
+    /// `label: stmt`.
+    Labeled(String, Box<Stmt>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -86,9 +86,22 @@ impl Parser<'_> {
                 self.expect_punct(";")?;
                 StmtKind::Return(value)
             }
-            Some("goto") => return self.error(loc, "'goto' is not supported"),
+            Some("goto") => {
+                self.pos += 1;
+                let Some(label) = self.ident_at(0).map(str::to_owned) else {
+                    let found = self.describe_current();
+                    return self.error(self.loc(), format!("expected a label after 'goto', found {found}"));
+                };
+                self.pos += 1;
+                self.expect_punct(";")?;
+                StmtKind::Goto(label)
+            }
             Some(label) if self.is_punct_at(1, ":") && !self.starts_decl() => {
-                return self.error(loc, format!("labels ('{label}:') and 'goto' are not supported"));
+                let label = label.to_string();
+                self.pos += 2;
+                // A label at the end of a block labels an empty statement (as C23 allows).
+                let stmt = if self.is_punct("}") { Stmt { kind: StmtKind::Expr(None), loc: self.loc() } } else { self.statement()? };
+                StmtKind::Labeled(label, Box::new(stmt))
             }
             _ if self.starts_decl() => StmtKind::Decl(self.declaration()?),
             _ => {

@@ -8,6 +8,7 @@ use super::model::{
     Rounding, Scalar, Space, Type, WorkItemFn, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
 };
 use super::conv::to_unsigned;
+use super::overload::{form, Elems, Form, Widths, P};
 use super::Sema;
 use crate::compiler::parse::ast::BinaryOp;
 use crate::compiler::parse::is_builtin_type_name;
@@ -175,6 +176,29 @@ fn vector_suffix(rest: &str) -> Option<u8> {
     matches!(n, 1 | 2 | 3 | 4 | 8 | 16).then_some(n)
 }
 
+pub(super) const G1: &[P] = &[P::G];
+pub(super) const G2: &[P] = &[P::G, P::G];
+pub(super) const G3: &[P] = &[P::G, P::G, P::G];
+
+/// `n` parameters of the generic type.
+fn same(n: usize) -> &'static [P] {
+    [G1, G2, G3][n - 1]
+}
+
+/// The signatures of a float function of `n` arguments: all of the generic type, and for
+/// some a scalar operand with vectors (`fmin(v, s)`, `mix(x, y, s)`, `step(s, v)`,
+/// `smoothstep(s, s, v)`).
+fn math_forms(f: MathFn, n: usize, elems: Elems) -> Vec<Form> {
+    let scalar_form: &'static [P] = match f {
+        MathFn::Fmin | MathFn::Fmax => &[P::G, P::Elem],
+        MathFn::Mix => &[P::G, P::G, P::Elem],
+        MathFn::Step => &[P::Elem, P::G],
+        MathFn::Smoothstep => &[P::Elem, P::Elem, P::G],
+        _ => return vec![form(elems, Widths::All, same(n))],
+    };
+    vec![form(elems, Widths::All, same(n)), form(elems, Widths::Vectors, scalar_form)]
+}
+
 fn call(b: Builtin, args: Vec<Expr>, ty: Type, loc: Loc) -> Expr {
     Expr { kind: ExprKind::Builtin(b, args), ty, loc }
 }
@@ -220,8 +244,8 @@ impl Sema<'_> {
             "write_mem_fence" => self.fence_call(Some(FenceKind::Write), name, args, loc),
             "min" | "max" | "clamp" => self.min_max_call(name, args, loc),
             "to_global" | "to_local" | "to_private" | "get_fence" => self.generic_call(name, args, loc),
-            "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, args, loc),
-            "fast_length" | "fast_distance" | "fast_normalize" => self.geometric_call(&name[5..], args, loc),
+            "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, Elems::Float, args, loc),
+            "fast_length" | "fast_distance" | "fast_normalize" => self.geometric_call(&name[5..], Elems::FloatOnly, args, loc),
             "isnan" | "isinf" | "isfinite" | "signbit" => self.relational_call(name, args, loc),
             "select" | "bitselect" => self.select_call(name, args, loc),
             "any" | "all" => self.any_all_call(name, args, loc),
@@ -286,44 +310,20 @@ impl Sema<'_> {
         self.err(loc, format!("no overload of '{name}' takes ({})", types.join(", ")))
     }
 
-    /// The generic type of a call: the first vector argument's type, else the first
-    /// argument's; integers become `float` for float functions.
-    pub(super) fn gentype(&mut self, name: &str, args: &[Expr], float: bool, loc: Loc) -> Option<Type> {
-        let first = args.iter().find(|a| a.ty.width() > 1).or(args.first());
-        let Some(ty) = first.map(|a| a.ty.clone()).filter(Type::is_arithmetic) else {
-            return self.no_overload(name, args, loc).map(|e| e.ty);
-        };
-        let elem = ty.element()?;
-        match (float, elem.is_float()) {
-            (true, false) => Some(with_element(&ty, Scalar::Float)),
-            (false, true) => self.no_overload(name, args, loc).map(|e| e.ty),
-            _ => Some(ty),
-        }
-    }
-
-    /// Converts every argument to `ty`: scalars convert (and widen to a vector), a vector of
-    /// another type has no overload.
-    pub(super) fn fit(&mut self, name: &str, args: Vec<Expr>, ty: &Type, loc: Loc) -> Option<Vec<Expr>> {
-        if args.iter().any(|a| !a.ty.is_arithmetic() || (a.ty.width() > 1 && a.ty != *ty)) {
-            return self.no_overload(name, &args, loc).map(|_| vec![]);
-        }
-        Some(args.into_iter().map(|a| self.convert(a, ty)).collect())
-    }
-
     fn work_item_call(&mut self, f: WorkItemFn, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         if f == WorkItemFn::WorkDim {
             self.arity(name, &args, 0, loc)?;
             return Some(call(Builtin::WorkItem(f), args, Type::Scalar(Scalar::UInt), loc));
         }
         self.arity(name, &args, 1, loc)?;
-        let args = self.fit(name, args, &Type::Scalar(Scalar::UInt), loc)?;
+        let (_, args) = self.resolve(name, args, &[form(Elems::UInt, Widths::Scalar, G1)], loc)?;
         Some(call(Builtin::WorkItem(f), args, self.size_type(), loc))
     }
 
     fn math_call(&mut self, (f, n): (MathFn, usize), p: Precision, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity(name, &args, n, loc)?;
-        let ty = self.gentype(name, &args, true, loc)?;
-        let args = self.fit(name, args, &ty, loc)?;
+        let elems = if p == Precision::Full { Elems::Float } else { Elems::FloatOnly };
+        let (ty, args) = self.resolve(name, args, &math_forms(f, n, elems), loc)?;
         Some(call(Builtin::Math(f, p), args, ty, loc))
     }
 
@@ -332,8 +332,8 @@ impl Sema<'_> {
         if f == IntFn::Upsample {
             return self.upsample_call(name, args, loc);
         }
-        let ty = self.gentype(name, &args, false, loc)?;
-        let args = self.fit(name, args, &ty, loc)?;
+        let elems = if matches!(f, IntFn::Mul24 | IntFn::Mad24) { Elems::Int32 } else { Elems::Int };
+        let (ty, args) = self.resolve(name, args, &[form(elems, Widths::All, same(n))], loc)?;
         let elem = ty.element()?;
         let result = match f {
             IntFn::Abs | IntFn::AbsDiff => with_element(&ty, to_unsigned(elem)),
@@ -345,32 +345,30 @@ impl Sema<'_> {
     /// `upsample(hi, lo)`: `lo` unsigned, both of one width; the result twice as wide, with
     /// `hi`'s signedness.
     fn upsample_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
-        let (Some(hi), Some(lo)) = (args[0].ty.element(), args[1].ty.element()) else {
-            return self.no_overload(name, &args, loc);
-        };
-        let wide = match hi {
+        let (hi, args) = self.resolve(name, args, &[form(Elems::Narrow, Widths::All, &[P::G, P::UnsignedN])], loc)?;
+        let wide = match hi.element()? {
             Scalar::Char => Scalar::Short,
             Scalar::UChar => Scalar::UShort,
             Scalar::Short => Scalar::Int,
             Scalar::UShort => Scalar::UInt,
             Scalar::Int => Scalar::Long,
-            Scalar::UInt => Scalar::ULong,
-            _ => return self.no_overload(name, &args, loc),
+            _ => Scalar::ULong,
         };
-        if lo != to_unsigned(hi) || args[0].ty.width() != args[1].ty.width() {
-            return self.no_overload(name, &args, loc);
-        }
-        let ty = with_element(&args[0].ty, wide);
-        Some(call(Builtin::Int(IntFn::Upsample), args, ty, loc))
+        Some(call(Builtin::Int(IntFn::Upsample), args, with_element(&hi, wide), loc))
     }
 
-    /// `min`/`max`/`clamp`: the float or the integer form by the generic type.
+    /// `min`/`max`/`clamp`: integer and float overloads, with a scalar bound for vectors
+    /// (`clamp(v, s, s)`, `min(v, s)`).
     fn min_max_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let clamp = name == "clamp";
         self.arity(name, &args, if clamp { 3 } else { 2 }, loc)?;
-        let float = args.iter().any(|a| a.ty.element().is_some_and(Scalar::is_float));
-        let ty = self.gentype(name, &args, float, loc)?;
-        let args = self.fit(name, args, &ty, loc)?;
+        let forms = if clamp {
+            [form(Elems::All, Widths::All, G3), form(Elems::All, Widths::Vectors, &[P::G, P::Elem, P::Elem])]
+        } else {
+            [form(Elems::All, Widths::All, G2), form(Elems::All, Widths::Vectors, &[P::G, P::Elem])]
+        };
+        let (ty, args) = self.resolve(name, args, &forms, loc)?;
+        let float = ty.element()?.is_float();
         let b = match (float, name) {
             (true, "min") => Builtin::Math(MathFn::Min, Precision::Full),
             (true, "max") => Builtin::Math(MathFn::Max, Precision::Full),
@@ -384,7 +382,7 @@ impl Sema<'_> {
 
     /// `ilogb(x)` → `intn`; `ldexp(x, k)`, `pown(x, n)`, `rootn(x, n)` with an `int`/`intn`
     /// second argument (a scalar `k` may go with a vector `x` for `ldexp`).
-    fn int_math_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+    fn int_math_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let f = match name {
             "ilogb" => MathFn::Ilogb,
             "ldexp" => MathFn::Ldexp,
@@ -393,36 +391,24 @@ impl Sema<'_> {
         };
         let n = if f == MathFn::Ilogb { 1 } else { 2 };
         self.arity(name, &args, n, loc)?;
-        let k = if n == 2 { args.pop() } else { None };
-        let ty = self.gentype(name, &args, true, loc)?;
-        let mut args = self.fit(name, args, &ty, loc)?;
-        let int_ty = with_element(&ty, Scalar::Int);
-        if f == MathFn::Ilogb {
-            return Some(call(Builtin::Math(f, Precision::Full), args, int_ty, loc));
-        }
-        let k = k?;
-        let fits = k.ty == int_ty || (k.ty.width() == 1 && k.ty.is_arithmetic() && (f == MathFn::Ldexp || ty.width() == 1));
-        if !fits || k.ty.element().is_some_and(Scalar::is_float) {
-            args.push(k);
-            return self.no_overload(name, &args, loc);
-        }
-        args.push(self.convert(k, &int_ty));
-        Some(call(Builtin::Math(f, Precision::Full), args, ty, loc))
+        let forms = match f {
+            MathFn::Ilogb => vec![form(Elems::Float, Widths::All, G1)],
+            MathFn::Ldexp => vec![form(Elems::Float, Widths::All, &[P::G, P::IntN]), form(Elems::Float, Widths::Vectors, &[P::G, P::Int])],
+            _ => vec![form(Elems::Float, Widths::All, &[P::G, P::IntN])],
+        };
+        let (ty, args) = self.resolve(name, args, &forms, loc)?;
+        let result = if f == MathFn::Ilogb { with_element(&ty, Scalar::Int) } else { ty };
+        Some(call(Builtin::Math(f, Precision::Full), args, result, loc))
     }
 
     /// `nan(code)`: `uint`/`uintn` → `float`/`floatn` (`ulong` → `double`).
     fn nan_call(&mut self, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity("nan", &args, 1, loc)?;
-        let elem = match args[0].ty.element() {
-            Some(Scalar::UInt) => Scalar::Float,
-            Some(Scalar::ULong) if self.target.fp64 => Scalar::Double,
-            _ => return self.no_overload("nan", &args, loc),
-        };
-        let ty = with_element(&args[0].ty, elem);
+        let (ty, args) = self.resolve("nan", args, &[form(Elems::Float, Widths::All, &[P::UnsignedN])], loc)?;
         Some(call(Builtin::Math(MathFn::Nan, Precision::Full), args, ty, loc))
     }
 
-    fn geometric_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+    fn geometric_call(&mut self, name: &str, elems: Elems, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let (f, n) = match name {
             "dot" => (MathFn::Dot, 2),
             "length" => (MathFn::Length, 1),
@@ -431,11 +417,8 @@ impl Sema<'_> {
             _ => (MathFn::Cross, 2),
         };
         self.arity(name, &args, n, loc)?;
-        let ty = self.gentype(name, &args, true, loc)?;
-        if ty.width() > 4 || (f == MathFn::Cross && !matches!(ty.width(), 3 | 4)) {
-            return self.no_overload(name, &args, loc);
-        }
-        let args = self.fit(name, args, &ty, loc)?;
+        let widths = if f == MathFn::Cross { Widths::Cross } else { Widths::UpTo4 };
+        let (ty, args) = self.resolve(name, args, &[form(elems, widths, same(n))], loc)?;
         let result = match f {
             MathFn::Normalize | MathFn::Cross => ty,
             _ => Type::Scalar(ty.element()?),
@@ -446,8 +429,7 @@ impl Sema<'_> {
     /// `isnan` & co.: `int` for a scalar, a signed vector of the element width for vectors.
     fn relational_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity(name, &args, 1, loc)?;
-        let ty = self.gentype(name, &args, true, loc)?;
-        let args = self.fit(name, args, &ty, loc)?;
+        let (ty, args) = self.resolve(name, args, &[form(Elems::Float, Widths::All, G1)], loc)?;
         let f = match name {
             "isnan" => MathFn::IsNan,
             "isinf" => MathFn::IsInf,
@@ -463,9 +445,7 @@ impl Sema<'_> {
 
     fn any_all_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity(name, &args, 1, loc)?;
-        if !args[0].ty.element().is_some_and(|s| s.is_integer() && s.is_signed()) {
-            return self.no_overload(name, &args, loc);
-        }
+        let (_, args) = self.resolve(name, args, &[form(Elems::SignedInt, Widths::All, G1)], loc)?;
         let b = if name == "any" { Builtin::Any } else { Builtin::All };
         Some(call(b, args, Type::Scalar(Scalar::Int), loc))
     }
@@ -474,8 +454,8 @@ impl Sema<'_> {
     /// is true for NaN, the others false, as with `!=` and `==`, `<`...).
     fn relational_compare(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity(name, &args, 2, loc)?;
-        let ty = self.gentype(name, &args, true, loc)?;
-        let mut args = self.fit(name, args, &ty, loc)?.into_iter();
+        let (_, args) = self.resolve(name, args, &[form(Elems::Float, Widths::All, G2)], loc)?;
+        let mut args = args.into_iter();
         let (l, r) = (args.next()?, args.next()?);
         let op = match name {
             "isequal" => BinaryOp::Eq,
@@ -488,27 +468,16 @@ impl Sema<'_> {
         self.binary(op, l, r, loc)
     }
 
-    /// `select(a, b, c)`: `c` is an integer of `a`'s width (per component for vectors);
-    /// `bitselect(a, b, c)`: all three of one type.
-    fn select_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+    /// `select(a, b, c)`: `c` is a signed or unsigned integer of `a`'s element size and
+    /// width; `bitselect(a, b, c)`: all three of one type.
+    fn select_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity(name, &args, 3, loc)?;
-        let c = args.pop()?;
-        let float = args.iter().any(|a| a.ty.element().is_some_and(Scalar::is_float));
-        let ty = self.gentype(name, &args, float, loc)?;
-        let mut args = self.fit(name, args, &ty, loc)?;
         if name == "bitselect" {
-            let c = self.fit(name, vec![c], &ty, loc)?;
-            args.extend(c);
+            let (ty, args) = self.resolve(name, args, &[form(Elems::All, Widths::All, G3)], loc)?;
             return Some(call(Builtin::Bitselect, args, ty, loc));
         }
-        let ok = c.ty.element().is_some_and(Scalar::is_integer)
-            && c.ty.width() == ty.width()
-            && (ty.width() == 1 || c.ty.element()?.size() == ty.element()?.size());
-        if !ok {
-            args.push(c);
-            return self.no_overload(name, &args, loc);
-        }
-        args.push(c);
+        let forms = [form(Elems::All, Widths::All, &[P::G, P::G, P::SignedN]), form(Elems::All, Widths::All, &[P::G, P::G, P::UnsignedN])];
+        let (ty, args) = self.resolve(name, args, &forms, loc)?;
         Some(call(Builtin::Select, args, ty, loc))
     }
 
@@ -649,15 +618,18 @@ impl Sema<'_> {
         let data = args.pop()?;
         let elem = self.vector_io_pointer(name, &p, true, loc)?;
         let offset = self.assign_convert(offset, &self.size_type(), &format!("the offset of '{name}'"))?;
-        let (b, data_elem) = match half {
+        let (b, data) = match half {
             Some(_) if elem != Scalar::Half => return self.err(loc, format!("'{name}' needs a pointer to half")),
-            // The double overloads come with cl_khr_fp64.
-            Some(r) if self.target.fp64 && data.ty.element() == Some(Scalar::Double) => (Builtin::VstoreHalf(n, r), Scalar::Double),
-            Some(r) => (Builtin::VstoreHalf(n, r), Scalar::Float),
-            None => (Builtin::Vstore(n), elem),
+            // The float and (with cl_khr_fp64) double overloads.
+            Some(r) => {
+                let (_, data) = self.resolve(name, vec![data], &[form(Elems::FloatDouble, Widths::Only(n), G1)], loc)?;
+                (Builtin::VstoreHalf(n, r), data.into_iter().next()?)
+            }
+            None => {
+                let data_ty = if n == 1 { Type::Scalar(elem) } else { Type::Vector(elem, n) };
+                (Builtin::Vstore(n), self.assign_convert(data, &data_ty, &format!("the data of '{name}'"))?)
+            }
         };
-        let data_ty = if n == 1 { Type::Scalar(data_elem) } else { Type::Vector(data_elem, n) };
-        let data = self.assign_convert(data, &data_ty, &format!("the data of '{name}'"))?;
         Some(call(b, vec![data, offset, p], Type::Void, loc))
     }
 

@@ -510,6 +510,8 @@ impl Sema<'_> {
             workgroup_vars: vec![],
             breakables: vec![],
             body_depth: self.scopes.depth(),
+            labels: vec![],
+            switches: vec![],
         });
         let mut params = Vec::new();
         for (d, type_name, ploc) in sig.params {
@@ -522,6 +524,7 @@ impl Sema<'_> {
             params.push(Param { local, type_name, is_restrict: d.is_restrict, is_const: d.is_const });
         }
         let body = self.body(&f.body);
+        let body = self.eliminate_gotos(body)?;
         self.scopes.pop();
         if sig.ret != Type::Void && !always_returns(&body) {
             self.diags.warning(sig.loc, format!("control may reach the end of non-void function '{}'", sig.name));

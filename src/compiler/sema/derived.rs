@@ -5,6 +5,8 @@
 //! are evaluated once into private temporaries.
 
 use super::model::{Builtin, Expr, ExprKind, MathFn, Place, PlaceKind, Precision, Scalar, Space, Type};
+use super::builtins::{G1, G2};
+use super::overload::{form, Elems, Widths, P};
 use super::Sema;
 use crate::compiler::parse::ast::BinaryOp;
 use crate::compiler::source::Loc;
@@ -69,12 +71,16 @@ impl Sema<'_> {
 
     /// `fract`, `sincos`, `modf`, `frexp`, `lgamma_r` (two arguments) and `remquo` (three):
     /// float operands of one type and a pointer for the second result.
-    pub(super) fn pointer_out_call(&mut self, name: &str, mut args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+    pub(super) fn pointer_out_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let inputs = if name == "remquo" { 2 } else { 1 };
         self.arity(name, &args, inputs + 1, loc)?;
-        let p = args.pop()?;
-        let ty = self.gentype(name, &args, true, loc)?;
-        let operands = self.fit(name, args, &ty, loc)?;
+        let out_param: &'static [P] = match name {
+            "fract" | "sincos" | "modf" => &[P::G, P::PtrG],
+            "remquo" => &[P::G, P::G, P::PtrIntN],
+            _ => &[P::G, P::PtrIntN],
+        };
+        let (ty, mut operands) = self.resolve(name, args, &[form(Elems::Float, Widths::All, out_param)], loc)?;
+        let p = operands.pop()?;
         let out_ty = if matches!(name, "frexp" | "remquo" | "lgamma_r") { int_shape(&ty) } else { ty.clone() };
         let out = self.out_place(name, p, &out_ty, loc)?;
         let mut setup = Vec::new();
@@ -119,8 +125,8 @@ impl Sema<'_> {
     /// `isnormal(x)`: `isfinite(x) & (fabs(x) >= the smallest normal)`, 0/1 or -1/0.
     pub(super) fn isnormal_call(&mut self, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity("isnormal", &args, 1, loc)?;
-        let ty = self.gentype("isnormal", &args, true, loc)?;
-        let x = self.fit("isnormal", args, &ty, loc)?.into_iter().next()?;
+        let (ty, args) = self.resolve("isnormal", args, &[form(Elems::Float, Widths::All, G1)], loc)?;
+        let x = args.into_iter().next()?;
         let s = ty.element()?;
         let smallest = match s {
             Scalar::Double => f64::MIN_POSITIVE,
@@ -141,8 +147,8 @@ impl Sema<'_> {
     /// `isunordered`). The result is `int` 0/1, or -1/0 per component for vectors.
     pub(super) fn ordering_call(&mut self, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         self.arity(name, &args, 2, loc)?;
-        let ty = self.gentype(name, &args, true, loc)?;
-        let mut operands = self.fit(name, args, &ty, loc)?.into_iter();
+        let (ty, operands) = self.resolve(name, args, &[form(Elems::Float, Widths::All, G2)], loc)?;
+        let mut operands = operands.into_iter();
         let (x, y) = (operands.next()?, operands.next()?);
         let (set_x, px) = self.spill(x, name)?;
         let (set_y, py) = self.spill(y, name)?;

@@ -9,7 +9,9 @@ mod decl;
 mod derived;
 mod expr;
 mod generic;
+mod goto;
 pub mod model;
+mod overload;
 mod scope;
 mod stmt;
 mod types;
@@ -88,6 +90,11 @@ struct FnCtx {
     breakables: Vec<Breakable>,
     /// Scope depth of the function's outermost block (where `__local` may be declared).
     body_depth: usize,
+    /// The labels named by `label:` or `goto` (`Stmt::Label` / `Stmt::Goto` index them).
+    labels: Vec<goto::LabelInfo>,
+    /// The switches being analysed, innermost last: the selector type and the `case` labels
+    /// found nested inside statements of the body.
+    switches: Vec<(Type, Vec<goto::NestedCase>)>,
 }
 
 struct Sema<'a> {

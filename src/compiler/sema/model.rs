@@ -410,6 +410,11 @@ pub enum Stmt {
     Continue,
     /// The value has the function's return type.
     Return(Option<Expr>),
+    /// `label:` and `goto label` (the label's index among the function's labels). They exist
+    /// only between statement analysis and goto elimination (`sema/goto.rs`), which turns
+    /// them into loops, switches and flags: a [`Program`] never holds them.
+    Label(u32),
+    Goto(u32, Loc),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -20,7 +20,12 @@ impl Sema<'_> {
 
     fn statements(&mut self, stmts: &[ast::Stmt]) -> Vec<Stmt> {
         let mut out = Vec::new();
-        for s in stmts {
+        for mut s in stmts {
+            // A label stays an item of this list, so that gotos within the list reach it.
+            while let ast::StmtKind::Labeled(name, inner) = &s.kind {
+                out.extend(self.define_label(name, s.loc));
+                s = inner;
+            }
             if let ast::StmtKind::Decl(d) = &s.kind {
                 out.extend(self.local_decl(d).unwrap_or_default());
             } else if let Some(s) = self.stmt(s) {
@@ -35,7 +40,7 @@ impl Sema<'_> {
         self.statements(stmts)
     }
 
-    fn stmt(&mut self, s: &ast::Stmt) -> Option<Stmt> {
+    pub(super) fn stmt(&mut self, s: &ast::Stmt) -> Option<Stmt> {
         Some(match &s.kind {
             StmtKind::Compound(b) => Stmt::Block(self.block(b)),
             StmtKind::Decl(d) => Stmt::Block(self.local_decl(d)?),
@@ -64,9 +69,7 @@ impl Sema<'_> {
                 r?
             }
             StmtKind::Switch(value, body) => self.switch(value, body)?,
-            StmtKind::Case(..) | StmtKind::Default(_) => {
-                return self.err(s.loc, "case label must be directly inside the body of a switch");
-            }
+            StmtKind::Case(..) | StmtKind::Default(_) => self.nested_case(s)?,
             StmtKind::Break => {
                 if self.cur.as_ref().is_none_or(|c| c.breakables.is_empty()) {
                     return self.err(s.loc, "'break' outside a loop or switch");
@@ -80,6 +83,8 @@ impl Sema<'_> {
                 Stmt::Continue
             }
             StmtKind::Return(value) => self.return_stmt(value.as_ref(), s.loc)?,
+            StmtKind::Goto(name) => Stmt::Goto(self.label(name), s.loc),
+            StmtKind::Labeled(..) => Stmt::Block(self.statements(std::slice::from_ref(s))),
         })
     }
 
@@ -160,9 +165,15 @@ impl Sema<'_> {
             return self.err(body.loc, "the body of a switch must be a block");
         };
         self.scopes.push();
+        if let Some(c) = self.cur.as_mut() {
+            c.switches.push((selector.ty.clone(), vec![]));
+        }
         let cases = self.with_breakable(Breakable::Switch, |me| me.switch_cases(&selector.ty, items));
+        let nested = self.cur.as_mut().and_then(|c| c.switches.pop()).map(|s| s.1).unwrap_or_default();
         self.scopes.pop();
-        Some(Stmt::Switch { selector, cases: cases? })
+        let mut cases = cases?;
+        self.add_nested_cases(&mut cases, nested)?;
+        Some(Stmt::Switch { selector, cases })
     }
 
     fn switch_cases(&mut self, ty: &Type, items: &[ast::Stmt]) -> Option<Vec<SwitchCase>> {
@@ -194,14 +205,19 @@ impl Sema<'_> {
                     ok &= self.case_label(v, loc, ty, &mut cases).is_some();
                 }
             }
-            if cases.is_empty() {
-                self.diags.warning(s.loc, "statement before the first case label is never executed");
-                continue;
-            }
+            let nested_before = self.nested_cases();
             let stmts = match &s.kind {
                 StmtKind::Decl(d) => self.local_decl(d),
                 _ => self.stmt(s).map(|s| vec![s]),
             };
+            if cases.is_empty() {
+                if self.nested_cases() == nested_before {
+                    self.diags.warning(s.loc, "statement before the first case label is never executed");
+                    continue;
+                }
+                // Entered only through the case labels nested inside it.
+                cases.push(SwitchCase { values: vec![], is_default: false, body: vec![], falls_through: true });
+            }
             match (stmts, cases.last_mut()) {
                 (Some(st), Some(c)) => c.body.extend(st),
                 _ => ok = false,
@@ -234,13 +250,23 @@ impl Sema<'_> {
             cases.last_mut()?.is_default = true;
             return Some(());
         };
-        let n = self.const_int(v)?;
-        let bits = super::consteval::int_bits(i128::from(n), ty.scalar()?);
+        let (n, bits) = self.case_value(v, ty)?;
         if cases.iter().any(|c| c.values.contains(&bits)) {
             return self.err(loc, format!("duplicate case value {n}"));
         }
         cases.last_mut()?.values.push(bits);
         Some(())
+    }
+
+    /// How many case labels nested inside statements the innermost switch has so far.
+    fn nested_cases(&self) -> usize {
+        self.cur.as_ref().and_then(|c| c.switches.last()).map_or(0, |s| s.1.len())
+    }
+
+    /// A case label's value and its bits in the selector's type.
+    pub(super) fn case_value(&mut self, v: &ast::Expr, ty: &Type) -> Option<(i64, u64)> {
+        let n = self.const_int(v)?;
+        Some((n, super::consteval::int_bits(i128::from(n), ty.scalar()?)))
     }
 
     /// A declaration inside a function: private locals (with their initialisation as a

@@ -53,7 +53,7 @@ fn stmt_mut(s: &mut Stmt, f: &mut dyn FnMut(Node)) {
             cases.iter_mut().for_each(|c| walk_mut(&mut c.body, f));
         }
         Stmt::Return(Some(e)) => expr_mut(e, f),
-        Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
+        Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Label(_) | Stmt::Goto(..) => {}
     }
 }
 
