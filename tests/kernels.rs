@@ -794,6 +794,22 @@ fn control_flow() {
     };
     let want: Vec<i32> = v.iter().map(|&k| find(k)).chain((0..16).map(|g| nested_breaks(g * 5))).collect();
     s.check("returns from nested loops and switches in helpers", &s.get::<i32>(&o, 32), &want);
+
+    let v: Vec<i32> = values::<i32>(N, 42).iter().map(|x| x >> 25).collect();
+    let (bv, o) = (s.buf(&v), s.zeros::<i32>(N * 6));
+    s.run("unroll_hints", &[Arg::Buf(&bv), Arg::Buf(&o), val(37i32)], &[N], None);
+    let want: Vec<i32> = v
+        .iter()
+        .enumerate()
+        .flat_map(|(g, &v)| {
+            let a = (0..100).map(|i| (v >> (i & 7)) ^ i).sum();
+            let b = (0..37 + g as i32).take_while(|i| i * 3 <= v + 90).map(|i| i ^ v).sum();
+            let c = [7, 5, 3, 1].iter().fold(0, |c, i| c * 3 + i + v);
+            let e = (0..20).map(|i| (i * i) & v).sum();
+            [a, b, c, v * 6, e, v * 10]
+        })
+        .collect();
+    s.check("loops under unroll hints", &s.get::<i32>(&o, N * 6), &want);
     s.finish();
 }
 

@@ -37,8 +37,6 @@ pub struct Preprocessed {
     pub extensions: Vec<String>,
     /// `#pragma OPENCL FP_CONTRACT` at the end of the program (ON unless turned OFF).
     pub fp_contract: bool,
-    /// Each `#pragma unroll [N]`: where it is and its count.
-    pub unroll: Vec<(Loc, Option<u32>)>,
     /// The program as self-contained preprocessed text, pragmas first (for compiled objects
     /// and program binaries, compiled again at link time).
     pub text: String,
@@ -136,7 +134,6 @@ pub fn preprocess(
         once: HashSet::new(),
         extensions: Vec::new(),
         fp_contract: true,
-        unroll: Vec::new(),
         eof: Loc {
             file: main,
             line: 1,
@@ -203,7 +200,6 @@ struct Preprocessor<'a> {
     once: HashSet<String>,
     extensions: Vec<String>,
     fp_contract: bool,
-    unroll: Vec<(Loc, Option<u32>)>,
     /// Where the main file ends.
     eof: Loc,
 }
@@ -566,9 +562,10 @@ impl Preprocessor<'_> {
             ["OPENCL", ..] => self
                 .diags
                 .warning(at, "unknown or malformed #pragma OPENCL"),
-            ["unroll"] => self.unroll.push((at, None)),
+            ["unroll"] => self.unroll_hint(at, ""),
+            ["nounroll"] => self.unroll_hint(at, "(1)"),
             ["unroll", n] | ["unroll", "(", n, ")"] => match n.parse::<u32>() {
-                Ok(n) if n > 0 => self.unroll.push((at, Some(n))),
+                Ok(n) if n > 0 => self.unroll_hint(at, &format!("({n})")),
                 _ => self
                     .diags
                     .warning(at, "invalid #pragma unroll count; ignoring"),
@@ -580,6 +577,20 @@ impl Preprocessor<'_> {
             }
             _ => {}
         }
+    }
+
+    /// `#pragma unroll` becomes the attribute that means the same,
+    /// `__attribute__((opencl_unroll_hint COUNT))`, at the pragma: the parser then sees one
+    /// form only, and a compiled object's text keeps the hint in place.
+    fn unroll_hint(&mut self, at: Loc, count: &str) {
+        let text = format!("__attribute__((opencl_unroll_hint{count}))");
+        let mut tokens = lex(at.file, &text, self.diags);
+        tokens.retain(|t| !t.is_eof());
+        for (i, t) in tokens.iter_mut().enumerate() {
+            t.loc = at;
+            t.space_before = i == 0;
+        }
+        self.out.extend(tokens);
     }
 
     fn extension_pragma(&mut self, at: Loc, name: &str, behavior: &str) {
@@ -650,7 +661,6 @@ impl Preprocessor<'_> {
             tokens,
             extensions: self.extensions,
             fp_contract: self.fp_contract,
-            unroll: self.unroll,
             text,
         }
     }
@@ -1290,7 +1300,7 @@ puts( "The first, second, and third items." );
              #pragma OPENCL EXTENSION cl_khr_byte_addressable_store : disable\n\
              #pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
              #pragma OPENCL FP_CONTRACT OFF\n\
-             #pragma unroll\n#pragma unroll 4\n#pragma unroll(8)\n#pragma GCC something\nint x;\n",
+             #pragma unroll\n#pragma unroll 4\n#pragma unroll(8)\n#pragma nounroll\n#pragma GCC something\nint x;\n",
         );
         assert_eq!(
             r.messages(),
@@ -1302,12 +1312,14 @@ puts( "The first, second, and third items." );
             vec!["cl_khr_int64_base_atomics".to_string()]
         );
         assert!(!r.pp.fp_contract);
-        let counts: Vec<(u32, Option<u32>)> =
-            r.pp.unroll.iter().map(|(l, n)| (l.line, *n)).collect();
-        assert_eq!(counts, vec![(6, None), (7, Some(4)), (8, Some(8))]);
+        // `#pragma unroll` is the attribute, on the pragma's line.
         assert_eq!(
             r.pp.text,
-            "\n\n\n\n\n\n\n\n\nint x;\n#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL FP_CONTRACT OFF\n"
+            "\n\n\n\n\n __attribute__ ( ( opencl_unroll_hint ) )\n \
+             __attribute__ ( ( opencl_unroll_hint ( 4 ) ) )\n \
+             __attribute__ ( ( opencl_unroll_hint ( 8 ) ) )\n \
+             __attribute__ ( ( opencl_unroll_hint ( 1 ) ) )\n\
+             \nint x;\n#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL FP_CONTRACT OFF\n"
         );
     }
 

@@ -368,7 +368,7 @@ pub enum Stmt {
     DoWhile { body: Box<Stmt>, cond: Expr },
     /// `init` runs once (declarations of the for-scope live there); `step` runs after the body
     /// and after every `continue`.
-    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
+    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt>, unroll: Unroll },
     /// `selector` is a promoted integer (`int`, `uint`, `long` or `ulong`); case values are in
     /// its type (as bits). Cases are in source order; a case's body runs into the next case when
     /// `falls_through` (the C behaviour without `break`). A trailing `break` of a case body is
@@ -380,6 +380,19 @@ pub enum Stmt {
     Continue,
     /// The value has the function's return type.
     Return(Option<Expr>),
+}
+
+/// What the program asks of a `for` loop's unrolling (`opencl_unroll_hint`, `#pragma unroll`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unroll {
+    /// No hint: the lowering decides.
+    #[default]
+    Auto,
+    /// `opencl_unroll_hint` without a count: completely.
+    Full,
+    /// `opencl_unroll_hint(N)`: N copies of the body per iteration; 1 (`#pragma nounroll`)
+    /// keeps the loop as written.
+    Count(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]
