@@ -1468,6 +1468,11 @@ fn c_syntax() {
     let o = s.zeros::<i32>(9);
     s.run("statements", &[Arg::Buf(&o), val(6u32)], &[1], None);
     s.check("unsigned countdown, default first in a switch, negative pointer offsets", &s.get::<i32>(&o, 9), &[15, 10, 1, 2, 10, 5, 0, 0, 7]);
+    let input: Vec<i32> = (0..16).map(|i| i * i + 1).collect();
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(32));
+    s.run("macro_directives", &[Arg::Buf(&bi), Arg::Buf(&o), val(16i32)], &[16], None);
+    let want: Vec<i32> = (0..16).flat_map(|i: i32| [input[if i < 2 { 1 - i } else { i - 2 } as usize], input[(i + 3).min(15) as usize]]).collect();
+    s.check("#ifdef/#if/#elif/#else inside macro arguments", &s.get::<i32>(&o, 32), &want);
     s.finish();
 }
 

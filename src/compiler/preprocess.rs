@@ -3,6 +3,7 @@
 //! input: tokens without line ends, each located where it was written (a macro's replacement
 //! tokens at the invocation), adjacent string literals joined.
 
+mod cond;
 mod expand;
 mod expr;
 mod include;
@@ -14,10 +15,12 @@ use super::options::{BuildOptions, ClStd};
 use super::source::{FileId, Loc, SourceMap};
 use super::token::{Token, TokenKind};
 use super::Target;
-use expand::{Expander, Input, Macro, Tok, BUILTINS};
+use cond::Cond;
+use expand::{Expander, FileInput, Input, Macro, Tok, BUILTINS};
 use include::{Dir, Finder};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write;
+use std::rc::Rc;
 
 /// How deeply `#include`s may nest.
 const MAX_INCLUDE_DEPTH: usize = 200;
@@ -162,16 +165,6 @@ fn builtin_text(predefined: &[(String, String)], opts: &BuildOptions) -> String 
         .collect()
 }
 
-/// One `#if` group being read.
-struct Cond {
-    /// Lines are kept (this branch is the one taken and every enclosing one is kept).
-    active: bool,
-    /// No later `#elif`/`#else` branch may be taken.
-    taken: bool,
-    seen_else: bool,
-    loc: Loc,
-}
-
 /// A file being read (the main file or an include).
 struct FileState {
     id: FileId,
@@ -191,7 +184,7 @@ struct Preprocessor<'a> {
     diags: &'a mut Diagnostics,
     finder: Finder<'a>,
     known_extensions: Vec<String>,
-    macros: HashMap<String, Macro>,
+    macros: HashMap<String, Rc<Macro>>,
     /// The include stack; the last file is the one being read.
     files: Vec<FileState>,
     out: Vec<PpToken>,
@@ -276,10 +269,7 @@ impl Preprocessor<'_> {
     }
 
     fn active(&self) -> bool {
-        self.files
-            .last()
-            .and_then(|f| f.conds.last())
-            .is_none_or(|c| c.active)
+        self.files.last().is_none_or(|f| cond::active(&f.conds))
     }
 
     /// Expands the source text starting at the current token (reading on across lines for a
@@ -294,10 +284,14 @@ impl Preprocessor<'_> {
         file.pos += 1;
         let mut input = Input {
             pending: VecDeque::from([Tok::new(tok)]),
-            file: Some((&file.tokens, &mut file.pos)),
+            file: Some(FileInput {
+                tokens: &file.tokens,
+                pos: &mut file.pos,
+                conds: &mut file.conds,
+            }),
         };
         let mut expander = Expander {
-            macros: &self.macros,
+            macros: &mut self.macros,
             diags: &mut *self.diags,
             budget: &mut self.budget,
             file_name: &file.name,
@@ -316,7 +310,7 @@ impl Preprocessor<'_> {
             .last()
             .map_or(("", 0), |f| (f.name.as_str(), f.line_delta));
         let mut expander = Expander {
-            macros: &self.macros,
+            macros: &mut self.macros,
             diags: &mut *self.diags,
             budget: &mut self.budget,
             file_name,
@@ -344,13 +338,17 @@ impl Preprocessor<'_> {
             }
             return;
         };
+        if cond::directive(self, name, at, args) {
+            return;
+        }
         match name {
-            "if" | "ifdef" | "ifndef" => self.open_cond(name, at, args),
-            "elif" => self.elif(at, args),
-            "else" | "endif" => self.else_endif(name, at, args),
             _ if !self.active() => {}
-            "define" => self.define(at, args),
-            "undef" => self.undef(at, args),
+            "define" => expand::define(&mut self.macros, self.diags, at, args),
+            "undef" => {
+                if cond::macro_operand(self, "undef", at, args).is_some() {
+                    expand::undef(&mut self.macros, args);
+                }
+            }
             "include" => self.include(at, args),
             "line" => self.line(at, args),
             "error" => self.diags.error(at, message_text(args, "#error")),
@@ -359,111 +357,6 @@ impl Preprocessor<'_> {
             _ => self
                 .diags
                 .error(at, format!("invalid preprocessing directive '#{name}'")),
-        }
-    }
-
-    fn open_cond(&mut self, kind: &str, at: Loc, args: &[PpToken]) {
-        let parent_active = self.active();
-        let value = parent_active
-            && match kind {
-                "if" => self.eval(at, args),
-                _ => self
-                    .macro_operand(kind, at, args)
-                    .is_some_and(|defined| defined == (kind == "ifdef")),
-            };
-        if let Some(file) = self.files.last_mut() {
-            file.conds.push(Cond {
-                active: value,
-                taken: value || !parent_active,
-                seen_else: false,
-                loc: at,
-            });
-        }
-    }
-
-    fn eval(&mut self, at: Loc, args: &[PpToken]) -> bool {
-        let tokens = self.expand_line(args, true);
-        expr::evaluate(&tokens, at, self.diags)
-    }
-
-    /// The macro name operand of `#ifdef`/`#ifndef`/`#undef`; `Some(whether it is defined)`.
-    fn macro_operand(&mut self, directive: &str, at: Loc, args: &[PpToken]) -> Option<bool> {
-        let Some(name) = args.first().and_then(PpToken::ident) else {
-            self.diags
-                .error(at, format!("macro name missing in #{directive}"));
-            return None;
-        };
-        self.extra_tokens(directive, args.get(1..).unwrap_or_default());
-        Some(self.macros.contains_key(name) || BUILTINS.contains(&name))
-    }
-
-    fn extra_tokens(&mut self, directive: &str, rest: &[PpToken]) {
-        if let Some(extra) = rest.first() {
-            self.diags.warning(
-                extra.loc,
-                format!("extra tokens at end of #{directive} directive"),
-            );
-        }
-    }
-
-    fn elif(&mut self, at: Loc, args: &[PpToken]) {
-        let Some(cond) = self.files.last().and_then(|f| f.conds.last()) else {
-            return self.diags.error(at, "#elif without #if");
-        };
-        if cond.seen_else {
-            self.diags.error(at, "#elif after #else");
-        }
-        let value = !cond.taken && self.eval(at, args);
-        if let Some(cond) = self.files.last_mut().and_then(|f| f.conds.last_mut()) {
-            cond.active = value;
-            cond.taken |= value;
-        }
-    }
-
-    fn else_endif(&mut self, name: &str, at: Loc, args: &[PpToken]) {
-        self.extra_tokens(name, args);
-        let Some(conds) = self.files.last_mut().map(|f| &mut f.conds) else {
-            return;
-        };
-        if name == "endif" {
-            if conds.pop().is_none() {
-                self.diags.error(at, "#endif without #if");
-            }
-            return;
-        }
-        let Some(cond) = conds.last_mut() else {
-            return self.diags.error(at, "#else without #if");
-        };
-        let repeated = cond.seen_else;
-        cond.active = !cond.taken;
-        cond.taken = true;
-        cond.seen_else = true;
-        if repeated {
-            self.diags.error(at, "#else after #else");
-        }
-    }
-
-    fn define(&mut self, at: Loc, args: &[PpToken]) {
-        let Some(m) = expand::parse_define(args, at, self.diags) else {
-            return;
-        };
-        let name = m.name.to_string();
-        if let Some(old) = self.macros.get(&name) {
-            if !old.same_definition(&m) {
-                self.diags.warning(
-                    args.first().map_or(at, |t| t.loc),
-                    format!("'{name}' macro redefined"),
-                );
-            }
-        }
-        self.macros.insert(name, m);
-    }
-
-    fn undef(&mut self, at: Loc, args: &[PpToken]) {
-        if self.macro_operand("undef", at, args).is_some() {
-            if let Some(name) = args.first().and_then(PpToken::ident) {
-                self.macros.remove(name);
-            }
         }
     }
 
@@ -481,7 +374,7 @@ impl Preprocessor<'_> {
                 .diags
                 .error(at, "expected \"FILENAME\" or <FILENAME> after #include");
         };
-        self.extra_tokens("include", rest);
+        cond::extra_tokens(self.diags, "include", rest);
         if self.files.len() > MAX_INCLUDE_DEPTH {
             return self.diags.error(at, "#include nested too deeply");
         }
@@ -522,7 +415,7 @@ impl Preprocessor<'_> {
             },
             None => None,
         };
-        self.extra_tokens("line", tokens.get(2..).unwrap_or_default());
+        cond::extra_tokens(self.diags, "line", tokens.get(2..).unwrap_or_default());
         let Some(file) = self.files.last_mut() else {
             return;
         };
@@ -666,6 +559,25 @@ impl Preprocessor<'_> {
     }
 }
 
+impl cond::Host for Preprocessor<'_> {
+    fn conds(&mut self) -> Option<&mut Vec<Cond>> {
+        self.files.last_mut().map(|f| &mut f.conds)
+    }
+
+    fn diags(&mut self) -> &mut Diagnostics {
+        self.diags
+    }
+
+    fn is_defined(&self, name: &str) -> bool {
+        self.macros.contains_key(name) || BUILTINS.contains(&name)
+    }
+
+    fn eval(&mut self, at: Loc, args: &[PpToken]) -> bool {
+        let tokens = self.expand_line(args, true);
+        expr::evaluate(&tokens, at, self.diags)
+    }
+}
+
 /// The file name of `#include` and the tokens after it: `"name"` (quoted: true) or `<name>`.
 fn header_name(tokens: &[PpToken]) -> Option<(String, bool, &[PpToken])> {
     let first = tokens.first()?;
@@ -690,7 +602,7 @@ fn header_name(tokens: &[PpToken]) -> Option<(String, bool, &[PpToken])> {
 }
 
 /// The text of `#error`/`#warning`: the rest of the line, or the directive if there is none.
-fn message_text(args: &[PpToken], directive: &str) -> String {
+pub(super) fn message_text(args: &[PpToken], directive: &str) -> String {
     if args.is_empty() {
         return directive.to_string();
     }
@@ -1020,6 +932,31 @@ puts( "The first, second, and third items." );
             r.messages(),
             vec!["pasting '-' and '+' does not give a valid preprocessing token"]
         );
+    }
+
+    /// Directives inside a macro's arguments act as on their own lines (clang and gcc do this).
+    #[test]
+    fn directives_in_macro_arguments() {
+        let extrapolate = "#define EXTRAPOLATE(x, y) [x y]\nEXTRAPOLATE(p,\n#ifdef BORDER_REFLECT\n  a\n#else\n  b\n#endif\n)\n";
+        check(extrapolate, "[p b]");
+        check(&format!("#define BORDER_REFLECT\n{extrapolate}"), "[p a]");
+        // Nested and inactive groups, #elif with a macro, a comma chosen by a condition.
+        check(
+            "#define F(a, b) a + b\n#define N 2\nF(1\n#if N == 1\n , 10\n#elif N == 2\n#if 0\n , 20\n#else\n , 30\n#endif\n#endif\n)\n",
+            "1 + 30",
+        );
+        // A group closed inside the arguments that was opened before the invocation.
+        check("#define F(a, b) a b\n#if 1\nF(x,\n#else\nF(y,\n#endif\nz)\n", "x z");
+        // #define and #undef take effect before the arguments are expanded.
+        check("#define F(a) a\nF(\n#define V 7\nV\n#undef V\n)\nV\n", "V V");
+        check("#define F(a) a\n#define G(a) F(a)\nG(\n#define V 7\n V)\n", "7");
+        let r = run("#define F(a) a\nF(1\n#include \"h.h\"\n)\nF(\n#error stop\n2)\n");
+        assert_eq!(r.messages(), vec!["'#include' is not allowed inside the arguments of macro 'F'", "stop"]);
+        assert_eq!(r.diags.list[0].loc, at(3, 2));
+        assert_eq!(r.out(), "1 2");
+        // A group left open by the arguments is still unterminated at the end of the file.
+        let r = run("#define F(a) a\nF(1\n#if 1\n)\n");
+        assert_eq!(r.messages(), vec!["unterminated conditional directive"]);
     }
 
     #[test]

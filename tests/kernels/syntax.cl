@@ -73,3 +73,28 @@ kernel void statements(global int *o, uint n) {
     p[-2] = 5;
     o[8] = p - o;
 }
+
+// Conditional directives inside a macro's arguments, as a box filter picks its border rule.
+#define BORDER_REFLECT 1
+#define EXTRAPOLATE(x, n, outside) ((x) < 0 || (x) >= (n) ? (outside) : (x))
+kernel void macro_directives(global const int *in, global int *o, int n) {
+    int i = get_global_id(0);
+    int a = EXTRAPOLATE(i - 2, n,
+#ifdef BORDER_REFLECT
+        -(i - 2) - 1
+#else
+        0
+#endif
+    );
+    int b = EXTRAPOLATE(i + 3, n,
+#if defined(BORDER_WRAP)
+        (i + 3) % n
+#elif BORDER_REFLECT > 1
+        -1
+#else
+        n - 1
+#endif
+    );
+    o[2 * i] = in[a];
+    o[2 * i + 1] = in[b];
+}
