@@ -1481,7 +1481,15 @@ fn c_syntax() {
 fn build_options() {
     let source = "kernel void k(global int *o) { o[0] = __OPENCL_C_VERSION__; o[1] = SCALE * 2;\n\
                   #ifdef __FAST_RELAXED_MATH__\n o[2] = 1;\n#endif\n }";
-    for (options, want) in [("-cl-std=CL3.0 -DSCALE=21", [300, 42, 0]), ("-cl-std=CL1.2 -D SCALE=5 -cl-fast-relaxed-math", [120, 10, 1]), ("-DSCALE", [120, 2, 0])] {
+    let cases = [
+        ("-cl-std=CL3.0 -DSCALE=21", [300, 42, 0]),
+        ("-cl-std=CL1.2 -D SCALE=5 -cl-fast-relaxed-math", [120, 10, 1]),
+        ("-DSCALE", [120, 2, 0]),
+        // Values with blanks and parentheses, quoted as the CTS and applications write them.
+        ("-cl-std=CL1.1 -D 'TWICE(x)=((x) * 2)' -DSCALE=\"TWICE(3) + 1\"", [110, 6 + 1 * 2, 0]),
+        ("-cl-std=CL1.0 -w -Werror -cl-opt-disable -cl-kernel-arg-info -cl-denorms-are-zero -cl-finite-math-only -DSCALE='(4)'", [100, 8, 0]),
+    ];
+    for (options, want) in cases {
         let s = Suite::with_options(source, options);
         let o = s.zeros::<i32>(3);
         s.run("k", &[Arg::Buf(&o)], &[1], None);
