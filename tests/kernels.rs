@@ -1473,6 +1473,22 @@ fn c_syntax() {
     s.run("macro_directives", &[Arg::Buf(&bi), Arg::Buf(&o), val(16i32)], &[16], None);
     let want: Vec<i32> = (0..16).flat_map(|i: i32| [input[if i < 2 { 1 - i } else { i - 2 } as usize], input[(i + 3).min(15) as usize]]).collect();
     s.check("#ifdef/#if/#elif/#else inside macro arguments", &s.get::<i32>(&o, 32), &want);
+    let wide: Vec<u8> = (0..8).flat_map(|i: i32| [(i * 10 - 3).to_le_bytes().as_slice(), &[0; 8]].concat()).collect();
+    let (a, p, w, sizes) = (s.zeros::<u8>(8 * 16), s.zeros::<u8>(8 * 8), s.buf(&wide), s.zeros::<i32>(5));
+    s.run("layout_attributes", &[Arg::Buf(&a), Arg::Buf(&p), Arg::Buf(&w), Arg::Buf(&sizes)], &[8], None);
+    s.check("sizeof/alignof with an aligned typedef and packed records", &s.get::<i32>(&sizes, 5), &[16, 8, 8, 2, 12]);
+    let want_w: Vec<u8> = (0..8).flat_map(|i: i32| [(i * 10 - 3).to_le_bytes().as_slice(), &(i64::from(i * 10 - 3) + (1 << 32)).to_le_bytes()].concat()).collect();
+    s.check("a long at byte 4 of a packed record", &s.get::<u8>(&w, 8 * 12), &want_w);
+    let (mut want_a, mut want_p) = (vec![0u8; 8 * 16], vec![0u8; 8 * 8]);
+    for i in 0..8 {
+        want_a[16 * i] = i as u8 + 1;
+        want_a[16 * i + 8..16 * i + 12].copy_from_slice(&(1000 + i as i32).to_le_bytes());
+        want_p[8 * i] = i as u8 + 1;
+        want_p[8 * i + 1..8 * i + 5].copy_from_slice(&(0x01020304 * (i as i32 + 1)).to_le_bytes());
+        want_p[8 * i + 6..8 * i + 8].copy_from_slice(&(-(i as i16)).to_le_bytes());
+    }
+    s.check("members at an aligned typedef's offset", &s.get::<u8>(&a, 8 * 16), &want_a);
+    s.check("members after a packed member", &s.get::<u8>(&p, 8 * 8), &want_p);
     s.finish();
 }
 

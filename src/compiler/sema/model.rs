@@ -190,7 +190,8 @@ pub struct Record {
     pub members: Vec<Member>,
     pub size: u32,
     pub align: u32,
-    /// Declared with `__attribute__((packed))`: members are at byte offsets, alignment 1.
+    /// Declared with `__attribute__((packed))`, or with a packed member: such members are at
+    /// byte offsets, alignment 1.
     pub packed: bool,
 }
 

@@ -292,7 +292,8 @@ impl Sema<'_> {
                 continue;
             }
             if d.spec.storage.is_typedef {
-                self.declare_typedef(&name, decl.ty);
+                let align = self.declared_align(&d.spec, &id.declarator.attrs).unwrap_or_default();
+                self.declare_typedef(&name, decl.ty, align);
                 continue;
             }
             if let Some(s) = self.local_var(d, decl, id.init.as_ref(), &name, loc) {
