@@ -1832,7 +1832,7 @@ fn double_vectors_and_literals() {
         f64::from(0.1f32) + 0.2, 1e-5, E,
     ];
     s.check("double literals", &s.get::<f64>(&o, 14), &want);
-    s.check("double literal types", &s.get::<i32>(&n, 10), &[8, 4, 32, 32, 0, 1, 53, 1024, 1, 8]);
+    s.check("double literal types", &s.get::<i32>(&n, 10), &[8, 4, 32, 32, 0, 1, 53 * 2, 1024, 1, 8]);
     s.finish();
     // -cl-single-precision-constant: unsuffixed literals are float again. OpenCL C 3.0 also
     // defines the feature macro.
