@@ -241,6 +241,7 @@ mod tests {
         assert_eq!(kernel(hundred), (1, 1), "too long to unroll without a hint");
         assert_eq!(kernel(&format!("#pragma unroll\n{hundred}")), (0, 100));
         assert_eq!(kernel(&format!("__attribute__((opencl_unroll_hint)) {hundred}")), (0, 100));
+        assert_eq!(kernel(&format!("#define UNROLL _Pragma(\"unroll\")\nUNROLL {hundred}")), (0, 100));
         assert_eq!(kernel("__attribute__((opencl_unroll_hint(128))) for (size_t i = 0; i < 100; ++i) o[i] *= 3.0f;"), (0, 100));
         // Past the hinted budget (1024 iterations) the loop stays.
         assert_eq!(kernel("#pragma unroll\nfor (int i = 0; i < 2000; i++) o[i] *= 3.0f;"), (1, 1));

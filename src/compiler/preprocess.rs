@@ -297,10 +297,21 @@ impl Preprocessor<'_> {
             file_name: &file.name,
             line_delta: file.line_delta,
             if_mode: false,
+            pragmas: Vec::new(),
         };
         let mut out = Vec::new();
         expander.run(&mut input, &mut out, 0);
-        self.out.extend(out.into_iter().map(|t| t.pp));
+        // `_Pragma` operators act where they stood among the expanded tokens.
+        let mut pragmas = expander.pragmas.into_iter().peekable();
+        for (i, t) in out.into_iter().enumerate() {
+            while let Some((_, at, args)) = pragmas.next_if(|p| p.0 == i) {
+                self.pragma(at, &args);
+            }
+            self.out.push(t.pp);
+        }
+        for (_, at, args) in pragmas {
+            self.pragma(at, &args);
+        }
     }
 
     /// Macro-expands a directive's operands (`#if`, `#include`, `#line`).
@@ -316,6 +327,7 @@ impl Preprocessor<'_> {
             file_name,
             line_delta,
             if_mode,
+            pragmas: Vec::new(),
         };
         let tokens = line.iter().cloned().map(Tok::new).collect();
         expander
@@ -1259,6 +1271,28 @@ puts( "The first, second, and third items." );
              __attribute__ ( ( opencl_unroll_hint ( 1 ) ) )\n\
              \nint x;\n#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n#pragma OPENCL FP_CONTRACT OFF\n"
         );
+    }
+
+    /// `_Pragma("...")` (C99 §6.10.9) acts as the `#pragma` where it stands, also from a macro.
+    #[test]
+    fn pragma_operator() {
+        let r = run(
+            "#define STR(x) #x\n#define UNROLL(n) _Pragma(STR(unroll n))\n\
+             a UNROLL(4) b\n_Pragma(\"OPENCL FP_CONTRACT OFF\") c\n_Pragma\n(\"nounroll\")\nd _Pragma(1) e\n",
+        );
+        assert_eq!(r.messages(), vec!["_Pragma takes a parenthesized string literal"]);
+        assert_eq!(r.diags.list[0].loc, at(7, 3));
+        assert!(!r.pp.fp_contract);
+        assert_eq!(
+            r.out(),
+            "a __attribute__ ( ( opencl_unroll_hint ( 4 ) ) ) b c __attribute__ ( ( opencl_unroll_hint ( 1 ) ) ) d e \
+             # pragma OPENCL FP_CONTRACT OFF"
+        );
+        assert_eq!(destringize_for_test(r#""a \"b\" \\ \n""#), r#"a "b" \ \n"#);
+    }
+
+    fn destringize_for_test(s: &str) -> String {
+        expand::destringize(s).unwrap_or_default()
     }
 
     #[test]

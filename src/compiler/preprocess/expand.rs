@@ -6,7 +6,7 @@
 //! macro's result gets the names hiding both its name and its closing parenthesis, plus itself.
 
 use super::super::diag::Diagnostics;
-use super::super::lex::{lex_one, PpToken};
+use super::super::lex::{lex, lex_one, PpToken};
 use super::cond::{self, Cond};
 use super::expr;
 use super::super::source::Loc;
@@ -343,6 +343,9 @@ pub(super) struct Expander<'a> {
     pub line_delta: i64,
     /// In a `#if` line, `defined X` is an operator.
     pub if_mode: bool,
+    /// The `_Pragma` operators met in source text: how many tokens were output before each,
+    /// where it is, and the pragma's tokens.
+    pub pragmas: Vec<(usize, Loc, Vec<PpToken>)>,
 }
 
 impl Expander<'_> {
@@ -374,6 +377,14 @@ impl Expander<'_> {
         }
         if let Some(lit) = self.builtin(name, &t) {
             return out.push(lit);
+        }
+        // In source text (not in a directive, nor while an argument is expanded on its own:
+        // its result is rescanned here).
+        if name == "_Pragma" && depth == 0 && input.file.is_some() {
+            if let Some(pragma) = self.pragma_operator(&t, input) {
+                self.pragmas.push((out.len(), t.pp.loc, pragma));
+            }
+            return;
         }
         let Some(m) = self.macros.get(name).cloned() else {
             return out.push(t);
@@ -414,6 +425,41 @@ impl Expander<'_> {
             "__FILE__" => Some(string_token(self.file_name, t)),
             _ => None,
         }
+    }
+
+    /// The tokens of `_Pragma(...)` (C99 §6.10.9), whose `_Pragma` is `t`: the operand, once
+    /// macro-expanded (as gcc and clang do: `_Pragma(STR(unroll N))`), must be one string
+    /// literal; it is destringized and lexed, each token located at `t`.
+    fn pragma_operator(&mut self, t: &Tok, input: &mut Input) -> Option<Vec<PpToken>> {
+        let mut operand = Vec::new();
+        if input.peek_is("(") {
+            input.next();
+            let mut nesting = 0usize;
+            while let Some(tok) = input.next() {
+                match &tok.pp {
+                    p if p.is_punct(")") && nesting == 0 => break,
+                    p if p.is_punct(")") => nesting -= 1,
+                    p if p.is_punct("(") => nesting += 1,
+                    _ => {}
+                }
+                operand.push(tok);
+            }
+        }
+        let expanded = self.expand_list(operand, 1);
+        let literal = match expanded.as_slice() {
+            [s] => destringize(&s.pp.spelling),
+            _ => None,
+        };
+        let Some(literal) = literal else {
+            self.diags.error(t.pp.loc, "_Pragma takes a parenthesized string literal");
+            return None;
+        };
+        let mut tokens = lex(t.pp.loc.file, &literal, self.diags);
+        tokens.retain(|p| !p.is_eof() && !p.is_newline());
+        for p in &mut tokens {
+            p.loc = t.pp.loc;
+        }
+        Some(tokens)
     }
 
     /// The operand of `defined`: `X` or `(X)`; true if `X` is a macro.
@@ -677,6 +723,24 @@ fn stringize(arg: &[Tok], site: &Tok) -> Tok {
         spelling: text,
     });
     Tok::new(pp)
+}
+
+/// The text of a string literal's spelling for `_Pragma`: without its quotes, `\"` and `\\`
+/// unescaped; `None` if it is not a string literal.
+pub(super) fn destringize(spelling: &str) -> Option<String> {
+    let inner = spelling.strip_prefix('"')?.strip_suffix('"')?;
+    let mut text = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('"' | '\\'))) => {
+                text.push(next);
+                chars.next();
+            }
+            _ => text.push(c),
+        }
+    }
+    Some(text)
 }
 
 /// The expander and the file's groups, for directives inside a macro's arguments.
