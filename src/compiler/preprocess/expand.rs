@@ -302,9 +302,10 @@ impl Input<'_> {
     fn take_directive(&mut self) -> Option<Vec<PpToken>> {
         let file = self.file.as_mut()?;
         let (hash, true) = file.scan()? else { return None };
-        let end = (hash + 1..file.tokens.len()).find(|&i| file.tokens.get(i).is_none_or(|t| t.is_newline() || t.is_eof())).unwrap_or(file.tokens.len());
-        *file.pos = end;
-        file.tokens.get(hash + 1..end).map(<[PpToken]>::to_vec)
+        let line = file.tokens.get(hash + 1..)?;
+        let len = line.iter().position(|t| t.is_newline() || t.is_eof()).unwrap_or(line.len());
+        *file.pos = hash + 1 + len;
+        line.get(..len).map(<[PpToken]>::to_vec)
     }
 
     fn peek_is(&self, punct: &str) -> bool {
