@@ -180,7 +180,8 @@ entry! {
 
 /// `clLinkProgram`. A link that fails once it has begun still returns its program, with
 /// `CL_LINK_PROGRAM_FAILURE`: the program's build status is `CL_BUILD_ERROR` and its build
-/// log says what failed (OpenCL 3.0 §5.8.6: the application queries the log of that program).
+/// log says what failed (the specification of `clLinkProgram`; CTS `test_compiler
+/// link_error_returns_program` queries that log).
 #[allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 pub unsafe extern "system" fn clLinkProgram(context: cl_context, n: cl_uint, devices: *const cl_device_id, opts: *const c_char, num_inputs: cl_uint,
     inputs: *const cl_program, func: BuildCallback, user_data: *mut c_void, errcode_ret: *mut cl_int) -> cl_program {

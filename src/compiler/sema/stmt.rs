@@ -115,8 +115,8 @@ impl Sema<'_> {
         self.with_breakable(Breakable::Loop, |me| me.sub_stmt(s))
     }
 
-    /// The unrolling asked for by a loop's attributes (OpenCL C 3.0 §6.11.3); other attributes
-    /// are ignored with a warning, as clang does.
+    /// The unrolling asked for by a loop's attributes (`opencl_unroll_hint`, OpenCL C 2.0 and
+    /// later); other attributes are ignored with a warning, as clang does.
     fn loop_attributes(&mut self, attrs: &[ast::Attribute]) -> Option<Unroll> {
         let mut hint = Unroll::Auto;
         for a in attrs {
