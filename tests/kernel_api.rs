@@ -733,13 +733,20 @@ fn libraries_and_link_options() {
     let bad = unsafe { clLinkProgram(env.context, 1, &env.device, c"-DX=1".as_ptr(), 1, &main, None, null_mut(), &mut err) };
     assert!(bad.is_null());
     assert_eq!(err, CL_INVALID_LINKER_OPTIONS);
-    // A function called but defined nowhere fails the link.
+    // A function called but defined nowhere fails the link; the failed program is returned
+    // with the log.
     let alone = unsafe { clLinkProgram(env.context, 1, &env.device, null(), 1, &main, None, null_mut(), &mut err) };
     assert_eq!(err, CL_LINK_PROGRAM_FAILURE);
+    assert!(!alone.is_null());
+    let status = info_value::<cl_build_status>(|s, v, r| unsafe { clGetProgramBuildInfo(alone, env.device, CL_PROGRAM_BUILD_STATUS, s, v, r) });
+    assert_eq!(status, CL_BUILD_ERROR);
+    let log = info_string(|s, v, r| unsafe { clGetProgramBuildInfo(alone, env.device, CL_PROGRAM_BUILD_LOG, s, v, r) });
+    assert!(log.contains("triple"), "{log}");
+    let mut kernel_err = 0;
+    assert!(unsafe { clCreateKernel(alone, c"k".as_ptr(), &mut kernel_err) }.is_null());
+    assert_eq!(kernel_err, CL_INVALID_PROGRAM_EXECUTABLE);
     unsafe {
-        if !alone.is_null() {
-            ok(clReleaseProgram(alone));
-        }
+        ok(clReleaseProgram(alone));
         ok(clReleaseKernel(k));
         [helper, main, library, exe].iter().for_each(|&p| ok(clReleaseProgram(p)));
     }

@@ -794,6 +794,22 @@ fn control_flow() {
     };
     let want: Vec<i32> = v.iter().map(|&k| find(k)).chain((0..16).map(|g| nested_breaks(g * 5))).collect();
     s.check("returns from nested loops and switches in helpers", &s.get::<i32>(&o, 32), &want);
+
+    let v: Vec<i32> = values::<i32>(N, 42).iter().map(|x| x >> 25).collect();
+    let (bv, o) = (s.buf(&v), s.zeros::<i32>(N * 6));
+    s.run("unroll_hints", &[Arg::Buf(&bv), Arg::Buf(&o), val(37i32)], &[N], None);
+    let want: Vec<i32> = v
+        .iter()
+        .enumerate()
+        .flat_map(|(g, &v)| {
+            let a = (0..100).map(|i| (v >> (i & 7)) ^ i).sum();
+            let b = (0..37 + g as i32).take_while(|i| i * 3 <= v + 90).map(|i| i ^ v).sum();
+            let c = [7, 5, 3, 1].iter().fold(0, |c, i| c * 3 + i + v);
+            let e = (0..20).map(|i| (i * i) & v).sum();
+            [a, b, c, v * 6, e, v * 10]
+        })
+        .collect();
+    s.check("loops under unroll hints", &s.get::<i32>(&o, N * 6), &want);
     s.finish();
 }
 
@@ -1452,6 +1468,27 @@ fn c_syntax() {
     let o = s.zeros::<i32>(9);
     s.run("statements", &[Arg::Buf(&o), val(6u32)], &[1], None);
     s.check("unsigned countdown, default first in a switch, negative pointer offsets", &s.get::<i32>(&o, 9), &[15, 10, 1, 2, 10, 5, 0, 0, 7]);
+    let input: Vec<i32> = (0..16).map(|i| i * i + 1).collect();
+    let (bi, o) = (s.buf(&input), s.zeros::<i32>(32));
+    s.run("macro_directives", &[Arg::Buf(&bi), Arg::Buf(&o), val(16i32)], &[16], None);
+    let want: Vec<i32> = (0..16).flat_map(|i: i32| [input[if i < 2 { 1 - i } else { i - 2 } as usize], input[(i + 3).min(15) as usize]]).collect();
+    s.check("#ifdef/#if/#elif/#else inside macro arguments", &s.get::<i32>(&o, 32), &want);
+    let wide: Vec<u8> = (0..8).flat_map(|i: i32| [(i * 10 - 3).to_le_bytes().as_slice(), &[0; 8]].concat()).collect();
+    let (a, p, w, sizes) = (s.zeros::<u8>(8 * 16), s.zeros::<u8>(8 * 8), s.buf(&wide), s.zeros::<i32>(5));
+    s.run("layout_attributes", &[Arg::Buf(&a), Arg::Buf(&p), Arg::Buf(&w), Arg::Buf(&sizes)], &[8], None);
+    s.check("sizeof/alignof with an aligned typedef and packed records", &s.get::<i32>(&sizes, 5), &[16, 8, 8, 2, 12]);
+    let want_w: Vec<u8> = (0..8).flat_map(|i: i32| [(i * 10 - 3).to_le_bytes().as_slice(), &(i64::from(i * 10 - 3) + (1 << 32)).to_le_bytes()].concat()).collect();
+    s.check("a long at byte 4 of a packed record", &s.get::<u8>(&w, 8 * 12), &want_w);
+    let (mut want_a, mut want_p) = (vec![0u8; 8 * 16], vec![0u8; 8 * 8]);
+    for i in 0..8 {
+        want_a[16 * i] = i as u8 + 1;
+        want_a[16 * i + 8..16 * i + 12].copy_from_slice(&(1000 + i as i32).to_le_bytes());
+        want_p[8 * i] = i as u8 + 1;
+        want_p[8 * i + 1..8 * i + 5].copy_from_slice(&(0x01020304 * (i as i32 + 1)).to_le_bytes());
+        want_p[8 * i + 6..8 * i + 8].copy_from_slice(&(-(i as i16)).to_le_bytes());
+    }
+    s.check("members at an aligned typedef's offset", &s.get::<u8>(&a, 8 * 16), &want_a);
+    s.check("members after a packed member", &s.get::<u8>(&p, 8 * 8), &want_p);
     s.finish();
 }
 
@@ -1460,7 +1497,15 @@ fn c_syntax() {
 fn build_options() {
     let source = "kernel void k(global int *o) { o[0] = __OPENCL_C_VERSION__; o[1] = SCALE * 2;\n\
                   #ifdef __FAST_RELAXED_MATH__\n o[2] = 1;\n#endif\n }";
-    for (options, want) in [("-cl-std=CL3.0 -DSCALE=21", [300, 42, 0]), ("-cl-std=CL1.2 -D SCALE=5 -cl-fast-relaxed-math", [120, 10, 1]), ("-DSCALE", [120, 2, 0])] {
+    let cases = [
+        ("-cl-std=CL3.0 -DSCALE=21", [300, 42, 0]),
+        ("-cl-std=CL1.2 -D SCALE=5 -cl-fast-relaxed-math", [120, 10, 1]),
+        ("-DSCALE", [120, 2, 0]),
+        // Values with blanks and parentheses, quoted as the CTS and applications write them.
+        ("-cl-std=CL1.1 -D 'TWICE(x)=((x) * 2)' -DSCALE=\"TWICE(3) + 1\"", [110, 6 + 1 * 2, 0]),
+        ("-cl-std=CL1.0 -w -Werror -cl-opt-disable -cl-kernel-arg-info -cl-denorms-are-zero -cl-finite-math-only -DSCALE='(4)'", [100, 8, 0]),
+    ];
+    for (options, want) in cases {
         let s = Suite::with_options(source, options);
         let o = s.zeros::<i32>(3);
         s.run("k", &[Arg::Buf(&o)], &[1], None);
@@ -1787,7 +1832,7 @@ fn double_vectors_and_literals() {
         f64::from(0.1f32) + 0.2, 1e-5, E,
     ];
     s.check("double literals", &s.get::<f64>(&o, 14), &want);
-    s.check("double literal types", &s.get::<i32>(&n, 10), &[8, 4, 32, 32, 0, 1, 53, 1024, 1, 8]);
+    s.check("double literal types", &s.get::<i32>(&n, 10), &[8, 4, 32, 32, 0, 1, 53 * 2, 1024, 1, 8]);
     s.finish();
     // -cl-single-precision-constant: unsuffixed literals are float again. OpenCL C 3.0 also
     // defines the feature macro.

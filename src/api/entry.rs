@@ -30,6 +30,16 @@ pub unsafe fn with_errcode<T: Nullable>(result: CLResult<T>, errcode_ret: *mut c
     value
 }
 
+/// Like [`with_errcode`], for an entry point that may return an object together with an error
+/// code (`clLinkProgram` returns the program of a failed link, to hold its log).
+pub unsafe fn with_errcode_and_value<T: Nullable>(result: CLResult<(T, cl_int)>, errcode_ret: *mut cl_int) -> T {
+    let (value, code) = result.unwrap_or_else(|e| (T::null(), e));
+    if !errcode_ret.is_null() {
+        errcode_ret.write(code);
+    }
+    value
+}
+
 /// Values an entry point returns alongside `errcode_ret`: handles and mapped pointers.
 pub trait Nullable {
     fn null() -> Self;

@@ -230,6 +230,46 @@ mod tests {
     }
 
     #[test]
+    fn unroll_hints_are_honoured() {
+        // (loops, float products) of a kernel.
+        let kernel = |body: &str| {
+            let src = format!("kernel void k(global float *o, int n) {{\n{body}\n}}");
+            let words = built(&src).kernels[0].specialize([16, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            (loops(&words), opcodes(&words, 133))
+        };
+        let hundred = "for (int i = 0; i < 100; i++) o[i] *= 3.0f;";
+        assert_eq!(kernel(hundred), (1, 1), "too long to unroll without a hint");
+        assert_eq!(kernel(&format!("#pragma unroll\n{hundred}")), (0, 100));
+        assert_eq!(kernel(&format!("__attribute__((opencl_unroll_hint)) {hundred}")), (0, 100));
+        assert_eq!(kernel(&format!("#define UNROLL _Pragma(\"unroll\")\nUNROLL {hundred}")), (0, 100));
+        assert_eq!(kernel("__attribute__((opencl_unroll_hint(128))) for (size_t i = 0; i < 100; ++i) o[i] *= 3.0f;"), (0, 100));
+        // Past the hinted budget (1024 iterations) the loop stays.
+        assert_eq!(kernel("#pragma unroll\nfor (int i = 0; i < 2000; i++) o[i] *= 3.0f;"), (1, 1));
+        // A count unrolls by that much, whatever the bound; a count of 1 or nounroll keeps the loop.
+        assert_eq!(kernel("#pragma unroll 4\nfor (int i = 0; i < n; i++) o[i] *= 3.0f;"), (1, 4));
+        assert_eq!(kernel("#pragma unroll(4)\nfor (int i = 0; i < 100; i++) { if (o[i] > 1.0f) break; o[i] *= 3.0f; }"), (1, 4));
+        assert_eq!(kernel("#pragma unroll 4\nfor (int i = 0; i < n; i++) { if (o[i] > 1.0f) continue; o[i] *= 3.0f; }"), (1, 1), "a continue would skip copies");
+        assert_eq!(kernel("#pragma unroll 1\nfor (int i = 0; i < 4; i++) o[i] *= 3.0f;"), (1, 1));
+        assert_eq!(kernel("#pragma nounroll\nfor (int i = 0; i < 4; i++) o[i] *= 3.0f;"), (1, 1));
+        // A hint on a while loop is accepted (only `for` loops are unrolled).
+        assert_eq!(kernel("int i = 0;\n#pragma unroll 2\nwhile (i < n) { o[i] *= 3.0f; i++; }"), (1, 1));
+    }
+
+    #[test]
+    fn misplaced_unroll_hints_are_diagnosed() {
+        let t = target();
+        for (src, message) in [
+            ("kernel void k(global int *o) {\n#pragma unroll\n o[0] = 1;\n}", "<source>:3:2: error: attribute 'opencl_unroll_hint' must be followed by a 'for', 'while' or 'do' loop"),
+            ("kernel void k(global int *o) { __attribute__((opencl_unroll_hint(0))) for (;;) {} }", "<source>:1:66: error: opencl_unroll_hint needs a positive integer constant"),
+            ("kernel void k(global int *o, int n) { __attribute__((opencl_unroll_hint(n))) for (;;) {} }", "<source>:1:73:"),
+        ] {
+            let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("{src} built") };
+            assert!(log.contains(message), "{log}");
+        }
+    }
+
+    #[test]
     fn vector_add_from_source() {
         for ty in ["int", "float", "uint4", "float3", "long", "double2", "char", "ushort"] {
             let src = format!(

@@ -264,6 +264,11 @@ mod tests {
             compile("-DMSG=\"\\\"hi there\\\"\"").defines,
             vec![("MSG".into(), Some("\"hi there\"".into()))]
         );
+        // As the CTS and applications write them: quotes group words and are removed.
+        assert_eq!(
+            compile("-D 'F(x)=((x)*2)' -DNAME=\"a b\"").defines,
+            vec![("F(x)".into(), Some("((x)*2)".into())), ("NAME".into(), Some("a b".into()))]
+        );
     }
 
     #[test]

@@ -205,6 +205,11 @@ impl Program {
         self.builds.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether the build (or link) failed on some device.
+    pub fn failed(&self) -> bool {
+        self.builds().iter().any(|b| b.status == CL_BUILD_ERROR)
+    }
+
     pub fn build_of(&self, device: &Arc<Device>) -> Option<Build> {
         let i = self.devices.iter().position(|d| Arc::ptr_eq(d, device))?;
         self.builds().get(i).cloned()
@@ -277,7 +282,8 @@ impl Program {
         if failed { Err(CL_BUILD_PROGRAM_FAILURE) } else { Ok(()) }
     }
 
-    /// `clLinkProgram`: a new program from compiled objects and libraries.
+    /// `clLinkProgram`: a new program from compiled objects and libraries; where the link
+    /// failed, its build for that device has status `CL_BUILD_ERROR` and the log.
     pub fn link(context: Arc<Context>, devices: Vec<Arc<Device>>, inputs: &[Arc<Program>], options: &str) -> CLResult<Arc<Program>> {
         let library = options.split_whitespace().any(|o| o == "-create-library");
         let mut builds = Vec::new();
@@ -303,9 +309,9 @@ impl Program {
                     };
                     b.program = program;
                 }
+                // A failed link is a program whose build failed (see `clLinkProgram`).
                 Err(e) => {
                     fail(&mut b, e).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
-                    return Err(CL_LINK_PROGRAM_FAILURE);
                 }
             }
             builds.push(b);

@@ -135,3 +135,31 @@ kernel void nested_returns(global const int *v, global int *o) {
     o[g] = find(v, 16, v[g]);
     o[16 + g] = nested_breaks(g * 5);
 }
+
+// Loops under unroll hints give the results of the loops as written: unrolled fully (past the
+// 16 iterations unrolled without a hint, a 64-bit counter), by a count with a run-time bound
+// and a break, by a count smaller than a constant trip count, or not at all.
+kernel void unroll_hints(global const int *in, global int *o, int n) {
+    int g = get_global_id(0), v = in[g];
+    int a = 0, b = 0, c = 0, d = 0, e = 0, f = 0;
+    #pragma unroll
+    for (int i = 0; i < 100; i++) a += (v >> (i & 7)) ^ i;
+    __attribute__((opencl_unroll_hint(4)))
+    for (int i = 0; i < n + g; i++) {
+        if (i * 3 > v + 90) break;
+        b += i ^ v;
+    }
+    #pragma unroll 3
+    for (int i = 7; i > 0; i -= 2) c = c * 3 + i + v;
+    #pragma nounroll
+    for (int i = 0; i < 4; i++) d += v * i;
+    __attribute__((opencl_unroll_hint))
+    for (size_t i = 0; i < 20; ++i) e += (int)(i * i) & v;
+    int i = 0;
+    __attribute__((opencl_unroll_hint(2)))
+    while (i < 5) {
+        f += i * v;
+        i++;
+    }
+    o[6 * g] = a; o[6 * g + 1] = b; o[6 * g + 2] = c; o[6 * g + 3] = d; o[6 * g + 4] = e; o[6 * g + 5] = f;
+}

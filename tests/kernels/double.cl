@@ -170,7 +170,7 @@ kernel void double_literals(global double *o, global int *n) {
     n[3] = sizeof(double3);
     n[4] = 0.1 == 0.1f;
     n[5] = 0.5 == 0.5f;
-    n[6] = DBL_MANT_DIG;
+    n[6] = DBL_MANT_DIG * DBL_RADIX;
     n[7] = DBL_MAX_EXP;
     n[8] = 0;
 #ifdef cl_khr_fp64

@@ -73,3 +73,51 @@ kernel void statements(global int *o, uint n) {
     p[-2] = 5;
     o[8] = p - o;
 }
+
+// Conditional directives inside a macro's arguments, as a box filter picks its border rule.
+#define BORDER_REFLECT 1
+#define EXTRAPOLATE(x, n, outside) ((x) < 0 || (x) >= (n) ? (outside) : (x))
+kernel void macro_directives(global const int *in, global int *o, int n) {
+    int i = get_global_id(0);
+    int a = EXTRAPOLATE(i - 2, n,
+#ifdef BORDER_REFLECT
+        -(i - 2) - 1
+#else
+        0
+#endif
+    );
+    int b = EXTRAPOLATE(i + 3, n,
+#if defined(BORDER_WRAP)
+        (i + 3) % n
+#elif BORDER_REFLECT > 1
+        -1
+#else
+        n - 1
+#endif
+    );
+    o[2 * i] = in[a];
+    o[2 * i + 1] = in[b];
+}
+
+// Layout attributes beyond the record's own: a typedef's `aligned` moves its members, a
+// member's `packed` closes the gap before it.
+typedef int int_a8 __attribute__((aligned(8)));
+typedef struct { char c; int_a8 x; } AlignedMember;
+typedef struct { char c; int x __attribute__((packed)); short s; } PackedMember;
+typedef struct __attribute__((packed)) { int a; long b; } PackedWide;
+kernel void layout_attributes(global AlignedMember *a, global PackedMember *p, global PackedWide *w, global int *sizes) {
+    int i = get_global_id(0);
+    w[i].b = w[i].a + 0x100000000L;
+    a[i].c = (char)(i + 1);
+    a[i].x = 1000 + i;
+    p[i].c = (char)(i + 1);
+    p[i].x = 0x01020304 * (i + 1);
+    p[i].s = (short)-i;
+    if (i == 0) {
+        sizes[0] = sizeof(AlignedMember);
+        sizes[1] = sizeof(PackedMember);
+        sizes[2] = __alignof__(int_a8);
+        sizes[3] = __alignof__(PackedMember);
+        sizes[4] = sizeof(PackedWide);
+    }
+}

@@ -2,7 +2,9 @@
 //! with 8/16-bit members in it) is seen as u32 words and every access is decomposed down to
 //! scalars at byte offsets: a load extracts bits; a store of whole words writes them plainly,
 //! a smaller store clears and sets its bits with `atomicAnd`/`atomicOr` on an atomic view, so
-//! neighbouring work-items writing the other bytes of a word stay exact.
+//! neighbouring work-items writing the other bytes of a word stay exact. Packed records go
+//! through words too; where a program has one, a value may start at any byte, and whole-word
+//! and 16-bit accesses are funnelled from (or merged into) the two words they may straddle.
 
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
@@ -57,22 +59,18 @@ impl Ctx<'_> {
             // A pointer held in memory is its u32 integer (`region.rs`).
             T::Pointer { .. } => self.load_bytes(arg, byte, &T::Scalar(S::UInt), loc),
             T::Scalar(s) if s.size() < 4 || *s == S::Bool => {
-                let (ptr, shift) = self.word_at(arg, byte, false, loc)?;
-                let word = self.b.load(ptr);
-                let bits = self.b.binary(B::ShiftRight, word, shift);
+                let bits = self.load_bits(arg, byte, s.size(), loc)?;
                 Ok(self.narrow_from_bits(bits, *s))
             }
             T::Scalar(s) => {
                 let kind = reg_scalar(*s).kind;
-                let (ptr, _) = self.word_at(arg, byte, false, loc)?;
-                let lo = self.b.load(ptr);
+                let lo = self.load_bits(arg, byte, 4, loc)?;
                 if s.size() == 4 {
                     return Ok(self.b.cast(lo, kind, None));
                 }
                 let four = self.b.u32(4);
                 let next = self.b.binary(B::Add, byte, four);
-                let (ptr, _) = self.word_at(arg, next, false, loc)?;
-                let hi = self.b.load(ptr);
+                let hi = self.load_bits(arg, next, 4, loc)?;
                 let (lo, hi) = (self.b.cast(lo, ScalarKind::Uint, Some(8)), self.b.cast(hi, ScalarKind::Uint, Some(8)));
                 let k32 = self.b.u32(32);
                 let up = self.b.binary(B::ShiftLeft, hi, k32);
@@ -86,8 +84,7 @@ impl Ctx<'_> {
                     .map(|k| {
                         let o = self.b.u32(4 * k);
                         let b = self.b.binary(B::Add, byte, o);
-                        let (ptr, _) = self.word_at(arg, b, false, loc)?;
-                        Ok(self.b.load(ptr))
+                        self.load_bits(arg, b, 4, loc)
                     })
                     .collect::<R<Vec<_>>>()?;
                 let nty = self.naga_ty(ty, loc)?;
@@ -228,8 +225,7 @@ impl Ctx<'_> {
                 for (k, w) in (0u32..).zip(words) {
                     let off = self.b.u32(4 * k);
                     let b = self.b.binary(B::Add, byte, off);
-                    let (ptr, _) = self.word_at(arg, b, false, loc)?;
-                    self.b.store(ptr, w);
+                    self.store_bits(arg, b, w, 4, loc)?;
                 }
                 Ok(())
             }
@@ -242,8 +238,7 @@ impl Ctx<'_> {
                     let o = self.b.u32(4 * k);
                     let b = self.b.binary(B::Add, byte, o);
                     if 4 * k + 4 <= size {
-                        let (ptr, _) = self.word_at(arg, b, false, loc)?;
-                        self.b.store(ptr, word);
+                        self.store_bits(arg, b, word, 4, loc)?;
                         continue;
                     }
                     for j in 0..size - 4 * k {
@@ -286,8 +281,7 @@ impl Ctx<'_> {
             }
             let off = self.b.u32(w * 4);
             let b = self.b.binary(B::Add, byte, off);
-            let (ptr, _) = self.word_at(arg, b, false, loc)?;
-            self.b.store(ptr, word);
+            self.store_bits(arg, b, word, 4, loc)?;
         }
         Ok(())
     }
@@ -313,22 +307,94 @@ impl Ctx<'_> {
     }
 
     fn narrow_scalar_store(&mut self, arg: Words, byte: H, s: S, v: H, loc: Loc) -> R<()> {
-        let (ptr, shift) = self.word_at(arg, byte, true, loc)?;
         let bits = self.scalar_bits(v, s);
-        let m = self.b.u32((1u32 << (s.size() * 8)) - 1);
+        self.store_bits(arg, byte, bits, s.size(), loc)
+    }
+
+    /// Whether the program has a packed record: then a value in words may start at any byte.
+    fn unaligned_words(&self) -> bool {
+        self.program.types.records.iter().any(|r| r.packed)
+    }
+
+    /// Whether `size` bytes starting at bit `shift` of a word run into the next word.
+    fn straddles(&mut self, shift: H, size: u32) -> H {
+        let last = self.b.u32(32 - 8 * size);
+        self.b.binary(B::Greater, shift, last)
+    }
+
+    /// The word after the one holding `byte` where `straddles`, else that word itself (so an
+    /// access that fits one word never reads past it, at the end of a buffer).
+    fn spill_word(&mut self, arg: Words, byte: H, straddles: H, atomic: bool, loc: Loc) -> R<H> {
+        let (four, zero) = (self.b.u32(4), self.b.u32(0));
+        let step = self.b.select(straddles, four, zero);
+        let b = self.b.binary(B::Add, byte, step);
+        Ok(self.word_at(arg, b, atomic, loc)?.0)
+    }
+
+    /// The bits of the `size` bytes (1, 2 or 4) starting at byte `byte`, in the low bits.
+    fn load_bits(&mut self, arg: Words, byte: H, size: u32, loc: Loc) -> R<H> {
+        let (ptr, shift) = self.word_at(arg, byte, false, loc)?;
+        let word = self.b.load(ptr);
+        let unaligned = self.unaligned_words();
+        if size == 4 && !unaligned {
+            return Ok(word);
+        }
+        let low = self.b.binary(B::ShiftRight, word, shift);
+        if size == 1 || !unaligned {
+            return Ok(low);
+        }
+        let straddles = self.straddles(shift, size);
+        let next = self.spill_word(arg, byte, straddles, false, loc)?;
+        let next = self.b.load(next);
+        let k32 = self.b.u32(32);
+        let up = self.b.binary(B::Subtract, k32, shift);
+        let high = self.b.binary(B::ShiftLeft, next, up);
+        let both = self.b.binary(B::InclusiveOr, low, high);
+        Ok(self.b.select(straddles, both, low))
+    }
+
+    /// Stores the low `size` bytes (1, 2 or 4) of `bits` (nothing above them set) at byte
+    /// `byte`: a whole aligned word plainly, anything smaller merged into its word (and, with
+    /// packed records, the part that runs into the next word merged into that one).
+    fn store_bits(&mut self, arg: Words, byte: H, bits: H, size: u32, loc: Loc) -> R<()> {
+        let unaligned = self.unaligned_words();
+        if size == 4 && !unaligned {
+            let (ptr, _) = self.word_at(arg, byte, false, loc)?;
+            self.b.store(ptr, bits);
+            return Ok(());
+        }
+        let (ptr, shift) = self.word_at(arg, byte, true, loc)?;
+        let m = self.b.u32(u32::MAX >> (32 - 8 * size));
         let mask = self.b.binary(B::ShiftLeft, m, shift);
-        let keep = self.b.unary(naga::UnaryOperator::BitwiseNot, mask);
         let placed = self.b.binary(B::ShiftLeft, bits, shift);
+        self.merge_bits(arg, ptr, mask, placed);
+        if size == 1 || !unaligned {
+            return Ok(());
+        }
+        let straddles = self.straddles(shift, size);
+        let next = self.spill_word(arg, byte, straddles, true, loc)?;
+        let k32 = self.b.u32(32);
+        let down = self.b.binary(B::Subtract, k32, shift);
+        let (spill_mask, spill_bits) = (self.b.binary(B::ShiftRight, m, down), self.b.binary(B::ShiftRight, bits, down));
+        let zero = self.b.u32(0);
+        let (mask, placed) = (self.b.select(straddles, spill_mask, zero), self.b.select(straddles, spill_bits, zero));
+        self.merge_bits(arg, next, mask, placed);
+        Ok(())
+    }
+
+    /// Replaces the bits of `mask` in the word at `ptr` by `placed`: atomically where other
+    /// work-items may write the word's other bytes, plainly in private words.
+    fn merge_bits(&mut self, arg: Words, ptr: H, mask: H, placed: H) {
+        let keep = self.b.unary(naga::UnaryOperator::BitwiseNot, mask);
         if let Words::Var { shared: false, .. } = arg {
             // Private words: nobody else writes them.
             let word = self.b.load(ptr);
             let kept = self.b.binary(B::And, word, keep);
             let new = self.b.binary(B::InclusiveOr, kept, placed);
             self.b.store(ptr, new);
-            return Ok(());
+            return;
         }
         self.replace_bits(ptr, keep, placed);
-        Ok(())
     }
 
     /// Sets the bits of the atomic word `ptr` outside `keep` to `placed`, in one atomic step

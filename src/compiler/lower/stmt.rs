@@ -165,9 +165,13 @@ impl<'p> Ctx<'p> {
             }
             Stmt::While { cond, body } => self.lower_loop(None, Some(cond), None, body, false),
             Stmt::DoWhile { body, cond } => self.lower_loop(None, Some(cond), None, body, true),
-            Stmt::For { init, cond, step, body } => match unroll::counted(init, cond.as_ref(), step.as_ref(), body) {
-                Some(counted) => self.unrolled(counted, body),
-                None => self.lower_loop(Some(init), cond.as_ref(), step.as_ref(), body, false),
+            Stmt::For { init, cond, step, body, unroll } => match unroll::plan(*unroll, init, cond.as_ref(), step.as_ref(), body) {
+                unroll::Plan::Full(counted) => self.unrolled(counted, body),
+                unroll::Plan::Partial(n) => {
+                    let copies = unroll::repeated(body, cond.as_ref(), step.as_ref(), n);
+                    self.lower_loop(Some(init), cond.as_ref(), step.as_ref(), &copies, false)
+                }
+                unroll::Plan::Keep => self.lower_loop(Some(init), cond.as_ref(), step.as_ref(), body, false),
             },
             Stmt::Switch { selector, cases } => self.switch(selector, cases),
             Stmt::Break => {

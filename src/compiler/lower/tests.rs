@@ -227,6 +227,7 @@ fn helper_with_pointer_parameter_loop_return_and_switch() {
         cond: None,
         step: Some(inc),
         body: Box::new(Stmt::If { cond: found, then: Box::new(Stmt::Return(Some(i()))), otherwise: None }),
+        unroll: Unroll::Auto,
     }];
     let find = Function {
         kind: FunctionKind::Helper,

@@ -132,7 +132,7 @@ impl TypeMap {
             self.records.insert(id.0, h);
             return Ok(h);
         }
-        let opencl_layout = !rec.members.iter().any(|m| has_narrow(types, &m.ty));
+        let opencl_layout = !rec.packed && !rec.members.iter().any(|m| has_narrow(types, &m.ty));
         let mut members = Vec::new();
         let mut end = 0u32;
         for m in &rec.members {
@@ -187,13 +187,15 @@ pub fn storage16(module: &mut Module, ty: &T) -> Handle<Type> {
     }
 }
 
-/// True when `ty` holds an 8/16-bit scalar somewhere.
+/// True when `ty` holds an 8/16-bit scalar somewhere, or a union or packed record: such data
+/// goes through words in buffers.
 pub fn has_narrow(types: &model::Types, ty: &T) -> bool {
     match ty {
         T::Scalar(s) | T::Vector(s, _) => is_narrow(*s),
         T::Array { elem, .. } => has_narrow(types, elem),
-        // Unions are bits: they always go through words.
-        T::Record(id) => types.record(*id).is_some_and(|r| r.is_union || r.members.iter().any(|m| has_narrow(types, &m.ty))),
+        // Unions are bits, and a packed record's members sit where naga's layouts cannot put
+        // them: they always go through words.
+        T::Record(id) => types.record(*id).is_some_and(|r| r.is_union || r.packed || r.members.iter().any(|m| has_narrow(types, &m.ty))),
         T::Pointer { .. } => true,
         T::Void => false,
     }

@@ -1,18 +1,36 @@
-//! Full unrolling of counted `for` loops with a small constant trip count
-//! (`for (int i = 0; i < 4; i++)`). naga cannot mark a loop for unrolling, and a driver that
-//! scalarises private arrays before it unrolls keeps `acc[i][j]` in memory; unrolled here, every
-//! index into such an array is a constant after the driver's store-to-load forwarding.
+//! Unrolling of `for` loops. Without a hint, counted loops with a small constant trip count
+//! (`for (int i = 0; i < 4; i++)`) are unrolled fully: naga cannot mark a loop for unrolling,
+//! and a driver that scalarises private arrays before it unrolls keeps `acc[i][j]` in memory;
+//! unrolled here, every index into such an array is a constant after the driver's
+//! store-to-load forwarding. `opencl_unroll_hint` (and `#pragma unroll`) asks for more: a full
+//! unroll of longer counted loops, or N copies of the body per iteration of any loop.
 
 use crate::compiler::source::Loc;
-use crate::compiler::sema::model::{BinaryOp, CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Stmt, Type};
+use crate::compiler::sema::model::{BinaryOp, CmpOp, Expr, ExprKind, LocalId, Place, PlaceKind, Scalar, Stmt, Type, Unroll};
 use std::collections::HashSet;
 
 /// Most iterations unrolled, and most statement and expression nodes of the unrolled result
-/// (nested unrolled loops counted with their copies). The node budget fits the inner product
-/// of a tiled SGEMM (16 steps of a 4 × 4 block: 8.4 K nodes), which NVIDIA's OpenCL unrolls
-/// too; unrolled, it ran 10 % faster on an H100.
+/// (nested unrolled loops counted with their copies), without a hint. The node budget fits
+/// the inner product of a tiled SGEMM (16 steps of a 4 × 4 block: 8.4 K nodes), which
+/// NVIDIA's OpenCL unrolls too; unrolled, it ran 10 % faster on an H100.
 const MAX_TRIPS: usize = 16;
 const MAX_NODES: usize = 16384;
+
+/// The same limits where the program asks for unrolling: larger, but a hint on a loop of a
+/// million iterations must not make a module of a million copies.
+const MAX_HINTED_TRIPS: usize = 1024;
+const MAX_HINTED_NODES: usize = 65536;
+
+/// How a `for` loop is lowered.
+pub(super) enum Plan {
+    /// As a loop.
+    Keep,
+    /// One copy of the body per iteration, the counter a constant in each.
+    Full(Counted),
+    /// A loop whose body is N copies of the original body, each but the last followed by the
+    /// step and the condition (see [`repeated`]).
+    Partial(u32),
+}
 
 /// A loop to unroll: its counter and the counter's value in each iteration.
 pub(super) struct Counted {
@@ -23,26 +41,57 @@ pub(super) struct Counted {
     pub loc: Loc,
 }
 
-/// The iterations of `for (T i = a; i OP b; i += c)` (also `++`, `--`, `-=`) with `int` or
-/// `uint` `i` and constant `a`, `b`, `c`, when the body never writes `i` or takes its address,
-/// and leaves the loop only at its end (no `break`, `continue` or `return` of this loop).
-pub(super) fn counted(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Option<Counted> {
-    let trips = trips(init, cond, step)?;
-    unrolls(&trips, &Scan::body(body)).then_some(trips)
+/// How to lower `for (init; cond; step) body` with the program's hint.
+pub(super) fn plan(hint: Unroll, init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt) -> Plan {
+    plan_scanned(hint, init, cond, step, &Scan::body(body))
 }
 
-/// Whether a loop with these iterations and this body is unrolled.
-fn unrolls(trips: &Counted, body: &Scan) -> bool {
-    !body.leaves && !body.returns && !body.written.contains(&trips.local) && trips.values.len() * body.nodes <= MAX_NODES
+fn plan_scanned(hint: Unroll, init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, body: &Scan) -> Plan {
+    let full = |max_trips, max_nodes| {
+        trips(init, cond, step, max_trips).filter(|t| unrolls(t, body, max_nodes)).map(Plan::Full)
+    };
+    match hint {
+        Unroll::Auto => full(MAX_TRIPS, MAX_NODES),
+        Unroll::Count(1) => None,
+        Unroll::Full => full(MAX_HINTED_TRIPS, MAX_HINTED_NODES),
+        Unroll::Count(n) => full((n as usize).min(MAX_HINTED_TRIPS), MAX_HINTED_NODES).or_else(|| {
+            // A `continue` would skip the copies after it.
+            let fits = (n as usize).checked_mul(body.nodes).is_some_and(|size| size <= MAX_HINTED_NODES);
+            (!body.continues && fits).then_some(Plan::Partial(n))
+        }),
+    }
+    .unwrap_or(Plan::Keep)
 }
 
-/// The counter and its values, for a loop of the counted shape (the body not looked at).
-fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>) -> Option<Counted> {
+/// The body of a loop unrolled by `n`: `body; step; if (!cond) break; body; ...; body` (the
+/// loop's own step and test still run after the last copy).
+pub(super) fn repeated(body: &Stmt, cond: Option<&Expr>, step: Option<&Expr>, n: u32) -> Stmt {
+    let mut copies = Vec::new();
+    for i in 0..n {
+        if i > 0 {
+            copies.extend(step.map(|s| Stmt::Expr(s.clone())));
+            copies.extend(cond.map(|c| Stmt::If { cond: c.clone(), then: Box::new(Stmt::Block(vec![])), otherwise: Some(Box::new(Stmt::Break)) }));
+        }
+        copies.push(body.clone());
+    }
+    Stmt::Block(copies)
+}
+
+/// Whether a loop with these iterations and this body is unrolled fully.
+fn unrolls(trips: &Counted, body: &Scan, max_nodes: usize) -> bool {
+    !body.leaves && !body.returns && !body.written.contains(&trips.local) && trips.values.len() * body.nodes <= max_nodes
+}
+
+/// The counter and its values, for a loop of the counted shape (the body not looked at) of at
+/// most `max_trips` iterations.
+fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, max_trips: usize) -> Option<Counted> {
     let [Stmt::Decl { local, init: Some(start) }] = init else { return None };
     let ty = start.ty.clone();
     let range = match ty {
         Type::Scalar(Scalar::Int) => i64::from(i32::MIN)..=i64::from(i32::MAX),
         Type::Scalar(Scalar::UInt) => 0..=i64::from(u32::MAX),
+        Type::Scalar(Scalar::Long) => i64::MIN..=i64::MAX,
+        Type::Scalar(Scalar::ULong) => 0..=i64::MAX,
         _ => return None,
     };
     let (op, bound) = match &as_condition(cond?).kind {
@@ -53,7 +102,7 @@ fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>) -> Option<Coun
     let mut values = Vec::new();
     let mut v = constant(start)?;
     while compare(op, v, bound)? {
-        if values.len() == MAX_TRIPS || !range.contains(&v) {
+        if values.len() == max_trips || !range.contains(&v) {
             return None;
         }
         values.push(v);
@@ -125,6 +174,8 @@ struct Scan {
     written: HashSet<LocalId>,
     /// A `break` or `continue` of the scanned loop itself.
     leaves: bool,
+    /// A `continue` of the scanned loop itself.
+    continues: bool,
     returns: bool,
 }
 
@@ -151,13 +202,17 @@ impl Scan {
                 self.expr(cond);
                 self.stmt(body, loops + 1, switches);
             }
-            Stmt::For { init, cond, step, body } => {
+            Stmt::For { init, cond, step, body, unroll } => {
                 let before = self.nodes;
                 init.iter().for_each(|s| self.stmt(s, loops + 1, switches));
                 cond.iter().chain(step).for_each(|e| self.expr(e));
                 let inner = Scan::body(body);
                 // A nested loop that will be unrolled counts with all its copies.
-                let copies = trips(init, cond.as_ref(), step.as_ref()).filter(|t| unrolls(t, &inner)).map_or(1, |t| t.values.len());
+                let copies = match plan_scanned(*unroll, init, cond.as_ref(), step.as_ref(), &inner) {
+                    Plan::Keep => 1,
+                    Plan::Full(t) => t.values.len(),
+                    Plan::Partial(n) => n as usize,
+                };
                 self.nodes += inner.nodes;
                 self.nodes = before + (self.nodes - before) * copies;
                 self.returns |= inner.returns;
@@ -168,7 +223,10 @@ impl Scan {
                 cases.iter().flat_map(|c| &c.body).for_each(|s| self.stmt(s, loops, switches + 1));
             }
             Stmt::Break => self.leaves |= loops == 0 && switches == 0,
-            Stmt::Continue => self.leaves |= loops == 0,
+            Stmt::Continue => {
+                self.leaves |= loops == 0;
+                self.continues |= loops == 0;
+            }
             Stmt::Return(_) => self.returns = true,
             Stmt::Label(_) | Stmt::Goto(..) => self.leaves = true,
         }

@@ -183,6 +183,9 @@ pub enum StmtKind {
     While(Expr, Box<Stmt>),
     DoWhile(Box<Stmt>, Expr),
     For { init: Option<Box<Stmt>>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
+    /// A statement after `__attribute__((...))` (`opencl_unroll_hint` on a loop; `#pragma
+    /// unroll` arrives as that attribute).
+    Attributed(Vec<Attribute>, Box<Stmt>),
     Switch(Expr, Box<Stmt>),
     Case(Expr, Box<Stmt>),
     Default(Box<Stmt>),

@@ -45,6 +45,9 @@ impl Parser<'_> {
         if self.eat_punct(";") {
             return Ok(Stmt { kind: StmtKind::Expr(None), loc });
         }
+        if let Some(kind) = self.attributed_loop()? {
+            return Ok(Stmt { kind, loc });
+        }
         let keyword = self.ident_at(0).map(str::to_owned);
         let kind = match keyword.as_deref() {
             Some("if") => self.if_stmt()?,
@@ -111,6 +114,25 @@ impl Parser<'_> {
             }
         };
         Ok(Stmt { kind, loc })
+    }
+
+    /// Attributes before a loop (`__attribute__((opencl_unroll_hint(4))) for (...)`); `None`,
+    /// and nothing read, when there are none or they begin a declaration.
+    fn attributed_loop(&mut self) -> PResult<Option<StmtKind>> {
+        if !self.is_ident("__attribute__") {
+            return Ok(None);
+        }
+        let start = self.pos;
+        let attrs = self.attributes()?;
+        if matches!(self.ident_at(0), Some("for" | "while" | "do")) {
+            return Ok(Some(StmtKind::Attributed(attrs, Box::new(self.statement()?))));
+        }
+        if self.starts_decl() {
+            self.pos = start;
+            return Ok(None);
+        }
+        let name = attrs.first().map_or("", |a| a.name.as_str());
+        self.error(self.loc(), format!("attribute '{name}' must be followed by a 'for', 'while' or 'do' loop"))
     }
 
     fn paren_expr(&mut self) -> PResult<Expr> {

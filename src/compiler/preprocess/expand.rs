@@ -6,7 +6,9 @@
 //! macro's result gets the names hiding both its name and its closing parenthesis, plus itself.
 
 use super::super::diag::Diagnostics;
-use super::super::lex::{lex_one, PpToken};
+use super::super::lex::{lex, lex_one, PpToken};
+use super::cond::{self, Cond};
+use super::expr;
 use super::super::source::Loc;
 use super::super::token::TokenKind;
 use std::collections::{HashMap, VecDeque};
@@ -49,6 +51,23 @@ impl Macro {
     fn param_index(&self, tok: &PpToken) -> Option<usize> {
         let name = tok.ident()?;
         self.params.as_ref()?.iter().position(|p| p == name)
+    }
+}
+
+/// `#define` (the rest of its line): adds the macro, warning of an incompatible redefinition.
+pub(super) fn define(macros: &mut HashMap<String, Rc<Macro>>, diags: &mut Diagnostics, at: Loc, args: &[PpToken]) {
+    let Some(m) = parse_define(args, at, diags) else { return };
+    let name = m.name.to_string();
+    if macros.get(&name).is_some_and(|old| !old.same_definition(&m)) {
+        diags.warning(args.first().map_or(at, |t| t.loc), format!("'{name}' macro redefined"));
+    }
+    macros.insert(name, Rc::new(m));
+}
+
+/// `#undef` of a well-formed operand.
+pub(super) fn undef(macros: &mut HashMap<String, Rc<Macro>>, args: &[PpToken]) {
+    if let Some(name) = args.first().and_then(PpToken::ident) {
+        macros.remove(name);
     }
 }
 
@@ -231,21 +250,62 @@ impl Tok {
 /// rest of the current file (a function-like macro's arguments may span lines there).
 pub(super) struct Input<'f> {
     pub pending: VecDeque<Tok>,
-    pub file: Option<(&'f [PpToken], &'f mut usize)>,
+    pub file: Option<FileInput<'f>>,
+}
+
+/// The current file as the expander reads it: its tokens, the position, and its `#if` groups
+/// (directives inside a macro's arguments are processed as they are reached).
+pub(super) struct FileInput<'f> {
+    pub tokens: &'f [PpToken],
+    pub pos: &'f mut usize,
+    pub conds: &'f mut Vec<Cond>,
+}
+
+impl FileInput<'_> {
+    /// Index of the next token after line ends and lines that conditional inclusion skips,
+    /// and whether it starts a directive; `None` at the end of the file.
+    fn scan(&self) -> Option<(usize, bool)> {
+        let mut i = *self.pos;
+        loop {
+            let tok = self.tokens.get(i)?;
+            if tok.is_eof() {
+                return None;
+            }
+            if tok.is_newline() {
+                i += 1;
+                continue;
+            }
+            let line_start = i > 0 && self.tokens.get(i - 1).is_some_and(PpToken::is_newline);
+            if line_start && tok.is_punct("#") {
+                return Some((i, true));
+            }
+            if cond::active(self.conds) {
+                return Some((i, false));
+            }
+            while self.tokens.get(i).is_some_and(|t| !t.is_newline() && !t.is_eof()) {
+                i += 1;
+            }
+        }
+    }
 }
 
 impl Input<'_> {
-    /// Index in the file of the next token after line ends, unless that starts a directive.
+    /// Index in the file of the next token that is read as text (not a directive).
     fn file_next(&self) -> Option<usize> {
-        let (tokens, pos) = self.file.as_ref()?;
-        let mut i = **pos;
-        while tokens.get(i)?.is_newline() {
-            i += 1;
+        match self.file.as_ref()?.scan()? {
+            (i, false) => Some(i),
+            (_, true) => None,
         }
-        let tok = tokens.get(i)?;
-        let line_start = i > 0 && tokens.get(i - 1).is_some_and(PpToken::is_newline);
-        let directive = line_start && tok.is_punct("#");
-        (!tok.is_eof() && !directive).then_some(i)
+    }
+
+    /// If the file's next line to read is a directive, that line after its `#` (consumed).
+    fn take_directive(&mut self) -> Option<Vec<PpToken>> {
+        let file = self.file.as_mut()?;
+        let (hash, true) = file.scan()? else { return None };
+        let line = file.tokens.get(hash + 1..)?;
+        let len = line.iter().position(|t| t.is_newline() || t.is_eof()).unwrap_or(line.len());
+        *file.pos = hash + 1 + len;
+        line.get(..len).map(<[PpToken]>::to_vec)
     }
 
     fn peek_is(&self, punct: &str) -> bool {
@@ -254,7 +314,7 @@ impl Input<'_> {
             None => self.file_next().is_some_and(|i| {
                 self.file
                     .as_ref()
-                    .is_some_and(|(tokens, _)| tokens.get(i).is_some_and(|t| t.is_punct(punct)))
+                    .is_some_and(|f| f.tokens.get(i).is_some_and(|t| t.is_punct(punct)))
             }),
         }
     }
@@ -264,10 +324,10 @@ impl Input<'_> {
             return Some(t);
         }
         let i = self.file_next()?;
-        let (tokens, pos) = self.file.as_mut()?;
-        let crossed_line = i > **pos;
-        **pos = i + 1;
-        let mut pp = tokens.get(i)?.clone();
+        let file = self.file.as_mut()?;
+        let crossed_line = i > *file.pos;
+        *file.pos = i + 1;
+        let mut pp = file.tokens.get(i)?.clone();
         pp.space_before |= crossed_line;
         Some(Tok::new(pp))
     }
@@ -275,7 +335,7 @@ impl Input<'_> {
 
 /// Expands macros; borrows what it needs from the preprocessor.
 pub(super) struct Expander<'a> {
-    pub macros: &'a HashMap<String, Macro>,
+    pub macros: &'a mut HashMap<String, Rc<Macro>>,
     pub diags: &'a mut Diagnostics,
     /// Expansions left before the build is stopped (guards against exponential macros).
     pub budget: &'a mut usize,
@@ -284,6 +344,9 @@ pub(super) struct Expander<'a> {
     pub line_delta: i64,
     /// In a `#if` line, `defined X` is an operator.
     pub if_mode: bool,
+    /// The `_Pragma` operators met in source text: how many tokens were output before each,
+    /// where it is, and the pragma's tokens.
+    pub pragmas: Vec<(usize, Loc, Vec<PpToken>)>,
 }
 
 impl Expander<'_> {
@@ -316,8 +379,15 @@ impl Expander<'_> {
         if let Some(lit) = self.builtin(name, &t) {
             return out.push(lit);
         }
-        let macros = self.macros;
-        let Some(m) = macros.get(name) else {
+        // In source text (not in a directive, nor while an argument is expanded on its own:
+        // its result is rescanned here).
+        if name == "_Pragma" && depth == 0 && input.file.is_some() {
+            if let Some(pragma) = self.pragma_operator(&t, input) {
+                self.pragmas.push((out.len(), t.pp.loc, pragma));
+            }
+            return;
+        }
+        let Some(m) = self.macros.get(name).cloned() else {
             return out.push(t);
         };
         if t.hide.contains(name) || *self.budget == 0 {
@@ -326,7 +396,7 @@ impl Expander<'_> {
         let (args, hide) = match &m.params {
             None => (Vec::new(), t.hide.with(&m.name)),
             Some(_) if !input.peek_is("(") => return out.push(t),
-            Some(_) => match self.collect_args(name, m, &t, input) {
+            Some(_) => match self.collect_args(name, &m, &t, input) {
                 Some((args, rparen)) => (args, t.hide.intersect(&rparen).with(&m.name)),
                 None => return,
             },
@@ -336,7 +406,7 @@ impl Expander<'_> {
             self.diags
                 .error(t.pp.loc, "too many macro expansions; stopped expanding");
         }
-        let mut expansion = self.substitute(m, &args, &t, depth);
+        let mut expansion = self.substitute(&m, &args, &t, depth);
         if let Some(first) = expansion.first_mut() {
             first.pp.space_before = t.pp.space_before;
         }
@@ -356,6 +426,41 @@ impl Expander<'_> {
             "__FILE__" => Some(string_token(self.file_name, t)),
             _ => None,
         }
+    }
+
+    /// The tokens of `_Pragma(...)` (C99 §6.10.9), whose `_Pragma` is `t`: the operand, once
+    /// macro-expanded (as gcc and clang do: `_Pragma(STR(unroll N))`), must be one string
+    /// literal; it is destringized and lexed, each token located at `t`.
+    fn pragma_operator(&mut self, t: &Tok, input: &mut Input) -> Option<Vec<PpToken>> {
+        let mut operand = Vec::new();
+        if input.peek_is("(") {
+            input.next();
+            let mut nesting = 0usize;
+            while let Some(tok) = input.next() {
+                match &tok.pp {
+                    p if p.is_punct(")") && nesting == 0 => break,
+                    p if p.is_punct(")") => nesting -= 1,
+                    p if p.is_punct("(") => nesting += 1,
+                    _ => {}
+                }
+                operand.push(tok);
+            }
+        }
+        let expanded = self.expand_list(operand, 1);
+        let literal = match expanded.as_slice() {
+            [s] => destringize(&s.pp.spelling),
+            _ => None,
+        };
+        let Some(literal) = literal else {
+            self.diags.error(t.pp.loc, "_Pragma takes a parenthesized string literal");
+            return None;
+        };
+        let mut tokens = lex(t.pp.loc.file, &literal, self.diags);
+        tokens.retain(|p| !p.is_eof() && !p.is_newline());
+        for p in &mut tokens {
+            p.loc = t.pp.loc;
+        }
+        Some(tokens)
     }
 
     /// The operand of `defined`: `X` or `(X)`; true if `X` is a macro.
@@ -394,6 +499,10 @@ impl Expander<'_> {
         let mut nesting = 0usize;
         let rparen = loop {
             let Some(tok) = input.next() else {
+                if let Some(line) = input.take_directive() {
+                    self.arg_directive(name, line, input);
+                    continue;
+                }
                 self.diags.error(
                     t.pp.loc,
                     format!("unterminated invocation of macro '{name}'"),
@@ -431,6 +540,32 @@ impl Expander<'_> {
             return None;
         }
         Some((args, rparen.hide))
+    }
+
+    /// A directive met while reading the arguments of macro `name`: conditional inclusion,
+    /// `#define`, `#undef`, `#error` and `#warning` act as on their own lines (as in clang);
+    /// other directives are refused.
+    fn arg_directive(&mut self, name: &str, line: Vec<PpToken>, input: &mut Input) {
+        let Some(first) = line.first() else { return }; // the null directive
+        let (at, args) = (first.loc, line.get(1..).unwrap_or_default());
+        let directive = first.ident().unwrap_or_default();
+        let Some(file) = input.file.as_mut() else { return };
+        let mut host = ArgDirectives { expander: self, conds: file.conds };
+        if cond::directive(&mut host, directive, at, args) || !cond::active(host.conds) {
+            return;
+        }
+        let (macros, diags) = (&mut *host.expander.macros, &mut *host.expander.diags);
+        match directive {
+            "define" => define(macros, diags, at, args),
+            "undef" => {
+                if cond::macro_operand(&mut host, "undef", at, args).is_some() {
+                    undef(host.expander.macros, args);
+                }
+            }
+            "error" => diags.error(at, super::message_text(args, "#error")),
+            "warning" => diags.warning(at, super::message_text(args, "#warning")),
+            _ => diags.error(at, format!("'#{}' is not allowed inside the arguments of macro '{name}'", first.spelling)),
+        }
     }
 
     /// The replacement list of `m` with its parameters replaced (C99 §6.10.3.1–3). Body tokens
@@ -589,6 +724,52 @@ fn stringize(arg: &[Tok], site: &Tok) -> Tok {
         spelling: text,
     });
     Tok::new(pp)
+}
+
+/// The text of a string literal's spelling for `_Pragma`: without its quotes, `\"` and `\\`
+/// unescaped; `None` if it is not a string literal.
+pub(super) fn destringize(spelling: &str) -> Option<String> {
+    let inner = spelling.strip_prefix('"')?.strip_suffix('"')?;
+    let mut text = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('"' | '\\'))) => {
+                text.push(next);
+                chars.next();
+            }
+            _ => text.push(c),
+        }
+    }
+    Some(text)
+}
+
+/// The expander and the file's groups, for directives inside a macro's arguments.
+struct ArgDirectives<'e, 'a, 'c> {
+    expander: &'e mut Expander<'a>,
+    conds: &'c mut Vec<Cond>,
+}
+
+impl cond::Host for ArgDirectives<'_, '_, '_> {
+    fn conds(&mut self) -> Option<&mut Vec<Cond>> {
+        Some(self.conds)
+    }
+
+    fn diags(&mut self) -> &mut Diagnostics {
+        self.expander.diags
+    }
+
+    fn is_defined(&self, name: &str) -> bool {
+        self.expander.macros.contains_key(name) || BUILTINS.contains(&name)
+    }
+
+    fn eval(&mut self, at: Loc, args: &[PpToken]) -> bool {
+        let if_mode = std::mem::replace(&mut self.expander.if_mode, true);
+        let tokens = self.expander.expand_list(args.iter().cloned().map(Tok::new).collect(), 0);
+        self.expander.if_mode = if_mode;
+        let tokens: Vec<PpToken> = tokens.into_iter().map(|t| t.pp).collect();
+        expr::evaluate(&tokens, at, self.expander.diags)
+    }
 }
 
 /// An integer token made by the preprocessor (`__LINE__`, `defined`).

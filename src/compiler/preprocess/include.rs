@@ -1,11 +1,15 @@
 //! Where `#include` finds its files: the headers given to `clCompileProgram` (by name), then
-//! files on disk in the `-I` directories and, for a quoted name in a file read from disk, in
-//! that file's directory. A program's source has no directory of its own.
+//! an absolute name as it is, then files on disk in the `-I` directories and, for a quoted
+//! name in a file read from disk, in that file's directory. A program's source has no
+//! directory of its own.
 //!
-//! A file on disk is read only when its canonical path (links and `..` resolved, so an
-//! absolute name too) lies in an `-I` directory and it is a regular file of at most
-//! [`MAX_INCLUDE_BYTES`]: an include can neither copy another file of the host into the build
-//! log (nor tell whether one exists) nor hang reading a device or a pipe.
+//! A file on disk is read only if it is a regular file of at most [`MAX_INCLUDE_BYTES`] (an
+//! include cannot hang reading a device or a pipe) and, unless the program named it by an
+//! absolute path, its canonical path (links and `..` resolved) lies in an `-I` directory or
+//! in the directory of the file that includes it: a relative name never reaches other files
+//! of the host. An absolute name is read wherever it is, as clang does and the CTS
+//! (`test_compiler preprocessor_include`) requires: the build runs in the application's
+//! process, which can read that file itself.
 
 use std::fs::File;
 use std::io::Read;
@@ -23,7 +27,7 @@ pub enum Dir {
     /// Among the given headers, under this directory part of the includer's name (`sub` for
     /// `sub/a.h`).
     Named(String),
-    /// On disk, in this canonical directory (inside an `-I` directory).
+    /// On disk, in this canonical directory.
     Disk(PathBuf),
 }
 
@@ -55,17 +59,21 @@ impl<'a> Finder<'a> {
         if let Some(found) = self.given(name) {
             return Ok(found);
         }
+        let not_found = || format!("cannot open include file '{name}'");
+        if Path::new(name).is_absolute() {
+            return self.on_disk(Path::new(name), name, None)?.ok_or_else(not_found);
+        }
         for dir in &self.dirs {
-            if let Some(found) = self.on_disk(&dir.join(name), name)? {
+            if let Some(found) = self.on_disk(&dir.join(name), name, Some(&[]))? {
                 return Ok(found);
             }
         }
         let beside = match from {
             Dir::Named(dir) => self.given(&Path::new(dir).join(name).to_string_lossy()),
-            Dir::Disk(dir) => self.on_disk(&dir.join(name), name)?,
+            Dir::Disk(dir) => self.on_disk(&dir.join(name), name, Some(std::slice::from_ref(dir)))?,
             Dir::None => None,
         };
-        beside.ok_or_else(|| format!("cannot open include file '{name}'"))
+        beside.ok_or_else(not_found)
     }
 
     fn given(&self, name: &str) -> Option<Found> {
@@ -75,12 +83,14 @@ impl<'a> Finder<'a> {
     }
 
     /// The file at `path` if it may be included, `None` if the search goes on (no such file,
-    /// or not one to read); an error if it is too large or not text.
-    fn on_disk(&self, path: &Path, name: &str) -> Result<Option<Found>, String> {
+    /// or not one to read); an error if it is too large or not text. With `within`, the file
+    /// must lie in an `-I` directory or in one of those directories (canonical).
+    fn on_disk(&self, path: &Path, name: &str, within: Option<&[PathBuf]>) -> Result<Option<Found>, String> {
         let Ok(real) = path.canonicalize() else { return Ok(None) };
         // (Opening a pipe would block: the type is checked first.)
         let regular = |m: std::io::Result<std::fs::Metadata>| m.is_ok_and(|m| m.is_file());
-        if !self.dirs.iter().any(|d| real.starts_with(d)) || !regular(real.metadata()) {
+        let allowed = within.is_none_or(|extra| self.dirs.iter().chain(extra).any(|d| real.starts_with(d)));
+        if !allowed || !regular(real.metadata()) {
             return Ok(None);
         }
         let Ok(file) = File::open(&real) else { return Ok(None) };

@@ -67,6 +67,7 @@ const FP64: &[(&str, &str)] = &[
     ("DBL_MAX_EXP", "+1024"),
     ("DBL_MIN_10_EXP", "-307"),
     ("DBL_MIN_EXP", "-1021"),
+    ("DBL_RADIX", "2"),
     ("DBL_MAX", "0x1.fffffffffffffp1023"),
     ("DBL_MIN", "0x1.0p-1022"),
     ("DBL_EPSILON", "0x1.0p-52"),

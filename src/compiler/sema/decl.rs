@@ -61,7 +61,8 @@ impl Sema<'_> {
             let Some(decl) = self.declared(&d.spec, base.clone(), &id.declarator, false) else { continue };
             let Some((name, loc)) = decl.name.clone() else { continue };
             if d.spec.storage.is_typedef {
-                self.declare_typedef(&name, decl.ty);
+                let align = self.declared_align(&d.spec, &id.declarator.attrs).unwrap_or_default();
+                self.declare_typedef(&name, decl.ty, align);
             } else {
                 self.program_var(decl, id.init.as_ref(), d.spec.storage.is_extern, &name, loc);
             }

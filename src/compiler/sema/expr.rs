@@ -192,8 +192,9 @@ impl Sema<'_> {
                 self.size_constant(&ty, loc)?
             }
             K::AlignofType(ty) => {
+                let declared = self.declared_align(&ty.spec, &ty.declarator.attrs);
                 let ty = self.type_name(ty)?;
-                int(u64::from(self.types.align_of(&ty)), self.size_scalar(), loc)
+                int(u64::from(self.types.align_of(&ty).max(declared?)), self.size_scalar(), loc)
             }
             K::AlignofExpr(operand) => {
                 let ty = self.type_of_unevaluated(operand)?;
@@ -263,7 +264,7 @@ impl Sema<'_> {
             Some(Symbol::Function(_)) => {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
-            Some(Symbol::Typedef(_)) => self.err(loc, format!("unexpected type name '{name}'")),
+            Some(Symbol::Typedef(..)) => self.err(loc, format!("unexpected type name '{name}'")),
             None => self.err(loc, format!("use of undeclared identifier '{name}'")),
         }
     }

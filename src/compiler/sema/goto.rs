@@ -136,7 +136,7 @@ fn normalize_stmt(s: Stmt) -> Stmt {
         Stmt::If { cond, then, otherwise } => Stmt::If { cond, then: as_block(then), otherwise: otherwise.map(as_block) },
         Stmt::While { cond, body } => Stmt::While { cond, body: as_block(body) },
         Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: as_block(body), cond },
-        Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: as_block(body) },
+        Stmt::For { init, cond, step, body, unroll } => Stmt::For { init, cond, step, body: as_block(body), unroll },
         Stmt::Switch { selector, cases } => {
             Stmt::Switch { selector, cases: cases.into_iter().map(|c| SwitchCase { body: normalize(c.body), ..c }).collect() }
         }
@@ -228,7 +228,7 @@ fn exits(s: Stmt, to_break: u32, to_continue: Option<u32>, depth: u32, loops: u3
         },
         Stmt::While { cond, body } => Stmt::While { cond, body: inner(body, true) },
         Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: inner(body, true), cond },
-        Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: inner(body, true) },
+        Stmt::For { init, cond, step, body, unroll } => Stmt::For { init, cond, step, body: inner(body, true), unroll },
         Stmt::Switch { selector, cases } => {
             let case = |c: SwitchCase| SwitchCase { body: c.body.into_iter().map(|s| exits(s, to_break, to_continue, depth + 1, loops, loc)).collect(), ..c };
             Stmt::Switch { selector, cases: cases.into_iter().map(case).collect() }
@@ -398,7 +398,8 @@ impl Sema<'_> {
                 out.extend([Stmt::Label(next), Stmt::If { cond, then: Box::new(goto(top)), otherwise: None }, Stmt::Label(end)]);
                 out
             }
-            Stmt::For { init, cond, step, body } => {
+            // Opened into labels and gotos, the loop is no longer a counted one to unroll.
+            Stmt::For { init, cond, step, body, .. } => {
                 let (top, next, end) = (fresh(), fresh(), fresh());
                 let mut out = init;
                 out.push(Stmt::Label(top));
@@ -466,7 +467,7 @@ impl Sema<'_> {
             }
             Stmt::While { cond, body } => Stmt::While { cond, body: branch(self, body) },
             Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: branch(self, body), cond },
-            Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: branch(self, body) },
+            Stmt::For { init, cond, step, body, unroll } => Stmt::For { init, cond, step, body: branch(self, body), unroll },
             Stmt::Switch { selector, cases } => {
                 let cases = cases.into_iter().map(|c| SwitchCase { body: self.structure_list(c.body), ..c }).collect();
                 Stmt::Switch { selector, cases }
@@ -545,7 +546,7 @@ impl Sema<'_> {
             }
             Stmt::While { cond, body } => Stmt::While { cond, body: inner(self, r, body, true) },
             Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: inner(self, r, body, true), cond },
-            Stmt::For { init, cond, step, body } => Stmt::For { init, cond, step, body: inner(self, r, body, true) },
+            Stmt::For { init, cond, step, body, unroll } => Stmt::For { init, cond, step, body: inner(self, r, body, true), unroll },
             Stmt::Switch { selector, cases } => {
                 let cases = cases
                     .into_iter()

@@ -190,7 +190,8 @@ pub struct Record {
     pub members: Vec<Member>,
     pub size: u32,
     pub align: u32,
-    /// Declared with `__attribute__((packed))`: members are at byte offsets, alignment 1.
+    /// Declared with `__attribute__((packed))`, or with a packed member: such members are at
+    /// byte offsets, alignment 1.
     pub packed: bool,
 }
 
@@ -398,7 +399,7 @@ pub enum Stmt {
     DoWhile { body: Box<Stmt>, cond: Expr },
     /// `init` runs once (declarations of the for-scope live there); `step` runs after the body
     /// and after every `continue`.
-    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
+    For { init: Vec<Stmt>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt>, unroll: Unroll },
     /// `selector` is a promoted integer (`int`, `uint`, `long` or `ulong`); case values are in
     /// its type (as bits). Cases are in source order; a case's body runs into the next case when
     /// `falls_through` (the C behaviour without `break`). A trailing `break` of a case body is
@@ -415,6 +416,19 @@ pub enum Stmt {
     /// them into loops, switches and flags: a [`Program`] never holds them.
     Label(u32),
     Goto(u32, Loc),
+}
+
+/// What the program asks of a `for` loop's unrolling (`opencl_unroll_hint`, `#pragma unroll`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unroll {
+    /// No hint: the lowering decides.
+    #[default]
+    Auto,
+    /// `opencl_unroll_hint` without a count: completely.
+    Full,
+    /// `opencl_unroll_hint(N)`: N copies of the body per iteration; 1 (`#pragma nounroll`)
+    /// keeps the loop as written.
+    Count(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]

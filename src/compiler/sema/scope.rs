@@ -27,8 +27,9 @@ pub enum Symbol {
     Function(usize),
     /// An enumerator: an `int` constant.
     EnumConst(i64),
-    /// A typedef: its type and, for reflection, its name.
-    Typedef(Type),
+    /// A typedef: its type, and the alignment an `aligned` attribute gave the typedef (0 for
+    /// the type's own).
+    Typedef(Type, u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! Statements and function-scope declarations (A6, A7, A9 for `__local`/`__constant`
 //! variables inside functions).
 
-use super::model::{Expr, Local, LocalId, Space, Stmt, SwitchCase, Type, WorkgroupId, WorkgroupVar};
+use super::model::{Expr, Local, LocalId, Space, Stmt, SwitchCase, Type, Unroll, WorkgroupId, WorkgroupVar};
 use super::scope::{Symbol, VarInfo, VarRef};
 use super::types::Declared;
 use super::{Breakable, Sema};
@@ -69,6 +69,15 @@ impl Sema<'_> {
                 r?
             }
             StmtKind::Switch(value, body) => self.switch(value, body)?,
+            StmtKind::Attributed(attrs, inner) => {
+                let hint = self.loop_attributes(attrs);
+                let mut s = self.stmt(inner)?;
+                // Only `for` loops are unrolled; a hint on another loop changes nothing.
+                if let Stmt::For { unroll, .. } = &mut s {
+                    *unroll = hint?;
+                }
+                s
+            }
             StmtKind::Case(..) | StmtKind::Default(_) => self.nested_case(s)?,
             StmtKind::Break => {
                 if self.cur.as_ref().is_none_or(|c| c.breakables.is_empty()) {
@@ -111,6 +120,28 @@ impl Sema<'_> {
         self.with_breakable(Breakable::Loop, |me| me.sub_stmt(s))
     }
 
+    /// The unrolling asked for by a loop's attributes (`opencl_unroll_hint`, OpenCL C 2.0 and
+    /// later); other attributes are ignored with a warning, as clang does.
+    fn loop_attributes(&mut self, attrs: &[ast::Attribute]) -> Option<Unroll> {
+        let mut hint = Unroll::Auto;
+        for a in attrs {
+            if a.name != "opencl_unroll_hint" {
+                self.diags.warning(a.loc, format!("attribute '{}' ignored on a loop", a.name));
+                continue;
+            }
+            hint = match a.args.as_slice() {
+                [] => Unroll::Full,
+                [ast::AttrArg::Expr(e)] => match self.const_int(e).map(u32::try_from) {
+                    Some(Ok(n)) if n > 0 => Unroll::Count(n),
+                    Some(_) => return self.err(e.loc, "opencl_unroll_hint needs a positive integer constant"),
+                    None => return None,
+                },
+                _ => return self.err(a.loc, "opencl_unroll_hint takes at most one integer constant"),
+            };
+        }
+        Some(hint)
+    }
+
     fn condition(&mut self, e: &ast::Expr) -> Option<Expr> {
         let v = self.expr(e)?;
         self.truth_value(v)
@@ -131,7 +162,7 @@ impl Sema<'_> {
         let cond = lift(cond.map(|c| self.condition(c)));
         let step = lift(step.map(|e| self.expr(e)));
         let body = self.loop_body(body);
-        Some(Stmt::For { init: init?, cond: cond?, step: step?, body: Box::new(body?) })
+        Some(Stmt::For { init: init?, cond: cond?, step: step?, body: Box::new(body?), unroll: Unroll::Auto })
     }
 
     fn return_stmt(&mut self, value: Option<&ast::Expr>, loc: Loc) -> Option<Stmt> {
@@ -287,7 +318,8 @@ impl Sema<'_> {
                 continue;
             }
             if d.spec.storage.is_typedef {
-                self.declare_typedef(&name, decl.ty);
+                let align = self.declared_align(&d.spec, &id.declarator.attrs).unwrap_or_default();
+                self.declare_typedef(&name, decl.ty, align);
                 continue;
             }
             if let Some(s) = self.local_var(d, decl, id.init.as_ref(), &name, loc) {

@@ -137,7 +137,7 @@ fn local_memory_reduction_with_barrier() {
     assert_eq!(f.body.len(), 5);
     let b = stmt_expr(&f.body[2]);
     assert_eq!(b.kind, ExprKind::Builtin(Builtin::Barrier(FenceFlags { local: true, global: false }), vec![]));
-    let Stmt::For { init, cond, step, body } = &f.body[3] else { panic!() };
+    let Stmt::For { init, cond, step, body, .. } = &f.body[3] else { panic!() };
     assert_eq!(init.len(), 1);
     assert_eq!(cond.as_ref().map(|c| &c.ty), Some(&Type::Scalar(Scalar::Bool)));
     let step = step.as_ref().unwrap();

@@ -108,7 +108,7 @@ impl Sema<'_> {
         match &spec.ty {
             TypeSpec::Builtin(name) => self.builtin_type(name, spec.loc),
             TypeSpec::Typedef(name) => match self.scopes.lookup(name) {
-                Some(Symbol::Typedef(t)) => Some(t.clone()),
+                Some(Symbol::Typedef(t, _)) => Some(t.clone()),
                 _ => self.err(spec.loc, format!("unknown type name '{name}'")),
             },
             TypeSpec::Record(r) => self.record_type(r),
@@ -215,6 +215,7 @@ impl Sema<'_> {
     /// alignment (1 when packed), the size rounded up to the record's alignment.
     fn define_record(&mut self, id: RecordId, r: &ast::RecordSpec, decls: &[ast::Declaration]) -> Option<()> {
         let packed = r.attrs.iter().any(|a| a.name == "packed");
+        let mut some_packed = packed;
         let mut align = 1u32;
         if let Some(n) = self.aligned_attr(&r.attrs) {
             align = n;
@@ -236,7 +237,11 @@ impl Sema<'_> {
                 if members.iter().any(|m: &Member| m.name == name) {
                     return self.err(loc, format!("duplicate member '{name}'"));
                 }
-                let mut member_align = if packed { 1 } else { self.types.align_of(&decl.ty) };
+                // `packed` on the record or the member gives alignment 1, where an `aligned`
+                // attribute of the member (not of its typedef) still raises it (as in gcc).
+                let member_packed = packed || [&d.spec.attrs, &id.declarator.attrs].iter().any(|a| a.iter().any(|a| a.name == "packed"));
+                some_packed |= member_packed;
+                let mut member_align = if member_packed { 1 } else { self.types.align_of(&decl.ty).max(self.typedef_align(&d.spec)) };
                 if let Some(n) = self.aligned_attr(&id.declarator.attrs) {
                     member_align = member_align.max(n);
                 }
@@ -252,8 +257,32 @@ impl Sema<'_> {
         record.members = members;
         record.size = size;
         record.align = align;
-        record.packed = packed;
+        record.packed = some_packed;
         Some(())
+    }
+
+    /// The alignment a typedef named by `spec` was given by an `aligned` attribute (0 if none).
+    fn typedef_align(&self, spec: &ast::DeclSpec) -> u32 {
+        match &spec.ty {
+            TypeSpec::Typedef(name) => match self.scopes.lookup(name) {
+                Some(Symbol::Typedef(_, align)) => *align,
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// The alignment attributes give a declaration beyond its type's (0 if none): `aligned` in
+    /// its specifiers or declarator, or that of the typedef it names. A typedef declared with
+    /// it passes it on: `typedef int int8a __attribute__((aligned(8)));`.
+    pub(super) fn declared_align(&mut self, spec: &ast::DeclSpec, declarator_attrs: &[ast::Attribute]) -> Option<u32> {
+        let mut align = self.typedef_align(spec);
+        for attrs in [&spec.attrs[..], declarator_attrs] {
+            if attrs.iter().any(|a| a.name == "aligned") {
+                align = align.max(self.aligned_attr(attrs)?);
+            }
+        }
+        Some(align)
     }
 
     /// `__attribute__((aligned(N)))`: N, a power of two.
@@ -291,15 +320,15 @@ impl Sema<'_> {
         Some(Type::Scalar(Scalar::Int))
     }
 
-    /// A typedef; an anonymous struct or union takes the typedef's name (for messages and
-    /// `Record::name`).
-    pub(super) fn declare_typedef(&mut self, name: &str, ty: Type) {
+    /// A typedef (with the alignment its attributes give it, see [`Self::declared_align`]); an
+    /// anonymous struct or union takes the typedef's name (for messages and `Record::name`).
+    pub(super) fn declare_typedef(&mut self, name: &str, ty: Type, align: u32) {
         if let Type::Record(id) = ty {
             if let Some(r) = self.types.records.get_mut(id.0 as usize).filter(|r| r.name.is_empty()) {
                 r.name = name.to_string();
             }
         }
-        self.scopes.declare(name, Symbol::Typedef(ty));
+        self.scopes.declare(name, Symbol::Typedef(ty, align));
     }
 
     /// The type as messages print it, e.g. `__global float4*`.

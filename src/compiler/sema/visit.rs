@@ -43,7 +43,7 @@ fn stmt_mut(s: &mut Stmt, f: &mut dyn FnMut(Node)) {
             expr_mut(cond, f);
             stmt_mut(body, f);
         }
-        Stmt::For { init, cond, step, body } => {
+        Stmt::For { init, cond, step, body, .. } => {
             walk_mut(init, f);
             cond.iter_mut().chain(step.iter_mut()).for_each(|e| expr_mut(e, f));
             stmt_mut(body, f);
