@@ -893,6 +893,8 @@ fn local_constant_and_atomic_memory() {
 
 #[test]
 fn work_item_functions() {
+    // Words per work-item written by `ids`.
+    const WORDS: usize = 19;
     let s = Suite::new(include_str!("kernels/workitem.cl"));
     let cases: [(&[usize], &[usize], &[usize]); 4] = [
         (&[3], &[8], &[4]),
@@ -904,12 +906,12 @@ fn work_item_functions() {
         let dims = global.len();
         let at = |v: &[usize], d: usize, default: usize| v.get(d).copied().unwrap_or(default);
         let total: usize = global.iter().product();
-        let o = s.zeros::<u32>(total * 16);
+        let o = s.zeros::<u32>(total * WORDS);
         s.run_at("ids", &[Arg::Buf(&o)], Some(offset), global, Some(local));
-        let mut want = vec![0u32; total * 16];
+        let mut want = vec![0u32; total * WORDS];
         for flat in 0..total {
             let pos = [flat % at(global, 0, 1), flat / at(global, 0, 1) % at(global, 1, 1), flat / (at(global, 0, 1) * at(global, 1, 1))];
-            let r = &mut want[flat * 16..flat * 16 + 16];
+            let r = &mut want[flat * WORDS..(flat + 1) * WORDS];
             for d in 0..3 {
                 let (g, l) = (at(global, d, 1), at(local, d, 1));
                 r[d] = (pos[d] + at(offset, d, 0)) as u32;
@@ -921,8 +923,12 @@ fn work_item_functions() {
             r[13] = (at(global, 0, 1) * 10000 + at(global, 1, 1) * 100 + at(global, 2, 1)) as u32;
             r[14] = (at(offset, 0, 0) * 10000 + at(offset, 1, 0) * 100 + at(offset, 2, 0)) as u32;
             r[15] = 1;
+            r[16] = flat as u32;
+            let lpos = [pos[0] % at(local, 0, 1), pos[1] % at(local, 1, 1), pos[2] % at(local, 2, 1)];
+            r[17] = ((lpos[2] * at(local, 1, 1) + lpos[1]) * at(local, 0, 1) + lpos[0]) as u32;
+            r[18] = (at(local, 0, 1) * 10000 + at(local, 1, 1) * 100 + at(local, 2, 1)) as u32;
         }
-        s.check(&format!("work-item functions, {dims}-D, offset {offset:?}"), &s.get::<u32>(&o, total * 16), &want);
+        s.check(&format!("work-item functions, {dims}-D, offset {offset:?}"), &s.get::<u32>(&o, total * WORDS), &want);
     }
     s.finish();
 }

@@ -25,6 +25,8 @@ fn work_item(name: &str) -> Option<WorkItemFn> {
         "get_work_dim" => WorkDim,
         "get_global_offset" => GlobalOffset,
         "get_enqueued_local_size" => EnqueuedLocalSize,
+        "get_global_linear_id" => GlobalLinearId,
+        "get_local_linear_id" => LocalLinearId,
         _ => return None,
     })
 }
@@ -313,6 +315,10 @@ impl Sema<'_> {
         if f == WorkItemFn::WorkDim {
             self.arity(name, &args, 0, loc)?;
             return Some(call(Builtin::WorkItem(f), args, Type::Scalar(Scalar::UInt), loc));
+        }
+        if matches!(f, WorkItemFn::GlobalLinearId | WorkItemFn::LocalLinearId) {
+            self.arity(name, &args, 0, loc)?;
+            return Some(call(Builtin::WorkItem(f), args, self.size_type(), loc));
         }
         self.arity(name, &args, 1, loc)?;
         let args = self.fit(name, args, &Type::Scalar(Scalar::UInt), loc)?;

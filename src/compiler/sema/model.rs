@@ -585,6 +585,10 @@ pub enum WorkItemFn {
     WorkDim,
     GlobalOffset,
     EnqueuedLocalSize,
+    /// No argument: the work-item's linear position in the NDRange, without the offset.
+    GlobalLinearId,
+    /// No argument: the work-item's linear position in its group.
+    LocalLinearId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
