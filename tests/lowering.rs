@@ -144,6 +144,22 @@ fn atomics_pointers_and_casts() {
 }
 
 #[test]
+fn const_buffer_written_through_a_cast() {
+    // A `const global` argument may still be written once the `const` is cast away (the
+    // CTS's async copy fence tests do); a read-only view would be invalid SPIR-V.
+    let src = "
+        kernel void k(const global int *data, const global short *halves) {
+            int i = get_global_id(0);
+            ((global int *)data)[i] = data[i] * 3;
+            atomic_add((global int *)data + 8, 1);
+            ((global short *)halves)[i] = (short)(halves[i] + 1);
+        }";
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(ints(&[1, 2, 3, 4, 5, 6, 7, 8, 100])), Arg::Buffer(ints(&[0x0002_0001; 4]))]);
+    assert_eq!(as_ints(buf(&out, 0)), vec![3, 6, 9, 12, 15, 18, 21, 24, 108]);
+    assert_eq!(as_ints(buf(&out, 1)), vec![0x0003_0002; 4]);
+}
+
+#[test]
 fn float_rounding_and_nan_handling() {
     let src = "kernel void k(global const float *x, global float *o) {
         int i = get_global_id(0);

@@ -170,6 +170,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     let private_mem_size = func.locals.iter().map(|l| program.types.size_of(&l.ty)).sum();
     let Ctx { mut module, abi, b, .. } = cx;
     kernel::add_entry_point(&mut module, &abi, b);
+    abi.allow_stores(&mut module);
     let info = kernel::validated(&module, target).map_err(|e| LowerError::new(func.loc, e))?;
     let attributes = match &func.kind {
         model::FunctionKind::Kernel(a) => a.clone(),
