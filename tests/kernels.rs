@@ -934,6 +934,28 @@ fn work_item_functions() {
 }
 
 #[test]
+fn async_copies() {
+    let s = Suite::new(include_str!("kernels/async.cl"));
+    let groups = 3;
+    let input: Vec<i32> = values::<i32>(groups * 64 * 4, 60).iter().map(|v| v >> 8).collect();
+    let bytes: Vec<i8> = values::<i8>(groups * 80, 61);
+    let (bi, o, bb, st, es) = (s.buf(&input), s.zeros::<i32>(groups * 64 * 4), s.buf(&bytes), s.zeros::<i8>(groups * 120), s.zeros::<u32>(1));
+    let args = [Arg::Buf(&bi), Arg::Buf(&o), Arg::Buf(&bb), Arg::Buf(&st), Arg::Buf(&es), Arg::Local(64 * 16)];
+    s.run("copies", &args, &[groups * 12], Some(&[12]));
+    let want: Vec<i32> = input.iter().enumerate().map(|(k, v)| v * 2 + (k / 256) as i32).collect();
+    s.check("global -> local -> global, int4", &s.get::<i32>(&o, groups * 64 * 4), &want);
+    let mut want = vec![0i8; groups * 120];
+    for g in 0..groups {
+        for k in 0..40 {
+            want[g * 120 + 3 * k] = bytes[g * 80 + 2 * k].wrapping_add(1);
+        }
+    }
+    s.check("strided copies of char both ways", &s.get::<i8>(&st, groups * 120), &want);
+    s.check("sizeof(event_t)", &s.get::<u32>(&es, 1), &[4]);
+    s.finish();
+}
+
+#[test]
 fn math_and_integer_builtins() {
     let s = Suite::new(include_str!("kernels/builtins.cl"));
     let x: Vec<f32> = vec![0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.7, -3.7, 10.25, -7.75, 0.1, 19.9, -12.5, 1.0, -1.0];

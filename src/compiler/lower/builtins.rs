@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Stmt, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -21,6 +21,11 @@ impl Ctx<'_> {
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
+            Builtin::Loop => match args {
+                [cond, body] => self.lower_loop(None, Some(cond), None, &Stmt::Expr(body.clone()), false).map(|_| Val::Void),
+                _ => Err(LowerError::new(loc, "internal: a built-in loop needs a condition and a body")),
+            },
+            Builtin::Prefetch => Ok(Val::Void),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),

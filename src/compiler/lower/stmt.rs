@@ -191,7 +191,7 @@ impl<'p> Ctx<'p> {
 
     /// `init; loop { if !cond break; body } continuing { step }`; a do-while tests its
     /// condition in the continuing block.
-    fn lower_loop(&mut self, init: Option<&Vec<Stmt>>, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, test_after: bool) -> R<()> {
+    pub(super) fn lower_loop(&mut self, init: Option<&Vec<Stmt>>, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, test_after: bool) -> R<()> {
         if let Some(init) = init {
             self.block(init)?;
         }

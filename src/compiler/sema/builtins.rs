@@ -154,7 +154,6 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
         "printf" => "printf and formatted output",
-        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" | "prefetch" => "asynchronous copies",
         _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
         _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
         _ => return None,
@@ -216,6 +215,10 @@ impl Sema<'_> {
             "isnormal" => self.isnormal_call(args, loc),
             "isordered" | "isunordered" | "islessgreater" => self.ordering_call(name, args, loc),
             "shuffle" | "shuffle2" => self.shuffle_call(name, args, loc),
+            "async_work_group_copy" | "async_work_group_strided_copy" => self.async_copy_call(name, args, loc),
+            "wait_group_events" => self.wait_events_call(name, args, loc),
+            "async_work_group_copy_fence" => self.fence_call(None, name, args, loc),
+            "prefetch" => self.prefetch_call(name, args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
             "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),

@@ -808,4 +808,9 @@ pub enum Builtin {
     VstoreHalf(u8, Rounding),
     /// Argument: pointer to the atomic's type; see [`AtomicOp`].
     Atomic(AtomicOp),
+    /// `while (args[0]) args[1];`, void: a loop that sema writes for a built-in (the async
+    /// copies); the condition is `bool`.
+    Loop,
+    /// `prefetch`: a hint that does nothing here; no arguments left.
+    Prefetch,
 }
