@@ -144,6 +144,33 @@ fn atomics_pointers_and_casts() {
 }
 
 #[test]
+fn atomic_xchg_on_local_floats() {
+    // Each work-item swaps its value into f[0]: the old values and the last one left are the
+    // initial value and every work-item's, once each; f[1] (in the same atomic array) and the
+    // local argument stay ordinary floats.
+    let src = "
+        kernel void k(global float *olds, global float *out, local float *arg) {
+            local float f[2];
+            int i = get_local_id(0);
+            if (i == 0) { f[0] = -1.5f; f[1] = 2.0f; arg[0] = 0.5f; }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            olds[i] = atomic_xchg(&f[0], (float)i + 0.25f);
+            atomic_xchg(arg, 4.0f);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (i == 0) { out[0] = f[0]; out[1] = f[1] * 3.0f; out[2] = arg[0] + 1.0f; }
+        }";
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&[0.0; 8])), Arg::Buffer(floats(&[0.0; 3])), Arg::Local(16)]);
+    let outs = as_floats(buf(&out, 1));
+    let mut seen: Vec<f32> = as_floats(buf(&out, 0));
+    seen.push(outs[0]);
+    seen.sort_by(f32::total_cmp);
+    let mut want: Vec<f32> = (0..8).map(|i| i as f32 + 0.25).collect();
+    want.insert(0, -1.5);
+    assert_eq!(seen, want);
+    assert_eq!(&outs[1..], &[6.0, 5.0]);
+}
+
+#[test]
 fn const_buffer_written_through_a_cast() {
     // A `const global` argument may still be written once the `const` is cast away (the
     // CTS's async copy fence tests do); a read-only view would be invalid SPIR-V.

@@ -473,11 +473,8 @@ impl Ctx<'_> {
         let Some((p, rest)) = args.split_first() else { return Err(LowerError::new(loc, "internal: atomic arguments")) };
         if let (T::Scalar(S::Float), AtomicOp::Xchg, [value]) = (ty, op, rest) {
             // atomic_xchg on float: exchange the bits through the uint view.
+            // A `__local` float that atomics reach is stored as an atomic u32 already.
             let ptr = self.eval_ptr(p)?;
-            if ptr.space == crate::compiler::AddressQualifier::Local {
-                // __local floats are plain (not atomic u32) variables.
-                return Err(LowerError::new(loc, "atomic_xchg on __local float is not supported yet"));
-            }
             let pointer = self.atomic_pointer(ptr, &T::Scalar(S::UInt), loc)?;
             let v = self.eval_value(value)?;
             let bits = self.b.cast(v, naga::ScalarKind::Uint, None);

@@ -6,7 +6,7 @@
 //! (parameters included) collects what its initialisations, assignments and call arguments
 //! give it, until nothing changes.
 
-use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Space, Stmt, Type};
+use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Scalar, Space, Stmt, Type};
 use crate::compiler::sema::visit::{self, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,6 +41,9 @@ pub struct LocalAtomics {
     args: bool,
     /// An atomic may be applied anywhere: every `__local` integer is atomic.
     all: bool,
+    /// An atomic is applied to a `__local` float (`atomic_xchg`): the floats of the atomic
+    /// data are atomic words too.
+    floats: bool,
 }
 
 impl LocalAtomics {
@@ -48,7 +51,7 @@ impl LocalAtomics {
     pub fn of_kernel(program: &Program, kernel: FuncId) -> Self {
         let facts = Facts::collect(program, kernel);
         let points_to = facts.solve();
-        let mut found = LocalAtomics::default();
+        let mut found = LocalAtomics { floats: facts.float_atomics, ..LocalAtomics::default() };
         for target in facts.atomics.iter().flat_map(|s| resolve(*s, &points_to)) {
             match target {
                 Target::Var(id) => {
@@ -70,6 +73,11 @@ impl LocalAtomics {
     pub fn args(&self) -> bool {
         self.all || self.args
     }
+
+    /// Whether the floats of atomic `__local` data are atomic words.
+    pub fn floats(&self) -> bool {
+        self.floats
+    }
 }
 
 /// What the functions of one kernel do with pointers.
@@ -79,6 +87,8 @@ struct Facts {
     flows: Vec<(VarKey, Source)>,
     /// What the `__local` pointers that atomics are applied to are made from.
     atomics: Vec<Source>,
+    /// Some atomic is applied to a `__local` float.
+    float_atomics: bool,
 }
 
 impl Facts {
@@ -115,8 +125,9 @@ impl Facts {
     fn expr(&mut self, program: &Program, f: u32, e: &Expr) {
         match &e.kind {
             ExprKind::Builtin(Builtin::Atomic(_), args) => {
-                if let Some(p) = args.first().filter(|p| matches!(p.ty, Type::Pointer { space: Space::Local, .. })) {
-                    self.atomics.extend(sources(f, p));
+                if let Some(Type::Pointer { pointee, space: Space::Local, .. }) = args.first().map(|p| &p.ty) {
+                    self.float_atomics |= matches!(**pointee, Type::Scalar(Scalar::Float));
+                    self.atomics.extend(args.first().map_or(Vec::new(), |p| sources(f, p)));
                 }
             }
             ExprKind::Assign { place, value, .. } => {
