@@ -171,6 +171,64 @@ fn atomic_xchg_on_local_floats() {
 }
 
 #[test]
+fn local_64_bit_atomics() {
+    // Every atom_* function on __local long and ulong, where the device reports the 64-bit
+    // atomics extensions (and their macros say so); old values checked as a set where order
+    // decides them.
+    if !common::has_extension("cl_khr_int64_base_atomics") {
+        return;
+    }
+    let src = "
+        #if !defined(cl_khr_int64_base_atomics) || !defined(cl_khr_int64_extended_atomics)
+        #error the 64-bit atomics extensions are reported but not defined
+        #endif
+        kernel void k(global long *out, global ulong *olds) {
+            local long v[6];
+            local ulong u[4];
+            int g = get_local_id(0);
+            if (g == 0) {
+                v[0] = 1L << 40; v[1] = 0; v[2] = 5L << 33; v[3] = -(5L << 33); v[4] = 0; v[5] = -1;
+                u[0] = 0; u[1] = 1UL << 63; u[2] = 0; u[3] = 7;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atom_add(&v[0], (long)g << 32);
+            atom_sub(&v[1], (long)g << 34);
+            atom_min(&v[2], (long)(g - 4) << 33);
+            atom_max(&v[3], (long)(g - 4) << 33);
+            atom_or(&v[4], 1L << (g + 40));
+            atom_and(&v[5], ~(1L << (g + 30)));
+            atom_inc(&u[0]);
+            atom_dec(&u[1]);
+            olds[g] = atom_xchg(&u[2], (ulong)g << 36);
+            olds[8 + g] = atom_cmpxchg(&u[3], 7UL, 100UL + g);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (g == 0) {
+                for (int i = 0; i < 6; i++) out[i] = v[i];
+                for (int i = 0; i < 4; i++) out[6 + i] = (long)u[i];
+            }
+        }";
+    let longs = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(longs(&[0; 10])), Arg::Buffer(longs(&[0; 16]))]);
+    let got: Vec<i64> = buf(&out, 0).chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+    let olds: Vec<u64> = buf(&out, 1).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+    let want_v = [(1i64 << 40) + (28 << 32), -(28i64 << 34), -(4i64 << 33), 3i64 << 33, 0xff << 40, !(0xffi64 << 30)];
+    assert_eq!(&got[..6], &want_v);
+    assert_eq!(&got[6..8], &[8, ((1u64 << 63) - 8) as i64]);
+    // xchg: the old values and the last one left are 0 and every work-item's value once.
+    let mut swapped: Vec<u64> = olds[..8].to_vec();
+    swapped.push(got[8] as u64);
+    swapped.sort();
+    let mut want: Vec<u64> = (0..8).map(|g| g << 36).collect();
+    want.insert(0, 0);
+    assert_eq!(swapped, want);
+    // cmpxchg: one work-item finds 7 and leaves 100 + its id, which all others find.
+    let winner = got[9] - 100;
+    assert!((0..8).contains(&winner), "{}", got[9]);
+    let want: Vec<u64> = (0..8).map(|g| if g == winner { 7 } else { got[9] as u64 }).collect();
+    assert_eq!(&olds[8..], &want);
+}
+
+#[test]
 fn const_buffer_written_through_a_cast() {
     // A `const global` argument may still be written once the `const` is cast away (the
     // CTS's async copy fence tests do); a read-only view would be invalid SPIR-V.

@@ -487,7 +487,7 @@ impl Ctx<'_> {
         if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
             return Err(LowerError::new(loc, "atomics on this type are not supported yet"));
         }
-        if matches!(ty, T::Scalar(S::Long | S::ULong)) && !self.target.int64 {
+        if matches!(ty, T::Scalar(S::Long | S::ULong)) && !self.target.int64_atomics {
             return Err(LowerError::new(loc, "64-bit atomics need a device with 64-bit integer atomics"));
         }
         let ptr = self.eval_ptr(p)?;

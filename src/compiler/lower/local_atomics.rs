@@ -7,6 +7,7 @@
 //! give it, until nothing changes.
 
 use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Scalar, Space, Stmt, Type};
+use super::types::LocalAtomic;
 use crate::compiler::sema::visit::{self, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -64,19 +65,19 @@ impl LocalAtomics {
         found
     }
 
-    /// Whether `__local` variable `id` is atomic.
-    pub fn var(&self, id: u32) -> bool {
-        self.all || self.vars.contains(&id)
+    /// Which scalars of `__local` variable `id` are atomic; `int64`: the device has 64-bit
+    /// atomics (without them no 64-bit integer is atomic, and no atomic can reach one).
+    pub fn var(&self, id: u32, int64: bool) -> LocalAtomic {
+        self.scalars(self.all || self.vars.contains(&id), int64)
     }
 
-    /// Whether `__local` pointer arguments point to atomic integers.
-    pub fn args(&self) -> bool {
-        self.all || self.args
+    /// Which scalars of the data of `__local` pointer arguments are atomic.
+    pub fn args(&self, int64: bool) -> LocalAtomic {
+        self.scalars(self.all || self.args, int64)
     }
 
-    /// Whether the floats of atomic `__local` data are atomic words.
-    pub fn floats(&self) -> bool {
-        self.floats
+    fn scalars(&self, atomic: bool, int64: bool) -> LocalAtomic {
+        LocalAtomic { int32: atomic, int64: atomic && int64, float: atomic && self.floats }
     }
 }
 

@@ -131,7 +131,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     let mut module = Module::default();
     let mut types = TypeMap::default();
     let local_atomics = LocalAtomics::of_kernel(program, id);
-    let decls = param_decls(program, func, &mut module, &mut types, &local_atomics)?;
+    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args(target.int64_atomics))?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -194,9 +194,9 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     })
 }
 
-/// How each kernel parameter is passed (see `abi.rs`); `atomics`: which `__local` data is
-/// atomic.
-fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomics: &LocalAtomics) -> R<Vec<ParamDecl>> {
+/// How each kernel parameter is passed (see `abi.rs`); `atomic`: which scalars the `__local`
+/// pointer arguments point to are atomic.
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomic: types::LocalAtomic) -> R<Vec<ParamDecl>> {
     func.params
         .iter()
         .map(|p| {
@@ -206,7 +206,7 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                     // `local void*` cannot be dereferenced without a cast: its memory is words.
                     let words = model::Type::Scalar(model::Scalar::UInt);
                     let pointee = if **pointee == model::Type::Void { &words } else { &**pointee };
-                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, atomics.args(), atomics.floats(), local.loc)?;
+                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, atomic, local.loc)?;
                     let elem_size = program.types.size_of(pointee).max(1) as u32;
                     ParamDecl::Local { elem_ty, elem_size, name: local.name.clone() }
                 }

@@ -397,9 +397,8 @@ impl<'p> Ctx<'p> {
         }
         let program = self.program;
         let var = program.workgroup_vars.get(id.0 as usize).ok_or_else(|| LowerError::new(loc, "internal: unknown __local variable"))?;
-        let atomic = self.local_atomics.var(id.0);
-        let floats = self.local_atomics.floats();
-        let ty = self.types.naga_workgroup(&mut self.module, &program.types, &var.ty, atomic, floats, loc)?;
+        let atomic = self.local_atomics.var(id.0, self.target.int64_atomics);
+        let ty = self.types.naga_workgroup(&mut self.module, &program.types, &var.ty, atomic, loc)?;
         let g = self.module.global_variables.append(
             naga::GlobalVariable {
                 name: Some(var.name.clone()),

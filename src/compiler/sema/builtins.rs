@@ -685,7 +685,7 @@ impl Sema<'_> {
         }
         let elem = match **pointee {
             Type::Scalar(s @ (Scalar::Int | Scalar::UInt)) => s,
-            Type::Scalar(s @ (Scalar::Long | Scalar::ULong)) if is_atom && self.target.int64 => s,
+            Type::Scalar(s @ (Scalar::Long | Scalar::ULong)) if is_atom && self.target.int64_atomics => s,
             Type::Scalar(Scalar::Float) if op == AtomicOp::Xchg && !is_atom => Scalar::Float,
             _ => return self.err(loc, format!("no overload of '{name}' takes '{}'", self.type_str(&p.ty))),
         };

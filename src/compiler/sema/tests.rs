@@ -930,6 +930,15 @@ fn async_copies_check_their_arguments() {
 }
 
 #[test]
+fn int64_atomics_need_the_device_feature() {
+    let src = "kernel void k(global long *l) { atom_add(l, 1L); }";
+    ok(src);
+    let without = Target { int64_atomics: false, ..target() };
+    let errs = errors_with(src, &without, &Options::default());
+    assert!(errs.first().is_some_and(|(l, c, m)| (*l, *c) == (1, 33) && m.contains("no overload of 'atom_add'")), "{errs:?}");
+}
+
+#[test]
 fn unsized_compound_literal_arrays() {
     let p = ok("kernel void k(global int *o) { o[0] = sizeof((int[]){ 1, 2, 3 }); o[1] = sizeof((char[]){ \"abcd\" }); }");
     let f = kernel(&p, "k");
