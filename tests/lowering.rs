@@ -229,6 +229,77 @@ fn local_64_bit_atomics() {
 }
 
 #[test]
+fn geometric_functions_at_the_ends_of_the_range() {
+    // length, distance and normalize where the squares of the components overflow or
+    // underflow, with subnormal results, infinities and zeros; float against f64, double on
+    // exactly known values.
+    let src = "
+        kernel void k(global float4 *x, global float *len, global float *dist, global float4 *unit) {
+            int i = get_global_id(0);
+            len[i] = length(x[i]);
+            dist[i] = distance(x[i], -x[i]);
+            unit[i] = normalize(x[i]);
+        }";
+    let tiny = f32::from_bits(1);
+    let big = 2f32.powi(100);
+    let xs: [[f32; 4]; 8] = [
+        [2f32.powi(64), 250.0, -3.0, 0.0],
+        [3.0 * big, -4.0 * big, 0.0, 0.0],
+        [3.0e-40, 4.0e-40, 0.0, 0.0],
+        [tiny, 0.0, -tiny, 0.0],
+        [1.0e-38, 1.0e30, 2.0e-30, -7.0],
+        [f32::MAX, f32::MAX, 1.0, 0.0],
+        [f32::INFINITY, 5.0, f32::NEG_INFINITY, 1.0e38],
+        [0.0, -0.0, 0.0, 0.0],
+    ];
+    let flat: Vec<f32> = xs.iter().flatten().copied().collect();
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&flat)), Arg::Buffer(floats(&[0.0; 8])), Arg::Buffer(floats(&[0.0; 8])), Arg::Buffer(floats(&[0.0; 32]))]);
+    let (len, dist, unit) = (as_floats(buf(&out, 1)), as_floats(buf(&out, 2)), as_floats(buf(&out, 3)));
+    for (i, x) in xs.iter().enumerate() {
+        let norm = x.iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>().sqrt();
+        let infinite = x.iter().any(|c| c.is_infinite());
+        let want_len = if infinite { f32::INFINITY } else { norm as f32 };
+        assert!(ulps32(len[i], want_len) <= 3, "length {x:?}: {} want {want_len}", len[i]);
+        let want_dist = if infinite { f32::INFINITY } else { (2.0 * norm) as f32 };
+        assert!(ulps32(dist[i], want_dist) <= 3, "distance {x:?}: {} want {want_dist}", dist[i]);
+        for j in 0..4 {
+            let want = match (infinite, norm == 0.0) {
+                (true, _) if x[j].is_infinite() => x[j].signum() / 2f32.sqrt(),
+                (true, _) => 0.0,
+                (false, true) => x[j],
+                (false, false) => (f64::from(x[j]) / norm) as f32,
+            };
+            // Subnormal results: within 2 of their ulps, or flushed where the device may flush.
+            let got = unit[4 * i + j];
+            let close = ulps32(got, want) <= 3 || (common::flushed(want) == 0.0 && got == 0.0);
+            assert!(close, "normalize {x:?}[{j}]: {got:e} want {want:e}");
+        }
+    }
+    if !common::has_fp64() {
+        return;
+    }
+    let src = "
+        kernel void k(global double2 *x, global double *len, global double2 *unit) {
+            int i = get_global_id(0);
+            len[i] = length(x[i]);
+            unit[i] = normalize(x[i]);
+        }";
+    // Normal operands only (lavapipe flushed subnormal doubles in some kernels); squares
+    // below and above the double range, and a result that is subnormal or, flushed, zero.
+    let p = |e: i32| 2f64.powi(e);
+    let xs = [[3.0 * p(-1000), 4.0 * p(-1000)], [3.0 * p(1000), -4.0 * p(1000)], [p(-400), p(600)], [p(-500), p(600)]];
+    let bytes: Vec<u8> = xs.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+    let out = run(src, &[4, 1, 1], &[4, 1, 1], &[Arg::Buffer(bytes), Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])]);
+    let doubles = |b: &[u8]| b.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect::<Vec<_>>();
+    let (len, unit) = (doubles(buf(&out, 1)), doubles(buf(&out, 2)));
+    assert_eq!(len, [5.0 * p(-1000), 5.0 * p(1000), p(600), p(600)]);
+    let want = [0.6, 0.8, 0.6, -0.8, p(-1000), 1.0, p(-1100), 1.0];
+    for (got, want) in unit.iter().zip(want) {
+        assert!(ulps(*got, want) <= 2 || (want < f64::MIN_POSITIVE && *got == 0.0), "normalize of doubles: {unit:?}");
+    }
+}
+
+#[test]
 fn const_buffer_written_through_a_cast() {
     // A `const global` argument may still be written once the `const` is cast away (the
     // CTS's async copy fence tests do); a read-only view would be invalid SPIR-V.

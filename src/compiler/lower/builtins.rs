@@ -68,8 +68,8 @@ impl Ctx<'_> {
             // multiply-add where it has one (float operations are otherwise NoContraction).
             return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
         }
-        if matches!(f, MathFn::Dot | MathFn::Length | MathFn::Distance | MathFn::Normalize) && matches!(arg_ty, T::Scalar(_)) {
-            return self.scalar_geometric(f, v, arg_ty, loc);
+        if matches!(f, MathFn::Length | MathFn::Distance | MathFn::Normalize) || (f == MathFn::Dot && matches!(arg_ty, T::Scalar(_))) {
+            return self.geometric(f, v, arg_ty, loc);
         }
         let direct = |m: M| Some(m);
         let simple = match f {
@@ -108,9 +108,6 @@ impl Ctx<'_> {
             MathFn::Clamp => direct(M::Clamp),
             MathFn::Mix => direct(M::Mix),
             MathFn::Dot => direct(M::Dot),
-            MathFn::Length => direct(M::Length),
-            MathFn::Distance => direct(M::Distance),
-            MathFn::Normalize => direct(M::Normalize),
             MathFn::Cross => direct(M::Cross),
             _ => None,
         };
@@ -271,30 +268,6 @@ impl Ctx<'_> {
         let step = self.b.select(up, one, zero);
         let r = self.b.binary(B::Add, t, step);
         Ok(self.copysign(r, x, ty))
-    }
-
-    /// The geometric functions of scalars, which OpenCL C has (a scalar is a vector of one
-    /// component) and GLSL.std.450 has not: dot(a, b) = a b, length(x) = |x|, distance(a, b) =
-    /// |a - b|, and normalize(x) = ±1 by the sign of x (of an infinity too), or x itself where
-    /// it is zero or NaN (OpenCL C 6.15.6).
-    fn scalar_geometric(&mut self, f: MathFn, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        Ok(match (f, v) {
-            (MathFn::Dot, [a, b]) => self.b.binary(B::Multiply, *a, *b),
-            (MathFn::Length, [x]) => self.b.math(M::Abs, &[*x]),
-            (MathFn::Distance, [a, b]) => {
-                let d = self.b.binary(B::Subtract, *a, *b);
-                self.b.math(M::Abs, &[d])
-            }
-            (MathFn::Normalize, [x]) => {
-                let (one, zero) = (self.float_like(1.0, ty, loc)?, self.float_like(0.0, ty, loc)?);
-                let unit = self.copysign(one, *x, ty);
-                let magnitude = self.b.math(M::Abs, &[*x]);
-                // False for zeros and NaN.
-                let nonzero = self.b.binary(B::Greater, magnitude, zero);
-                self.b.select(nonzero, unit, *x)
-            }
-            _ => return Err(LowerError::new(loc, "internal: geometric function arguments")),
-        })
     }
 
     pub(super) fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T) -> Handle<Expression> {

@@ -12,6 +12,7 @@ mod expr;
 mod floatbits;
 mod fmath;
 mod fold;
+mod geometric;
 mod intfn;
 pub mod kernel;
 mod local_atomics;
