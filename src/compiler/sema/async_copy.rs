@@ -50,10 +50,7 @@ impl Sema<'_> {
         let event_ty = self.event_type();
         let event = self.assign_convert(event, &event_ty, &format!("the event argument of '{name}'"))?;
         let size = self.size_type();
-        let stride = match strided {
-            true => Some(args.pop()?),
-            false => None,
-        };
+        let stride = if strided { Some(args.pop()?) } else { None };
         let n = args.pop()?;
         let counts = self.fit(name, [Some(n), stride].into_iter().flatten().collect(), &size, loc)?;
         let (src, dst) = (args.pop()?, args.pop()?);
