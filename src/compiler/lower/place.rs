@@ -186,7 +186,7 @@ impl Ctx<'_> {
                     Access::Ptr16 { ptr: p, ty: leaf }
                 }
                 // A `__local` float that atomics reach is stored as its bits.
-                _ if self.points_to_float_bits(p) => {
+                _ if ptr.space == Space::Local && self.points_to_float_bits(p) => {
                     let seen = ptr.seen_as.map_or(S::Float, |(_, seen)| seen);
                     Access::Seen { ptr: p, stored: S::UInt, seen }
                 }
