@@ -43,6 +43,7 @@ fn target() -> Target {
     Target {
         address_bits: 32,
         int64: true,
+        int64_atomics: true,
         int16: true,
         fp64: true,
         fp16: false,

@@ -909,6 +909,8 @@ fn local_constant_and_atomic_memory() {
 
 #[test]
 fn work_item_functions() {
+    // Words per work-item written by `ids`.
+    const WORDS: usize = 19;
     let s = Suite::new(include_str!("kernels/workitem.cl"));
     let cases: [(&[usize], &[usize], &[usize]); 4] = [
         (&[3], &[8], &[4]),
@@ -920,12 +922,12 @@ fn work_item_functions() {
         let dims = global.len();
         let at = |v: &[usize], d: usize, default: usize| v.get(d).copied().unwrap_or(default);
         let total: usize = global.iter().product();
-        let o = s.zeros::<u32>(total * 16);
+        let o = s.zeros::<u32>(total * WORDS);
         s.run_at("ids", &[Arg::Buf(&o)], Some(offset), global, Some(local));
-        let mut want = vec![0u32; total * 16];
+        let mut want = vec![0u32; total * WORDS];
         for flat in 0..total {
             let pos = [flat % at(global, 0, 1), flat / at(global, 0, 1) % at(global, 1, 1), flat / (at(global, 0, 1) * at(global, 1, 1))];
-            let r = &mut want[flat * 16..flat * 16 + 16];
+            let r = &mut want[flat * WORDS..(flat + 1) * WORDS];
             for d in 0..3 {
                 let (g, l) = (at(global, d, 1), at(local, d, 1));
                 r[d] = (pos[d] + at(offset, d, 0)) as u32;
@@ -937,9 +939,35 @@ fn work_item_functions() {
             r[13] = (at(global, 0, 1) * 10000 + at(global, 1, 1) * 100 + at(global, 2, 1)) as u32;
             r[14] = (at(offset, 0, 0) * 10000 + at(offset, 1, 0) * 100 + at(offset, 2, 0)) as u32;
             r[15] = 1;
+            r[16] = flat as u32;
+            let lpos = [pos[0] % at(local, 0, 1), pos[1] % at(local, 1, 1), pos[2] % at(local, 2, 1)];
+            r[17] = ((lpos[2] * at(local, 1, 1) + lpos[1]) * at(local, 0, 1) + lpos[0]) as u32;
+            r[18] = (at(local, 0, 1) * 10000 + at(local, 1, 1) * 100 + at(local, 2, 1)) as u32;
         }
-        s.check(&format!("work-item functions, {dims}-D, offset {offset:?}"), &s.get::<u32>(&o, total * 16), &want);
+        s.check(&format!("work-item functions, {dims}-D, offset {offset:?}"), &s.get::<u32>(&o, total * WORDS), &want);
     }
+    s.finish();
+}
+
+#[test]
+fn async_copies() {
+    let s = Suite::new(include_str!("kernels/async.cl"));
+    let groups = 3;
+    let input: Vec<i32> = values::<i32>(groups * 64 * 4, 60).iter().map(|v| v >> 8).collect();
+    let bytes: Vec<i8> = values::<i8>(groups * 80, 61);
+    let (bi, o, bb, st, es) = (s.buf(&input), s.zeros::<i32>(groups * 64 * 4), s.buf(&bytes), s.zeros::<i8>(groups * 120), s.zeros::<u32>(1));
+    let args = [Arg::Buf(&bi), Arg::Buf(&o), Arg::Buf(&bb), Arg::Buf(&st), Arg::Buf(&es), Arg::Local(64 * 16)];
+    s.run("copies", &args, &[groups * 12], Some(&[12]));
+    let want: Vec<i32> = input.iter().enumerate().map(|(k, v)| v * 2 + (k / 256) as i32).collect();
+    s.check("global -> local -> global, int4", &s.get::<i32>(&o, groups * 64 * 4), &want);
+    let mut want = vec![0i8; groups * 120];
+    for g in 0..groups {
+        for k in 0..40 {
+            want[g * 120 + 3 * k] = bytes[g * 80 + 2 * k].wrapping_add(1);
+        }
+    }
+    s.check("strided copies of char both ways", &s.get::<i8>(&st, groups * 120), &want);
+    s.check("sizeof(event_t)", &s.get::<u32>(&es, 1), &[4]);
     s.finish();
 }
 

@@ -144,6 +144,178 @@ fn atomics_pointers_and_casts() {
 }
 
 #[test]
+fn atomic_xchg_on_local_floats() {
+    // Each work-item swaps its value into f[0]: the old values and the last one left are the
+    // initial value and every work-item's, once each; f[1] (in the same atomic array) and the
+    // local argument stay ordinary floats.
+    let src = "
+        kernel void k(global float *olds, global float *out, local float *arg) {
+            local float f[2];
+            int i = get_local_id(0);
+            if (i == 0) { f[0] = -1.5f; f[1] = 2.0f; arg[0] = 0.5f; }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            olds[i] = atomic_xchg(&f[0], (float)i + 0.25f);
+            atomic_xchg(arg, 4.0f);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (i == 0) { out[0] = f[0]; out[1] = f[1] * 3.0f; out[2] = arg[0] + 1.0f; }
+        }";
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&[0.0; 8])), Arg::Buffer(floats(&[0.0; 3])), Arg::Local(16)]);
+    let outs = as_floats(buf(&out, 1));
+    let mut seen: Vec<f32> = as_floats(buf(&out, 0));
+    seen.push(outs[0]);
+    seen.sort_by(f32::total_cmp);
+    let mut want: Vec<f32> = (0..8).map(|i| i as f32 + 0.25).collect();
+    want.insert(0, -1.5);
+    assert_eq!(seen, want);
+    assert_eq!(&outs[1..], &[6.0, 5.0]);
+}
+
+#[test]
+fn local_64_bit_atomics() {
+    // Every atom_* function on __local long and ulong, where the device reports the 64-bit
+    // atomics extensions (and their macros say so); old values checked as a set where order
+    // decides them.
+    if !common::has_extension("cl_khr_int64_base_atomics") {
+        return;
+    }
+    let src = "
+        #if !defined(cl_khr_int64_base_atomics) || !defined(cl_khr_int64_extended_atomics)
+        #error the 64-bit atomics extensions are reported but not defined
+        #endif
+        kernel void k(global long *out, global ulong *olds) {
+            local long v[6];
+            local ulong u[4];
+            int g = get_local_id(0);
+            if (g == 0) {
+                v[0] = 1L << 40; v[1] = 0; v[2] = 5L << 33; v[3] = -(5L << 33); v[4] = 0; v[5] = -1;
+                u[0] = 0; u[1] = 1UL << 63; u[2] = 0; u[3] = 7;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atom_add(&v[0], (long)g << 32);
+            atom_sub(&v[1], (long)g << 34);
+            atom_min(&v[2], (long)(g - 4) << 33);
+            atom_max(&v[3], (long)(g - 4) << 33);
+            atom_or(&v[4], 1L << (g + 40));
+            atom_and(&v[5], ~(1L << (g + 30)));
+            atom_inc(&u[0]);
+            atom_dec(&u[1]);
+            olds[g] = atom_xchg(&u[2], (ulong)g << 36);
+            olds[8 + g] = atom_cmpxchg(&u[3], 7UL, 100UL + g);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (g == 0) {
+                for (int i = 0; i < 6; i++) out[i] = v[i];
+                for (int i = 0; i < 4; i++) out[6 + i] = (long)u[i];
+            }
+        }";
+    let longs = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(longs(&[0; 10])), Arg::Buffer(longs(&[0; 16]))]);
+    let got: Vec<i64> = buf(&out, 0).chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+    let olds: Vec<u64> = buf(&out, 1).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+    let want_v = [(1i64 << 40) + (28 << 32), -(28i64 << 34), -(4i64 << 33), 3i64 << 33, 0xff << 40, !(0xffi64 << 30)];
+    assert_eq!(&got[..6], &want_v);
+    assert_eq!(&got[6..8], &[8, ((1u64 << 63) - 8) as i64]);
+    // xchg: the old values and the last one left are 0 and every work-item's value once.
+    let mut swapped: Vec<u64> = olds[..8].to_vec();
+    swapped.push(got[8] as u64);
+    swapped.sort();
+    let mut want: Vec<u64> = (0..8).map(|g| g << 36).collect();
+    want.insert(0, 0);
+    assert_eq!(swapped, want);
+    // cmpxchg: one work-item finds 7 and leaves 100 + its id, which all others find.
+    let winner = got[9] - 100;
+    assert!((0..8).contains(&winner), "{}", got[9]);
+    let want: Vec<u64> = (0..8).map(|g| if g == winner { 7 } else { got[9] as u64 }).collect();
+    assert_eq!(&olds[8..], &want);
+}
+
+#[test]
+fn geometric_functions_at_the_ends_of_the_range() {
+    // length, distance and normalize where the squares of the components overflow or
+    // underflow, with subnormal results, infinities and zeros; float against f64, double on
+    // exactly known values.
+    let src = "
+        kernel void k(global float4 *x, global float *len, global float *dist, global float4 *unit) {
+            int i = get_global_id(0);
+            len[i] = length(x[i]);
+            dist[i] = distance(x[i], -x[i]);
+            unit[i] = normalize(x[i]);
+        }";
+    let tiny = f32::from_bits(1);
+    let big = 2f32.powi(100);
+    let xs: [[f32; 4]; 8] = [
+        [2f32.powi(64), 250.0, -3.0, 0.0],
+        [3.0 * big, -4.0 * big, 0.0, 0.0],
+        [3.0e-40, 4.0e-40, 0.0, 0.0],
+        [tiny, 0.0, -tiny, 0.0],
+        [1.0e-38, 1.0e30, 2.0e-30, -7.0],
+        [f32::MAX, f32::MAX, 1.0, 0.0],
+        [f32::INFINITY, 5.0, f32::NEG_INFINITY, 1.0e38],
+        [0.0, -0.0, 0.0, 0.0],
+    ];
+    let flat: Vec<f32> = xs.iter().flatten().copied().collect();
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&flat)), Arg::Buffer(floats(&[0.0; 8])), Arg::Buffer(floats(&[0.0; 8])), Arg::Buffer(floats(&[0.0; 32]))]);
+    let (len, dist, unit) = (as_floats(buf(&out, 1)), as_floats(buf(&out, 2)), as_floats(buf(&out, 3)));
+    for (i, x) in xs.iter().enumerate() {
+        let norm = x.iter().map(|&c| f64::from(c) * f64::from(c)).sum::<f64>().sqrt();
+        let infinite = x.iter().any(|c| c.is_infinite());
+        let want_len = if infinite { f32::INFINITY } else { norm as f32 };
+        assert!(ulps32(len[i], want_len) <= 3, "length {x:?}: {} want {want_len}", len[i]);
+        let want_dist = if infinite { f32::INFINITY } else { (2.0 * norm) as f32 };
+        assert!(ulps32(dist[i], want_dist) <= 3, "distance {x:?}: {} want {want_dist}", dist[i]);
+        for j in 0..4 {
+            let want = match (infinite, norm == 0.0) {
+                (true, _) if x[j].is_infinite() => x[j].signum() / 2f32.sqrt(),
+                (true, _) => 0.0,
+                (false, true) => x[j],
+                (false, false) => (f64::from(x[j]) / norm) as f32,
+            };
+            // Subnormal results: within 2 of their ulps, or flushed where the device may flush.
+            let got = unit[4 * i + j];
+            let close = ulps32(got, want) <= 3 || (common::flushed(want) == 0.0 && got == 0.0);
+            assert!(close, "normalize {x:?}[{j}]: {got:e} want {want:e}");
+        }
+    }
+    if !common::has_fp64() {
+        return;
+    }
+    let src = "
+        kernel void k(global double2 *x, global double *len, global double2 *unit) {
+            int i = get_global_id(0);
+            len[i] = length(x[i]);
+            unit[i] = normalize(x[i]);
+        }";
+    // Normal operands only (lavapipe flushed subnormal doubles in some kernels); squares
+    // below and above the double range, and a result that is subnormal or, flushed, zero.
+    let p = |e: i32| 2f64.powi(e);
+    let xs = [[3.0 * p(-1000), 4.0 * p(-1000)], [3.0 * p(1000), -4.0 * p(1000)], [p(-400), p(600)], [p(-500), p(600)]];
+    let bytes: Vec<u8> = xs.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+    let out = run(src, &[4, 1, 1], &[4, 1, 1], &[Arg::Buffer(bytes), Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])]);
+    let doubles = |b: &[u8]| b.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default())).collect::<Vec<_>>();
+    let (len, unit) = (doubles(buf(&out, 1)), doubles(buf(&out, 2)));
+    assert_eq!(len, [5.0 * p(-1000), 5.0 * p(1000), p(600), p(600)]);
+    let want = [0.6, 0.8, 0.6, -0.8, p(-1000), 1.0, p(-1100), 1.0];
+    for (got, want) in unit.iter().zip(want) {
+        assert!(ulps(*got, want) <= 2 || (want < f64::MIN_POSITIVE && *got == 0.0), "normalize of doubles: {unit:?}");
+    }
+}
+
+#[test]
+fn const_buffer_written_through_a_cast() {
+    // A `const global` argument may still be written once the `const` is cast away (the
+    // CTS's async copy fence tests do); a read-only view would be invalid SPIR-V.
+    let src = "
+        kernel void k(const global int *data, const global short *halves) {
+            int i = get_global_id(0);
+            ((global int *)data)[i] = data[i] * 3;
+            atomic_add((global int *)data + 8, 1);
+            ((global short *)halves)[i] = (short)(halves[i] + 1);
+        }";
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(ints(&[1, 2, 3, 4, 5, 6, 7, 8, 100])), Arg::Buffer(ints(&[0x0002_0001; 4]))]);
+    assert_eq!(as_ints(buf(&out, 0)), vec![3, 6, 9, 12, 15, 18, 21, 24, 108]);
+    assert_eq!(as_ints(buf(&out, 1)), vec![0x0003_0002; 4]);
+}
+
+#[test]
 fn float_rounding_and_nan_handling() {
     let src = "kernel void k(global const float *x, global float *o) {
         int i = get_global_id(0);

@@ -446,7 +446,7 @@ mod tests {
             ("typedef struct { int a[100000000]; } big; kernel void k(global big *p, big v) { p[0] = v; }", "value argument"),
             ("typedef struct { char c[100000]; } big; kernel void k(global big *p, global big *q) { p[0] = q[0]; }", "64 KiB"),
             // Not an internal error from naga's validator.
-            ("kernel void k(global float *o, local float *m) { o[0] = atomic_xchg(m, 1.0f); }", "__local float is not supported"),
+            ("typedef struct { int a, b; } P; kernel void k(global int *o) { local P p; o[0] = atomic_add(&p.b, 1); }", "members of __local structs are not supported"),
         ] {
             let Err(BuildError::Failed(log)) = build(src, "", &t) else { panic!("expected a failure for {src}") };
             assert!(log.contains(message), "{log}");

@@ -38,6 +38,9 @@ pub struct Target {
     /// `CL_DEVICE_ADDRESS_BITS`: the width of `size_t`, `ptrdiff_t` and `__global` pointers.
     pub address_bits: u32,
     pub int64: bool,
+    /// 64-bit integer atomics on buffers and `__local` memory (`shaderBufferInt64Atomics` and
+    /// `shaderSharedInt64Atomics`): `cl_khr_int64_base_atomics` / `_extended_atomics`.
+    pub int64_atomics: bool,
     pub int16: bool,
     pub fp64: bool,
     pub fp16: bool,
@@ -68,6 +71,7 @@ pub(crate) fn test_target() -> Target {
     Target {
         address_bits: 64,
         int64: true,
+        int64_atomics: true,
         int16: true,
         fp64: false,
         fp16: false,

@@ -11,7 +11,10 @@ pub fn capabilities(target: &Target) -> Capabilities {
     // f16 pack/unpack to and from f32 (vload_half, half buffers) is core GLSL.std.450.
     let mut caps = Capabilities::IMMEDIATES | Capabilities::SHADER_FLOAT16_IN_FLOAT32;
     if target.int64 {
-        caps |= Capabilities::SHADER_INT64 | Capabilities::SHADER_INT64_ATOMIC_ALL_OPS;
+        caps |= Capabilities::SHADER_INT64;
+    }
+    if target.int64_atomics {
+        caps |= Capabilities::SHADER_INT64_ATOMIC_ALL_OPS;
     }
     if target.fp64 {
         caps |= Capabilities::FLOAT64;

@@ -54,6 +54,7 @@ impl Device {
         let target = Target {
             address_bits: 32,
             int64: gpu.features.int64,
+            int64_atomics: gpu.features.int64 && gpu.features.int64_atomics,
             int16: gpu.features.int16,
             // The software math for double works on its bits as 64-bit integers.
             fp64: gpu.features.fp64 && gpu.features.int64,
@@ -118,11 +119,15 @@ impl Device {
             ("cl_khr_global_int32_extended_atomics", v1),
             ("cl_khr_local_int32_base_atomics", v1),
             ("cl_khr_local_int32_extended_atomics", v1),
+            ("cl_khr_async_work_group_copy_fence", v1),
             ("cl_khr_extended_versioning", v1),
             ("cl_khr_device_uuid", v1),
         ];
         if self.gpu.props.pci_bus.is_some() {
             list.push(("cl_khr_pci_bus_info", v1));
+        }
+        if self.target.int64_atomics {
+            list.extend([("cl_khr_int64_base_atomics", v1), ("cl_khr_int64_extended_atomics", v1)]);
         }
         if self.target.fp64 {
             list.push(("cl_khr_fp64", v1));

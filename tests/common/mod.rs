@@ -369,8 +369,13 @@ pub fn set_arg<T>(kernel: cl_kernel, index: u32, value: &T) {
 
 /// Whether the default device reports `cl_khr_fp64` (the double tests run only then).
 pub fn has_fp64() -> bool {
+    has_extension("cl_khr_fp64")
+}
+
+/// The default device lists `name` in `CL_DEVICE_EXTENSIONS`.
+pub fn has_extension(name: &str) -> bool {
     let d = device();
-    info_string(|s, v, r| unsafe { clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, s, v, r) }).split_whitespace().any(|e| e == "cl_khr_fp64")
+    info_string(|s, v, r| unsafe { clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, s, v, r) }).split_whitespace().any(|e| e == name)
 }
 
 /// `v`, or zero of its sign where it is subnormal and the default device does not report

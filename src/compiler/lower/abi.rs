@@ -6,8 +6,8 @@
 use super::builder::{intern, scalar_ty, FnBuilder};
 use crate::compiler::{ArgKind, DescriptorKind, DESCRIPTOR_SET, LAUNCH_BLOCK_SIZE};
 use naga::{
-    AddressSpace, ArraySize, Expression, GlobalVariable, Handle, MemoryDecorations, Module,
-    Override, ResourceBinding, Scalar, Span, StorageAccess, StructMember, Type, TypeInner,
+    AddressSpace, ArraySize, Block, Expression, Function, GlobalVariable, Handle, MemoryDecorations, Module,
+    Override, ResourceBinding, Scalar, Span, Statement, StorageAccess, StructMember, Type, TypeInner,
 };
 
 /// Launch block fields (u32 indices into its array), see [`LAUNCH_BLOCK_SIZE`].
@@ -16,6 +16,37 @@ pub const WORK_DIM: u32 = 3;
 pub const GLOBAL_SIZE: u32 = 4;
 pub const GROUP_OFFSET: u32 = 7;
 const LAUNCH_WORDS: u32 = LAUNCH_BLOCK_SIZE / 4;
+
+/// Adds to `out` the global variables that `block` of `func` stores to (plain or atomic).
+fn stored_globals(func: &Function, block: &Block, out: &mut Vec<Handle<GlobalVariable>>) {
+    for stmt in block.iter() {
+        match stmt {
+            Statement::Store { pointer, .. } | Statement::Atomic { pointer, .. } => out.extend(pointer_root(func, *pointer)),
+            Statement::Block(b) => stored_globals(func, b, out),
+            Statement::If { accept, reject, .. } => {
+                stored_globals(func, accept, out);
+                stored_globals(func, reject, out);
+            }
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| stored_globals(func, &c.body, out)),
+            Statement::Loop { body, continuing, .. } => {
+                stored_globals(func, body, out);
+                stored_globals(func, continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The global variable a pointer expression points into, through its accesses.
+fn pointer_root(func: &Function, mut pointer: Handle<Expression>) -> Option<Handle<GlobalVariable>> {
+    loop {
+        match func.expressions[pointer] {
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => pointer = base,
+            Expression::GlobalVariable(var) => return Some(var),
+            _ => return None,
+        }
+    }
+}
 
 /// Name of the override holding the work-group size in dimension `d`.
 pub fn local_size_name(d: u32) -> String {
@@ -179,6 +210,22 @@ impl Abi {
         bindings.push(binding);
         self.next_binding += 1;
         Some(var)
+    }
+
+    /// Makes writable the read-only views that the entry point stores to: a `const __global`
+    /// argument is viewed read-only, but OpenCL C may cast the `const` away and write the
+    /// buffer (the CTS's async copy fence tests do).
+    pub fn allow_stores(&self, module: &mut Module) {
+        let mut written = Vec::new();
+        for ep in &module.entry_points {
+            stored_globals(&ep.function, &ep.function.body, &mut written);
+        }
+        for param in &self.params {
+            let Param::Buffer { read_only: true, views, .. } = param else { continue };
+            for &(_, var) in views.iter().filter(|(_, v)| written.contains(v)) {
+                module.global_variables[var].space = AddressSpace::Storage { access: StorageAccess::LOAD | StorageAccess::STORE };
+            }
+        }
     }
 
     /// The override that says whether buffer argument `arg` is NULL, made on first use; `None`

@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Stmt, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -22,6 +22,11 @@ impl Ctx<'_> {
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
             Builtin::GetFence => self.get_fence(args, loc).map(Val::V),
+            Builtin::Loop => match args {
+                [cond, body] => self.lower_loop(None, Some(cond), None, &Stmt::Expr(body.clone()), false).map(|_| Val::Void),
+                _ => Err(LowerError::new(loc, "internal: a built-in loop needs a condition and a body")),
+            },
+            Builtin::Prefetch => Ok(Val::Void),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
@@ -64,8 +69,8 @@ impl Ctx<'_> {
             // multiply-add where it has one (float operations are otherwise NoContraction).
             return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
         }
-        if matches!(f, MathFn::Dot | MathFn::Length | MathFn::Distance | MathFn::Normalize) && matches!(arg_ty, T::Scalar(_)) {
-            return self.scalar_geometric(f, v, arg_ty, loc);
+        if matches!(f, MathFn::Length | MathFn::Distance | MathFn::Normalize) || (f == MathFn::Dot && matches!(arg_ty, T::Scalar(_))) {
+            return self.geometric(f, v, arg_ty, loc);
         }
         let direct = |m: M| Some(m);
         let simple = match f {
@@ -104,9 +109,6 @@ impl Ctx<'_> {
             MathFn::Clamp => direct(M::Clamp),
             MathFn::Mix => direct(M::Mix),
             MathFn::Dot => direct(M::Dot),
-            MathFn::Length => direct(M::Length),
-            MathFn::Distance => direct(M::Distance),
-            MathFn::Normalize => direct(M::Normalize),
             MathFn::Cross => direct(M::Cross),
             _ => None,
         };
@@ -267,30 +269,6 @@ impl Ctx<'_> {
         let step = self.b.select(up, one, zero);
         let r = self.b.binary(B::Add, t, step);
         Ok(self.copysign(r, x, ty))
-    }
-
-    /// The geometric functions of scalars, which OpenCL C has (a scalar is a vector of one
-    /// component) and GLSL.std.450 has not: dot(a, b) = a b, length(x) = |x|, distance(a, b) =
-    /// |a - b|, and normalize(x) = ±1 by the sign of x (of an infinity too), or x itself where
-    /// it is zero or NaN (OpenCL C 6.15.6).
-    fn scalar_geometric(&mut self, f: MathFn, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        Ok(match (f, v) {
-            (MathFn::Dot, [a, b]) => self.b.binary(B::Multiply, *a, *b),
-            (MathFn::Length, [x]) => self.b.math(M::Abs, &[*x]),
-            (MathFn::Distance, [a, b]) => {
-                let d = self.b.binary(B::Subtract, *a, *b);
-                self.b.math(M::Abs, &[d])
-            }
-            (MathFn::Normalize, [x]) => {
-                let (one, zero) = (self.float_like(1.0, ty, loc)?, self.float_like(0.0, ty, loc)?);
-                let unit = self.copysign(one, *x, ty);
-                let magnitude = self.b.math(M::Abs, &[*x]);
-                // False for zeros and NaN.
-                let nonzero = self.b.binary(B::Greater, magnitude, zero);
-                self.b.select(nonzero, unit, *x)
-            }
-            _ => return Err(LowerError::new(loc, "internal: geometric function arguments")),
-        })
     }
 
     pub(super) fn copysign(&mut self, mag: Handle<Expression>, sign: Handle<Expression>, ty: &T) -> Handle<Expression> {
@@ -469,11 +447,8 @@ impl Ctx<'_> {
         let Some((p, rest)) = args.split_first() else { return Err(LowerError::new(loc, "internal: atomic arguments")) };
         if let (T::Scalar(S::Float), AtomicOp::Xchg, [value]) = (ty, op, rest) {
             // atomic_xchg on float: exchange the bits through the uint view.
+            // A `__local` float that atomics reach is stored as an atomic u32 already.
             let ptr = self.eval_ptr(p)?;
-            if ptr.space == crate::compiler::AddressQualifier::Local {
-                // __local floats are plain (not atomic u32) variables.
-                return Err(LowerError::new(loc, "atomic_xchg on __local float is not supported yet"));
-            }
             let pointer = self.atomic_pointer(ptr, &T::Scalar(S::UInt), loc)?;
             let v = self.eval_value(value)?;
             let bits = self.b.cast(v, naga::ScalarKind::Uint, None);
@@ -486,7 +461,7 @@ impl Ctx<'_> {
         if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
             return Err(LowerError::new(loc, "atomics on this type are not supported yet"));
         }
-        if matches!(ty, T::Scalar(S::Long | S::ULong)) && !self.target.int64 {
+        if matches!(ty, T::Scalar(S::Long | S::ULong)) && !self.target.int64_atomics {
             return Err(LowerError::new(loc, "64-bit atomics need a device with 64-bit integer atomics"));
         }
         let ptr = self.eval_ptr(p)?;

@@ -4,6 +4,7 @@
 //! stores an atomic variable with atomic instructions).
 
 use super::points_to::{Object, PointsTo};
+use super::types::LocalAtomic;
 use std::collections::BTreeSet;
 
 /// The `__local` data the atomic built-ins of one kernel reach.
@@ -15,11 +16,14 @@ pub struct LocalAtomics {
     args: bool,
     /// An atomic may be applied anywhere: every `__local` integer is atomic.
     all: bool,
+    /// An atomic is applied to a `__local` float (`atomic_xchg`): the floats of the atomic
+    /// data are atomic words too.
+    floats: bool,
 }
 
 impl LocalAtomics {
     pub fn of(points_to: &PointsTo) -> Self {
-        let mut found = LocalAtomics::default();
+        let mut found = LocalAtomics { floats: points_to.float_atomics(), ..LocalAtomics::default() };
         for o in points_to.atomic_objects() {
             match *o {
                 Object::Workgroup(id) => {
@@ -33,13 +37,18 @@ impl LocalAtomics {
         found
     }
 
-    /// Whether `__local` variable `id` is atomic.
-    pub fn var(&self, id: u32) -> bool {
-        self.all || self.vars.contains(&id)
+    /// Which scalars of `__local` variable `id` are atomic; `int64`: the device has 64-bit
+    /// atomics (without them no 64-bit integer is atomic, and no atomic can reach one).
+    pub fn var(&self, id: u32, int64: bool) -> LocalAtomic {
+        self.scalars(self.all || self.vars.contains(&id), int64)
     }
 
-    /// Whether `__local` pointer arguments point to atomic integers.
-    pub fn args(&self) -> bool {
-        self.all || self.args
+    /// Which scalars of the data of `__local` pointer arguments are atomic.
+    pub fn args(&self, int64: bool) -> LocalAtomic {
+        self.scalars(self.all || self.args, int64)
+    }
+
+    fn scalars(&self, atomic: bool, int64: bool) -> LocalAtomic {
+        LocalAtomic { int32: atomic, int64: atomic && int64, float: atomic && self.floats }
     }
 }

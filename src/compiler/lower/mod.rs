@@ -15,6 +15,7 @@ mod floatbits;
 mod fmath;
 mod fold;
 mod generic;
+mod geometric;
 mod intfn;
 pub mod kernel;
 mod local_atomics;
@@ -148,7 +149,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     let mut types = TypeMap::default();
     let points_to = PointsTo::of_kernel(program, id);
     let local_atomics = LocalAtomics::of(&points_to);
-    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args())?;
+    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args(target.int64_atomics))?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -193,6 +194,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     let private_mem_size = func.locals.iter().map(|l| program.types.size_of(&l.ty)).sum();
     let Ctx { mut module, abi, b, .. } = cx;
     kernel::add_entry_point(&mut module, &abi, b);
+    abi.allow_stores(&mut module);
     let info = kernel::validated(&module, target).map_err(|e| LowerError::new(func.loc, e))?;
     let attributes = match &func.kind {
         model::FunctionKind::Kernel(a) => a.clone(),
@@ -218,9 +220,9 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
     })
 }
 
-/// How each kernel parameter is passed (see `abi.rs`); `atomic_locals`: whether `__local`
-/// pointer arguments point to atomic integers.
-fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomic_locals: bool) -> R<Vec<ParamDecl>> {
+/// How each kernel parameter is passed (see `abi.rs`); `atomic`: which scalars the `__local`
+/// pointer arguments point to are atomic.
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomic: types::LocalAtomic) -> R<Vec<ParamDecl>> {
     func.params
         .iter()
         .map(|p| {
@@ -230,7 +232,7 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                     // `local void*` cannot be dereferenced without a cast: its memory is words.
                     let words = model::Type::Scalar(model::Scalar::UInt);
                     let pointee = if **pointee == model::Type::Void { &words } else { &**pointee };
-                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, atomic_locals, local.loc)?;
+                    let elem_ty = types.naga_workgroup(module, &program.types, pointee, atomic, local.loc)?;
                     let elem_size = program.types.size_of(pointee).max(1) as u32;
                     ParamDecl::Local { elem_ty, elem_size, name: local.name.clone() }
                 }

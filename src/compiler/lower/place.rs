@@ -238,6 +238,11 @@ impl Ctx<'_> {
                     };
                     Access::Ptr16 { ptr: p, ty: leaf }
                 }
+                // A `__local` float that atomics reach is stored as its bits.
+                _ if ptr.space == Space::Local && self.points_to_float_bits(p) => {
+                    let seen = ptr.seen_as.map_or(S::Float, |(_, seen)| seen);
+                    Access::Seen { ptr: p, stored: S::UInt, seen }
+                }
                 _ => match ptr.seen_as {
                     Some((stored, seen)) if stored != seen => Access::Seen { ptr: p, stored, seen },
                     _ => Access::Ptr(p),
@@ -385,6 +390,11 @@ impl Ctx<'_> {
             TypeInner::Vector { size, .. } => Some(size as u32),
             _ => None,
         }
+    }
+
+    fn points_to_float_bits(&self, p: Handle<Expression>) -> bool {
+        let bits = self.module.types.get(&super::types::float_bits_type());
+        bits.is_some() && self.pointee_type(p) == bits
     }
 
     /// The type pointer `p` points to, when `p` is a variable or a path into one.

@@ -8,7 +8,7 @@
 //! variables that must hold byte pointers and the objects that must be addressable (see
 //! `docs/compiler.md`, "Pointers as run-time values").
 
-use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Space, Stmt, Type};
+use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Scalar, Space, Stmt, Type};
 use crate::compiler::sema::visit::{self, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -59,6 +59,8 @@ pub struct PointsTo {
     addressed: BTreeSet<Object>,
     /// The concrete objects atomics on `__local` pointers are applied to.
     atomic_objects: BTreeSet<Object>,
+    /// Some atomic is applied to a `__local` float.
+    float_atomics: bool,
 }
 
 impl PointsTo {
@@ -66,7 +68,7 @@ impl PointsTo {
         let mut facts = Facts::collect(program, kernel);
         facts.make_params_symbolic();
         let points_to = facts.solve();
-        let mut this = PointsTo { points_to, byte_vars: BTreeMap::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new() };
+        let mut this = PointsTo { points_to, byte_vars: BTreeMap::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new(), float_atomics: facts.float_atomics };
         // A pointer to pointer variables stays a compile-time choice (`place.rs`, `Root::PtrVar`).
         let to_pointer = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| l.ty.is_pointer()),
@@ -142,6 +144,11 @@ impl PointsTo {
         self.addressed.contains(&o)
     }
 
+    /// Whether some atomic is applied to a `__local` float.
+    pub fn float_atomics(&self) -> bool {
+        self.float_atomics
+    }
+
     /// The objects atomics on `__local` pointers may be applied to.
     pub fn atomic_objects(&self) -> &BTreeSet<Object> {
         &self.atomic_objects
@@ -161,6 +168,8 @@ struct Facts {
     stepped: Vec<Vec<Source>>,
     /// `?:` between pointers.
     choices: Vec<Vec<Source>>,
+    /// Some atomic is applied to a `__local` float.
+    float_atomics: bool,
     /// Holders given a reinterpreted pointer or one read from memory: they hold byte
     /// pointers.
     cast_into: BTreeSet<Holder>,
@@ -226,6 +235,7 @@ impl Facts {
         match &e.kind {
             ExprKind::Builtin(Builtin::Atomic(_), args) => {
                 if let Some(p) = args.first().filter(|p| matches!(p.ty, Type::Pointer { space: Space::Local, .. })) {
+                    self.float_atomics |= matches!(&p.ty, Type::Pointer { pointee, .. } if **pointee == Type::Scalar(Scalar::Float));
                     self.atomics.push(sources(f, p));
                 }
             }

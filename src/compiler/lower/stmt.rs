@@ -217,7 +217,7 @@ impl<'p> Ctx<'p> {
 
     /// `init; loop { if !cond break; body } continuing { step }`; a do-while tests its
     /// condition in the continuing block.
-    fn lower_loop(&mut self, init: Option<&Vec<Stmt>>, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, test_after: bool) -> R<()> {
+    pub(super) fn lower_loop(&mut self, init: Option<&Vec<Stmt>>, cond: Option<&Expr>, step: Option<&Expr>, body: &Stmt, test_after: bool) -> R<()> {
         if let Some(init) = init {
             self.block(init)?;
         }
@@ -420,7 +420,7 @@ impl<'p> Ctx<'p> {
         }
         let program = self.program;
         let var = program.workgroup_vars.get(id.0 as usize).ok_or_else(|| LowerError::new(loc, "internal: unknown __local variable"))?;
-        let atomic = self.local_atomics.var(id.0);
+        let atomic = self.local_atomics.var(id.0, self.target.int64_atomics);
         let ty = self.types.naga_workgroup(&mut self.module, &program.types, &var.ty, atomic, loc)?;
         let g = self.module.global_variables.append(
             naga::GlobalVariable {

@@ -7,7 +7,7 @@ use super::builder::intern;
 use super::LowerError;
 use crate::compiler::sema::model::{self, Scalar as S, Type as T};
 use crate::compiler::source::Loc;
-use naga::{ArraySize, Handle, Module, Scalar, StructMember, Type, TypeInner, VectorSize};
+use naga::{ArraySize, Handle, Module, Scalar, Span, StructMember, Type, TypeInner, VectorSize};
 use std::collections::HashMap;
 
 /// The naga scalar holding a model scalar in registers.
@@ -75,13 +75,15 @@ impl TypeMap {
         })
     }
 
-    /// The naga type of a `__local` variable or argument element: with `atomic` (the kernel
-    /// applies atomics to it, see `local_atomics.rs`), 32/64-bit integers are atomic so atomics
+    /// The naga type of a `__local` variable or argument element: the scalars that `atomic`
+    /// names (the kernel applies atomics to them, see `local_atomics.rs`) are atomic so atomics
     /// can reach them (workgroup variables cannot alias, and plain loads and stores of atomics
-    /// are allowed).
-    pub fn naga_workgroup(&mut self, module: &mut Module, types: &model::Types, ty: &T, atomic: bool, loc: Loc) -> Result<Handle<Type>, LowerError> {
+    /// are allowed); `float`s are atomic words ([`float_bits_type`]).
+    pub fn naga_workgroup(&mut self, module: &mut Module, types: &model::Types, ty: &T, atomic: LocalAtomic, loc: Loc) -> Result<Handle<Type>, LowerError> {
         Ok(match ty {
-            T::Scalar(s @ (S::Int | S::UInt | S::Long | S::ULong)) if atomic => intern(module, TypeInner::Atomic(reg_scalar(*s))),
+            T::Scalar(s @ (S::Int | S::UInt)) if atomic.int32 => intern(module, TypeInner::Atomic(reg_scalar(*s))),
+            T::Scalar(s @ (S::Long | S::ULong)) if atomic.int64 => intern(module, TypeInner::Atomic(reg_scalar(*s))),
+            T::Scalar(S::Float) if atomic.float => module.types.insert(float_bits_type(), Span::UNDEFINED),
             T::Array { elem, len } => {
                 let base = self.naga_workgroup(module, types, elem, atomic, loc)?;
                 let stride = self.naga_size(module, types, elem, loc)?;
@@ -157,6 +159,20 @@ impl TypeMap {
 fn record_name(name: &str, id: model::RecordId) -> String {
     let clean: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     format!("{}_{}", if clean.is_empty() { "anon" } else { &clean }, id.0)
+}
+
+/// Which scalars of a `__local` variable or argument are atomic.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LocalAtomic {
+    pub int32: bool,
+    pub int64: bool,
+    pub float: bool,
+}
+
+/// The type of a `__local` float that atomics reach: an atomic u32 of its bits, named so that
+/// accesses can tell it from a `uint` (see `Ctx::ptr_access`).
+pub fn float_bits_type() -> Type {
+    Type { name: Some("float_bits".into()), inner: TypeInner::Atomic(Scalar::U32) }
 }
 
 /// `array<word, ⌈size / 4⌉>` for a union (`word`: u32, or atomic u32 in workgroup memory).

@@ -67,6 +67,9 @@ impl WorkItem {
             let w = b.u32(abi::WORK_DIM);
             return abi.launch_word(b, w);
         }
+        if let Some((id, size)) = linear_parts(f) {
+            return self.linear(abi, b, id, size);
+        }
         let three = b.u32(3);
         let in_range = b.binary(B::Less, dim, three);
         let zero = b.u32(0);
@@ -107,6 +110,26 @@ impl WorkItem {
         }
     }
 
+    /// `((id(2) * size(1)) + id(1)) * size(0) + id(0)`. Unused dimensions have id 0 and size
+    /// 1, so one formula serves every work dimension.
+    fn linear(&self, abi: &Abi, b: &mut FnBuilder, id: WorkItemFn, size: WorkItemFn) -> Handle<Expression> {
+        let mut acc = b.u32(0);
+        for d in (0..3).rev() {
+            let d = b.u32(d);
+            let s = self.per_dim(abi, b, size, d);
+            let scaled = b.binary(B::Multiply, acc, s);
+            let i = self.per_dim(abi, b, id, d);
+            let i = if id == WorkItemFn::GlobalId {
+                let off = self.launch_at(abi, b, abi::GLOBAL_OFFSET, d);
+                b.binary(B::Subtract, i, off)
+            } else {
+                i
+            };
+            acc = b.binary(B::Add, scaled, i);
+        }
+        acc
+    }
+
     fn id(&self, b: &mut FnBuilder, var: Handle<GlobalVariable>, d: Handle<Expression>) -> Handle<Expression> {
         let p = b.expr(Expression::GlobalVariable(var));
         let v = b.load(p);
@@ -117,5 +140,14 @@ impl WorkItem {
         let base = b.u32(base);
         let word = b.binary(B::Add, base, d);
         abi.launch_word(b, word)
+    }
+}
+
+/// The per-dimension id and size a linear id is made of.
+fn linear_parts(f: WorkItemFn) -> Option<(WorkItemFn, WorkItemFn)> {
+    match f {
+        WorkItemFn::GlobalLinearId => Some((WorkItemFn::GlobalId, WorkItemFn::GlobalSize)),
+        WorkItemFn::LocalLinearId => Some((WorkItemFn::LocalId, WorkItemFn::LocalSize)),
+        _ => None,
     }
 }

@@ -26,6 +26,8 @@ fn work_item(name: &str) -> Option<WorkItemFn> {
         "get_work_dim" => WorkDim,
         "get_global_offset" => GlobalOffset,
         "get_enqueued_local_size" => EnqueuedLocalSize,
+        "get_global_linear_id" => GlobalLinearId,
+        "get_local_linear_id" => LocalLinearId,
         _ => return None,
     })
 }
@@ -153,7 +155,6 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
         "printf" => "printf and formatted output",
-        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" | "prefetch" => "asynchronous copies",
         _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
         _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
         _ => return None,
@@ -238,6 +239,10 @@ impl Sema<'_> {
             "isnormal" => self.isnormal_call(args, loc),
             "isordered" | "isunordered" | "islessgreater" => self.ordering_call(name, args, loc),
             "shuffle" | "shuffle2" => self.shuffle_call(name, args, loc),
+            "async_work_group_copy" | "async_work_group_strided_copy" => self.async_copy_call(name, args, loc),
+            "wait_group_events" => self.wait_events_call(name, args, loc),
+            "async_work_group_copy_fence" => self.fence_call(None, name, args, loc),
+            "prefetch" => self.prefetch_call(name, args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
             "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
@@ -314,6 +319,10 @@ impl Sema<'_> {
         if f == WorkItemFn::WorkDim {
             self.arity(name, &args, 0, loc)?;
             return Some(call(Builtin::WorkItem(f), args, Type::Scalar(Scalar::UInt), loc));
+        }
+        if matches!(f, WorkItemFn::GlobalLinearId | WorkItemFn::LocalLinearId) {
+            self.arity(name, &args, 0, loc)?;
+            return Some(call(Builtin::WorkItem(f), args, self.size_type(), loc));
         }
         self.arity(name, &args, 1, loc)?;
         let (_, args) = self.resolve(name, args, &[form(Elems::UInt, Widths::Scalar, G1)], loc)?;
@@ -649,7 +658,7 @@ impl Sema<'_> {
         }
         let elem = match **pointee {
             Type::Scalar(s @ (Scalar::Int | Scalar::UInt)) => s,
-            Type::Scalar(s @ (Scalar::Long | Scalar::ULong)) if is_atom && self.target.int64 => s,
+            Type::Scalar(s @ (Scalar::Long | Scalar::ULong)) if is_atom && self.target.int64_atomics => s,
             Type::Scalar(Scalar::Float) if op == AtomicOp::Xchg && !is_atom => Scalar::Float,
             _ => return self.err(loc, format!("no overload of '{name}' takes '{}'", self.type_str(&p.ty))),
         };

@@ -198,6 +198,10 @@ impl Sema<'_> {
                 Some(if from == to && fs == ts { Expr { ty, ..e } } else { Expr { kind: ExprKind::PtrCast(Box::new(e)), ty, loc } })
             }
             (Type::Record(a), Type::Record(b)) if a == b => Some(e),
+            // `event_t` is a pointer in clang's OpenCL C: the null constant `0` is an event.
+            (Type::Scalar(_), Type::Record(id)) if self.event == Some(*id) && is_null_constant(&e) => {
+                Some(Expr { kind: ExprKind::Zero, ty: ty.clone(), loc })
+            }
             _ => self.err(
                 loc,
                 format!("cannot convert '{}' to '{}' in {what}", self.type_str(&e.ty), self.type_str(ty)),

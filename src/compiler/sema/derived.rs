@@ -11,16 +11,16 @@ use super::Sema;
 use crate::compiler::parse::ast::BinaryOp;
 use crate::compiler::source::Loc;
 
-fn node(kind: ExprKind, ty: Type, loc: Loc) -> Expr {
+pub(super) fn node(kind: ExprKind, ty: Type, loc: Loc) -> Expr {
     Expr { kind, ty, loc }
 }
 
-fn load(place: &Place) -> Expr {
+pub(super) fn load(place: &Place) -> Expr {
     node(ExprKind::Load(Box::new(place.clone())), place.ty.clone(), place.loc)
 }
 
 /// `first, then`.
-fn seq(first: Expr, then: Expr) -> Expr {
+pub(super) fn seq(first: Expr, then: Expr) -> Expr {
     let (ty, loc) = (then.ty.clone(), then.loc);
     node(ExprKind::Comma(Box::new(first), Box::new(then)), ty, loc)
 }
@@ -29,7 +29,7 @@ fn math(f: MathFn, args: Vec<Expr>, ty: Type, loc: Loc) -> Expr {
     node(ExprKind::Builtin(Builtin::Math(f, Precision::Full), args), ty, loc)
 }
 
-fn assign(place: Place, value: Expr) -> Expr {
+pub(super) fn assign(place: Place, value: Expr) -> Expr {
     let (ty, loc) = (place.ty.clone(), value.loc);
     node(ExprKind::Assign { place: Box::new(place), value: Box::new(value), yields_old: false }, ty, loc)
 }
@@ -44,7 +44,7 @@ fn int_shape(ty: &Type) -> Type {
 
 impl Sema<'_> {
     /// A private temporary holding `e`: the assignment to run first, and the place to read.
-    fn spill(&mut self, e: Expr, name: &str) -> Option<(Expr, Place)> {
+    pub(super) fn spill(&mut self, e: Expr, name: &str) -> Option<(Expr, Place)> {
         let (ty, loc) = (e.ty.clone(), e.loc);
         if self.cur.is_none() {
             return self.err(loc, format!("'{name}' can only be called inside a function"));

@@ -2,6 +2,7 @@
 //! conversions, address spaces A1–A17, built-in overloads) and turned into the typed
 //! [`model::Program`] that lowering consumes.
 
+mod async_copy;
 mod builtins;
 mod consteval;
 mod conv;
@@ -110,6 +111,8 @@ struct Sema<'a> {
     funcs: Vec<FuncEntry>,
     scopes: Scopes,
     cur: Option<FnCtx>,
+    /// The record that is `event_t`, once used.
+    event: Option<model::RecordId>,
 }
 
 impl<'a> Sema<'a> {
@@ -126,6 +129,7 @@ impl<'a> Sema<'a> {
             funcs: vec![],
             scopes: Scopes::default(),
             cur: None,
+            event: None,
         }
     }
 

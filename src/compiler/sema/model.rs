@@ -639,6 +639,10 @@ pub enum WorkItemFn {
     WorkDim,
     GlobalOffset,
     EnqueuedLocalSize,
+    /// No argument: the work-item's linear position in the NDRange, without the offset.
+    GlobalLinearId,
+    /// No argument: the work-item's linear position in its group.
+    LocalLinearId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -864,4 +868,9 @@ pub enum Builtin {
     /// `get_fence(generic pointer)`: `CLK_GLOBAL_MEM_FENCE`, `CLK_LOCAL_MEM_FENCE` or 0 for
     /// private memory, as `uint`.
     GetFence,
+    /// `while (args[0]) args[1];`, void: a loop that sema writes for a built-in (the async
+    /// copies); the condition is `bool`.
+    Loop,
+    /// `prefetch`: a hint that does nothing here; no arguments left.
+    Prefetch,
 }

@@ -999,9 +999,29 @@ fn math_functions_with_integer_operands() {
 #[test]
 fn unsupported_builtins_say_so() {
     first_error("kernel void k(global int *o) {\n  printf(\"%d\", o[0]);\n}", 2, 3, "'printf': printf and formatted output are not supported yet");
-    first_error("kernel void k(global int *o) {\n  prefetch(o, 4);\n}", 2, 3, "asynchronous copies are not supported yet");
     first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "collective functions are not supported yet");
     first_error("kernel void k(global int *o) {\n  o[0] = frobnicate(1);\n}", 2, 10, "call to undeclared function 'frobnicate'");
+}
+
+#[test]
+fn async_copies_check_their_arguments() {
+    let p = ok("kernel void k(global int4 *g, local int4 *l) { event_t e = async_work_group_copy(l, g, 4, 0); wait_group_events(1, &e); g[0].x = sizeof(event_t); }");
+    let e = kernel(&p, "k").locals.iter().find(|l| l.name == "e").map(|l| l.ty.clone());
+    assert!(matches!(e, Some(Type::Record(_))), "{e:?}");
+    first_error("kernel void k(global int *a, global int *b) {\n  async_work_group_copy(a, b, 4, 0);\n}", 2, 3, "copies from a 'const __global T*' to a '__local T*'");
+    first_error("kernel void k(global int *g, local float *l) {\n  async_work_group_copy(l, g, 4, 0);\n}", 2, 3, "not from '__global int*' to '__local float*'");
+    first_error("kernel void k(global int *g, local int *l) {\n  async_work_group_copy(l, g, 4, 1);\n}", 2, 34, "cannot convert 'int' to 'event_t'");
+    first_error("kernel void k(global int *g) {\n  event_t e = 0;\n  wait_group_events(1, e);\n}", 3, 3, "must be an 'event_t *'");
+    first_error("kernel void k(local int *l) {\n  prefetch(l, 4);\n}", 2, 3, "must be a '__global' pointer");
+}
+
+#[test]
+fn int64_atomics_need_the_device_feature() {
+    let src = "kernel void k(global long *l) { atom_add(l, 1L); }";
+    ok(src);
+    let without = Target { int64_atomics: false, ..target() };
+    let errs = errors_with(src, &without, &Options::default());
+    assert!(errs.first().is_some_and(|(l, c, m)| (*l, *c) == (1, 33) && m.contains("no overload of 'atom_add'")), "{errs:?}");
 }
 
 #[test]

@@ -64,7 +64,7 @@ impl Sema<'_> {
             n if n.starts_with("image") || n == "sampler_t" => {
                 return self.err(loc, format!("image and sampler types ('{n}') are not supported yet"));
             }
-            "event_t" => return self.err(loc, "'event_t' (async copies) is not supported yet"),
+            "event_t" => self.event_type(),
             n => match (scalar_by_name(n), vector_name_parts(n)) {
                 (Some(s), _) => Type::Scalar(s),
                 (None, Some((base, width))) => Type::Vector(scalar_by_name(base)?, width),
@@ -342,6 +342,7 @@ impl Sema<'_> {
                 format!("{} {c}{}*", space_name(*space), self.type_str(pointee))
             }
             Type::Array { elem, len } => format!("{}[{len}]", self.type_str(elem)),
+            Type::Record(id) if self.event == Some(*id) => "event_t".into(),
             Type::Record(id) => match self.types.record(*id) {
                 Some(r) => format!("{} {}", if r.is_union { "union" } else { "struct" }, r.name),
                 None => "struct".into(),
