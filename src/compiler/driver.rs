@@ -341,6 +341,16 @@ mod tests {
     }
 
     #[test]
+    fn half_limits_are_defined_with_fp16() {
+        let p = built(
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+             kernel void k(global half *h, global int *n) { n[0] = HALF_DIG + HALF_MANT_DIG + HALF_RADIX + HALF_MAX_EXP;\
+             h[0] = HALF_MAX; h[1] = HALF_MIN; h[2] = HALF_EPSILON; h[3] = M_PI_H; h[4] = M_SQRT1_2_H; }",
+        );
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
     fn bitselect_on_half_and_double_vectors_validates() {
         let p = built(
             "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
