@@ -5,6 +5,8 @@
 mod common;
 #[path = "kernels/harness.rs"]
 mod harness;
+#[path = "kernels/language.rs"]
+mod language;
 #[path = "kernels/rules.rs"]
 mod rules;
 

@@ -129,7 +129,11 @@ impl Sema<'_> {
         let mut len = 0u32;
         for (designator, _) in items {
             if let Some(ast::Designator::Index(e)) = designator {
-                next = u32::try_from(self.const_int(e)?).ok()?;
+                let i = self.const_int(e)?;
+                let Some(i) = u32::try_from(i).ok().filter(|&i| i < u32::MAX) else {
+                    return self.err(e.loc, format!("array index {i} in the initializer is out of range"));
+                };
+                next = i;
             }
             next += 1;
             len = len.max(next);

@@ -258,7 +258,7 @@ impl Sema<'_> {
                 };
                 Some(Val::Place(Place { kind, ty: v.ty, space: v.space, is_const: v.is_const, loc }))
             }
-            Some(Symbol::EnumConst(v)) => Some(Val::Value(int(v as u64, Scalar::Int, loc))),
+            Some(Symbol::EnumConst(bits, ty)) => Some(Val::Value(int(bits, ty, loc))),
             Some(Symbol::Function(_)) => {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }

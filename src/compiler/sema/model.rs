@@ -6,7 +6,8 @@
 //!   and alignments (a 3-vector takes the size of a 4-vector), structs and unions list member
 //!   offsets, pointers carry the address space of their pointee, and `size_t`, `ptrdiff_t`,
 //!   `intptr_t`, `uintptr_t` are already resolved to `uint`/`int` or `ulong`/`long` by
-//!   `Target::address_bits`. Enums are `int`. `bool` takes one byte.
+//!   `Target::address_bits`. Enums are their underlying type (`int`, or the first of `uint`,
+//!   `long`, `ulong` that holds their values). `bool` takes one byte.
 //! - **Expressions** ([`Expr`]) all carry their type. Every implicit conversion is a node:
 //!   [`ExprKind::Convert`] (usual arithmetic conversions, integer promotions, conversion on
 //!   assignment/argument/return, to `bool` meaning `!= 0`), [`ExprKind::Splat`] (scalar →

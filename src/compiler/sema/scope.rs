@@ -1,6 +1,6 @@
 //! Names in scope: variables, functions, typedefs, enumerators, and struct/union/enum tags.
 
-use super::model::{ConstId, LocalId, RecordId, Space, Type, WorkgroupId};
+use super::model::{ConstId, LocalId, RecordId, Scalar, Space, Type, WorkgroupId};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -24,8 +24,8 @@ pub enum Symbol {
     Var(VarInfo),
     /// Index into the analyser's function table.
     Function(usize),
-    /// An enumerator: an `int` constant.
-    EnumConst(i64),
+    /// An enumerator: its bits (as `ExprKind::Int` holds them) and its type.
+    EnumConst(u64, Scalar),
     /// A typedef: its type and, for reflection, its name.
     Typedef(Type),
 }
@@ -33,7 +33,8 @@ pub enum Symbol {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tag {
     Record(RecordId, bool),
-    Enum,
+    /// An enum and its underlying type.
+    Enum(Scalar),
 }
 
 #[derive(Default)]

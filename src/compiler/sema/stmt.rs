@@ -235,7 +235,7 @@ impl Sema<'_> {
             return Some(());
         };
         let n = self.const_int(v)?;
-        let bits = super::consteval::int_bits(i128::from(n), ty.scalar()?);
+        let bits = super::consteval::int_bits(n, ty.scalar()?);
         if cases.iter().any(|c| c.values.contains(&bits)) {
             return self.err(loc, format!("duplicate case value {n}"));
         }

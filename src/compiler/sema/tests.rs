@@ -717,6 +717,28 @@ fn initializers_enums_and_aggregates() {
 }
 
 #[test]
+fn enumerators_past_64_bits_are_diagnosed() {
+    first_error("enum { X = 0xffffffffffffffffUL,\n Y };", 2, 2, "enumerator value 18446744073709551616 does not fit in 64 bits");
+}
+
+#[test]
+fn enums_needing_signed_and_64_bit_unsigned_values_are_diagnosed() {
+    first_error("kernel void k() {}\nenum E { N = -1, H = 0x8000000000000000UL };", 2, 1, "no integer type holds them all");
+}
+
+#[test]
+fn enumerators_above_32_bits_need_64_bit_integers() {
+    let t = Target { int64: false, ..target() };
+    let errs = errors_with("enum { A = 0xffffffffU, B };", &t, &Options::default());
+    assert!(errs[0].0 == 1 && errs[0].1 == 25 && errs[0].2.contains("64-bit integers are not supported"), "{errs:?}");
+}
+
+#[test]
+fn case_labels_of_64_bit_values_are_exact() {
+    ok("kernel void k(global ulong *o) { switch (o[0]) { case 0xcbbb9d5dc1059ed8UL: o[1] = 1; } }");
+}
+
+#[test]
 fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");

@@ -1,6 +1,7 @@
 //! From written types to model types: built-in type names, declarators, struct/union layout,
 //! enums, and the spelling of types in messages and in kernel-argument reflection.
 
+use super::consteval::{int_bits, int_value};
 use super::model::{Member, Quals, Record, RecordId, Scalar, Space, Type};
 use super::scope::{Symbol, Tag};
 use super::{space_name, Sema};
@@ -19,6 +20,18 @@ pub struct Declared {
     pub is_restrict: bool,
     /// The outermost array had no size (`int a[]`).
     pub unsized_array: bool,
+}
+
+/// The underlying types an enum may have, narrowest first: the first that holds every value
+/// (C23 §6.7.2.2 leaves the choice to the implementation; `int` when all values fit, as before).
+const ENUM_TYPES: [Scalar; 4] = [Scalar::Int, Scalar::UInt, Scalar::Long, Scalar::ULong];
+
+fn fits(value: i128, s: Scalar) -> bool {
+    int_value(int_bits(value, s), s) == value
+}
+
+fn enum_const(value: i128, ty: Scalar) -> Symbol {
+    Symbol::EnumConst(int_bits(value, ty), ty)
 }
 
 /// Most pointer/array levels of a type (typedefs can stack declarators).
@@ -261,28 +274,48 @@ impl Sema<'_> {
         }
     }
 
+    /// An enum: its enumerators are declared as constants, its type is its underlying type
+    /// ([`enum_underlying`]). As clang does for C, each enumerator is an `int` if its value fits,
+    /// otherwise of the enum's type; while the list is read, an enumerator that does not fit in
+    /// `int` has the type of its initializer (or of the one before, one added).
     fn enum_type(&mut self, e: &ast::EnumSpec) -> Option<Type> {
-        if let Some(variants) = &e.variants {
-            if let Some(tag) = &e.tag {
-                self.scopes.declare_tag(tag, Tag::Enum);
-            }
-            let mut next = 0i64;
-            for v in variants {
-                if let Some(value) = &v.value {
-                    next = self.const_int(value)?;
-                }
-                if i32::try_from(next).is_err() {
-                    return self.err(v.loc, format!("enumerator value {next} does not fit in 'int'"));
-                }
-                self.scopes.declare(&v.name, Symbol::EnumConst(next));
-                next += 1;
-            }
-        } else if let Some(tag) = &e.tag {
-            if self.scopes.tag(tag) != Some(Tag::Enum) {
-                return self.err(e.loc, format!("unknown enum '{tag}'"));
-            }
+        let Some(variants) = &e.variants else {
+            let tag = e.tag.as_deref().unwrap_or_default();
+            return match self.scopes.tag(tag) {
+                Some(Tag::Enum(s)) => Some(Type::Scalar(s)),
+                _ => self.err(e.loc, format!("unknown enum '{tag}'")),
+            };
+        };
+        if let Some(tag) = &e.tag {
+            self.scopes.declare_tag(tag, Tag::Enum(Scalar::Int));
         }
-        Some(Type::Scalar(Scalar::Int))
+        let mut values = Vec::with_capacity(variants.len());
+        let mut previous: Option<(i128, Scalar)> = None;
+        for v in variants {
+            let (value, ty) = match (&v.value, previous) {
+                (Some(init), _) => self.typed_const_int(init)?,
+                (None, Some((p, ty))) => (p + 1, ty),
+                (None, None) => (0, Scalar::Int),
+            };
+            let Some(ty) = [Scalar::Int, ty].into_iter().chain(ENUM_TYPES).find(|&s| fits(value, s)) else {
+                return self.err(v.loc, format!("enumerator value {value} does not fit in 64 bits"));
+            };
+            self.check_type_supported(&Type::Scalar(ty), v.loc)?;
+            self.scopes.declare(&v.name, enum_const(value, ty));
+            values.push(value);
+            previous = Some((value, ty));
+        }
+        let Some(underlying) = ENUM_TYPES.into_iter().find(|&s| values.iter().all(|&v| fits(v, s))) else {
+            return self.err(e.loc, "the enumerator values need both a signed and a 64-bit unsigned type; no integer type holds them all");
+        };
+        for (v, &value) in variants.iter().zip(&values) {
+            let ty = if fits(value, Scalar::Int) { Scalar::Int } else { underlying };
+            self.scopes.declare(&v.name, enum_const(value, ty));
+        }
+        if let Some(tag) = &e.tag {
+            self.scopes.declare_tag(tag, Tag::Enum(underlying));
+        }
+        Some(Type::Scalar(underlying))
     }
 
     /// A typedef; an anonymous struct or union takes the typedef's name (for messages and

@@ -1,0 +1,43 @@
+// C declarations as real programs write them: enums of every width, anonymous struct and union
+// members, vector component syntax, long operator chains. The references are in
+// tests/kernels/language.rs.
+
+// hashcat's MD5 and SHA-512 constants: enumerators above INT_MAX are uint, long or ulong; the
+// enum type is the first of int, uint, long, ulong that holds every value.
+enum md5 { MD5M_A = 0x67452301U, MD5M_B = 0xefcdab89U, MD5M_C };
+typedef enum { SHA512M_A = 0x6a09e667f3bcc908UL, SHA512M_B = 0xbb67ae8584caa73bUL, SHA512M_C = 0x3c6ef372fe94f82bUL } sha512;
+// -2 and 2^31 need a signed 64-bit type: BIG and AFTER are long.
+enum mixed { NEG = -2, BIG = 0x80000000, AFTER };
+enum small { S0, S1 = 7, S2 };
+
+kernel void enums(global ulong *o) {
+    enum md5 m = MD5M_B;
+    sha512 h = SHA512M_B;
+    int table[S2];
+    o[0] = MD5M_A;
+    o[1] = m;
+    o[2] = MD5M_C;
+    o[3] = SHA512M_A;
+    o[4] = h;
+    o[5] = SHA512M_C + 1;
+    o[6] = NEG;
+    o[7] = BIG;
+    o[8] = AFTER;
+    o[9] = sizeof(table) / sizeof(table[0]);
+    o[10] = MD5M_A - 0x70000000 < 0;
+    o[11] = sizeof(MD5M_B);
+    o[12] = sizeof(enum md5);
+    o[13] = sizeof(sha512);
+    o[14] = sizeof(NEG);
+    o[15] = sizeof(BIG);
+    o[16] = sizeof(enum small);
+    o[17] = MD5M_B + 0x20000000U > MD5M_B;
+    o[18] = NEG < BIG;
+    o[19] = MD5M_B >> 28;
+    switch (m) {
+    case MD5M_A: o[20] = 1; break;
+    case MD5M_B: o[20] = 2; break;
+    default: o[20] = 3;
+    }
+    o[21] = sizeof(enum mixed);
+}
