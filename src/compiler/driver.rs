@@ -340,6 +340,17 @@ mod tests {
         assert!(log.contains("too large"), "{log}");
     }
 
+    /// The longest operator chain the parser accepts, inside deep nesting, goes through every
+    /// pass on the compiler thread's stack, in linear time (folding once looked down the whole
+    /// chain at each operator).
+    #[test]
+    fn the_longest_operator_chain_builds() {
+        let terms: Vec<String> = (0..4000).map(|i| format!("p[{}]", i % 7)).collect();
+        let (open, close) = ("(p[1] + ".repeat(60), ")".repeat(60));
+        let p = built(&format!("kernel void k(global int *p) {{ p[0] = {open}{}{close}; }}", terms.join(" + ")));
+        specialize_all(&p, &[]);
+    }
+
     #[test]
     fn half_limits_are_defined_with_fp16() {
         let p = built(

@@ -41,3 +41,13 @@ kernel void enums(global ulong *o) {
     }
     o[21] = sizeof(enum mixed);
 }
+
+// A flat chain of 255 operators, as hashcat's inc_bignum_operations.cl writes its sums: no
+// nesting, however long.
+#define T4(i) a[(i)] * 3 + a[(i) + 1] - a[(i) + 2] + (a[(i) + 3] ^ 5)
+#define T16(i) T4(i) + T4((i) + 4) + T4((i) + 8) + T4((i) + 12)
+#define T64(i) T16(i) + T16((i) + 16) + T16((i) + 32) + T16((i) + 48)
+
+kernel void long_chain(global const uint *a, global uint *o) {
+    o[0] = T64(0) + T64(64) + T64(128) + T64(192);
+}

@@ -42,3 +42,17 @@ fn enums_of_every_width() {
     s.check("enumerator values and types", &s.get::<u64>(&o, 22), &want);
     s.finish();
 }
+
+/// A sum of 256 terms in one flat chain of operators.
+#[test]
+fn long_operator_chains() {
+    let s = Suite::new(include_str!("language.cl"));
+    let a: Vec<u32> = values(256, 7);
+    let (ba, o) = (s.buf(&a), s.zeros::<u32>(1));
+    s.run("long_chain", &[Arg::Buf(&ba), Arg::Buf(&o)], &[1], None);
+    let want = a.chunks(4).fold(0u32, |sum, t| {
+        sum.wrapping_add(t[0].wrapping_mul(3)).wrapping_add(t[1]).wrapping_sub(t[2]).wrapping_add(t[3] ^ 5)
+    });
+    s.check("255 chained operators", &s.get::<u32>(&o, 1), &[want]);
+    s.finish();
+}

@@ -32,10 +32,24 @@ fn node(kind: ExprKind, ty: Type, loc: Loc) -> Expr {
 /// A scalar operation on constants becomes a constant (vectors and anything that cannot be
 /// evaluated, such as a division by zero, stay as they are).
 fn fold(e: Expr) -> Expr {
-    let Some(s) = e.ty.scalar() else { return e };
+    let Some(s) = e.ty.scalar().filter(|_| operands_folded(&e)) else { return e };
     match eval(&e) {
         Ok(CValue::Num(n)) => Expr { kind: num_kind(n, s), ..e },
         _ => e,
+    }
+}
+
+/// Whether the operands `fold` needs are literals. Operations are folded as they are built,
+/// so an operand that is not a literal is not constant: looking no deeper keeps a chain of
+/// thousands of operators linear.
+fn operands_folded(e: &Expr) -> bool {
+    let literal = |e: &Expr| matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Zero);
+    match &e.kind {
+        ExprKind::Unary(_, v) => literal(v),
+        ExprKind::Binary(_, l, r) | ExprKind::Compare(_, l, r) => literal(l) && literal(r),
+        // `0 && x` is constant whatever `x` is.
+        ExprKind::Logic(_, l, _) => literal(l),
+        _ => false,
     }
 }
 
