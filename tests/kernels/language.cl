@@ -51,3 +51,44 @@ kernel void enums(global ulong *o) {
 kernel void long_chain(global const uint *a, global uint *o) {
     o[0] = T64(0) + T64(64) + T64(128) + T64(192);
 }
+
+// Vector component names: .rgba (OpenCL C 3.0), .s/.S with hex digits of either case, and
+// .hi/.lo/.even/.odd on every size, where a 3-vector acts as a 4-vector whose fourth component
+// is undefined (never checked here).
+#define PUT(k, x) vstore##k((x), 0, o + n); n += k
+
+kernel void components(global const int *a, global int *o, global int3 *p3) {
+    int16 v = vload16(0, a);
+    int4 c = v.s4567;
+    int3 t = v.s9Ab;
+    int n = 0;
+    o[n++] = c.r;
+    o[n++] = c.a;
+    PUT(4, c.abgr);
+    PUT(3, c.rgb);
+    PUT(2, t.lo);
+    PUT(2, t.even);
+    o[n++] = t.hi.x;
+    o[n++] = t.odd.x;
+    PUT(8, v.hi);
+    PUT(8, v.odd);
+    PUT(4, v.lo.even);
+    o[n++] = v.s01.hi;
+    PUT(2, c.odd);
+    PUT(4, v.SFEDC);
+    int4 w = (int4)(0);
+    w.gr = c.xy;
+    w.ab = (int2)(8, 9);
+    PUT(4, w);
+    int3 u = t;
+    u.hi = (int2)(100, 101);
+    u.odd = (int2)(200, 201);
+    PUT(3, u);
+    int16 big = v;
+    big.odd = big.even;
+    big.hi.lo = (int4)(-1);
+    PUT(16, big);
+    p3[0].hi = (int2)(5, 6);
+    p3[1].odd = (int2)(7, 8);
+    p3[2].even = p3[2].lo;
+}

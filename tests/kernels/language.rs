@@ -56,3 +56,47 @@ fn long_operator_chains() {
     s.check("255 chained operators", &s.get::<u32>(&o, 1), &[want]);
     s.finish();
 }
+
+/// `.rgba`, `.s`/`.S` names, and `.hi`/`.lo`/`.even`/`.odd` of every size (3 included) as
+/// rvalues and lvalues, in private memory and in a buffer of `int3`.
+#[test]
+fn vector_component_names() {
+    let s = Suite::new(include_str!("language.cl"));
+    let a: Vec<i32> = values(16, 21);
+    let p3: Vec<i32> = values(12, 22);
+    let (ba, o, bp) = (s.buf(&a), s.zeros::<i32>(65), s.buf(&p3));
+    s.run("components", &[Arg::Buf(&ba), Arg::Buf(&o), Arg::Buf(&bp)], &[1], None);
+    let pick = |v: &[i32], idx: &[usize]| idx.iter().map(|&i| v[i]).collect::<Vec<_>>();
+    let c = &a[4..8];
+    let t = pick(&a, &[9, 10, 11]);
+    let mut want = vec![c[0], c[3]];
+    want.extend(pick(c, &[3, 2, 1, 0]));
+    want.extend(pick(c, &[0, 1, 2]));
+    want.extend(pick(&t, &[0, 1]));
+    want.extend(pick(&t, &[0, 2]));
+    want.extend([t[2], t[1]]);
+    want.extend(&a[8..16]);
+    want.extend(pick(&a, &[1, 3, 5, 7, 9, 11, 13, 15]));
+    want.extend(pick(&a, &[0, 2, 4, 6]));
+    want.push(a[1]);
+    want.extend(pick(c, &[1, 3]));
+    want.extend(pick(&a, &[15, 14, 13, 12]));
+    want.extend([c[1], c[0], 9, 8]);
+    want.extend([t[0], 200, 100]);
+    let mut big = a.clone();
+    for i in (1..16).step_by(2) {
+        big[i] = big[i - 1];
+    }
+    big[8..12].fill(-1);
+    want.extend(big);
+    s.check("components", &s.get::<i32>(&o, 65), &want);
+    // int3 elements take 4 ints; the fourth is padding.
+    let got = s.get::<i32>(&bp, 12);
+    let mut want = p3.clone();
+    want[2] = 5;
+    want[5] = 7;
+    want[10] = p3[9];
+    let xyz = |v: &[i32]| v.chunks(4).flat_map(|e| e[..3].to_vec()).collect::<Vec<_>>();
+    s.check("int3 components in a buffer", &xyz(&got), &xyz(&want));
+    s.finish();
+}

@@ -283,8 +283,11 @@ impl Ctx<'_> {
         self.compose_components(comps, ty, loc)
     }
 
-    /// Components `comps` of vector `v` of type `src`.
+    /// Components `comps` of vector `v` of type `src`. Index 3 of a 3-vector (`.hi`, `.odd`) is
+    /// an undefined component: it reads component 0.
     pub(super) fn swizzle(&mut self, v: Handle<Expression>, src: &T, comps: &[u8], loc: Loc) -> R<Handle<Expression>> {
+        let defined: Vec<u8> = comps.iter().map(|&c| if c < src.width() { c } else { 0 }).collect();
+        let comps = &defined[..];
         if super::wide::is_wide(src) || comps.len() > 4 {
             let all = self.components(v, src);
             let picked = comps.iter().map(|&c| all.get(usize::from(c)).copied()).collect::<Option<Vec<_>>>();

@@ -61,32 +61,40 @@ fn compare_result(operand: &Type) -> Type {
     }
 }
 
-/// Component indices of a swizzle (`xyzw`, `s0..sF`, `lo`/`hi`/`even`/`odd`) on an
-/// `n`-vector, or why it is invalid.
+/// Component indices of a swizzle (`xyzw`, `rgba`, `s0..sF`, `lo`/`hi`/`even`/`odd`) on an
+/// `n`-vector, or why it is invalid. `lo`/`hi`/`even`/`odd` of a 3-vector act on it as on a
+/// 4-vector whose fourth component is undefined: index 3 names that slot (reading it gives any
+/// value, writing it writes nothing).
 pub fn swizzle_indices(name: &str, n: u8) -> Result<Vec<u8>, String> {
     let slots = if n == 3 { 4 } else { n };
     let half = slots / 2;
-    let indices: Vec<u8> = match name {
+    Ok(match name {
         "lo" => (0..half).collect(),
         "hi" => (half..slots).collect(),
         "even" => (0..slots).step_by(2).collect(),
         "odd" => (1..slots).step_by(2).collect(),
-        _ if name.starts_with(['s', 'S']) => name[1..]
-            .chars()
-            .map(|c| c.to_digit(16).map(|d| d as u8).ok_or_else(|| format!("invalid vector component '{c}'")))
-            .collect::<Result<_, _>>()?,
-        _ => name
-            .chars()
-            .map(|c| match c {
-                'x' => Ok(0),
-                'y' => Ok(1),
-                'z' => Ok(2),
-                'w' => Ok(3),
-                _ => Err(format!("invalid vector component '{c}' in '.{name}'")),
-            })
-            .collect::<Result<_, _>>()?,
+        _ => named_components(name, n)?,
+    })
+}
+
+/// `.s` or `.S` and hex digits, or letters of one of `xyzw` and `rgba` (OpenCL C 3.0 §6.3.7:
+/// the two sets cannot be mixed).
+fn named_components(name: &str, n: u8) -> Result<Vec<u8>, String> {
+    let invalid = |c: char| format!("invalid vector component '{c}' in '.{name}'");
+    let indices: Vec<u8> = match name.strip_prefix(['s', 'S']) {
+        Some(digits) => digits.chars().map(|c| c.to_digit(16).map(|d| d as u8).ok_or_else(|| invalid(c))).collect::<Result<_, _>>()?,
+        None => {
+            let (set, other) = if name.starts_with(['r', 'g', 'b', 'a']) { ("rgba", "xyzw") } else { ("xyzw", "rgba") };
+            name.chars()
+                .map(|c| match set.find(c) {
+                    Some(i) => Ok(i as u8),
+                    None if other.contains(c) => Err(format!("'.{name}' mixes the '.xyzw' and '.rgba' component names")),
+                    None => Err(invalid(c)),
+                })
+                .collect::<Result<_, _>>()?
+        }
     };
-    if indices.is_empty() || !matches!(indices.len(), 1 | 2 | 3 | 4 | 8 | 16) {
+    if !matches!(indices.len(), 1 | 2 | 3 | 4 | 8 | 16) {
         return Err(format!("'.{name}' selects {} components, which is not a vector size", indices.len()));
     }
     if let Some(bad) = indices.iter().find(|&&i| i >= n) {

@@ -420,7 +420,9 @@ pub enum PlaceKind {
     /// expression (any integer type).
     Index(Box<Place>, Box<Expr>),
     /// Components of a vector place (0-based, e.g. `.zx` = `[2, 0]`, `.hi` of a float4 =
-    /// `[2, 3]`). The place's type is a scalar for one component, else a vector.
+    /// `[2, 3]`). The place's type is a scalar for one component, else a vector. Index 3 of a
+    /// 3-vector (`.hi`/`.odd` of a float3 = `[2, 3]`) is its undefined fourth slot: reads give
+    /// any value, writes are dropped.
     Swizzle(Box<Place>, Vec<u8>),
 }
 
@@ -539,7 +541,8 @@ pub enum ExprKind {
     Assign { place: Box<Place>, value: Box<Expr>, yields_old: bool },
     /// The value the enclosing `Assign`'s place held before the assignment (loaded once).
     Current,
-    /// A component selection of a vector rvalue (`(a + b).xy`).
+    /// A component selection of a vector rvalue (`(a + b).xy`; indices as in
+    /// [`PlaceKind::Swizzle`]).
     Swizzle(Box<Expr>, Vec<u8>),
     /// A member of a record rvalue (`f().x`).
     Member(Box<Expr>, u32),

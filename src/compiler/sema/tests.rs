@@ -739,6 +739,25 @@ fn case_labels_of_64_bit_values_are_exact() {
 }
 
 #[test]
+fn swizzles_mixing_xyzw_and_rgba_are_diagnosed() {
+    first_error("kernel void k(global float4 *p) {\n  p[0].xg = (float2)(1.0f);\n}", 2, 8, "'.xg' mixes the '.xyzw' and '.rgba' component names");
+}
+
+#[test]
+fn invalid_vector_component_names_are_diagnosed() {
+    first_error("kernel void k(global float4 *p) { p[0].s = 1.0f; }", 1, 40, "'.s' selects 0 components");
+    first_error("kernel void k(global float4 *p) { p[0].s0g = 1.0f; }", 1, 40, "invalid vector component 'g' in '.s0g'");
+}
+
+#[test]
+fn components_past_a_3_vector_are_diagnosed() {
+    // `.hi` of a float3 may name the fourth slot; `.w` and `.s3` may not.
+    ok("kernel void k(global float3 *p) { p[0].hi = p[1].odd; }");
+    first_error("kernel void k(global float3 *p) { p[0].w = 1.0f; }", 1, 40, "vector component 3 is out of range for a 3-component vector");
+    first_error("kernel void k(global float3 *p) { p[0].a = 1.0f; }", 1, 40, "vector component 3 is out of range for a 3-component vector");
+}
+
+#[test]
 fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
