@@ -728,18 +728,25 @@ impl Sema<'_> {
                 })
             }
             Type::Record(id) => {
-                let record = self.types.record(id)?;
-                let Some((i, m)) = record.members.iter().enumerate().find(|(_, m)| m.name == name) else {
+                let Some(path) = self.types.member_path(id, name) else {
                     return self.err(loc, format!("no member named '{name}' in '{}'", self.type_str(&ty)));
                 };
-                let (i, mty) = (i as u32, m.ty.clone());
-                Some(match base {
-                    Val::Place(p) => {
-                        let (space, is_const) = (p.space, p.is_const);
-                        Val::Place(Place { kind: PlaceKind::Member(Box::new(p), i), ty: mty, space, is_const, loc })
+                let mut val = base;
+                let mut record = id;
+                for i in path {
+                    let mty = self.types.record(record)?.members.get(i as usize)?.ty.clone();
+                    val = match val {
+                        Val::Place(p) => {
+                            let (space, is_const) = (p.space, p.is_const);
+                            Val::Place(Place { kind: PlaceKind::Member(Box::new(p), i), ty: mty.clone(), space, is_const, loc })
+                        }
+                        Val::Value(v) => Val::Value(node(ExprKind::Member(Box::new(v), i), mty.clone(), loc)),
+                    };
+                    if let Type::Record(inner) = mty {
+                        record = inner;
                     }
-                    Val::Value(v) => Val::Value(node(ExprKind::Member(Box::new(v), i), mty, loc)),
-                })
+                }
+                Some(val)
             }
             t => self.err(loc, format!("member access '.{name}' on a value of type '{}'", self.type_str(&t))),
         }

@@ -176,6 +176,8 @@ impl Type {
 /// One member of a struct or union.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Member {
+    /// Empty for an anonymous struct or union member (C11), whose members are reached as
+    /// members of this record ([`Types::member_path`]).
     pub name: String,
     pub ty: Type,
     /// Byte offset from the start of the record (0 for every member of a union).
@@ -206,6 +208,34 @@ pub struct Types {
 impl Types {
     pub fn record(&self, id: RecordId) -> Option<&Record> {
         self.records.get(id.0 as usize)
+    }
+
+    /// The member indices that lead to member `name` of record `id`, outermost first: one
+    /// index, or more through anonymous struct and union members.
+    pub fn member_path(&self, id: RecordId, name: &str) -> Option<Vec<u32>> {
+        for (i, m) in self.record(id)?.members.iter().enumerate() {
+            if m.name == name {
+                return Some(vec![i as u32]);
+            }
+            if let (true, Type::Record(inner)) = (m.name.is_empty(), &m.ty) {
+                if let Some(mut path) = self.member_path(*inner, name) {
+                    path.insert(0, i as u32);
+                    return Some(path);
+                }
+            }
+        }
+        None
+    }
+
+    /// The names member `m` makes available: its own, or those of an anonymous member's
+    /// members.
+    pub fn member_names(&self, m: &Member) -> Vec<String> {
+        match (&m.ty, m.name.is_empty()) {
+            (Type::Record(id), true) => {
+                self.record(*id).map_or(vec![], |r| r.members.iter().flat_map(|m| self.member_names(m)).collect())
+            }
+            _ => vec![m.name.clone()],
+        }
     }
 
     /// Size in bytes (`sizeof`); 0 for `void`. Saturates instead of overflowing (sema rejects

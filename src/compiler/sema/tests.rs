@@ -758,6 +758,22 @@ fn components_past_a_3_vector_are_diagnosed() {
 }
 
 #[test]
+fn anonymous_members_reach_their_members() {
+    let p = ok("typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t;
+        kernel void k(global cfloat_t *p) { p[0].imag = p[1].x; }");
+    let f = kernel(&p, "k");
+    let ExprKind::Assign { place, .. } = &stmt_expr(&f.body[0]).kind else { panic!() };
+    // `.imag` is member 1 (the second anonymous struct), then its member 1.
+    let PlaceKind::Member(inner, 1) = &place.kind else { panic!("{place:?}") };
+    assert!(matches!(inner.kind, PlaceKind::Member(_, 1)), "{inner:?}");
+}
+
+#[test]
+fn duplicate_members_through_anonymous_members_are_diagnosed() {
+    first_error("struct S { int a;\n  union { float b; int a; }; };", 2, 3, "duplicate member 'a'");
+}
+
+#[test]
 fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");

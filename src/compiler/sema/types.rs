@@ -34,6 +34,22 @@ fn enum_const(value: i128, ty: Scalar) -> Symbol {
     Symbol::EnumConst(int_bits(value, ty), ty)
 }
 
+/// A record's members as they are laid out.
+struct Layout {
+    members: Vec<Member>,
+    /// The end of the last member (of the largest, in a union).
+    offset: u64,
+    align: u32,
+    packed: bool,
+    is_union: bool,
+}
+
+/// `struct { ... }` or `union { ... }` without a tag: as a member declaration without a
+/// declarator, an anonymous member.
+fn is_anonymous_record(spec: &TypeSpec) -> bool {
+    matches!(spec, TypeSpec::Record(r) if r.tag.is_none() && r.members.is_some())
+}
+
 /// Most pointer/array levels of a type (typedefs can stack declarators).
 const MAX_TYPE_DEPTH: usize = 32;
 
@@ -222,14 +238,17 @@ impl Sema<'_> {
     /// alignment (1 when packed), the size rounded up to the record's alignment.
     fn define_record(&mut self, id: RecordId, r: &ast::RecordSpec, decls: &[ast::Declaration]) -> Option<()> {
         let packed = r.attrs.iter().any(|a| a.name == "packed");
-        let mut align = 1u32;
+        let mut layout = Layout { members: Vec::new(), offset: 0, align: 1, packed, is_union: r.is_union };
         if let Some(n) = self.aligned_attr(&r.attrs) {
-            align = n;
+            layout.align = n;
         }
-        let mut members = Vec::new();
-        let mut offset = 0u64;
         for d in decls {
             let base = self.spec_type(&d.spec)?;
+            if d.declarators.is_empty() && is_anonymous_record(&d.spec.ty) {
+                // C11: an anonymous struct or union's members are members of this record.
+                self.add_member(&mut layout, String::new(), base, d.loc, None)?;
+                continue;
+            }
             for id in &d.declarators {
                 let decl = self.declared(&d.spec, base.clone(), &id.declarator, false)?;
                 let (name, loc) = decl.name.clone().unwrap_or_default();
@@ -237,29 +256,43 @@ impl Sema<'_> {
                 if d.spec.quals.space.is_some() && !decl.ty.is_pointer() {
                     return self.err(d.loc, "struct members cannot have an address-space qualifier");
                 }
-                if decl.unsized_array || matches!(decl.ty, Type::Void) || self.size_of(&decl.ty) == 0 {
+                if decl.unsized_array {
                     return self.err(loc, format!("member '{name}' has an incomplete type"));
                 }
-                if members.iter().any(|m: &Member| m.name == name) {
-                    return self.err(loc, format!("duplicate member '{name}'"));
-                }
-                let mut member_align = if packed { 1 } else { self.types.align_of(&decl.ty) };
-                if let Some(n) = self.aligned_attr(&id.declarator.attrs) {
-                    member_align = member_align.max(n);
-                }
-                align = align.max(member_align);
-                let at = if r.is_union { 0 } else { offset.next_multiple_of(u64::from(member_align)) };
-                offset = if r.is_union { offset.max(self.size_of(&decl.ty)) } else { at + self.size_of(&decl.ty) };
-                members.push(Member { name, ty: decl.ty, offset: at as u32 });
+                let aligned = self.aligned_attr(&id.declarator.attrs);
+                self.add_member(&mut layout, name, decl.ty, loc, aligned)?;
             }
         }
-        let size = offset.next_multiple_of(u64::from(align));
+        let size = layout.offset.next_multiple_of(u64::from(layout.align));
         let Ok(size) = u32::try_from(size) else { return self.err(r.loc, "struct is too large") };
         let record = self.types.records.get_mut(id.0 as usize)?;
-        record.members = members;
+        record.members = layout.members;
         record.size = size;
-        record.align = align;
+        record.align = layout.align;
         record.packed = packed;
+        Some(())
+    }
+
+    /// Places member `name` (empty for an anonymous struct or union) at the end of `layout`,
+    /// or at offset 0 of a union; `aligned` is its `aligned` attribute.
+    fn add_member(&mut self, layout: &mut Layout, name: String, ty: Type, loc: Loc, aligned: Option<u32>) -> Option<()> {
+        let size = self.size_of(&ty);
+        if matches!(ty, Type::Void) || size == 0 {
+            return self.err(loc, format!("member '{name}' has an incomplete type"));
+        }
+        let member = Member { name, ty, offset: 0 };
+        let taken: Vec<String> = layout.members.iter().flat_map(|m| self.types.member_names(m)).collect();
+        if let Some(dup) = self.types.member_names(&member).into_iter().find(|n| taken.contains(n)) {
+            return self.err(loc, format!("duplicate member '{dup}'"));
+        }
+        let mut align = if layout.packed { 1 } else { self.types.align_of(&member.ty) };
+        if let Some(n) = aligned {
+            align = align.max(n);
+        }
+        layout.align = layout.align.max(align);
+        let at = if layout.is_union { 0 } else { layout.offset.next_multiple_of(u64::from(align)) };
+        layout.offset = if layout.is_union { layout.offset.max(size) } else { at + size };
+        layout.members.push(Member { offset: at as u32, ..member });
         Some(())
     }
 
