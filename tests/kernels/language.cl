@@ -92,3 +92,84 @@ kernel void components(global const int *a, global int *o, global int3 *p3) {
     p3[1].odd = (int2)(7, 8);
     p3[2].even = p3[2].lo;
 }
+
+// pyopencl-complex.h's complex type: anonymous structs in a union, in every address space.
+typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t;
+
+constant cfloat_t unit_i = { 0.0f, 1.0f };
+
+cfloat_t cmul(cfloat_t a, cfloat_t b) {
+    cfloat_t r;
+    r.real = a.real * b.real - a.imag * b.imag;
+    r.imag = a.real * b.imag + a.imag * b.real;
+    return r;
+}
+
+kernel void complex_members(global cfloat_t *z, cfloat_t w, local cfloat_t *scratch) {
+    size_t i = get_global_id(0), l = get_local_id(0);
+    cfloat_t a = z[i];
+    cfloat_t b = { a.imag, a.x };
+    cfloat_t p = cmul(cmul(a, w), unit_i);
+    scratch[l].real = p.x + b.real;
+    scratch[l].imag = p.y + b.imag;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    z[i].x = scratch[l].real;
+    z[i].imag = scratch[l].y;
+}
+
+// An anonymous union and struct among named members; initializers reach their members by
+// position (braces or none) and by designators, which go on inside the anonymous member.
+typedef struct { int tag; union { int i; float f; }; struct { short lo, hi; }; int end; } tagged_t;
+
+constant tagged_t tagged_table[] = { { 1, { 2 }, { 3, 4 }, 5 }, { .tag = 6, .lo = 7, 8, .end = 9 }, 10, 11, 12, 13, 14 };
+
+kernel void tagged_members(global tagged_t *t, global int *o) {
+    size_t i = get_global_id(0);
+    tagged_t v = tagged_table[i % 3];
+    t[i] = v;
+    t[i].hi += (short)i;
+    o[4 * i] = v.tag;
+    o[4 * i + 1] = v.i;
+    o[4 * i + 2] = v.lo * 100 + v.hi;
+    o[4 * i + 3] = v.end + sizeof(tagged_table) / sizeof(tagged_t) * 1000;
+}
+
+// Initializers as C99 writes them: braces left out (also of vectors in structs), designator
+// lists, designators that go on with the next member, unsized arrays sized by elided elements.
+typedef struct { int a; float2 v; int b[2]; } inner_t;
+typedef struct { char name[4]; inner_t in; } outer_t;
+
+kernel void initializers(global int *o) {
+    inner_t s = { 1, { 2.0f, 3.0f }, 4, 5 };
+    inner_t t = { .b = 7, 8, .a = 9 };
+    outer_t u = { "ab", 1, 2, 3 };
+    outer_t w = { .in.b[1] = 5, .name[0] = 'x', 'y' };
+    inner_t arr[] = { 1, 2, 3, 4, 5, s, 6 };
+    int grid[2][3] = { 1, 2, 3, 4 };
+    int sparse[] = { [3] = 1, 2, [1] = 7 };
+    o[0] = s.a;
+    o[1] = (int)s.v.y;
+    o[2] = s.b[1];
+    o[3] = t.a;
+    o[4] = t.b[0];
+    o[5] = t.b[1];
+    o[6] = (int)t.v.x;
+    o[7] = u.name[1];
+    o[8] = u.in.a;
+    o[9] = (int)u.in.v.y;
+    o[10] = u.in.b[0];
+    o[11] = w.name[0];
+    o[12] = w.name[1];
+    o[13] = w.in.b[1];
+    o[14] = w.in.a;
+    o[15] = sizeof(arr) / sizeof(arr[0]);
+    o[16] = arr[0].b[1];
+    o[17] = arr[1].b[1];
+    o[18] = arr[2].a;
+    o[19] = grid[1][0];
+    o[20] = grid[0][2];
+    o[21] = grid[1][1];
+    o[22] = sizeof(sparse) / sizeof(int);
+    o[23] = sparse[1];
+    o[24] = sparse[4];
+}

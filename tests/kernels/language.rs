@@ -100,3 +100,68 @@ fn vector_component_names() {
     s.check("int3 components in a buffer", &xyz(&got), &xyz(&want));
     s.finish();
 }
+
+/// `typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t` (pyopencl)
+/// in a buffer, a value argument, `__constant`, `__local` and private memory, through function
+/// parameters and results and initializers. Small integers keep every product exact.
+#[test]
+fn anonymous_struct_members() {
+    let s = Suite::new(include_str!("language.cl"));
+    let n = 16;
+    let z: Vec<f32> = values::<u8>(2 * n, 31).iter().map(|&v| f32::from(v % 64)).collect();
+    let (wr, wi) = (3.0f32, -2.0f32);
+    let bz = s.buf(&z);
+    s.run("complex_members", &[Arg::Buf(&bz), Arg::Val(bytes(&[wr, wi])), Arg::Local(8 * 8)], &[n], Some(&[8]));
+    let want: Vec<f32> = z
+        .chunks(2)
+        .flat_map(|a| {
+            let (pr, pi) = (a[0] * wr - a[1] * wi, a[0] * wi + a[1] * wr);
+            // (a w) i, plus (a.imag, a.real).
+            [-pi + a[1], pr + a[0]]
+        })
+        .collect();
+    s.check("complex arithmetic through anonymous members", &s.get::<f32>(&bz, 2 * n), &want);
+
+    let n = 6;
+    let (t, o) = (s.zeros::<i32>(4 * n), s.zeros::<i32>(4 * n));
+    s.run("tagged_members", &[Arg::Buf(&t), Arg::Buf(&o)], &[n], None);
+    // (tag, union, lo, hi, end) of the three table entries; the third is filled by position.
+    let table = [(1, 2, 3, 4, 5), (6, 0, 7, 8, 9), (10, 11, 12, 13, 14)];
+    let mut want_t = Vec::new();
+    let mut want_o = Vec::new();
+    for i in 0..n {
+        let (tag, u, lo, hi, end) = table[i % 3];
+        want_t.extend([tag, u, lo | (hi + i as i32) << 16, end]);
+        want_o.extend([tag, u, lo * 100 + hi, end + 3000]);
+    }
+    s.check("struct with anonymous members copied to a buffer", &s.get::<i32>(&t, 4 * n), &want_t);
+    s.check("anonymous members initialized by position and designators", &s.get::<i32>(&o, 4 * n), &want_o);
+    s.finish();
+}
+
+/// Brace elision, designator lists and unsized arrays sized by their initializers; the
+/// expected values follow C99 §6.7.8 by hand (comments name the rule).
+#[test]
+fn nested_and_designated_initializers() {
+    let s = Suite::new(include_str!("language.cl"));
+    let o = s.zeros::<i32>(25);
+    s.run("initializers", &[Arg::Buf(&o)], &[1], None);
+    let want = [
+        // s = { 1, { 2, 3 }, 4, 5 }: b's braces left out.
+        1, 3, 5,
+        // t = { .b = 7, 8, .a = 9 }: the item after a designator goes to the next element.
+        9, 7, 8, 0,
+        // u = { "ab", 1, 2, 3 }: in.a = 1, in.v = (2, 3) without braces, in.b zero.
+        i32::from(b'b'), 1, 3, 0,
+        // w = { .in.b[1] = 5, .name[0] = 'x', 'y' }.
+        i32::from(b'x'), i32::from(b'y'), 5, 0,
+        // arr[] = { 1, 2, 3, 4, 5, s, 6 }: five items fill arr[0], s is arr[1] whole.
+        3, 5, 5, 6,
+        // grid[2][3] = { 1, 2, 3, 4 }.
+        4, 3, 0,
+        // sparse[] = { [3] = 1, 2, [1] = 7 }: five elements.
+        5, 7, 2,
+    ];
+    s.check("initializers", &s.get::<i32>(&o, 25), &want);
+    s.finish();
+}

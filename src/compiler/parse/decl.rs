@@ -504,8 +504,8 @@ impl Parser<'_> {
         self.nested(|p| {
             let mut items = Vec::new();
             while !p.eat_punct("}") {
-                let designator = p.designator()?;
-                items.push((designator, p.initializer()?));
+                let designators = p.designators()?;
+                items.push((designators, p.initializer()?));
                 if !p.is_punct("}") {
                     p.expect_punct(",")?;
                 }
@@ -514,24 +514,30 @@ impl Parser<'_> {
         })
     }
 
-    fn designator(&mut self) -> PResult<Option<Designator>> {
-        let d = if self.is_punct(".") {
-            let at = self.loc();
-            self.pos += 1;
-            let Some(name) = self.ident_at(0).map(str::to_owned) else {
-                return self.error(self.loc(), "expected a member name after '.'");
-            };
-            self.pos += 1;
-            Designator::Member(name, at)
-        } else if self.eat_punct("[") {
-            let index = self.conditional_expr()?;
-            self.expect_punct("]")?;
-            Designator::Index(index)
-        } else {
-            return Ok(None);
-        };
-        self.expect_punct("=")?;
-        Ok(Some(d))
+    /// `.a[2].b =` (C99 designators), or nothing.
+    fn designators(&mut self) -> PResult<Vec<Designator>> {
+        let mut list = Vec::new();
+        loop {
+            if self.is_punct(".") {
+                let at = self.loc();
+                self.pos += 1;
+                let Some(name) = self.ident_at(0).map(str::to_owned) else {
+                    return self.error(self.loc(), "expected a member name after '.'");
+                };
+                self.pos += 1;
+                list.push(Designator::Member(name, at));
+            } else if self.eat_punct("[") {
+                let index = self.conditional_expr()?;
+                self.expect_punct("]")?;
+                list.push(Designator::Index(index));
+            } else {
+                break;
+            }
+        }
+        if !list.is_empty() {
+            self.expect_punct("=")?;
+        }
+        Ok(list)
     }
 }
 

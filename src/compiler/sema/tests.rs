@@ -774,6 +774,26 @@ fn duplicate_members_through_anonymous_members_are_diagnosed() {
 }
 
 #[test]
+fn designated_initializers_of_later_union_members_are_diagnosed() {
+    first_error(
+        "typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t;\nkernel void k() { cfloat_t c = { .imag = 1.0f }; }",
+        2, 34, "only the first member of a union can be initialized",
+    );
+}
+
+#[test]
+fn elided_initializers_past_the_object_are_diagnosed() {
+    first_error("typedef struct { int a[2]; int b; } S;\nkernel void k() { S s = { 1, 2, 3, 4 }; }", 2, 36, "too many initializers for 'struct S'");
+}
+
+#[test]
+fn designators_that_do_not_fit_the_type_are_diagnosed() {
+    first_error("kernel void k() { int a[2] = { .x = 1 }; }", 1, 32, "member designator '.x' for a value of type 'int[2]'");
+    first_error("typedef struct { int a; } S;\nkernel void k() { S s = { [0] = 1 }; }", 2, 28, "array designator for a value of type 'struct S'");
+    first_error("typedef struct { int a[2]; } S;\nkernel void k() { S s = { .a[2] = 1 }; }", 2, 30, "array index 2 is out of bounds");
+}
+
+#[test]
 fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
