@@ -173,3 +173,28 @@ kernel void initializers(global int *o) {
     o[23] = sparse[1];
     o[24] = sparse[4];
 }
+
+// Compound literals as objects: their address taken, arrays indexed and decayed to pointers,
+// each initialized when it is evaluated.
+typedef struct { int a; float b; } pair_t;
+
+int sum3(const int *p) {
+    return p[0] + p[1] + p[2];
+}
+
+kernel void compound_literals(global const int *in, global int *o) {
+    pair_t *pp = &(pair_t){ in[0], 2.0f };
+    pp->a += 1;
+    int *ip = (int[]){ in[1], in[2], in[3] };
+    ip[1] *= 2;
+    o[0] = pp->a;
+    o[1] = (int)pp->b;
+    o[2] = sum3(ip);
+    o[3] = ((int[2]){ 7, in[4] })[1];
+    o[4] = (int)sizeof((int[]){ 1, 2, 3, 4, 5 });
+    o[7] = (pair_t){ in[0] * 2, 1.0f }.a;
+    for (int k = 0; k < 2; k++) {
+        int *q = (int[]){ k, k + in[5] };
+        o[5 + k] = q[0] * 10 + q[1];
+    }
+}

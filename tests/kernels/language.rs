@@ -165,3 +165,16 @@ fn nested_and_designated_initializers() {
     s.check("initializers", &s.get::<i32>(&o, 25), &want);
     s.finish();
 }
+
+/// `&(T){...}`, `(int[]){...}` as a pointer and indexed, a member of a literal, a literal in a
+/// loop.
+#[test]
+fn compound_literals_as_lvalues() {
+    let s = Suite::new(include_str!("language.cl"));
+    let i: Vec<i32> = values::<i16>(6, 41).iter().map(|&v| i32::from(v)).collect();
+    let (bi, o) = (s.buf(&i), s.zeros::<i32>(8));
+    s.run("compound_literals", &[Arg::Buf(&bi), Arg::Buf(&o)], &[1], None);
+    let want = [i[0] + 1, 2, i[1] + 2 * i[2] + i[3], i[4], 20, i[5], 10 + 1 + i[5], i[0] * 2];
+    s.check("compound literals", &s.get::<i32>(&o, 8), &want);
+    s.finish();
+}

@@ -42,7 +42,7 @@ fn int_shape(ty: &Type) -> Type {
 
 impl Sema<'_> {
     /// A private temporary holding `e`: the assignment to run first, and the place to read.
-    fn spill(&mut self, e: Expr, name: &str) -> Option<(Expr, Place)> {
+    pub(super) fn spill(&mut self, e: Expr, name: &str) -> Option<(Expr, Place)> {
         let (ty, loc) = (e.ty.clone(), e.loc);
         if self.cur.is_none() {
             return self.err(loc, format!("'{name}' can only be called inside a function"));

@@ -133,6 +133,7 @@ impl Sema<'_> {
     pub(super) fn place(&mut self, e: &ast::Expr) -> Option<Place> {
         match self.val(e)? {
             Val::Place(p) => Some(p),
+            Val::Value(v) if matches!(e.kind, ast::ExprKind::CompoundLit(..)) => self.compound_literal_place(v),
             Val::Value(_) => self.err(e.loc, "expression is not assignable (not an lvalue)"),
         }
     }
@@ -156,6 +157,18 @@ impl Sema<'_> {
             }
         }
         Some(())
+    }
+
+    /// A compound literal as an lvalue (C99: an unnamed object of the enclosing block): a
+    /// private temporary, initialized where the literal is evaluated, reached through its
+    /// address (`*(tmp = value, &tmp)`).
+    fn compound_literal_place(&mut self, value: Expr) -> Option<Place> {
+        let (ty, loc) = (value.ty.clone(), value.loc);
+        let (init, tmp) = self.spill(value, "compound literal")?;
+        let ptr_ty = Type::Pointer { pointee: Box::new(ty.clone()), space: Space::Private, quals: Default::default() };
+        let addr = node(ExprKind::AddrOf(Box::new(tmp)), ptr_ty.clone(), loc);
+        let ptr = node(ExprKind::Comma(Box::new(init), Box::new(addr)), ptr_ty, loc);
+        Some(Place { kind: PlaceKind::Deref(Box::new(ptr)), ty, space: Space::Private, is_const: false, loc })
     }
 
     fn val(&mut self, e: &ast::Expr) -> Option<Val> {
@@ -192,12 +205,21 @@ impl Sema<'_> {
                 let base = self.spec_type(&t.spec)?;
                 let d = self.declared(&t.spec, base, &t.declarator, false)?;
                 let ty = if d.unsized_array { self.sized_by_initializer(&d.ty, init)? } else { d.ty };
-                self.initializer_value(init, &ty)?
+                let value = self.initializer_value(init, &ty)?;
+                // An array literal is used as an object (indexed, or decayed to a pointer).
+                if matches!(ty, Type::Array { .. }) && self.cur.is_some() {
+                    return self.compound_literal_place(value).map(Val::Place);
+                }
+                value
             }
             K::Call(callee, args) => self.call(callee, args, loc)?,
             K::Index(base, index) => return self.index(base, index, loc),
             K::Member(base, name, at) => {
-                let base = self.val(base)?;
+                // A member of a compound literal is a member of its object (`(S){...}.a = x`).
+                let base = match base.kind {
+                    K::CompoundLit(..) if self.cur.is_some() => Val::Place(self.place(base)?),
+                    _ => self.val(base)?,
+                };
                 return self.member(base, name, *at);
             }
             K::Arrow(base, name, at) => {

@@ -794,6 +794,14 @@ fn designators_that_do_not_fit_the_type_are_diagnosed() {
 }
 
 #[test]
+fn bit_fields_are_diagnosed() {
+    let errs = errors("typedef struct { unsigned a : 3;\n  int b[2 ? 1 : 2];\n  unsigned : 0; } B;");
+    let at: Vec<(u32, u32)> = errs.iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(at, [(1, 29), (3, 12)], "{errs:?}");
+    assert!(errs.iter().all(|e| e.2.contains("bit-field members are not supported")), "{errs:?}");
+}
+
+#[test]
 fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");
