@@ -10,11 +10,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const CORPUS: [&str; 12] = [
+const CORPUS: [&str; 13] = [
     include_str!("kernels/builtins.cl"),
     include_str!("kernels/control.cl"),
     include_str!("kernels/conversions.cl"),
     include_str!("kernels/double.cl"),
+    include_str!("kernels/language.cl"),
     include_str!("kernels/memory.cl"),
     include_str!("kernels/misc.cl"),
     include_str!("kernels/mixed.cl"),
