@@ -231,8 +231,11 @@ impl Sema<'_> {
             Entry::Elided(value) => (false, Some(value), None, &[][..]),
             Entry::Designated { path, prior } => (false, None, prior, path),
         };
+        // A value given whole before (not part by part) is replaced whole.
         let mut values: Vec<Option<Expr>> = match prior.map(|e| e.kind) {
-            Some(ExprKind::Aggregate(parts) | ExprKind::Vector(parts)) => parts.into_iter().map(Some).collect(),
+            Some(ExprKind::Aggregate(parts) | ExprKind::Vector(parts)) if parts.len() == slots.len() => {
+                parts.into_iter().map(Some).collect()
+            }
             _ => vec![None; slots.len()],
         };
         let entered_at = *pos;

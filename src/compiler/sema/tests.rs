@@ -774,6 +774,12 @@ fn duplicate_members_through_anonymous_members_are_diagnosed() {
 }
 
 #[test]
+fn a_designator_into_a_part_given_whole_replaces_it() {
+    ok("typedef struct { float4 v; } S;
+        kernel void k(global float4 *o) { S s = { .v = (float4)((float2)(1.0f, 2.0f), (float2)(3.0f, 4.0f)), .v[3] = 9.0f }; o[0] = s.v; }");
+}
+
+#[test]
 fn designated_initializers_of_later_union_members_are_diagnosed() {
     first_error(
         "typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t;\nkernel void k() { cfloat_t c = { .imag = 1.0f }; }",
