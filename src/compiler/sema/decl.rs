@@ -253,9 +253,10 @@ impl Sema<'_> {
                 Some(_) if !braced => break,
                 Some(d) => {
                     let steps = self.designated_path(d, ty)?;
-                    next = steps[0];
-                    if steps.len() > 1 {
-                        values[next] = Some(self.designated_value(items, pos, &slots[next], loc, &steps[1..], values[next].take())?);
+                    let [at, rest @ ..] = steps.as_slice() else { return None };
+                    next = *at;
+                    if !rest.is_empty() {
+                        values[next] = Some(self.designated_value(items, pos, &slots[next], loc, rest, values[next].take())?);
                         next += 1;
                         continue;
                     }
