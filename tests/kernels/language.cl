@@ -198,3 +198,15 @@ kernel void compound_literals(global const int *in, global int *o) {
         o[5 + k] = q[0] * 10 + q[1];
     }
 }
+
+// A union initializer chooses its member by a designator, also through an anonymous member
+// (the items after it go on inside that member).
+constant cfloat_t minus_i = { .imag = -1.0f };
+
+kernel void union_initializers(global cfloat_t *z, global int *o) {
+    cfloat_t c = { .real = 5.0f, 6.0f };
+    union { int i; float f; } u = { .i = 7, .f = 1.5f };
+    z[0] = c;
+    z[1] = minus_i;
+    o[0] = u.i;
+}

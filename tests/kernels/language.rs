@@ -178,3 +178,15 @@ fn compound_literals_as_lvalues() {
     s.check("compound literals", &s.get::<i32>(&o, 8), &want);
     s.finish();
 }
+
+/// `{ .real = 5, 6 }` on pyopencl's `cfloat_t` (the second anonymous struct of the union) and
+/// a later designator choosing another union member.
+#[test]
+fn union_designated_initializers() {
+    let s = Suite::new(include_str!("language.cl"));
+    let (z, o) = (s.zeros::<f32>(4), s.zeros::<i32>(1));
+    s.run("union_initializers", &[Arg::Buf(&z), Arg::Buf(&o)], &[1], None);
+    s.check("union members chosen by designators", &s.get::<f32>(&z, 4), &[5.0, 6.0, 0.0, -1.0]);
+    s.check("the last designator wins", &s.get::<i32>(&o, 1), &[1.5f32.to_bits() as i32]);
+    s.finish();
+}

@@ -238,31 +238,48 @@ impl Sema<'_> {
             }
             _ => vec![None; slots.len()],
         };
+        // A union holds one member: a designator chooses it, and no item may follow.
+        let is_union = matches!(ty, Type::Record(id) if self.types.record(*id).is_some_and(|r| r.is_union));
+        let choose = |values: &mut Vec<Option<Expr>>, at: usize| {
+            if is_union {
+                let kept = values[at].take();
+                values.iter_mut().for_each(|v| *v = None);
+                values[at] = kept;
+            }
+        };
+        let full = |next: usize, values: &[Option<Expr>]| if is_union { values.iter().any(Option::is_some) } else { next >= slots.len() };
         let entered_at = *pos;
         let mut next = 0;
         if let [at, rest @ ..] = path {
             next = *at;
+            choose(&mut values, next);
             if !rest.is_empty() {
                 values[next] = Some(self.designated_value(items, pos, &slots[next], loc, rest, values[next].take())?);
                 next += 1;
             }
         }
         while let Some((designators, item)) = items.get(*pos) {
-            // An entered aggregate's first item was designated for it by the enclosing list.
-            match Some(designators).filter(|d| !d.is_empty() && (*pos != entered_at || braced)) {
+            // An entered aggregate's first item was designated for it by the enclosing list,
+            // and is always its own.
+            let entering = !braced && *pos == entered_at;
+            match Some(designators).filter(|d| !d.is_empty() && !entering) {
                 Some(_) if !braced => break,
                 Some(d) => {
                     let steps = self.designated_path(d, ty)?;
                     let [at, rest @ ..] = steps.as_slice() else { return None };
                     next = *at;
+                    choose(&mut values, next);
                     if !rest.is_empty() {
                         values[next] = Some(self.designated_value(items, pos, &slots[next], loc, rest, values[next].take())?);
                         next += 1;
                         continue;
                     }
                 }
-                None if !braced && next >= slots.len() => break,
-                None => {}
+                None if entering || !full(next, &values) => {}
+                None if braced => {
+                    return self.err(init_loc(item), format!("too many initializers for '{}'", self.type_str(ty)));
+                }
+                None => break,
             }
             let Some(slot_ty) = slots.get(next) else {
                 return self.err(init_loc(item), format!("too many initializers for '{}'", self.type_str(ty)));
@@ -298,13 +315,13 @@ impl Sema<'_> {
         self.assign_convert(value, ty, "an initialization")
     }
 
-    /// The types of the parts an initializer list fills: elements, members (the first only,
-    /// for a union) or vector components.
+    /// The types of the parts an initializer list fills: elements, members or vector
+    /// components.
     fn init_slots(&self, ty: &Type) -> Vec<Type> {
         let count = match ty {
             Type::Array { len, .. } => *len as usize,
             Type::Vector(_, n) => usize::from(*n),
-            Type::Record(id) => self.types.record(*id).map_or(0, |r| if r.is_union { 1 } else { r.members.len() }),
+            Type::Record(id) => self.types.record(*id).map_or(0, |r| r.members.len()),
             _ => 0,
         };
         (0..count).filter_map(|i| self.slot_type(ty, i)).collect()
@@ -336,29 +353,22 @@ impl Sema<'_> {
                 }
             };
             for step in steps {
-                ty = match self.slot_type(&ty, step) {
-                    Some(t) => t,
-                    None if matches!(ty, Type::Record(_)) => {
-                        return self.err(loc, "only the first member of a union can be initialized (designated initializers of other members are not supported)");
-                    }
-                    None => return self.err(loc, format!("array index {step} is out of bounds in the initializer")),
+                let Some(t) = self.slot_type(&ty, step) else {
+                    return self.err(loc, format!("array index {step} is out of bounds in the initializer"));
                 };
+                ty = t;
                 path.push(step);
             }
         }
         Some(path)
     }
 
-    /// The type of slot `i` of what an initializer list of type `ty` fills (the first member
-    /// only, for a union), if there is one.
+    /// The type of slot `i` of what an initializer list of type `ty` fills, if there is one.
     fn slot_type(&self, ty: &Type, i: usize) -> Option<Type> {
         match ty {
             Type::Array { elem, len } => (i < *len as usize).then(|| (**elem).clone()),
             Type::Vector(s, n) => (i < usize::from(*n)).then_some(Type::Scalar(*s)),
-            Type::Record(id) => {
-                let r = self.types.record(*id)?;
-                r.members.get(i).filter(|_| !r.is_union || i == 0).map(|m| m.ty.clone())
-            }
+            Type::Record(id) => self.types.record(*id)?.members.get(i).map(|m| m.ty.clone()),
             _ => None,
         }
     }

@@ -527,7 +527,7 @@ pub enum ExprKind {
     /// [`Splat`]: ExprKind::Splat
     Vector(Vec<Expr>),
     /// An array or record value: one expression per element / member in order (for a union:
-    /// exactly one, for its first member).
+    /// one per member too, all [`Zero`](ExprKind::Zero) but the one initialized).
     Aggregate(Vec<Expr>),
     /// lvalue → rvalue.
     Load(Box<Place>),
