@@ -10,13 +10,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const CORPUS: [&str; 14] = [
+const CORPUS: [&str; 15] = [
     include_str!("kernels/builtins.cl"),
     include_str!("kernels/control.cl"),
     include_str!("kernels/conversions.cl"),
     include_str!("kernels/double.cl"),
     include_str!("kernels/goto.cl"),
     include_str!("kernels/overloads.cl"),
+    include_str!("kernels/language.cl"),
     include_str!("kernels/memory.cl"),
     include_str!("kernels/misc.cl"),
     include_str!("kernels/mixed.cl"),

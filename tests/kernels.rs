@@ -5,6 +5,8 @@
 mod common;
 #[path = "kernels/harness.rs"]
 mod harness;
+#[path = "kernels/language.rs"]
+mod language;
 #[path = "kernels/rules.rs"]
 mod rules;
 
@@ -1852,7 +1854,7 @@ fn double_vectors_and_literals() {
     }
     s.check("double vectors", &got, &want);
 
-    let (o, n) = (s.zeros::<f64>(14), s.zeros::<i32>(10));
+    let (o, n) = (s.zeros::<f64>(14), s.zeros::<i32>(11));
     s.run("double_literals", &[Arg::Buf(&o), Arg::Buf(&n)], &[1], None);
     use std::f64::consts::{E, PI};
     let want = [
@@ -1860,16 +1862,16 @@ fn double_vectors_and_literals() {
         f64::from(0.1f32) + 0.2, 1e-5, E,
     ];
     s.check("double literals", &s.get::<f64>(&o, 14), &want);
-    s.check("double literal types", &s.get::<i32>(&n, 10), &[8, 4, 32, 32, 0, 1, 53 * 2, 1024, 1, 8]);
+    s.check("double literal types", &s.get::<i32>(&n, 11), &[8, 4, 32, 32, 0, 1, 53 * 2, 1024, 1, 8, 2]);
     s.finish();
     // -cl-single-precision-constant: unsuffixed literals are float again. OpenCL C 3.0 also
     // defines the feature macro.
     let s = Suite::with_options(include_str!("kernels/double.cl"), "-cl-single-precision-constant -cl-std=CL3.0");
-    let (o, n) = (s.zeros::<f64>(14), s.zeros::<i32>(10));
+    let (o, n) = (s.zeros::<f64>(14), s.zeros::<i32>(11));
     s.run("double_literals", &[Arg::Buf(&o), Arg::Buf(&n)], &[1], None);
     let got = s.get::<f64>(&o, 14);
     s.check("single precision constants", &[got[0], got[12]], &[f64::from(0.1f32), f64::from(1e-5f32)]);
-    let n = s.get::<i32>(&n, 10);
+    let n = s.get::<i32>(&n, 11);
     s.check("single precision constant types, fp64 macros", &[n[0], n[1], n[8]], &[4, 4, 3]);
     s.finish();
 }

@@ -381,6 +381,27 @@ mod tests {
         assert!(log.contains("too large"), "{log}");
     }
 
+    /// The longest operator chain the parser accepts, inside deep nesting, goes through every
+    /// pass on the compiler thread's stack, in linear time (folding once looked down the whole
+    /// chain at each operator).
+    #[test]
+    fn the_longest_operator_chain_builds() {
+        let terms: Vec<String> = (0..4000).map(|i| format!("p[{}]", i % 7)).collect();
+        let (open, close) = ("(p[1] + ".repeat(60), ")".repeat(60));
+        let p = built(&format!("kernel void k(global int *p) {{ p[0] = {open}{}{close}; }}", terms.join(" + ")));
+        specialize_all(&p, &[]);
+    }
+
+    #[test]
+    fn half_limits_are_defined_with_fp16() {
+        let p = built(
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+             kernel void k(global half *h, global int *n) { n[0] = HALF_DIG + HALF_MANT_DIG + HALF_RADIX + HALF_MAX_EXP;\
+             h[0] = HALF_MAX; h[1] = HALF_MIN; h[2] = HALF_EPSILON; h[3] = M_PI_H; h[4] = M_SQRT1_2_H; }",
+        );
+        specialize_all(&p, &[]);
+    }
+
     #[test]
     fn bitselect_on_half_and_double_vectors_validates() {
         let p = built(

@@ -1,6 +1,6 @@
 //! The stack the compiler runs on. Every pass, naga's validator and SPIR-V writer among them,
 //! recurses over the program's nesting, and legal nesting (the parser allows 128 levels of
-//! statements or expressions) needs more stack than an application's thread may have: 80
+//! statements or expressions, plus chains of up to 4096 operators) needs more stack than an application's thread may have: 80
 //! nested loops overflowed a 2 MiB thread. So builds and specialisations run on compiler
 //! threads with a stack that holds the deepest program the parser accepts (only the pages
 //! touched are committed). The threads are kept for the next build: starting one per build

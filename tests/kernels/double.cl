@@ -180,6 +180,7 @@ kernel void double_literals(global double *o, global int *n) {
     n[8] += 2;
 #endif
     n[9] = sizeof(0.5 * 2.0f);
+    n[10] = DBL_RADIX;
 }
 
 // Math built-ins; the order matches the table in tests/kernels.rs.

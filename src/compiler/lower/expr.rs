@@ -56,20 +56,18 @@ impl Ctx<'_> {
             }
             ExprKind::Vector(parts) => self.vector(parts, &e.ty, loc)?,
             ExprKind::Aggregate(parts) if self.is_union_type(&e.ty) => {
-                // A union value from its first member: write the member's bytes into words.
-                let (Some(part), T::Record(id)) = (parts.first(), &e.ty) else {
-                    return Err(LowerError::new(loc, "internal: union initializer"));
-                };
-                let member_ty = self.program.types.record(*id).and_then(|r| r.members.first()).map(|m| m.ty.clone());
-                let member_ty = member_ty.ok_or_else(|| LowerError::new(loc, "internal: empty union"))?;
-                let v = self.eval_value(part)?;
+                // A union value from its initialized member (every member is at offset 0): the
+                // member's bytes written into zeroed words.
                 let nty = self.naga_ty(&e.ty, loc)?;
                 let tmp = self.b.local("union", nty);
                 let ptr = self.b.expr(Expression::LocalVariable(tmp));
                 let zero = self.b.expr(Expression::ZeroValue(nty));
                 self.b.store(ptr, zero);
-                let start = self.b.u32(0);
-                self.store_bytes(super::memory::Words::Var { ptr, shared: false }, start, &member_ty, v, loc)?;
+                if let Some(part) = parts.iter().find(|p| p.kind != ExprKind::Zero) {
+                    let v = self.eval_value(part)?;
+                    let start = self.b.u32(0);
+                    self.store_bytes(super::memory::Words::Var { ptr, shared: false }, start, &part.ty, v, loc)?;
+                }
                 self.b.load(ptr)
             }
             ExprKind::Aggregate(parts) => {
@@ -295,8 +293,11 @@ impl Ctx<'_> {
         self.compose_components(comps, ty, loc)
     }
 
-    /// Components `comps` of vector `v` of type `src`.
+    /// Components `comps` of vector `v` of type `src`. Index 3 of a 3-vector (`.hi`, `.odd`) is
+    /// an undefined component: it reads component 0.
     pub(super) fn swizzle(&mut self, v: Handle<Expression>, src: &T, comps: &[u8], loc: Loc) -> R<Handle<Expression>> {
+        let defined: Vec<u8> = comps.iter().map(|&c| if c < src.width() { c } else { 0 }).collect();
+        let comps = &defined[..];
         if super::wide::is_wide(src) || comps.len() > 4 {
             let all = self.components(v, src);
             let picked = comps.iter().map(|&c| all.get(usize::from(c)).copied()).collect::<Option<Vec<_>>>();

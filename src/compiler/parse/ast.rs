@@ -159,7 +159,8 @@ pub struct TypeName {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initializer {
     Expr(Expr),
-    List(Vec<(Option<Designator>, Initializer)>, Loc),
+    /// Items, each with its designators (`.a.b[1] = x`; none for a positional item).
+    List(Vec<(Vec<Designator>, Initializer)>, Loc),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -3,6 +3,7 @@
 
 use super::ast::*;
 use super::{address_space, is_reserved_space_name, PResult, Parser, Reported};
+use crate::compiler::token::TokenKind;
 
 /// Spellings of the scalar types that are identifiers rather than C keywords.
 const SCALAR_NAMES: [&str; 11] =
@@ -142,6 +143,31 @@ impl Parser<'_> {
         }
         let first = self.declarator(false)?;
         self.declaration_rest(spec, first, loc)
+    }
+
+    /// A member declaration. Bit-fields (`int a : 3;`) are refused at their ':' (their layout
+    /// and access are not implemented).
+    fn member_declaration(&mut self) -> PResult<Declaration> {
+        if let Some(at) = self.bit_field_colon() {
+            return self.error(at, "bit-field members are not supported");
+        }
+        self.declaration()
+    }
+
+    /// The ':' of a bit-field in the member declaration ahead: one outside brackets before its
+    /// ';' (a '?:' in an array size is inside them).
+    fn bit_field_colon(&self) -> Option<crate::compiler::source::Loc> {
+        let mut depth = 0u32;
+        for t in &self.tokens[self.pos..] {
+            match &t.kind {
+                TokenKind::Punct("(" | "[") => depth += 1,
+                TokenKind::Punct(")" | "]") => depth = depth.saturating_sub(1),
+                TokenKind::Punct(":") if depth == 0 => return Some(t.loc),
+                TokenKind::Punct(";" | "{" | "}") => return None,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// The rest of a declaration once its first declarator is parsed.
@@ -343,7 +369,7 @@ impl Parser<'_> {
                 if self.at_end() {
                     return self.error(self.loc(), "expected '}' to end the member list");
                 }
-                match self.nested(|p| p.declaration()) {
+                match self.nested(|p| p.member_declaration()) {
                     Ok(d) => list.push(d),
                     Err(Reported) => self.recover(),
                 }
@@ -505,8 +531,8 @@ impl Parser<'_> {
         self.nested(|p| {
             let mut items = Vec::new();
             while !p.eat_punct("}") {
-                let designator = p.designator()?;
-                items.push((designator, p.initializer()?));
+                let designators = p.designators()?;
+                items.push((designators, p.initializer()?));
                 if !p.is_punct("}") {
                     p.expect_punct(",")?;
                 }
@@ -515,24 +541,30 @@ impl Parser<'_> {
         })
     }
 
-    fn designator(&mut self) -> PResult<Option<Designator>> {
-        let d = if self.is_punct(".") {
-            let at = self.loc();
-            self.pos += 1;
-            let Some(name) = self.ident_at(0).map(str::to_owned) else {
-                return self.error(self.loc(), "expected a member name after '.'");
-            };
-            self.pos += 1;
-            Designator::Member(name, at)
-        } else if self.eat_punct("[") {
-            let index = self.conditional_expr()?;
-            self.expect_punct("]")?;
-            Designator::Index(index)
-        } else {
-            return Ok(None);
-        };
-        self.expect_punct("=")?;
-        Ok(Some(d))
+    /// `.a[2].b =` (C99 designators), or nothing.
+    fn designators(&mut self) -> PResult<Vec<Designator>> {
+        let mut list = Vec::new();
+        loop {
+            if self.is_punct(".") {
+                let at = self.loc();
+                self.pos += 1;
+                let Some(name) = self.ident_at(0).map(str::to_owned) else {
+                    return self.error(self.loc(), "expected a member name after '.'");
+                };
+                self.pos += 1;
+                list.push(Designator::Member(name, at));
+            } else if self.eat_punct("[") {
+                let index = self.conditional_expr()?;
+                self.expect_punct("]")?;
+                list.push(Designator::Index(index));
+            } else {
+                break;
+            }
+        }
+        if !list.is_empty() {
+            self.expect_punct("=")?;
+        }
+        Ok(list)
     }
 }
 

@@ -58,16 +58,13 @@ impl Parser<'_> {
 
     /// `a, b, c`
     pub(super) fn expression(&mut self) -> PResult<Expr> {
-        let saved = self.depth;
-        let result = self.comma_chain();
-        self.depth = saved;
-        result
+        self.chain_scope(Self::comma_chain)
     }
 
     fn comma_chain(&mut self) -> PResult<Expr> {
         let mut e = self.assignment_expr()?;
         while self.is_punct(",") {
-            self.enter()?;
+            self.extend_chain()?;
             let loc = self.loc();
             self.pos += 1;
             let rhs = self.assignment_expr()?;
@@ -100,13 +97,10 @@ impl Parser<'_> {
         Ok(Expr { kind: ExprKind::Cond(Box::new(cond), Box::new(then), Box::new(otherwise)), loc })
     }
 
-    /// Operators of precedence `min` and tighter.
-    /// Each operator of a left-associative chain deepens the tree, so it counts as nesting.
+    /// Operators of precedence `min` and tighter, read in a loop: a chain of operators of one
+    /// precedence (`a + b + c ...`, 200 terms in hashcat's kernels) is no nesting.
     fn binary_expr(&mut self, min: u8) -> PResult<Expr> {
-        let saved = self.depth;
-        let result = self.binary_chain(min);
-        self.depth = saved;
-        result
+        self.chain_scope(|p| p.binary_chain(min))
     }
 
     fn binary_chain(&mut self, min: u8) -> PResult<Expr> {
@@ -115,7 +109,7 @@ impl Parser<'_> {
             if prec < min {
                 break;
             }
-            self.enter()?;
+            self.extend_chain()?;
             let loc = self.loc();
             self.pos += 1;
             let rhs = self.binary_expr(prec + 1)?;
@@ -221,16 +215,13 @@ impl Parser<'_> {
     }
 
     fn postfix_rest(&mut self, e: Expr) -> PResult<Expr> {
-        let saved = self.depth;
-        let result = self.postfix_chain(e);
-        self.depth = saved;
-        result
+        self.chain_scope(|p| p.postfix_chain(e))
     }
 
     fn postfix_chain(&mut self, mut e: Expr) -> PResult<Expr> {
         loop {
             if self.current_punct().is_some_and(|p| matches!(p, "[" | "(" | "." | "->" | "++" | "--")) {
-                self.enter()?;
+                self.extend_chain()?;
             }
             let loc = self.loc();
             match self.current_punct() {

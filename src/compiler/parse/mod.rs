@@ -17,6 +17,12 @@ use std::collections::HashSet;
 /// Deepest nesting of expressions, statements and declarators the parser accepts.
 const MAX_DEPTH: u32 = 128;
 
+/// Longest left-associative chain of operators (`a + b + ...`, `a[i].x`, `a, b, ...`) the parser
+/// accepts, summed over the chains an operand lies in. Chains are read in a loop, not by
+/// recursion, but each operator deepens the tree that later passes recurse over: with
+/// [`MAX_DEPTH`] this bounds the tree's depth so it fits the compiler threads' stack (`stack.rs`).
+const MAX_CHAIN: u32 = 4096;
+
 /// The error has already been reported as a diagnostic.
 #[derive(Debug)]
 pub struct Reported;
@@ -27,7 +33,7 @@ pub type PResult<T> = Result<T, Reported>;
 pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> ast::TranslationUnit {
     let tokens: Vec<&Token> =
         tokens.iter().filter(|t| !matches!(t.kind, TokenKind::Newline)).collect();
-    let mut p = Parser { tokens, pos: 0, diags, typedefs: vec![HashSet::new()], depth: 0 };
+    let mut p = Parser { tokens, pos: 0, diags, typedefs: vec![HashSet::new()], depth: 0, chain: 0 };
     p.translation_unit()
 }
 
@@ -38,6 +44,8 @@ struct Parser<'a> {
     /// Typedef names per scope (they decide whether `(x)` starts a cast).
     typedefs: Vec<HashSet<String>>,
     depth: u32,
+    /// Operators of the left-associative chains being read (see [`MAX_CHAIN`]).
+    chain: u32,
 }
 
 impl Parser<'_> {
@@ -123,6 +131,24 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// Counts one more operator of a left-associative chain; errors out past [`MAX_CHAIN`].
+    fn extend_chain(&mut self) -> PResult<()> {
+        if self.chain >= MAX_CHAIN {
+            return self.error(self.loc(), format!("expression too long (more than {MAX_CHAIN} chained operators)"));
+        }
+        self.chain += 1;
+        Ok(())
+    }
+
+    /// Runs `f`, which may extend chains, and forgets its operators: they belong to the tree
+    /// below this point only.
+    fn chain_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let saved = self.chain;
+        let r = f(self);
+        self.chain = saved;
+        r
+    }
+
     fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
@@ -182,6 +208,7 @@ impl Parser<'_> {
         while !self.at_end() {
             let start = self.pos;
             self.depth = 0;
+            self.chain = 0;
             match self.external_decl() {
                 Ok(Some(item)) => items.push(item),
                 Ok(None) => {}
@@ -429,10 +456,16 @@ pub(crate) mod tests {
         assert!(errs.iter().any(|e| e.2.contains("nesting too deep")), "{errs:?}");
         let src = format!("void f() {}{}", "{".repeat(5000), "}".repeat(5000));
         assert!(parse_errors(&src).iter().any(|e| e.2.contains("nesting too deep")));
-        // Long left-associative chains deepen the tree too.
+        // Long left-associative chains are no nesting, but they deepen the tree too.
+        parse_ok(&format!("void f() {{ x = 1{}; y = a{}; }}", "+1".repeat(4000), "[0]".repeat(4000)));
         let src = format!("void f() {{ x = 1{}; y = a{}; }}", "+1".repeat(5000), "[0]".repeat(5000));
         let errs = parse_errors(&src);
-        assert_eq!(errs.iter().filter(|e| e.2.contains("nesting too deep")).count(), 2, "{errs:?}");
+        assert_eq!(errs.iter().filter(|e| e.2.contains("more than 4096 chained operators")).count(), 2, "{errs:?}");
+        // A chain in an operand of a chain adds to its depth; one beside it does not.
+        let chain = format!("({}1)", "1+".repeat(2100));
+        parse_ok(&format!("void f() {{ x = {chain} * {chain}; }}"));
+        let errs = parse_errors(&format!("void f() {{ x = {}{chain}; }}", "1+".repeat(2100)));
+        assert!(errs.iter().any(|e| e.2.contains("chained operators")), "{errs:?}");
         // Within the limit is fine.
         parse_ok(&format!("void f() {{ x = {}1{}; }}", "(".repeat(50), ")".repeat(50)));
     }

@@ -87,6 +87,34 @@ const FP64: &[(&str, &str)] = &[
     ("M_SQRT1_2", "0.707106781186547524401"),
 ];
 
+/// `half` limits and constants, with `cl_khr_fp16` (OpenCL C has no `half` literal suffix
+/// before 3.0's optional one, so they are float literals converted to `half`).
+const FP16: &[(&str, &str)] = &[
+    ("HALF_DIG", "3"),
+    ("HALF_MANT_DIG", "11"),
+    ("HALF_MAX_10_EXP", "+4"),
+    ("HALF_MAX_EXP", "+16"),
+    ("HALF_MIN_10_EXP", "-4"),
+    ("HALF_MIN_EXP", "-13"),
+    ("HALF_RADIX", "2"),
+    ("HALF_MAX", "((half)0x1.ffcp15f)"),
+    ("HALF_MIN", "((half)0x1.0p-14f)"),
+    ("HALF_EPSILON", "((half)0x1.0p-10f)"),
+    ("M_E_H", "((half)2.71828182845904523536f)"),
+    ("M_LOG2E_H", "((half)1.44269504088896340736f)"),
+    ("M_LOG10E_H", "((half)0.434294481903251827651f)"),
+    ("M_LN2_H", "((half)0.693147180559945309417f)"),
+    ("M_LN10_H", "((half)2.30258509299404568402f)"),
+    ("M_PI_H", "((half)3.14159265358979323846f)"),
+    ("M_PI_2_H", "((half)1.57079632679489661923f)"),
+    ("M_PI_4_H", "((half)0.785398163397448309616f)"),
+    ("M_1_PI_H", "((half)0.318309886183790671538f)"),
+    ("M_2_PI_H", "((half)0.636619772367581343076f)"),
+    ("M_2_SQRTPI_H", "((half)1.12837916709551257390f)"),
+    ("M_SQRT2_H", "((half)1.41421356237309504880f)"),
+    ("M_SQRT1_2_H", "((half)0.707106781186547524401f)"),
+];
+
 /// The standard macros for `target`, as `(name, replacement)`.
 pub fn standard_macros(target: &Target) -> Vec<(String, String)> {
     let fences = [
@@ -94,7 +122,7 @@ pub fn standard_macros(target: &Target) -> Vec<(String, String)> {
         ("CLK_GLOBAL_MEM_FENCE", CLK_GLOBAL_MEM_FENCE),
     ]
     .map(|(name, bit)| (name.to_string(), format!("{bit:#x}")));
-    let optional = [(target.int64, INT64), (target.fp64, FP64)];
+    let optional = [(target.int64, INT64), (target.fp64, FP64), (target.fp16, FP16)];
     let tables = std::iter::once(COMMON).chain(optional.iter().filter(|(on, _)| *on).map(|(_, t)| *t));
     fences
         .into_iter()

@@ -357,14 +357,19 @@ fn f32_to_half(f: f32) -> u16 {
 
 impl Sema<'_> {
     /// An integer constant expression of the source (array sizes, case labels, enumerators).
-    pub(super) fn const_int(&mut self, e: &ast::Expr) -> Option<i64> {
+    pub(super) fn const_int(&mut self, e: &ast::Expr) -> Option<i128> {
+        self.typed_const_int(e).map(|(v, _)| v)
+    }
+
+    /// An integer constant expression's value (exact, whatever its type) and its type.
+    pub(super) fn typed_const_int(&mut self, e: &ast::Expr) -> Option<(i128, Scalar)> {
         let value = self.expr(e)?;
-        if value.ty.scalar().is_none_or(Scalar::is_float) {
+        let Some(ty) = value.ty.scalar().filter(|s| !s.is_float()) else {
             return self.err(e.loc, "expected an integer constant expression");
-        }
+        };
         match self.eval_expr(&value)? {
-            CValue::Num(Num::I(v)) => i64::try_from(v).ok(),
-            CValue::Zero => Some(0),
+            CValue::Num(Num::I(v)) => Some((v, ty)),
+            CValue::Zero => Some((0, ty)),
             _ => self.err(e.loc, "expected an integer constant expression"),
         }
     }

@@ -29,6 +29,19 @@ enum Linkage {
     Own,
 }
 
+/// An item of an initializer list: its designators and the initializer.
+type InitItem = (Vec<ast::Designator>, Initializer);
+
+/// How [`Sema::list_value`] enters an aggregate.
+enum Entry<'a> {
+    /// Its own braces.
+    Braces,
+    /// Its braces left out: its first item's value.
+    Elided(Expr),
+    /// By a designator naming a part inside it: the slots from here on, and its value so far.
+    Designated { path: &'a [usize], prior: Option<Expr> },
+}
+
 /// A function's signature as written.
 struct Signature {
     name: String,
@@ -282,9 +295,13 @@ impl Sema<'_> {
         };
         let mut next = 0u32;
         let mut len = 0u32;
-        for (designator, _) in items {
-            if let Some(ast::Designator::Index(e)) = designator {
-                next = u32::try_from(self.const_int(e)?).ok()?;
+        for (designators, _) in items {
+            if let Some(ast::Designator::Index(e)) = designators.first() {
+                let i = self.const_int(e)?;
+                let Some(i) = u32::try_from(i).ok().filter(|&i| i < u32::MAX) else {
+                    return self.err(e.loc, format!("array index {i} in the initializer is out of range"));
+                };
+                next = i;
             }
             next += 1;
             len = len.max(next);
@@ -292,7 +309,15 @@ impl Sema<'_> {
         if len == 0 {
             return self.err(*loc, "an array cannot be empty");
         }
-        Some(Type::Array { elem: elem.clone(), len })
+        let ty = Type::Array { elem: elem.clone(), len };
+        if !is_aggregate(elem) || items.iter().all(|(_, i)| matches!(i, Initializer::List(..)) || string_initializer(i).is_some()) {
+            return Some(ty);
+        }
+        // Elements whose braces are left out take several items each: `len` (one element per
+        // item) is an upper bound, the last element filled gives the length.
+        let (values, _) = self.list_parts(items, &mut 0, &ty, *loc, Entry::Braces)?;
+        let len = values.iter().rposition(Option::is_some).map_or(1, |i| i + 1);
+        Some(Type::Array { elem: elem.clone(), len: len as u32 })
     }
 
     /// A char array initialized by a string literal: its bytes, then zeros (the NUL is left
@@ -326,58 +351,180 @@ impl Sema<'_> {
             }
             Initializer::List(items, loc) => (items, *loc),
         };
+        if !is_aggregate(ty) {
+            return match items.as_slice() {
+                [(d, single)] if d.is_empty() => self.initializer_value(single, ty),
+                _ => self.err(loc, format!("too many initializers for '{}'", self.type_str(ty))),
+            };
+        }
+        let mut pos = 0;
+        self.list_value(items, &mut pos, ty, loc, Entry::Braces)
+    }
+
+    /// The value of aggregate `ty` initialized from `items[*pos..]`, which `entry` says how it
+    /// was entered: its own braces (all their items), or with its braces left out (C's brace
+    /// elision: from its first item, already evaluated, as many items as it takes, until a
+    /// designator), or by a designator through it (`.real` of an anonymous member: from that
+    /// member on, the earlier value of the aggregate kept). Omitted parts are zero.
+    fn list_value(&mut self, items: &[InitItem], pos: &mut usize, ty: &Type, loc: Loc, entry: Entry) -> Option<Expr> {
+        let (values, slots) = self.list_parts(items, pos, ty, loc, entry)?;
+        let parts = values.into_iter().zip(&slots).map(|(v, t)| v.unwrap_or(Expr { kind: ExprKind::Zero, ty: t.clone(), loc }));
+        let kind = if matches!(ty, Type::Vector(..)) { ExprKind::Vector(parts.collect()) } else { ExprKind::Aggregate(parts.collect()) };
+        Some(Expr { kind, ty: ty.clone(), loc })
+    }
+
+    /// The parts [`Sema::list_value`] fills (`None` where omitted), and the slots.
+    fn list_parts(&mut self, items: &[InitItem], pos: &mut usize, ty: &Type, loc: Loc, entry: Entry) -> Option<(Vec<Option<Expr>>, Vec<Type>)> {
         if let Type::Array { len, .. } = ty {
             if *len > MAX_INIT_ELEMENTS {
                 return self.err(loc, format!("initializer lists for arrays of more than {MAX_INIT_ELEMENTS} elements are not supported"));
             }
         }
-        let zero = |t: &Type| Expr { kind: ExprKind::Zero, ty: t.clone(), loc };
-        let slots: Vec<(Option<String>, Type)> = match ty {
-            Type::Array { elem, len } => (0..*len).map(|_| (None, (**elem).clone())).collect(),
-            Type::Record(id) => {
-                let r = self.types.record(*id)?;
-                let members = r.members.iter().map(|m| (Some(m.name.clone()), m.ty.clone()));
-                if r.is_union { members.take(1).collect() } else { members.collect() }
+        let slots = self.init_slots(ty);
+        let (braced, mut first, prior, path) = match entry {
+            Entry::Braces => (true, None, None, &[][..]),
+            Entry::Elided(value) => (false, Some(value), None, &[][..]),
+            Entry::Designated { path, prior } => (false, None, prior, path),
+        };
+        // A value given whole before (not part by part) is replaced whole.
+        let mut values: Vec<Option<Expr>> = match prior.map(|e| e.kind) {
+            Some(ExprKind::Aggregate(parts) | ExprKind::Vector(parts)) if parts.len() == slots.len() => {
+                parts.into_iter().map(Some).collect()
             }
-            Type::Vector(s, n) => (0..*n).map(|_| (None, Type::Scalar(*s))).collect(),
-            _ => {
-                return match items.as_slice() {
-                    [(None, single)] => self.initializer_value(single, ty),
-                    _ => self.err(loc, format!("too many initializers for '{}'", self.type_str(ty))),
-                }
+            _ => vec![None; slots.len()],
+        };
+        // A union holds one member: a designator chooses it, and no item may follow.
+        let is_union = matches!(ty, Type::Record(id) if self.types.record(*id).is_some_and(|r| r.is_union));
+        let choose = |values: &mut Vec<Option<Expr>>, at: usize| {
+            if is_union {
+                let kept = values[at].take();
+                values.iter_mut().for_each(|v| *v = None);
+                values[at] = kept;
             }
         };
-        let mut values: Vec<Option<Expr>> = vec![None; slots.len()];
-        let mut next = 0usize;
-        for (designator, item) in items {
-            if let Some(d) = designator {
-                next = self.designated_slot(d, &slots)?;
+        let full = |next: usize, values: &[Option<Expr>]| if is_union { values.iter().any(Option::is_some) } else { next >= slots.len() };
+        let entered_at = *pos;
+        let mut next = 0;
+        if let [at, rest @ ..] = path {
+            next = *at;
+            choose(&mut values, next);
+            if !rest.is_empty() {
+                values[next] = Some(self.designated_value(items, pos, &slots[next], loc, rest, values[next].take())?);
+                next += 1;
             }
-            let Some((_, slot_ty)) = slots.get(next) else {
+        }
+        while let Some((designators, item)) = items.get(*pos) {
+            // An entered aggregate's first item was designated for it by the enclosing list,
+            // and is always its own.
+            let entering = !braced && *pos == entered_at;
+            match Some(designators).filter(|d| !d.is_empty() && !entering) {
+                Some(_) if !braced => break,
+                Some(d) => {
+                    let steps = self.designated_path(d, ty)?;
+                    let [at, rest @ ..] = steps.as_slice() else { return None };
+                    next = *at;
+                    choose(&mut values, next);
+                    if !rest.is_empty() {
+                        values[next] = Some(self.designated_value(items, pos, &slots[next], loc, rest, values[next].take())?);
+                        next += 1;
+                        continue;
+                    }
+                }
+                None if entering || !full(next, &values) => {}
+                None if braced => {
+                    return self.err(init_loc(item), format!("too many initializers for '{}'", self.type_str(ty)));
+                }
+                None => break,
+            }
+            let Some(slot_ty) = slots.get(next) else {
                 return self.err(init_loc(item), format!("too many initializers for '{}'", self.type_str(ty)));
             };
-            let slot_ty = slot_ty.clone();
-            values[next] = Some(self.initializer_value(item, &slot_ty)?);
+            values[next] = Some(self.element_value(items, pos, &slot_ty.clone(), loc, first.take())?);
             next += 1;
         }
-        let parts: Vec<Expr> = values.into_iter().zip(&slots).map(|(v, (_, t))| v.unwrap_or_else(|| zero(t))).collect();
-        let kind = if matches!(ty, Type::Vector(..)) { ExprKind::Vector(parts) } else { ExprKind::Aggregate(parts) };
-        Some(Expr { kind, ty: ty.clone(), loc })
+        Some((values, slots))
     }
 
-    fn designated_slot(&mut self, d: &ast::Designator, slots: &[(Option<String>, Type)]) -> Option<usize> {
-        match d {
-            ast::Designator::Member(name, loc) => match slots.iter().position(|(n, _)| n.as_deref() == Some(name)) {
-                Some(i) => Some(i),
-                None => self.err(*loc, format!("no member named '{name}' to initialize")),
-            },
-            ast::Designator::Index(e) => {
-                let i = self.const_int(e)?;
-                match usize::try_from(i) {
-                    Ok(i) if i < slots.len() => Some(i),
-                    _ => self.err(e.loc, format!("array index {i} is out of bounds in the initializer")),
-                }
+    fn designated_value(&mut self, items: &[InitItem], pos: &mut usize, ty: &Type, loc: Loc, path: &[usize], prior: Option<Expr>) -> Option<Expr> {
+        self.list_value(items, pos, ty, loc, Entry::Designated { path, prior })
+    }
+
+    /// One element or member of type `ty` from `items[*pos]` (`pending`: its value, already
+    /// evaluated) and, when that is an expression that does not initialize an aggregate `ty`
+    /// whole, from the items after it (brace elision).
+    fn element_value(&mut self, items: &[InitItem], pos: &mut usize, ty: &Type, loc: Loc, pending: Option<Expr>) -> Option<Expr> {
+        let (_, item) = items.get(*pos)?;
+        let string_into_array = matches!(ty, Type::Array { elem, .. } if is_char(elem)) && string_initializer(item).is_some();
+        let value = match (pending, item) {
+            (Some(v), _) => v,
+            (None, Initializer::Expr(e)) if is_aggregate(ty) && !string_into_array => self.expr(e)?,
+            (None, _) => {
+                *pos += 1;
+                return self.initializer_value(item, ty);
             }
+        };
+        if is_aggregate(ty) && value.ty != *ty {
+            return self.list_value(items, pos, ty, loc, Entry::Elided(value));
+        }
+        *pos += 1;
+        self.assign_convert(value, ty, "an initialization")
+    }
+
+    /// The types of the parts an initializer list fills: elements, members or vector
+    /// components.
+    fn init_slots(&self, ty: &Type) -> Vec<Type> {
+        let count = match ty {
+            Type::Array { len, .. } => *len as usize,
+            Type::Vector(_, n) => usize::from(*n),
+            Type::Record(id) => self.types.record(*id).map_or(0, |r| r.members.len()),
+            _ => 0,
+        };
+        (0..count).filter_map(|i| self.slot_type(ty, i)).collect()
+    }
+
+    /// The slots designators (`.s.b[1]`) lead to inside an aggregate of type `ty`: indices, and
+    /// members through anonymous members.
+    fn designated_path(&mut self, designators: &[ast::Designator], ty: &Type) -> Option<Vec<usize>> {
+        let mut path = Vec::new();
+        let mut ty = ty.clone();
+        for d in designators {
+            let (steps, loc) = match (d, &ty) {
+                (ast::Designator::Member(name, loc), Type::Record(id)) => match self.types.member_path(*id, name) {
+                    Some(p) => (p.into_iter().map(|i| i as usize).collect::<Vec<_>>(), *loc),
+                    None => return self.err(*loc, format!("no member named '{name}' to initialize")),
+                },
+                (ast::Designator::Index(e), Type::Array { .. } | Type::Vector(..)) => {
+                    let i = self.const_int(e)?;
+                    match usize::try_from(i) {
+                        Ok(i) => (vec![i], e.loc),
+                        Err(_) => return self.err(e.loc, format!("array index {i} is out of bounds in the initializer")),
+                    }
+                }
+                (ast::Designator::Member(name, loc), t) => {
+                    return self.err(*loc, format!("member designator '.{name}' for a value of type '{}'", self.type_str(t)))
+                }
+                (ast::Designator::Index(e), t) => {
+                    return self.err(e.loc, format!("array designator for a value of type '{}'", self.type_str(t)))
+                }
+            };
+            for step in steps {
+                let Some(t) = self.slot_type(&ty, step) else {
+                    return self.err(loc, format!("array index {step} is out of bounds in the initializer"));
+                };
+                ty = t;
+                path.push(step);
+            }
+        }
+        Some(path)
+    }
+
+    /// The type of slot `i` of what an initializer list of type `ty` fills, if there is one.
+    fn slot_type(&self, ty: &Type, i: usize) -> Option<Type> {
+        match ty {
+            Type::Array { elem, len } => (i < *len as usize).then(|| (**elem).clone()),
+            Type::Vector(s, n) => (i < usize::from(*n)).then_some(Type::Scalar(*s)),
+            Type::Record(id) => self.types.record(*id)?.members.get(i).map(|m| m.ty.clone()),
+            _ => None,
         }
     }
 
@@ -793,11 +940,17 @@ fn string_initializer(init: &Initializer) -> Option<&str> {
     match init {
         Initializer::Expr(ast::Expr { kind: ast::ExprKind::Str(text), .. }) => Some(text),
         Initializer::List(items, _) => match items.as_slice() {
-            [(None, single)] => string_initializer(single),
+            [(d, single)] if d.is_empty() => string_initializer(single),
             _ => None,
         },
         Initializer::Expr(_) => None,
     }
+}
+
+/// Types whose initializer lists may leave out their braces (C's aggregates, and vectors as
+/// clang treats them).
+fn is_aggregate(ty: &Type) -> bool {
+    matches!(ty, Type::Array { .. } | Type::Record(_) | Type::Vector(..))
 }
 
 fn is_char(ty: &Type) -> bool {

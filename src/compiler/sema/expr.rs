@@ -32,10 +32,24 @@ fn node(kind: ExprKind, ty: Type, loc: Loc) -> Expr {
 /// A scalar operation on constants becomes a constant (vectors and anything that cannot be
 /// evaluated, such as a division by zero, stay as they are).
 fn fold(e: Expr) -> Expr {
-    let Some(s) = e.ty.scalar() else { return e };
+    let Some(s) = e.ty.scalar().filter(|_| operands_folded(&e)) else { return e };
     match eval(&e) {
         Ok(CValue::Num(n)) => Expr { kind: num_kind(n, s), ..e },
         _ => e,
+    }
+}
+
+/// Whether the operands `fold` needs are literals. Operations are folded as they are built,
+/// so an operand that is not a literal is not constant: looking no deeper keeps a chain of
+/// thousands of operators linear.
+fn operands_folded(e: &Expr) -> bool {
+    let literal = |e: &Expr| matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Zero);
+    match &e.kind {
+        ExprKind::Unary(_, v) => literal(v),
+        ExprKind::Binary(_, l, r) | ExprKind::Compare(_, l, r) => literal(l) && literal(r),
+        // `0 && x` is constant whatever `x` is.
+        ExprKind::Logic(_, l, _) => literal(l),
+        _ => false,
     }
 }
 
@@ -47,32 +61,40 @@ fn compare_result(operand: &Type) -> Type {
     }
 }
 
-/// Component indices of a swizzle (`xyzw`, `s0..sF`, `lo`/`hi`/`even`/`odd`) on an
-/// `n`-vector, or why it is invalid.
+/// Component indices of a swizzle (`xyzw`, `rgba`, `s0..sF`, `lo`/`hi`/`even`/`odd`) on an
+/// `n`-vector, or why it is invalid. `lo`/`hi`/`even`/`odd` of a 3-vector act on it as on a
+/// 4-vector whose fourth component is undefined: index 3 names that slot (reading it gives any
+/// value, writing it writes nothing).
 pub fn swizzle_indices(name: &str, n: u8) -> Result<Vec<u8>, String> {
     let slots = if n == 3 { 4 } else { n };
     let half = slots / 2;
-    let indices: Vec<u8> = match name {
+    Ok(match name {
         "lo" => (0..half).collect(),
         "hi" => (half..slots).collect(),
         "even" => (0..slots).step_by(2).collect(),
         "odd" => (1..slots).step_by(2).collect(),
-        _ if name.starts_with(['s', 'S']) => name[1..]
-            .chars()
-            .map(|c| c.to_digit(16).map(|d| d as u8).ok_or_else(|| format!("invalid vector component '{c}'")))
-            .collect::<Result<_, _>>()?,
-        _ => name
-            .chars()
-            .map(|c| match c {
-                'x' => Ok(0),
-                'y' => Ok(1),
-                'z' => Ok(2),
-                'w' => Ok(3),
-                _ => Err(format!("invalid vector component '{c}' in '.{name}'")),
-            })
-            .collect::<Result<_, _>>()?,
+        _ => named_components(name, n)?,
+    })
+}
+
+/// `.s` or `.S` and hex digits, or letters of one of `xyzw` and `rgba` (OpenCL C 3.0 §6.3.7:
+/// the two sets cannot be mixed).
+fn named_components(name: &str, n: u8) -> Result<Vec<u8>, String> {
+    let invalid = |c: char| format!("invalid vector component '{c}' in '.{name}'");
+    let indices: Vec<u8> = match name.strip_prefix(['s', 'S']) {
+        Some(digits) => digits.chars().map(|c| c.to_digit(16).map(|d| d as u8).ok_or_else(|| invalid(c))).collect::<Result<_, _>>()?,
+        None => {
+            let (set, other) = if name.starts_with(['r', 'g', 'b', 'a']) { ("rgba", "xyzw") } else { ("xyzw", "rgba") };
+            name.chars()
+                .map(|c| match set.find(c) {
+                    Some(i) => Ok(i as u8),
+                    None if other.contains(c) => Err(format!("'.{name}' mixes the '.xyzw' and '.rgba' component names")),
+                    None => Err(invalid(c)),
+                })
+                .collect::<Result<_, _>>()?
+        }
     };
-    if indices.is_empty() || !matches!(indices.len(), 1 | 2 | 3 | 4 | 8 | 16) {
+    if !matches!(indices.len(), 1 | 2 | 3 | 4 | 8 | 16) {
         return Err(format!("'.{name}' selects {} components, which is not a vector size", indices.len()));
     }
     if let Some(bad) = indices.iter().find(|&&i| i >= n) {
@@ -111,6 +133,7 @@ impl Sema<'_> {
     pub(super) fn place(&mut self, e: &ast::Expr) -> Option<Place> {
         match self.val(e)? {
             Val::Place(p) => Some(p),
+            Val::Value(v) if matches!(e.kind, ast::ExprKind::CompoundLit(..)) => self.compound_literal_place(v),
             Val::Value(_) => self.err(e.loc, "expression is not assignable (not an lvalue)"),
         }
     }
@@ -134,6 +157,18 @@ impl Sema<'_> {
             }
         }
         Some(())
+    }
+
+    /// A compound literal as an lvalue (C99: an unnamed object of the enclosing block): a
+    /// private temporary, initialized where the literal is evaluated, reached through its
+    /// address (`*(tmp = value, &tmp)`).
+    fn compound_literal_place(&mut self, value: Expr) -> Option<Place> {
+        let (ty, loc) = (value.ty.clone(), value.loc);
+        let (init, tmp) = self.spill(value, "compound literal")?;
+        let ptr_ty = Type::Pointer { pointee: Box::new(ty.clone()), space: Space::Private, quals: Default::default() };
+        let addr = node(ExprKind::AddrOf(Box::new(tmp)), ptr_ty.clone(), loc);
+        let ptr = node(ExprKind::Comma(Box::new(init), Box::new(addr)), ptr_ty, loc);
+        Some(Place { kind: PlaceKind::Deref(Box::new(ptr)), ty, space: Space::Private, is_const: false, loc })
     }
 
     fn val(&mut self, e: &ast::Expr) -> Option<Val> {
@@ -170,12 +205,21 @@ impl Sema<'_> {
                 let base = self.spec_type(&t.spec)?;
                 let d = self.declared(&t.spec, base, &t.declarator, false)?;
                 let ty = if d.unsized_array { self.sized_by_initializer(&d.ty, init)? } else { d.ty };
-                self.initializer_value(init, &ty)?
+                let value = self.initializer_value(init, &ty)?;
+                // An array literal is used as an object (indexed, or decayed to a pointer).
+                if matches!(ty, Type::Array { .. }) && self.cur.is_some() {
+                    return self.compound_literal_place(value).map(Val::Place);
+                }
+                value
             }
             K::Call(callee, args) => self.call(callee, args, loc)?,
             K::Index(base, index) => return self.index(base, index, loc),
             K::Member(base, name, at) => {
-                let base = self.val(base)?;
+                // A member of a compound literal is a member of its object (`(S){...}.a = x`).
+                let base = match base.kind {
+                    K::CompoundLit(..) if self.cur.is_some() => Val::Place(self.place(base)?),
+                    _ => self.val(base)?,
+                };
                 return self.member(base, name, *at);
             }
             K::Arrow(base, name, at) => {
@@ -260,7 +304,7 @@ impl Sema<'_> {
                 };
                 Some(Val::Place(Place { kind, ty: v.ty, space: v.space, is_const: v.is_const, loc }))
             }
-            Some(Symbol::EnumConst(v)) => Some(Val::Value(int(v as u64, Scalar::Int, loc))),
+            Some(Symbol::EnumConst(bits, ty)) => Some(Val::Value(int(bits, ty, loc))),
             Some(Symbol::Function(_)) => {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
@@ -721,18 +765,25 @@ impl Sema<'_> {
                 })
             }
             Type::Record(id) => {
-                let record = self.types.record(id)?;
-                let Some((i, m)) = record.members.iter().enumerate().find(|(_, m)| m.name == name) else {
+                let Some(path) = self.types.member_path(id, name) else {
                     return self.err(loc, format!("no member named '{name}' in '{}'", self.type_str(&ty)));
                 };
-                let (i, mty) = (i as u32, m.ty.clone());
-                Some(match base {
-                    Val::Place(p) => {
-                        let (space, is_const) = (p.space, p.is_const);
-                        Val::Place(Place { kind: PlaceKind::Member(Box::new(p), i), ty: mty, space, is_const, loc })
+                let mut val = base;
+                let mut record = id;
+                for i in path {
+                    let mty = self.types.record(record)?.members.get(i as usize)?.ty.clone();
+                    val = match val {
+                        Val::Place(p) => {
+                            let (space, is_const) = (p.space, p.is_const);
+                            Val::Place(Place { kind: PlaceKind::Member(Box::new(p), i), ty: mty.clone(), space, is_const, loc })
+                        }
+                        Val::Value(v) => Val::Value(node(ExprKind::Member(Box::new(v), i), mty.clone(), loc)),
+                    };
+                    if let Type::Record(inner) = mty {
+                        record = inner;
                     }
-                    Val::Value(v) => Val::Value(node(ExprKind::Member(Box::new(v), i), mty, loc)),
-                })
+                }
+                Some(val)
             }
             t => self.err(loc, format!("member access '.{name}' on a value of type '{}'", self.type_str(&t))),
         }

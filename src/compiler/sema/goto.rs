@@ -52,7 +52,7 @@ pub(super) struct LabelInfo {
 /// coroutines): a label where it stands, and a case of the switch that jumps to it.
 pub(super) struct NestedCase {
     /// The value and its bits in the selector's type; `None` for `default`.
-    value: Option<(i64, u64)>,
+    value: Option<(i128, u64)>,
     label: u32,
     loc: Loc,
 }

@@ -6,7 +6,8 @@
 //!   and alignments (a 3-vector takes the size of a 4-vector), structs and unions list member
 //!   offsets, pointers carry the address space of their pointee, and `size_t`, `ptrdiff_t`,
 //!   `intptr_t`, `uintptr_t` are already resolved to `uint`/`int` or `ulong`/`long` by
-//!   `Target::address_bits`. Enums are `int`. `bool` takes one byte.
+//!   `Target::address_bits`. Enums are their underlying type (`int`, or the first of `uint`,
+//!   `long`, `ulong` that holds their values). `bool` takes one byte.
 //! - **Expressions** ([`Expr`]) all carry their type. Every implicit conversion is a node:
 //!   [`ExprKind::Convert`] (usual arithmetic conversions, integer promotions, conversion on
 //!   assignment/argument/return, to `bool` meaning `!= 0`), [`ExprKind::Splat`] (scalar →
@@ -175,6 +176,8 @@ impl Type {
 /// One member of a struct or union.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Member {
+    /// Empty for an anonymous struct or union member (C11), whose members are reached as
+    /// members of this record ([`Types::member_path`]).
     pub name: String,
     pub ty: Type,
     /// Byte offset from the start of the record (0 for every member of a union).
@@ -206,6 +209,34 @@ pub struct Types {
 impl Types {
     pub fn record(&self, id: RecordId) -> Option<&Record> {
         self.records.get(id.0 as usize)
+    }
+
+    /// The member indices that lead to member `name` of record `id`, outermost first: one
+    /// index, or more through anonymous struct and union members.
+    pub fn member_path(&self, id: RecordId, name: &str) -> Option<Vec<u32>> {
+        for (i, m) in self.record(id)?.members.iter().enumerate() {
+            if m.name == name {
+                return Some(vec![i as u32]);
+            }
+            if let (true, Type::Record(inner)) = (m.name.is_empty(), &m.ty) {
+                if let Some(mut path) = self.member_path(*inner, name) {
+                    path.insert(0, i as u32);
+                    return Some(path);
+                }
+            }
+        }
+        None
+    }
+
+    /// The names member `m` makes available: its own, or those of an anonymous member's
+    /// members.
+    pub fn member_names(&self, m: &Member) -> Vec<String> {
+        match (&m.ty, m.name.is_empty()) {
+            (Type::Record(id), true) => {
+                self.record(*id).map_or(vec![], |r| r.members.iter().flat_map(|m| self.member_names(m)).collect())
+            }
+            _ => vec![m.name.clone()],
+        }
     }
 
     /// Size in bytes (`sizeof`); 0 for `void`. Saturates instead of overflowing (sema rejects
@@ -469,7 +500,9 @@ pub enum PlaceKind {
     /// expression (any integer type).
     Index(Box<Place>, Box<Expr>),
     /// Components of a vector place (0-based, e.g. `.zx` = `[2, 0]`, `.hi` of a float4 =
-    /// `[2, 3]`). The place's type is a scalar for one component, else a vector.
+    /// `[2, 3]`). The place's type is a scalar for one component, else a vector. Index 3 of a
+    /// 3-vector (`.hi`/`.odd` of a float3 = `[2, 3]`) is its undefined fourth slot: reads give
+    /// any value, writes are dropped.
     Swizzle(Box<Place>, Vec<u8>),
 }
 
@@ -544,7 +577,7 @@ pub enum ExprKind {
     /// [`Splat`]: ExprKind::Splat
     Vector(Vec<Expr>),
     /// An array or record value: one expression per element / member in order (for a union:
-    /// exactly one, for its first member).
+    /// one per member too, all [`Zero`](ExprKind::Zero) but the one initialized).
     Aggregate(Vec<Expr>),
     /// lvalue → rvalue.
     Load(Box<Place>),
@@ -592,7 +625,8 @@ pub enum ExprKind {
     Assign { place: Box<Place>, value: Box<Expr>, yields_old: bool },
     /// The value the enclosing `Assign`'s place held before the assignment (loaded once).
     Current,
-    /// A component selection of a vector rvalue (`(a + b).xy`).
+    /// A component selection of a vector rvalue (`(a + b).xy`; indices as in
+    /// [`PlaceKind::Swizzle`]).
     Swizzle(Box<Expr>, Vec<u8>),
     /// A member of a record rvalue (`f().x`).
     Member(Box<Expr>, u32),

@@ -1,6 +1,6 @@
 //! Names in scope: variables, functions, typedefs, enumerators, and struct/union/enum tags.
 
-use super::model::{ConstId, GlobalId, LocalId, RecordId, Space, Type, WorkgroupId};
+use super::model::{ConstId, GlobalId, LocalId, RecordId, Scalar, Space, Type, WorkgroupId};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,8 +25,8 @@ pub enum Symbol {
     Var(VarInfo),
     /// Index into the analyser's function table.
     Function(usize),
-    /// An enumerator: an `int` constant.
-    EnumConst(i64),
+    /// An enumerator: its bits (as `ExprKind::Int` holds them) and its type.
+    EnumConst(u64, Scalar),
     /// A typedef: its type, and the alignment an `aligned` attribute gave the typedef (0 for
     /// the type's own).
     Typedef(Type, u32),
@@ -35,7 +35,8 @@ pub enum Symbol {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tag {
     Record(RecordId, bool),
-    Enum,
+    /// An enum and its underlying type.
+    Enum(Scalar),
 }
 
 #[derive(Default)]

@@ -295,9 +295,9 @@ impl Sema<'_> {
     }
 
     /// A case label's value and its bits in the selector's type.
-    pub(super) fn case_value(&mut self, v: &ast::Expr, ty: &Type) -> Option<(i64, u64)> {
+    pub(super) fn case_value(&mut self, v: &ast::Expr, ty: &Type) -> Option<(i128, u64)> {
         let n = self.const_int(v)?;
-        Some((n, super::consteval::int_bits(i128::from(n), ty.scalar()?)))
+        Some((n, super::consteval::int_bits(n, ty.scalar()?)))
     }
 
     /// A declaration inside a function: private locals (with their initialisation as a

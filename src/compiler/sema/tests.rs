@@ -800,6 +800,98 @@ fn initializers_enums_and_aggregates() {
 }
 
 #[test]
+fn enumerators_past_64_bits_are_diagnosed() {
+    first_error("enum { X = 0xffffffffffffffffUL,\n Y };", 2, 2, "enumerator value 18446744073709551616 does not fit in 64 bits");
+}
+
+#[test]
+fn enums_needing_signed_and_64_bit_unsigned_values_are_diagnosed() {
+    first_error("kernel void k() {}\nenum E { N = -1, H = 0x8000000000000000UL };", 2, 1, "no integer type holds them all");
+}
+
+#[test]
+fn enumerators_above_32_bits_need_64_bit_integers() {
+    let t = Target { int64: false, ..target() };
+    let errs = errors_with("enum { A = 0xffffffffU, B };", &t, &Options::default());
+    assert!(errs[0].0 == 1 && errs[0].1 == 25 && errs[0].2.contains("64-bit integers are not supported"), "{errs:?}");
+}
+
+#[test]
+fn case_labels_of_64_bit_values_are_exact() {
+    ok("kernel void k(global ulong *o) { switch (o[0]) { case 0xcbbb9d5dc1059ed8UL: o[1] = 1; } }");
+}
+
+#[test]
+fn swizzles_mixing_xyzw_and_rgba_are_diagnosed() {
+    first_error("kernel void k(global float4 *p) {\n  p[0].xg = (float2)(1.0f);\n}", 2, 8, "'.xg' mixes the '.xyzw' and '.rgba' component names");
+}
+
+#[test]
+fn invalid_vector_component_names_are_diagnosed() {
+    first_error("kernel void k(global float4 *p) { p[0].s = 1.0f; }", 1, 40, "'.s' selects 0 components");
+    first_error("kernel void k(global float4 *p) { p[0].s0g = 1.0f; }", 1, 40, "invalid vector component 'g' in '.s0g'");
+}
+
+#[test]
+fn components_past_a_3_vector_are_diagnosed() {
+    // `.hi` of a float3 may name the fourth slot; `.w` and `.s3` may not.
+    ok("kernel void k(global float3 *p) { p[0].hi = p[1].odd; }");
+    first_error("kernel void k(global float3 *p) { p[0].w = 1.0f; }", 1, 40, "vector component 3 is out of range for a 3-component vector");
+    first_error("kernel void k(global float3 *p) { p[0].a = 1.0f; }", 1, 40, "vector component 3 is out of range for a 3-component vector");
+}
+
+#[test]
+fn anonymous_members_reach_their_members() {
+    let p = ok("typedef union { struct { float x, y; }; struct { float real, imag; }; } cfloat_t;
+        kernel void k(global cfloat_t *p) { p[0].imag = p[1].x; }");
+    let f = kernel(&p, "k");
+    let ExprKind::Assign { place, .. } = &stmt_expr(&f.body[0]).kind else { panic!() };
+    // `.imag` is member 1 (the second anonymous struct), then its member 1.
+    let PlaceKind::Member(inner, 1) = &place.kind else { panic!("{place:?}") };
+    assert!(matches!(inner.kind, PlaceKind::Member(_, 1)), "{inner:?}");
+}
+
+#[test]
+fn duplicate_members_through_anonymous_members_are_diagnosed() {
+    first_error("struct S { int a;\n  union { float b; int a; }; };", 2, 3, "duplicate member 'a'");
+}
+
+#[test]
+fn a_designator_into_a_part_given_whole_replaces_it() {
+    ok("typedef struct { float4 v; } S;
+        kernel void k(global float4 *o) { S s = { .v = (float4)((float2)(1.0f, 2.0f), (float2)(3.0f, 4.0f)), .v[3] = 9.0f }; o[0] = s.v; }");
+}
+
+#[test]
+fn a_union_initializer_takes_one_member() {
+    let p = ok("typedef union { int i; float f; } U;
+        constant U u = { .i = 1, .f = 2.0f };
+        kernel void k(global U *o) { o[0] = u; }");
+    assert_eq!(p.constants[0].bytes, 2.0f32.to_bits().to_le_bytes().to_vec());
+    first_error("typedef union { int i; float f; } U;\nkernel void k() { U u = { .f = 1.0f, 2 }; }", 2, 38, "too many initializers for 'union U'");
+}
+
+#[test]
+fn elided_initializers_past_the_object_are_diagnosed() {
+    first_error("typedef struct { int a[2]; int b; } S;\nkernel void k() { S s = { 1, 2, 3, 4 }; }", 2, 36, "too many initializers for 'struct S'");
+}
+
+#[test]
+fn designators_that_do_not_fit_the_type_are_diagnosed() {
+    first_error("kernel void k() { int a[2] = { .x = 1 }; }", 1, 32, "member designator '.x' for a value of type 'int[2]'");
+    first_error("typedef struct { int a; } S;\nkernel void k() { S s = { [0] = 1 }; }", 2, 28, "array designator for a value of type 'struct S'");
+    first_error("typedef struct { int a[2]; } S;\nkernel void k() { S s = { .a[2] = 1 }; }", 2, 30, "array index 2 is out of bounds");
+}
+
+#[test]
+fn bit_fields_are_diagnosed() {
+    let errs = errors("typedef struct { unsigned a : 3;\n  int b[2 ? 1 : 2];\n  unsigned : 0; } B;");
+    let at: Vec<(u32, u32)> = errs.iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(at, [(1, 29), (3, 12)], "{errs:?}");
+    assert!(errs.iter().all(|e| e.2.contains("bit-field members are not supported")), "{errs:?}");
+}
+
+#[test]
 fn control_flow_errors() {
     first_error("kernel void k() {\n  break;\n}", 2, 3, "'break' outside a loop or switch");
     first_error("kernel void k(int x) { switch (x) { case 1: case 1: break; } }", 1, 45, "duplicate case value 1");

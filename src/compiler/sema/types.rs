@@ -1,6 +1,7 @@
 //! From written types to model types: built-in type names, declarators, struct/union layout,
 //! enums, and the spelling of types in messages and in kernel-argument reflection.
 
+use super::consteval::{int_bits, int_value};
 use super::model::{Member, Quals, Record, RecordId, Scalar, Space, Type};
 use super::scope::{Symbol, Tag};
 use super::{space_name, Sema};
@@ -19,6 +20,33 @@ pub struct Declared {
     pub is_restrict: bool,
     /// The outermost array had no size (`int a[]`).
     pub unsized_array: bool,
+}
+
+/// The underlying types an enum may have, narrowest first: the first that holds every value
+/// (C23 §6.7.2.2 leaves the choice to the implementation; `int` when all values fit, as before).
+const ENUM_TYPES: [Scalar; 4] = [Scalar::Int, Scalar::UInt, Scalar::Long, Scalar::ULong];
+
+fn fits(value: i128, s: Scalar) -> bool {
+    int_value(int_bits(value, s), s) == value
+}
+
+fn enum_const(value: i128, ty: Scalar) -> Symbol {
+    Symbol::EnumConst(int_bits(value, ty), ty)
+}
+
+/// A record's members as they are laid out.
+struct Layout {
+    members: Vec<Member>,
+    /// The end of the last member (of the largest, in a union).
+    offset: u64,
+    align: u32,
+    is_union: bool,
+}
+
+/// `struct { ... }` or `union { ... }` without a tag: as a member declaration without a
+/// declarator, an anonymous member.
+fn is_anonymous_record(spec: &TypeSpec) -> bool {
+    matches!(spec, TypeSpec::Record(r) if r.tag.is_none() && r.members.is_some())
 }
 
 /// Most pointer/array levels of a type (typedefs can stack declarators).
@@ -215,15 +243,19 @@ impl Sema<'_> {
     /// alignment (1 when packed), the size rounded up to the record's alignment.
     fn define_record(&mut self, id: RecordId, r: &ast::RecordSpec, decls: &[ast::Declaration]) -> Option<()> {
         let packed = r.attrs.iter().any(|a| a.name == "packed");
+        let mut layout = Layout { members: Vec::new(), offset: 0, align: 1, is_union: r.is_union };
         let mut some_packed = packed;
-        let mut align = 1u32;
         if let Some(n) = self.aligned_attr(&r.attrs) {
-            align = n;
+            layout.align = n;
         }
-        let mut members = Vec::new();
-        let mut offset = 0u64;
         for d in decls {
             let base = self.spec_type(&d.spec)?;
+            if d.declarators.is_empty() && is_anonymous_record(&d.spec.ty) {
+                // C11: an anonymous struct or union's members are members of this record.
+                let align = if packed { 1 } else { self.types.align_of(&base) };
+                self.add_member(&mut layout, String::new(), base, d.loc, align)?;
+                continue;
+            }
             for id in &d.declarators {
                 let decl = self.declared(&d.spec, base.clone(), &id.declarator, false)?;
                 let (name, loc) = decl.name.clone().unwrap_or_default();
@@ -231,32 +263,26 @@ impl Sema<'_> {
                 if d.spec.quals.space.is_some() && !decl.ty.is_pointer() {
                     return self.err(d.loc, "struct members cannot have an address-space qualifier");
                 }
-                if decl.unsized_array || matches!(decl.ty, Type::Void) || self.size_of(&decl.ty) == 0 {
+                if decl.unsized_array {
                     return self.err(loc, format!("member '{name}' has an incomplete type"));
-                }
-                if members.iter().any(|m: &Member| m.name == name) {
-                    return self.err(loc, format!("duplicate member '{name}'"));
                 }
                 // `packed` on the record or the member gives alignment 1, where an `aligned`
                 // attribute of the member (not of its typedef) still raises it (as in gcc).
                 let member_packed = packed || [&d.spec.attrs, &id.declarator.attrs].iter().any(|a| a.iter().any(|a| a.name == "packed"));
                 some_packed |= member_packed;
-                let mut member_align = if member_packed { 1 } else { self.types.align_of(&decl.ty).max(self.typedef_align(&d.spec)) };
+                let mut align = if member_packed { 1 } else { self.types.align_of(&decl.ty).max(self.typedef_align(&d.spec)) };
                 if let Some(n) = self.aligned_attr(&id.declarator.attrs) {
-                    member_align = member_align.max(n);
+                    align = align.max(n);
                 }
-                align = align.max(member_align);
-                let at = if r.is_union { 0 } else { offset.next_multiple_of(u64::from(member_align)) };
-                offset = if r.is_union { offset.max(self.size_of(&decl.ty)) } else { at + self.size_of(&decl.ty) };
-                members.push(Member { name, ty: decl.ty, offset: at as u32 });
+                self.add_member(&mut layout, name, decl.ty, loc, align)?;
             }
         }
-        let size = offset.next_multiple_of(u64::from(align));
+        let size = layout.offset.next_multiple_of(u64::from(layout.align));
         let Ok(size) = u32::try_from(size) else { return self.err(r.loc, "struct is too large") };
         let record = self.types.records.get_mut(id.0 as usize)?;
-        record.members = members;
+        record.members = layout.members;
         record.size = size;
-        record.align = align;
+        record.align = layout.align;
         record.packed = some_packed;
         Some(())
     }
@@ -285,6 +311,25 @@ impl Sema<'_> {
         Some(align)
     }
 
+    /// Places member `name` (empty for an anonymous struct or union), aligned to `align`, at
+    /// the end of `layout`, or at offset 0 of a union.
+    fn add_member(&mut self, layout: &mut Layout, name: String, ty: Type, loc: Loc, align: u32) -> Option<()> {
+        let size = self.size_of(&ty);
+        if matches!(ty, Type::Void) || size == 0 {
+            return self.err(loc, format!("member '{name}' has an incomplete type"));
+        }
+        let member = Member { name, ty, offset: 0 };
+        let taken: Vec<String> = layout.members.iter().flat_map(|m| self.types.member_names(m)).collect();
+        if let Some(dup) = self.types.member_names(&member).into_iter().find(|n| taken.contains(n)) {
+            return self.err(loc, format!("duplicate member '{dup}'"));
+        }
+        layout.align = layout.align.max(align);
+        let at = if layout.is_union { 0 } else { layout.offset.next_multiple_of(u64::from(align)) };
+        layout.offset = if layout.is_union { layout.offset.max(size) } else { at + size };
+        layout.members.push(Member { offset: at as u32, ..member });
+        Some(())
+    }
+
     /// `__attribute__((aligned(N)))`: N, a power of two.
     fn aligned_attr(&mut self, attrs: &[ast::Attribute]) -> Option<u32> {
         let a = attrs.iter().find(|a| a.name == "aligned")?;
@@ -296,28 +341,48 @@ impl Sema<'_> {
         }
     }
 
+    /// An enum: its enumerators are declared as constants, its type is its underlying type
+    /// ([`enum_underlying`]). As clang does for C, each enumerator is an `int` if its value fits,
+    /// otherwise of the enum's type; while the list is read, an enumerator that does not fit in
+    /// `int` has the type of its initializer (or of the one before, one added).
     fn enum_type(&mut self, e: &ast::EnumSpec) -> Option<Type> {
-        if let Some(variants) = &e.variants {
-            if let Some(tag) = &e.tag {
-                self.scopes.declare_tag(tag, Tag::Enum);
-            }
-            let mut next = 0i64;
-            for v in variants {
-                if let Some(value) = &v.value {
-                    next = self.const_int(value)?;
-                }
-                if i32::try_from(next).is_err() {
-                    return self.err(v.loc, format!("enumerator value {next} does not fit in 'int'"));
-                }
-                self.scopes.declare(&v.name, Symbol::EnumConst(next));
-                next += 1;
-            }
-        } else if let Some(tag) = &e.tag {
-            if self.scopes.tag(tag) != Some(Tag::Enum) {
-                return self.err(e.loc, format!("unknown enum '{tag}'"));
-            }
+        let Some(variants) = &e.variants else {
+            let tag = e.tag.as_deref().unwrap_or_default();
+            return match self.scopes.tag(tag) {
+                Some(Tag::Enum(s)) => Some(Type::Scalar(s)),
+                _ => self.err(e.loc, format!("unknown enum '{tag}'")),
+            };
+        };
+        if let Some(tag) = &e.tag {
+            self.scopes.declare_tag(tag, Tag::Enum(Scalar::Int));
         }
-        Some(Type::Scalar(Scalar::Int))
+        let mut values = Vec::with_capacity(variants.len());
+        let mut previous: Option<(i128, Scalar)> = None;
+        for v in variants {
+            let (value, ty) = match (&v.value, previous) {
+                (Some(init), _) => self.typed_const_int(init)?,
+                (None, Some((p, ty))) => (p + 1, ty),
+                (None, None) => (0, Scalar::Int),
+            };
+            let Some(ty) = [Scalar::Int, ty].into_iter().chain(ENUM_TYPES).find(|&s| fits(value, s)) else {
+                return self.err(v.loc, format!("enumerator value {value} does not fit in 64 bits"));
+            };
+            self.check_type_supported(&Type::Scalar(ty), v.loc)?;
+            self.scopes.declare(&v.name, enum_const(value, ty));
+            values.push(value);
+            previous = Some((value, ty));
+        }
+        let Some(underlying) = ENUM_TYPES.into_iter().find(|&s| values.iter().all(|&v| fits(v, s))) else {
+            return self.err(e.loc, "the enumerator values need both a signed and a 64-bit unsigned type; no integer type holds them all");
+        };
+        for (v, &value) in variants.iter().zip(&values) {
+            let ty = if fits(value, Scalar::Int) { Scalar::Int } else { underlying };
+            self.scopes.declare(&v.name, enum_const(value, ty));
+        }
+        if let Some(tag) = &e.tag {
+            self.scopes.declare_tag(tag, Tag::Enum(underlying));
+        }
+        Some(Type::Scalar(underlying))
     }
 
     /// A typedef (with the alignment its attributes give it, see [`Self::declared_align`]); an
