@@ -361,3 +361,22 @@ fn pointers_held_in_memory_and_a_linked_list_by_offsets() {
     }
     s.finish();
 }
+
+/// A pointer variable that nothing assigns is a null pointer of its space (CTS
+/// `max_number_of_params` passes such pointers on and asks for their fence).
+#[test]
+fn pointers_never_assigned_keep_their_space() {
+    let s = Suite::with_options(
+        "uint fence(int *p) { return get_fence(p); }
+         kernel void k(global uint *out) {
+             global int *g;
+             local int *l;
+             out[0] = fence(g) | fence(l) << 4 | (g == NULL) << 8;
+         }",
+        "-cl-std=CL3.0",
+    );
+    let out = s.zeros::<u32>(1);
+    s.run("k", &[Arg::Buf(&out)], &[1], Some(&[1]));
+    s.check("fences", &s.get::<u32>(&out, 1), &[2 | 1 << 4 | 1 << 8]);
+    s.finish();
+}

@@ -773,6 +773,17 @@ impl Ctx<'_> {
     /// The pointer held by pointer variable `v`.
     pub(super) fn load_ptr_var(&mut self, v: VarRef, loc: Loc) -> R<Ptr> {
         let slot = self.var_slot(v, loc)?;
+        let func = self.frames.get(v.frame).map(|f| f.func);
+        if let (Slot::Ptr(None, _), Some(func)) = (&slot, func) {
+            // A pointer variable that nothing ever assigns holds no object: a null pointer
+            // of its space (reading it is undefined; its space still answers `get_fence`).
+            if self.points_to.never_assigned(super::points_to::Holder::Var(func.0, v.id.0)) {
+                let ty = self.function(func)?.locals.get(v.id.0 as usize).map(|l| l.ty.clone());
+                if let Some(T::Pointer { space, .. }) = ty {
+                    return Ok(Ptr { root: Root::Null, view: None, steps: Vec::new(), space, seen_as: None });
+                }
+            }
+        }
         self.load_ptr_slot(&slot, loc)
     }
 

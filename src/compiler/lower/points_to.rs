@@ -144,6 +144,11 @@ impl PointsTo {
         self.addressed.contains(&o)
     }
 
+    /// Whether nothing ever gives `holder` a pointer.
+    pub fn never_assigned(&self, holder: Holder) -> bool {
+        self.points_to.get(&holder).is_none_or(BTreeSet::is_empty)
+    }
+
     /// Whether some atomic is applied to a `__local` float.
     pub fn float_atomics(&self) -> bool {
         self.float_atomics
