@@ -94,7 +94,6 @@ fn supported_extensions(target: &Target) -> Vec<&'static str> {
         "cl_khr_local_int32_base_atomics",
         "cl_khr_local_int32_extended_atomics",
         "cl_khr_byte_addressable_store",
-        "cl_khr_async_work_group_copy_fence",
     ];
     if target.int64_atomics {
         exts.extend(["cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]);

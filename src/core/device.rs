@@ -119,7 +119,6 @@ impl Device {
             ("cl_khr_global_int32_extended_atomics", v1),
             ("cl_khr_local_int32_base_atomics", v1),
             ("cl_khr_local_int32_extended_atomics", v1),
-            ("cl_khr_async_work_group_copy_fence", v1),
             ("cl_khr_extended_versioning", v1),
             ("cl_khr_device_uuid", v1),
         ];
