@@ -72,7 +72,10 @@ pub const CL_MAX_SIZE_RESTRICTION_EXCEEDED: cl_int = -72;
 
 pub const CL_DEVICE_ATOMIC_ORDER_RELAXED: cl_bitfield = 1 << 0;
 pub const CL_DEVICE_ATOMIC_ORDER_ACQ_REL: cl_bitfield = 1 << 1;
+pub const CL_DEVICE_ATOMIC_ORDER_SEQ_CST: cl_bitfield = 1 << 2;
+pub const CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM: cl_bitfield = 1 << 3;
 pub const CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP: cl_bitfield = 1 << 4;
+pub const CL_DEVICE_ATOMIC_SCOPE_DEVICE: cl_bitfield = 1 << 5;
 
 /// `CL_MAKE_VERSION(major, minor, patch)`.
 pub const fn cl_make_version(major: u32, minor: u32, patch: u32) -> cl_version {

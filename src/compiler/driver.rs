@@ -54,7 +54,8 @@ fn compile_here(
     let main = unit.sources.add("<source>", source);
     let pre = unit.preprocess(main, &opts, target, headers);
     if !unit.diags.has_errors() {
-        super::parse::parse(&pre.tokens, &mut unit.diags);
+        let types = sema::predeclared_types(sema::Options::from_build(&opts).cl_std, target);
+        super::parse::parse(&pre.tokens, &types, &mut unit.diags);
     }
     let log = unit.diags.render(&unit.sources);
     if unit.diags.has_errors() {
@@ -458,6 +459,56 @@ mod tests {
         assert_eq!(atomic_accesses("argument"), (1, 1));
         // A pointer changed through a pointer to it: every __local integer.
         assert_eq!(atomic_accesses("unknown"), (2, 2));
+    }
+
+    /// The C11 atomics on every kind of pointer: buffers (paths and program variables),
+    /// `__local` variables and arguments, regions chosen at run time, private memory.
+    #[test]
+    fn c11_atomics_build_in_every_space() {
+        let src = r#"
+            global atomic_uint counter = ATOMIC_VAR_INIT(0);
+            global atomic_long wide[2] = { ATOMIC_VAR_INIT(1), ATOMIC_VAR_INIT(2) };
+            int bump(volatile atomic_int *p, int v) { return atomic_fetch_add_explicit(p, v, memory_order_acq_rel, memory_scope_device); }
+            kernel void every(global atomic_int *g, global atomic_float *f, global atomic_double *d, local atomic_int *la,
+                              global int *out, int n) {
+                local atomic_int l[4];
+                local atomic_float lf;
+                int i = get_global_id(0);
+                if (get_local_id(0) == 0) { atomic_init(&l[0], 0); atomic_store_explicit(&lf, 1.0f, memory_order_relaxed); atomic_init(la, 0); }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                out[i] = atomic_fetch_add(&g[0], 1) + atomic_fetch_sub(&g[1], 2) + atomic_fetch_or(&g[2], i) + atomic_fetch_xor(&g[2], i)
+                       + atomic_fetch_and(&g[3], ~i) + atomic_fetch_min(&g[4], i) + atomic_fetch_max(&g[5], i) + atomic_exchange(&g[6], i);
+                out[i] += atomic_load(&l[0]) + atomic_fetch_min_explicit(&l[1], i, memory_order_acquire, memory_scope_work_group);
+                out[i] += bump(&g[7], 1) + bump(&l[2], 1) + bump(la, 1) + (int)atomic_fetch_add(&counter, 1u);
+                float old = atomic_exchange_explicit(f, 2.0f, memory_order_release, memory_scope_device) + atomic_load(&lf);
+                double dd = atomic_load(d);
+                atomic_store(d, dd + old);
+                int e = 5;
+                out[i] += atomic_compare_exchange_strong(&g[8], &e, i) + e;
+                local int le;
+                out[i] += atomic_compare_exchange_weak_explicit(&l[3], &le, 7, memory_order_seq_cst, memory_order_relaxed, memory_scope_work_group);
+                float fe = 1.0f;
+                out[i] += atomic_compare_exchange_strong(&lf, &fe, 3.0f);
+                out[i] += atomic_flag_test_and_set(&g[9]) + atomic_flag_test_and_set_explicit(&l[3], memory_order_acquire);
+                atomic_flag_clear_explicit(&g[9], memory_order_release, memory_scope_device);
+                out[i] += (int)atomic_fetch_add(&wide[1], 3);
+                // A pointer chosen at run time between a buffer and __local memory.
+                generic atomic_int *p = g + 10;
+                if (n & 1) p = la;
+                out[i] += atomic_fetch_add_explicit(p, 1, memory_order_relaxed, memory_scope_work_group) + atomic_fetch_max(p, i);
+                int pe = 0;
+                out[i] += atomic_compare_exchange_strong(p, &pe, 1) + atomic_load(p);
+                atomic_store(p, 4);
+                atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE, memory_order_seq_cst, memory_scope_device);
+                atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_relaxed, memory_scope_work_item);
+                // Private atomics: no other work-item sees them.
+                atomic_int mine;
+                atomic_init(&mine, i);
+                out[i] += atomic_fetch_add(&mine, 2) + atomic_load(&mine);
+            }
+        "#;
+        let (_, p) = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+        specialize_all(&p, &[64]);
     }
 
     #[test]

@@ -45,6 +45,11 @@ pub struct Preprocessed {
     pub text: String,
 }
 
+/// The OpenCL C 3.0 features of the C11 atomics every device has (`CL_DEVICE_OPENCL_C_FEATURES`
+/// lists them too): acquire/release and seq_cst orders, the device scope (`sema/atomics.rs`,
+/// `docs/compiler.md`).
+pub const ATOMIC_FEATURES: [&str; 3] = ["__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"];
+
 /// The macros every program starts with, as `(name, replacement)`; a function-like macro's
 /// name carries its parameter list.
 pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, String)> {
@@ -82,6 +87,14 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     flag("__opencl_c_fp64", cl3 && target.fp64);
     flag("__opencl_c_program_scope_global_variables", cl3);
     flag("__opencl_c_generic_address_space", cl3);
+    for feature in ATOMIC_FEATURES {
+        flag(feature, cl3);
+    }
+    if cl3 {
+        // C11 atomics: deprecated in OpenCL C 3.0, still defined (as clang does).
+        defs.push(("ATOMIC_VAR_INIT(x)".into(), "(x)".into()));
+        defs.push(("ATOMIC_FLAG_INIT".into(), "0".into()));
+    }
     defs.extend(standard::standard_macros(target));
     defs
 }

@@ -9,7 +9,8 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 /// The naga capabilities a module for `target` may use.
 pub fn capabilities(target: &Target) -> Capabilities {
     // f16 pack/unpack to and from f32 (vload_half, half buffers) is core GLSL.std.450.
-    let mut caps = Capabilities::IMMEDIATES | Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+    // `Coherent` buffers (kernels whose atomics order global memory) are core SPIR-V.
+    let mut caps = Capabilities::IMMEDIATES | Capabilities::SHADER_FLOAT16_IN_FLOAT32 | Capabilities::MEMORY_DECORATION_COHERENT;
     if target.int64 {
         caps |= Capabilities::SHADER_INT64;
     }

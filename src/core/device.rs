@@ -153,6 +153,20 @@ impl Device {
     /// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (also what sema enforces).
     pub const MAX_GLOBAL_VARIABLE_SIZE: u64 = crate::compiler::MAX_GLOBAL_VARIABLE_SIZE;
 
+    /// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`: the orders and scopes of the C11 atomics
+    /// (`sema/atomics.rs`; `docs/compiler.md`, "Atomics"). Acquire/release and seq_cst are
+    /// fences around the relaxed atomic; the device scope is the scope of every atomic on a
+    /// buffer. Not `ALL_DEVICES`: no SVM, and no wider scope in naga.
+    pub const ATOMIC_MEMORY_CAPABILITIES: cl_bitfield = CL_DEVICE_ATOMIC_ORDER_RELAXED
+        | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+        | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
+        | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+        | CL_DEVICE_ATOMIC_SCOPE_DEVICE;
+
+    /// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`: the same, and the work-item scope of
+    /// `atomic_work_item_fence` (which orders nothing a work-item's program order does not).
+    pub const ATOMIC_FENCE_CAPABILITIES: cl_bitfield = Self::ATOMIC_MEMORY_CAPABILITIES | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+
     /// OpenCL C 3.0 optional features this device supports.
     pub fn c_features(&self) -> Vec<&'static str> {
         let mut list = Vec::new();
@@ -164,6 +178,7 @@ impl Device {
         }
         list.push("__opencl_c_program_scope_global_variables");
         list.push("__opencl_c_generic_address_space");
+        list.extend(crate::compiler::preprocess::ATOMIC_FEATURES);
         list
     }
 }

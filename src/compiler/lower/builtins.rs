@@ -16,11 +16,15 @@ impl Ctx<'_> {
                 self.b.stmt(Statement::ControlBarrier(barrier_flags(flags)));
                 Ok(Val::Void)
             }
+            // A fence on no memory (`mem_fence(0)`, a relaxed or work-item-scope
+            // `atomic_work_item_fence`) orders nothing.
+            Builtin::Fence(_, flags) if !flags.local && !flags.global => Ok(Val::Void),
             Builtin::Fence(_, flags) => {
                 self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
+            Builtin::C11Atomic(op, order, flags) => self.c11_atomic(op, order, flags, args, loc),
             Builtin::GetFence => self.get_fence(args, loc).map(Val::V),
             Builtin::Loop => match args {
                 [cond, body] => self.lower_loop(None, Some(cond), None, &Stmt::Expr(body.clone()), false).map(|_| Val::Void),
@@ -531,7 +535,7 @@ impl Ctx<'_> {
     }
 }
 
-fn barrier_flags(f: FenceFlags) -> naga::Barrier {
+pub(super) fn barrier_flags(f: FenceFlags) -> naga::Barrier {
     let mut b = naga::Barrier::empty();
     if f.local {
         b |= naga::Barrier::WORK_GROUP;

@@ -52,6 +52,18 @@ pub fn add_entry_point(module: &mut Module, abi: &Abi, body: FnBuilder) {
     });
 }
 
+/// Decorates every buffer `Coherent`, for a kernel whose atomics order global memory:
+/// without the Vulkan memory model, plain accesses to storage buffers are made available to
+/// other work-groups (which an acquire in another work-group needs to see) only through
+/// `Coherent` variables, GLSL's `coherent`.
+pub fn make_buffers_coherent(module: &mut Module) {
+    for (_, var) in module.global_variables.iter_mut() {
+        if matches!(var.space, naga::AddressSpace::Storage { .. }) {
+            var.memory_decorations |= naga::MemoryDecorations::COHERENT;
+        }
+    }
+}
+
 /// Validates the finished module of a kernel. (It is specialised at its first launch: the
 /// lowering leaves naga's constant evaluator nothing to compute, see `FnBuilder::expr`, so
 /// override processing cannot fail where validation passed; `tests/fuzz.rs` specialises every

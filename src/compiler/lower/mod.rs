@@ -8,6 +8,7 @@ pub mod abi;
 mod arena;
 pub mod builder;
 mod builtins;
+mod c11;
 mod constant;
 mod exact;
 mod expr;
@@ -141,6 +142,8 @@ struct Ctx<'p> {
     converted: Option<place::Ptr>,
     /// The ABI param of the program's buffer of `__global` variables, once used.
     globals_block: Option<usize>,
+    /// An atomic orders global memory (acquire/release/seq_cst): the buffers are `Coherent`.
+    orders_global: bool,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
@@ -172,6 +175,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         arenas: Default::default(),
         converted: None,
         globals_block: None,
+        orders_global: false,
     };
     cx.kernel_body(id)?;
     let local_arena = cx.size_arenas();
@@ -192,9 +196,12 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         .map(|w| program.types.size_of(&w.ty))
         .sum();
     let private_mem_size = func.locals.iter().map(|l| program.types.size_of(&l.ty)).sum();
-    let Ctx { mut module, abi, b, .. } = cx;
+    let Ctx { mut module, abi, b, orders_global, .. } = cx;
     kernel::add_entry_point(&mut module, &abi, b);
     abi.allow_stores(&mut module);
+    if orders_global {
+        kernel::make_buffers_coherent(&mut module);
+    }
     let info = kernel::validated(&module, target).map_err(|e| LowerError::new(func.loc, e))?;
     let attributes = match &func.kind {
         model::FunctionKind::Kernel(a) => a.clone(),

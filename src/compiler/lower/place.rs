@@ -515,6 +515,12 @@ impl Ctx<'_> {
         if self.pointee_of(&ptr).as_ref() == Some(pointee) || pointee == from_pointee {
             return Ok(ptr);
         }
+        // `(atomic_int *)&i` and back: the same data, atomic where atomics reach it.
+        if let (T::Scalar(a) | T::Atomic(a), T::Scalar(b) | T::Atomic(b)) = (from_pointee, pointee) {
+            if a == b {
+                return Ok(ptr);
+            }
+        }
         if let (Root::Local(_) | Root::Global(_), T::Scalar(a), T::Scalar(b)) = (ptr.root, from_pointee, pointee) {
             if a.size() == b.size() && !matches!(a, S::Bool) && !matches!(b, S::Bool) && a.size() <= 4 {
                 let stored = ptr.seen_as.map_or(*a, |(stored, _)| stored);

@@ -238,9 +238,10 @@ impl Facts {
     /// The facts expression `e` of function `f` gives (not those of its operands).
     fn expr(&mut self, program: &Program, f: u32, e: &Expr) {
         match &e.kind {
-            ExprKind::Builtin(Builtin::Atomic(_), args) => {
-                if let Some(p) = args.first().filter(|p| matches!(p.ty, Type::Pointer { space: Space::Local, .. })) {
-                    self.float_atomics |= matches!(&p.ty, Type::Pointer { pointee, .. } if **pointee == Type::Scalar(Scalar::Float));
+            ExprKind::Builtin(Builtin::Atomic(_) | Builtin::C11Atomic(..), args) => {
+                if let Some(p) = args.first().filter(|p| matches!(p.ty, Type::Pointer { space: Space::Local | Space::Generic, .. })) {
+                    let float = |t: &Type| matches!(t, Type::Scalar(Scalar::Float) | Type::Atomic(Scalar::Float));
+                    self.float_atomics |= matches!(&p.ty, Type::Pointer { pointee, .. } if float(pointee));
                     self.atomics.push(sources(f, p));
                 }
             }
@@ -314,7 +315,7 @@ fn is_reinterpreting(program: &Program, e: &Expr) -> bool {
     let (Type::Pointer { pointee: to, .. }, Type::Pointer { pointee: from, .. }) = (&e.ty, &inner.ty) else { return false };
     match (&**from, &**to) {
         (a, b) if a == b => false,
-        (Type::Scalar(a), Type::Scalar(b)) => a.size() != b.size(),
+        (Type::Scalar(a) | Type::Atomic(a), Type::Scalar(b) | Type::Atomic(b)) => a.size() != b.size(),
         _ => program.types.size_of(from) != 0 || program.types.size_of(to) != 0,
     }
 }

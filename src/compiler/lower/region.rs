@@ -240,14 +240,9 @@ impl Ctx<'_> {
         let n = match region {
             Region::Buffer(n) => n,
             Region::Chosen { slot, among } => {
-                let globals = self.globals_block;
-                let number = |n: u32| if globals == Some(n as usize) { GLOBALS_SLOT } else { n };
-                let buffers = (0..64u32).filter(|n| among.buffers >> n & 1 == 1).map(|n| (number(n), Region::Buffer(n as usize)));
-                let local = among.local.then_some((LOCAL_SLOT, Region::LocalArena));
-                let private = among.private.then_some((PRIVATE_SLOT, Region::PrivateArena));
-                let cases = buffers
-                    .chain(local)
-                    .chain(private)
+                let cases = self
+                    .chosen_cases(among)
+                    .into_iter()
                     .map(|(n, region)| {
                         let one = Ptr { root: Root::Bytes(region), ..ptr.clone() };
                         Ok((n, self.bytes_access(region, &one, loc)?))
@@ -270,6 +265,16 @@ impl Ctx<'_> {
         let index = self.b.binary(B::Divide, byte, k);
         let typed = Ptr { root: Root::Buffer(n), view: Some(ty), steps: vec![Step::Index(index)], space: ptr.space, seen_as: None };
         self.ptr_access(&typed, loc)
+    }
+
+    /// The regions of `among` with the slot numbering each at run time.
+    pub(super) fn chosen_cases(&self, among: Regions) -> Vec<(u32, Region)> {
+        let globals = self.globals_block;
+        let number = |n: u32| if globals == Some(n as usize) { GLOBALS_SLOT } else { n };
+        let buffers = (0..64u32).filter(|n| among.buffers >> n & 1 == 1).map(|n| (number(n), Region::Buffer(n as usize)));
+        let local = among.local.then_some((LOCAL_SLOT, Region::LocalArena));
+        let private = among.private.then_some((PRIVATE_SLOT, Region::PrivateArena));
+        buffers.chain(local).chain(private).collect()
     }
 
     /// Byte pointer `ptr` as one into any of the regions that pointer variable `var` may

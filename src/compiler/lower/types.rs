@@ -47,7 +47,9 @@ impl TypeMap {
     /// The naga type of a value (or a private/local variable) of model type `ty`.
     pub fn naga(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<Handle<Type>, LowerError> {
         Ok(match ty {
-            T::Scalar(s) => intern(module, TypeInner::Scalar(reg_scalar(*s))),
+            // Atomic data outside `__local` memory is its scalar: atomics reach buffers
+            // through atomic views (`c11.rs`).
+            T::Scalar(s) | T::Atomic(s) => intern(module, TypeInner::Scalar(reg_scalar(*s))),
             T::Vector(s, n) => match vector_size(*n) {
                 Some(size) => intern(module, TypeInner::Vector { size, scalar: reg_scalar(*s) }),
                 None => {
@@ -84,6 +86,10 @@ impl TypeMap {
             T::Scalar(s @ (S::Int | S::UInt)) if atomic.int32 => intern(module, TypeInner::Atomic(reg_scalar(*s))),
             T::Scalar(s @ (S::Long | S::ULong)) if atomic.int64 => intern(module, TypeInner::Atomic(reg_scalar(*s))),
             T::Scalar(S::Float) if atomic.float => module.types.insert(float_bits_type(), Span::UNDEFINED),
+            // Atomic types are always atomic there; floats as the bits of their width.
+            T::Atomic(S::Float) => module.types.insert(float_bits_type(), Span::UNDEFINED),
+            T::Atomic(S::Double) => intern(module, TypeInner::Atomic(Scalar::U64)),
+            T::Atomic(s) => intern(module, TypeInner::Atomic(reg_scalar(*s))),
             T::Array { elem, len } => {
                 let base = self.naga_workgroup(module, types, elem, atomic, loc)?;
                 let stride = self.naga_size(module, types, elem, loc)?;
@@ -102,7 +108,7 @@ impl TypeMap {
     /// Size of the naga form of `ty` (used for strides).
     fn naga_size(&mut self, module: &mut Module, types: &model::Types, ty: &T, loc: Loc) -> Result<u32, LowerError> {
         Ok(match ty {
-            T::Scalar(s) => reg_scalar(*s).width as u32,
+            T::Scalar(s) | T::Atomic(s) => reg_scalar(*s).width as u32,
             T::Vector(s, n) => reg_scalar(*s).width as u32 * model::vector_slots(*n),
             T::Array { elem, len } => self.naga_size(module, types, elem, loc)?.saturating_mul(*len),
             // A pointer held in memory: its u32 integer.
@@ -207,7 +213,7 @@ pub fn storage16(module: &mut Module, ty: &T) -> Handle<Type> {
 /// goes through words in buffers.
 pub fn has_narrow(types: &model::Types, ty: &T) -> bool {
     match ty {
-        T::Scalar(s) | T::Vector(s, _) => is_narrow(*s),
+        T::Scalar(s) | T::Vector(s, _) | T::Atomic(s) => is_narrow(*s),
         T::Array { elem, .. } => has_narrow(types, elem),
         // Unions are bits, and a packed record's members sit where naga's layouts cannot put
         // them: they always go through words.

@@ -30,10 +30,13 @@ pub struct Reported;
 pub type PResult<T> = Result<T, Reported>;
 
 /// Parses a whole translation unit. `Newline` tokens are ignored; a missing `Eof` is tolerated.
-pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> ast::TranslationUnit {
+/// `predeclared`: the type names the language version declares before the program (the C11
+/// atomic types of OpenCL C 2.0/3.0), which a program may still declare again.
+pub fn parse(tokens: &[Token], predeclared: &[&str], diags: &mut Diagnostics) -> ast::TranslationUnit {
     let tokens: Vec<&Token> =
         tokens.iter().filter(|t| !matches!(t.kind, TokenKind::Newline)).collect();
-    let mut p = Parser { tokens, pos: 0, diags, typedefs: vec![HashSet::new()], depth: 0, chain: 0 };
+    let file_scope = predeclared.iter().map(|n| n.to_string()).collect();
+    let mut p = Parser { tokens, pos: 0, diags, typedefs: vec![file_scope], depth: 0, chain: 0 };
     p.translation_unit()
 }
 
@@ -320,14 +323,14 @@ pub(crate) mod tests {
 
     pub fn parse_ok(src: &str) -> ast::TranslationUnit {
         let mut d = Diagnostics::default();
-        let tu = parse(&toks(src), &mut d);
+        let tu = parse(&toks(src), &[], &mut d);
         assert!(!d.has_errors(), "{:?}", d.list);
         tu
     }
 
     pub fn parse_errors(src: &str) -> Vec<(u32, u32, String)> {
         let mut d = Diagnostics::default();
-        parse(&toks(src), &mut d);
+        parse(&toks(src), &[], &mut d);
         d.list.into_iter().map(|d| (d.loc.line, d.loc.col, d.message)).collect()
     }
 

@@ -228,6 +228,9 @@ impl Sema<'_> {
         if let Some(i) = integer(name) {
             return self.int_call(i, name, args, loc);
         }
+        if self.is_c11_atomic(name) {
+            return self.c11_atomic_call(name, args, loc);
+        }
         if let Some(a) = atomic(name) {
             return self.atomic_call(a, name, args, loc);
         }

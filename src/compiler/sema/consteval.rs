@@ -286,7 +286,7 @@ fn write_bytes(v: &CValue, ty: &Type, types: &Types, out: &mut [u8], at: usize) 
         return Some(());
     }
     match (ty, v) {
-        (Type::Scalar(s), CValue::Num(n)) => write_scalar(*n, *s, out, at),
+        (Type::Scalar(s) | Type::Atomic(s), CValue::Num(n)) => write_scalar(*n, *s, out, at),
         (Type::Vector(s, _), CValue::List(items)) => {
             let step = s.size() as usize;
             items.iter().enumerate().try_for_each(|(i, item)| match item {

@@ -53,6 +53,7 @@ struct Signature {
 
 impl Sema<'_> {
     pub(super) fn translation_unit(&mut self, tu: &ast::TranslationUnit) {
+        self.declare_atomics();
         for item in &tu.items {
             match item {
                 ExternalDecl::Function(f) => {
@@ -283,6 +284,15 @@ impl Sema<'_> {
         }
     }
 
+    pub(super) fn contains_atomic(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Atomic(_) => true,
+            Type::Array { elem, .. } => self.contains_atomic(elem),
+            Type::Record(id) => self.types.record(*id).is_some_and(|r| r.members.iter().any(|m| self.contains_atomic(&m.ty))),
+            _ => false,
+        }
+    }
+
     /// `int a[] = {1, 2, 3}`: the array's length from its initializer.
     pub(super) fn sized_by_initializer(&mut self, ty: &Type, init: &Initializer) -> Option<Type> {
         let Type::Array { elem, .. } = ty else { return Some(ty.clone()) };
@@ -347,7 +357,7 @@ impl Sema<'_> {
         let (items, loc) = match init {
             Initializer::Expr(e) => {
                 let v = self.expr(e)?;
-                return self.assign_convert(v, ty, "an initialization");
+                return self.init_convert(v, ty);
             }
             Initializer::List(items, loc) => (items, *loc),
         };
@@ -467,7 +477,16 @@ impl Sema<'_> {
             return self.list_value(items, pos, ty, loc, Entry::Elided(value));
         }
         *pos += 1;
-        self.assign_convert(value, ty, "an initialization")
+        self.init_convert(value, ty)
+    }
+
+    /// `value` converted to the type of the object it initializes: an atomic object takes
+    /// a value of its scalar type (`ATOMIC_VAR_INIT(v)` is `(v)`).
+    fn init_convert(&mut self, value: Expr, ty: &Type) -> Option<Expr> {
+        match ty {
+            Type::Atomic(s) => self.assign_convert(value, &Type::Scalar(*s), "an initialization"),
+            _ => self.assign_convert(value, ty, "an initialization"),
+        }
     }
 
     /// The types of the parts an initializer list fills: elements, members or vector

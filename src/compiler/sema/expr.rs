@@ -123,10 +123,19 @@ impl Sema<'_> {
                     return Some(node(ExprKind::Decay(Box::new(p)), ty, loc));
                 }
                 self.check_half_value(&p.ty, loc)?;
+                self.check_not_atomic(&p.ty, loc)?;
                 let ty = p.ty.clone();
                 node(ExprKind::Load(Box::new(p)), ty, loc)
             }
         })
+    }
+
+    /// Atomic objects are reached only by the atomic functions (OpenCL C 3.0 §6.15.12.6).
+    fn check_not_atomic(&mut self, ty: &Type, loc: Loc) -> Option<()> {
+        if let Type::Atomic(_) = ty {
+            return self.err(loc, format!("'{}' objects are read and written only by the atomic functions (atomic_load, atomic_store, ...)", self.type_str(ty)));
+        }
+        Some(())
     }
 
     /// An lvalue (a location that can be assigned or have its address taken).
@@ -151,6 +160,7 @@ impl Sema<'_> {
             return self.err(loc, "arrays cannot be assigned");
         }
         self.check_half_value(&p.ty, loc)?;
+        self.check_not_atomic(&p.ty, loc)?;
         if let PlaceKind::Swizzle(_, idx) = &p.kind {
             if idx.iter().enumerate().any(|(i, c)| idx[..i].contains(c)) {
                 return self.err(loc, "cannot assign to a swizzle that repeats a component");

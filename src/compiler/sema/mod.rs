@@ -3,6 +3,7 @@
 //! [`model::Program`] that lowering consumes.
 
 mod async_copy;
+mod atomics;
 mod builtins;
 mod consteval;
 mod conv;
@@ -17,6 +18,8 @@ mod scope;
 mod stmt;
 mod types;
 pub(crate) mod visit;
+
+pub use atomics::predeclared_types;
 
 use super::diag::Diagnostics;
 use super::source::Loc;
@@ -54,7 +57,7 @@ pub fn analyze(
     opts: &Options,
     diags: &mut Diagnostics,
 ) -> Option<model::Program> {
-    let tu = super::parse::parse(tokens, diags);
+    let tu = super::parse::parse(tokens, &atomics::predeclared_types(opts.cl_std, target), diags);
     if diags.has_errors() {
         return None;
     }

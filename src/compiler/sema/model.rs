@@ -133,6 +133,10 @@ pub enum Type {
     Pointer { pointee: Box<Type>, space: Space, quals: Quals },
     Array { elem: Box<Type>, len: u32 },
     Record(RecordId),
+    /// An atomic type of OpenCL C 2.0/3.0 (`atomic_int`, `atomic_float`, ...; `atomic_flag`
+    /// is `atomic_int`): the scalar's layout, reached only by the atomic built-ins. Never
+    /// `bool`, `char`, `short` or `half`.
+    Atomic(Scalar),
 }
 
 impl Type {
@@ -249,6 +253,7 @@ impl Types {
             Type::Pointer { .. } => u64::from(self.pointer_size),
             Type::Array { elem, len } => self.size_of(elem).saturating_mul(u64::from(*len)),
             Type::Record(id) => self.record(*id).map_or(0, |r| u64::from(r.size)),
+            Type::Atomic(s) => u64::from(s.size()),
         }
     }
 
@@ -261,6 +266,7 @@ impl Types {
             Type::Pointer { .. } => self.pointer_size.max(1),
             Type::Array { elem, .. } => self.align_of(elem),
             Type::Record(id) => self.record(*id).map_or(1, |r| r.align),
+            Type::Atomic(s) => s.size(),
         }
     }
 }
@@ -864,6 +870,52 @@ pub enum AtomicOp {
     Xor,
 }
 
+/// A C11 atomic function of OpenCL C 2.0/3.0 (`atomic_load_explicit`, `atomic_fetch_add`,
+/// ...). The first argument points to an atomic type ([`Type::Atomic`]); the others are
+/// converted to its value type; orders and scopes are gone (see [`Builtin::C11Atomic`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum C11Op {
+    /// `atomic_init(obj, value)`: a store, ordered with nothing.
+    Init,
+    /// `(obj)` → the value.
+    Load,
+    /// `(obj, value)`, void.
+    Store,
+    /// `atomic_exchange` (`Xchg`) and `atomic_fetch_key` (`Add`, `Sub`, `Or`, `Xor`, `And`,
+    /// `Min`, `Max`): `(obj, value)` → the old value.
+    Rmw(AtomicOp),
+    /// `atomic_compare_exchange_strong/weak(obj, expected, desired)` → `bool`: `*expected`
+    /// (a pointer into any space) is compared with `*obj` (floats by their bits), and gets the
+    /// value found when they differ. Never fails spuriously.
+    CompareExchange,
+    /// `atomic_flag_test_and_set(obj)` → `bool`: was the flag (an `atomic_int`) set.
+    TestAndSet,
+    /// `atomic_flag_clear(obj)`, void.
+    Clear,
+}
+
+/// The memory order of an atomic operation or fence (a non-constant order is `SeqCst`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MemOrder {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl MemOrder {
+    /// Later memory operations may not move before it (it needs a fence after the atomic).
+    pub fn acquires(self) -> bool {
+        matches!(self, MemOrder::Acquire | MemOrder::AcqRel | MemOrder::SeqCst)
+    }
+
+    /// Earlier memory operations may not move after it (a fence before the atomic).
+    pub fn releases(self) -> bool {
+        matches!(self, MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst)
+    }
+}
+
 /// A built-in function with its overload resolved (types are in the call's arguments and
 /// result).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -896,6 +948,9 @@ pub enum Builtin {
     VstoreHalf(u8, Rounding),
     /// Argument: pointer to the atomic's type; see [`AtomicOp`].
     Atomic(AtomicOp),
+    /// A C11 atomic function with its memory order, and the memory that order applies to:
+    /// that of the object's address space (both for a generic pointer).
+    C11Atomic(C11Op, MemOrder, FenceFlags),
     /// `to_global`/`to_local`/`to_private(generic pointer)`: the pointer, or NULL if it
     /// points into another space.
     ToSpace(Space),

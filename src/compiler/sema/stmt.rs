@@ -368,6 +368,9 @@ impl Sema<'_> {
     }
 
     fn private_var(&mut self, decl: Declared, init: Option<&ast::Initializer>, name: &str, loc: Loc) -> Option<Stmt> {
+        if init.is_some() && self.contains_atomic(&decl.ty) {
+            return self.err(loc, format!("atomic variable '{name}' can be initialized only in the __global address space (at program scope); use atomic_init"));
+        }
         let init = match init {
             Some(i) => self.initializer_value(i, &decl.ty).map(Some),
             None if decl.is_const => {

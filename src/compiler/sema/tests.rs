@@ -1126,3 +1126,46 @@ fn unsized_compound_literal_arrays() {
     };
     assert_eq!((value(0), value(1)), (ExprKind::Int(12), ExprKind::Int(5)));
 }
+
+#[test]
+fn c11_atomics_exist_in_opencl_c_3_only() {
+    let opts = Options { cl_std: 300, ..Options::default() };
+    let (p, d) = run(
+        "global atomic_int counter = 5;
+         kernel void k(global atomic_uint *u, local atomic_float *f, global int *o) {
+             o[0] = atomic_fetch_add(&counter, 1) + atomic_load_explicit(u, memory_order_acquire, memory_scope_device);
+             float e = 1.0f;
+             o[1] = atomic_compare_exchange_strong_explicit(f, &e, 2.0f, memory_order_acq_rel, memory_order_relaxed);
+             atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_work_group);
+             o[2] = sizeof(atomic_int) + sizeof(atomic_flag) + memory_order_seq_cst + memory_scope_device;
+         }",
+        &target(),
+        &opts,
+    );
+    assert!(p.is_some() && !d.has_errors(), "{:?}", d.list);
+    // OpenCL C 1.2 has none of them: the names are free.
+    ok("typedef int atomic_int; kernel void k(global atomic_int *p) { int memory_order_relaxed = 1; p[0] = memory_order_relaxed; }");
+    first_error("kernel void k(global int *p) { atomic_fetch_add(p, 1); }", 1, 32, "call to undeclared function 'atomic_fetch_add'");
+}
+
+#[test]
+fn c11_atomics_misuse_is_diagnosed() {
+    let opts = Options { cl_std: 300, ..Options::default() };
+    let first = |src: &str, line: u32, col: u32, text: &str| {
+        let errs = errors_with(src, &target(), &opts);
+        let (l, c, m) = errs.first().cloned().unwrap_or_default();
+        assert!((l, c) == (line, col) && m.contains(text), "expected {line}:{col} '{text}', got {errs:?}");
+    };
+    first("kernel void k(global int *p) { atomic_fetch_add(p, 1); }", 1, 32, "must point to an atomic type (atomic_int, atomic_uint, ...), not '__global int*'");
+    first("kernel void k(global atomic_int *p) { atomic_store(p); }", 1, 39, "'atomic_store' takes 2 arguments, but 1 were given");
+    first("kernel void k(global atomic_int *p) { atomic_load_explicit(p); }", 1, 39, "takes 2 or 3 arguments");
+    first("kernel void k(global atomic_float *p) { atomic_fetch_add(p, 1.0f); }", 1, 41, "needs cl_ext_float_atomics");
+    first("kernel void k(global const atomic_int *p, global int *o) { o[0] = atomic_load(p); }", 1, 67, "cannot modify or read atomically through '__global const atomic_int*'");
+    first("kernel void k(global atomic_int *p) { atomic_load_explicit(p, 7); }", 1, 63, "7 is not a memory_order");
+    first("kernel void k(global atomic_int *p) { atomic_load_explicit(p, memory_order_relaxed, 9); }", 1, 85, "9 is not a memory_scope");
+    first("kernel void k(global atomic_int *p, global int *o) { o[0] = *p; }", 1, 61, "'atomic_int' objects are read and written only by the atomic functions");
+    first("kernel void k(global atomic_int *p) { *p += 1; }", 1, 42, "only by the atomic functions");
+    first("kernel void k() { atomic_int a = 1; }", 1, 30, "atomic variable 'a' can be initialized only in the __global address space");
+    first("kernel void k(global atomic_uint *p) { atomic_flag_clear(p); }", 1, 40, "needs a pointer to atomic_flag");
+    first("kernel void k(global atomic_int *p, constant int *e) { atomic_compare_exchange_strong(p, e, 1); }", 1, 90, "argument 2 of 'atomic_compare_exchange_strong' changes the address space");
+}

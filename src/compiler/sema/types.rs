@@ -407,6 +407,7 @@ impl Sema<'_> {
                 format!("{} {c}{}*", space_name(*space), self.type_str(pointee))
             }
             Type::Array { elem, len } => format!("{}[{len}]", self.type_str(elem)),
+            Type::Atomic(s) => format!("atomic_{}", s.name()),
             Type::Record(id) if self.event == Some(*id) => "event_t".into(),
             Type::Record(id) => match self.types.record(*id) {
                 Some(r) => format!("{} {}", if r.is_union { "union" } else { "struct" }, r.name),

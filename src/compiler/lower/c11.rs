@@ -1,0 +1,342 @@
+//! The C11 atomic functions (`sema/atomics.rs`). naga's atomics are relaxed (SPIR-V memory
+//! semantics 0), so a memory order is a fence before the operation (release) and after it
+//! (acquire), on the memory the order applies to (`docs/compiler.md`, "Atomics").
+//!
+//! The object may be anywhere a pointer can point: a buffer (through an atomic view of its
+//! words), `__local` data (declared atomic), the `__local` arena (atomic u32 words), one of
+//! several regions chosen at run time (a `switch` on the slot, each case the atomic for its
+//! region), or private memory, which no other work-item sees (a plain read-modify-write).
+
+use super::builtins::barrier_flags;
+use super::expr::Val;
+use super::place::{Ptr, Root, Step};
+use super::region::{Region, Regions};
+use super::types::reg_scalar;
+use super::{Ctx, LowerError, R};
+use crate::compiler::sema::model::{AtomicOp, C11Op, Expr, FenceFlags, MemOrder, Scalar as S, Space, Type as T};
+use crate::compiler::source::Loc;
+use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, MathFunction, Statement};
+
+type H = Handle<Expression>;
+
+/// What an atomic does to its object; values are in the registers of the object's type.
+#[derive(Clone, Copy)]
+enum Act {
+    Load,
+    Store(H),
+    Rmw(AtomicOp, H),
+    /// Compare with `expected`, store `desired` if equal.
+    Cas { expected: H, desired: H },
+}
+
+/// What an atomic gives back: the value it read, and for a compare-exchange whether it
+/// stored (bool).
+#[derive(Clone, Copy)]
+struct Done {
+    old: Option<H>,
+    stored: Option<H>,
+}
+
+/// The scalar an atomic of type `s` is in memory: floats are their bits.
+fn memory_scalar(s: S) -> naga::Scalar {
+    match s {
+        S::Float => naga::Scalar::U32,
+        S::Double => naga::Scalar::U64,
+        _ => reg_scalar(s),
+    }
+}
+
+fn rmw_function(op: AtomicOp) -> AtomicFunction {
+    match op {
+        AtomicOp::Add | AtomicOp::Inc => AtomicFunction::Add,
+        AtomicOp::Sub | AtomicOp::Dec => AtomicFunction::Subtract,
+        AtomicOp::Min => AtomicFunction::Min,
+        AtomicOp::Max => AtomicFunction::Max,
+        AtomicOp::And => AtomicFunction::And,
+        AtomicOp::Or => AtomicFunction::InclusiveOr,
+        AtomicOp::Xor => AtomicFunction::ExclusiveOr,
+        AtomicOp::Xchg => AtomicFunction::Exchange { compare: None },
+        AtomicOp::CmpXchg => AtomicFunction::Exchange { compare: None },
+    }
+}
+
+/// The type a plain access to atomic data uses (private memory, where no other work-item
+/// looks).
+fn plain(ty: &T) -> T {
+    match ty {
+        T::Atomic(s) => T::Scalar(*s),
+        t => t.clone(),
+    }
+}
+
+impl Ctx<'_> {
+    /// A C11 atomic function: its operands, the fences of `order` on the memory `flags`
+    /// names, and the operation.
+    pub(super) fn c11_atomic(&mut self, op: C11Op, order: MemOrder, flags: FenceFlags, args: &[Expr], loc: Loc) -> R<Val> {
+        let internal = || LowerError::new(loc, "internal: atomic arguments");
+        let (object, rest) = args.split_first().ok_or_else(internal)?;
+        let T::Pointer { pointee, .. } = &object.ty else { return Err(internal()) };
+        let T::Atomic(s) = **pointee else { return Err(internal()) };
+        let ptr = self.eval_ptr(object)?;
+        let mut expected_at = None;
+        let act = match (op, rest) {
+            (C11Op::Init | C11Op::Store, [v]) => Act::Store(self.eval_value(v)?),
+            (C11Op::Load, []) => Act::Load,
+            (C11Op::Rmw(op), [v]) => Act::Rmw(op, self.eval_value(v)?),
+            (C11Op::CompareExchange, [e, d]) => {
+                let at = self.eval_ptr(e)?;
+                let at = self.ptr_access(&at, loc)?;
+                let expected = self.load_access(&at, loc)?;
+                expected_at = Some(at);
+                Act::Cas { expected, desired: self.eval_value(d)? }
+            }
+            (C11Op::TestAndSet, []) => Act::Rmw(AtomicOp::Xchg, self.b.i32(1)),
+            (C11Op::Clear, []) => Act::Store(self.b.i32(0)),
+            _ => return Err(internal()),
+        };
+        if order.releases() {
+            self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+        }
+        let done = self.atomic_at(ptr, s, act, loc)?;
+        if order.acquires() {
+            self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+        }
+        self.orders_global |= order != MemOrder::Relaxed && flags.global;
+        let old = || done.old.ok_or_else(|| LowerError::new(loc, "internal: an atomic without a result"));
+        Ok(match op {
+            C11Op::Init | C11Op::Store | C11Op::Clear => Val::Void,
+            C11Op::Load | C11Op::Rmw(_) => Val::V(old()?),
+            C11Op::TestAndSet => {
+                let zero = self.b.i32(0);
+                Val::V(self.b.binary(B::NotEqual, old()?, zero))
+            }
+            C11Op::CompareExchange => {
+                let (Some(at), Some(stored)) = (expected_at, done.stored) else { return Err(internal()) };
+                // `*expected` gets the value found when the exchange fails.
+                let found = old()?;
+                self.b.open();
+                let r = self.store_access(&at, found, &T::Scalar(s), loc);
+                let reject = self.b.close();
+                r?;
+                self.b.stmt(Statement::If { condition: stored, accept: naga::Block::new(), reject });
+                Val::V(stored)
+            }
+        })
+    }
+
+    /// `act` on the atomic object of type `s` that `ptr` points to.
+    fn atomic_at(&mut self, ptr: Ptr, s: S, act: Act, loc: Loc) -> R<Done> {
+        let mem = memory_scalar(ptr.seen_as.map_or(s, |(stored, _)| stored));
+        match ptr.root {
+            Root::Bytes(Region::Chosen { slot, among }) => self.atomic_chosen(ptr, slot, among, s, act, loc),
+            Root::Bytes(Region::Buffer(n)) => {
+                let byte = Self::byte_offset(&ptr, loc)?;
+                let width = self.b.u32(u32::from(mem.width));
+                let index = self.b.binary(B::Divide, byte, width);
+                let p = self.atomic_view(n, mem, index, loc)?;
+                self.atomic_on(p, mem, s, act, loc)
+            }
+            Root::Bytes(Region::LocalArena) if mem.width == 4 => {
+                let byte = Self::byte_offset(&ptr, loc)?;
+                let super::memory::Words::Var { ptr: words, .. } = self.arena_words(Region::LocalArena, loc)? else {
+                    return Err(LowerError::new(loc, "internal: the __local arena"));
+                };
+                let two = self.b.u32(2);
+                let index = self.b.binary(B::ShiftRight, byte, two);
+                let p = self.b.index(words, index);
+                self.atomic_on(p, naga::Scalar::U32, s, act, loc)
+            }
+            Root::Bytes(Region::LocalArena) => Err(LowerError::new(
+                loc,
+                "64-bit atomics on __local data reached through pointers chosen at run time are not supported (its memory is 32-bit words)",
+            )),
+            Root::Bytes(Region::PrivateArena) | Root::Local(_) => self.private_atomic(ptr, s, act, loc),
+            Root::Global(_) if ptr.space == Space::Private => self.private_atomic(ptr, s, act, loc),
+            Root::Global(_) => {
+                if ptr.steps.iter().any(|st| matches!(st, Step::Member(_))) {
+                    return Err(LowerError::new(loc, "atomics on members of __local structs are not supported yet"));
+                }
+                let p = self.materialize(&ptr, loc)?;
+                self.atomic_on(p, mem, s, act, loc)
+            }
+            Root::Buffer(arg) => {
+                let view = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: buffer pointer without a view"))?;
+                let index = match ptr.steps.as_slice() {
+                    [Step::Index(i)] if self.program.types.size_of(&view) == u64::from(mem.width) => *i,
+                    // A struct member or a pointer cast: the element at its byte offset.
+                    _ => {
+                        let (byte, _) = self.buffer_byte(&ptr, view, loc)?;
+                        let w = self.b.u32(u32::from(mem.width));
+                        self.b.binary(B::Divide, byte, w)
+                    }
+                };
+                let p = self.atomic_view(arg, mem, index, loc)?;
+                self.atomic_on(p, mem, s, act, loc)
+            }
+            Root::Null | Root::PtrVar(_) => Err(LowerError::new(loc, "an atomic function needs a pointer to an atomic object")),
+        }
+    }
+
+    /// Element `index` of buffer argument `arg` seen as atomics of `mem`.
+    fn atomic_view(&mut self, arg: usize, mem: naga::Scalar, index: H, loc: Loc) -> R<H> {
+        let aty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(mem));
+        let view = self
+            .abi
+            .buffer_view(&mut self.module, arg, aty, u32::from(mem.width))
+            .ok_or_else(|| LowerError::new(loc, "internal: not a buffer argument"))?;
+        let g = self.b.expr(Expression::GlobalVariable(view));
+        Ok(self.b.index(g, index))
+    }
+
+    /// `act` through `p`, a naga pointer to an atomic of `mem` holding a value of type `s`.
+    fn atomic_on(&mut self, p: H, mem: naga::Scalar, s: S, act: Act, loc: Loc) -> R<Done> {
+        let reg = reg_scalar(s);
+        if reg.width != mem.width {
+            return Err(LowerError::new(loc, "internal: an atomic of another width"));
+        }
+        Ok(match act {
+            Act::Load => {
+                let v = self.b.load(p);
+                Done { old: Some(self.from_memory(v, mem, reg)), stored: None }
+            }
+            Act::Store(v) => {
+                let v = self.to_memory(v, reg, mem);
+                self.b.store(p, v);
+                Done { old: None, stored: None }
+            }
+            // Signed extrema on unsigned words (the `__local` arena).
+            Act::Rmw(op @ (AtomicOp::Min | AtomicOp::Max), v) if reg.kind != mem.kind => self.extremum_loop(p, op, mem, reg, v),
+            Act::Rmw(op, v) => {
+                let value = self.to_memory(v, reg, mem);
+                let ty = super::builder::scalar_ty(&mut self.module, mem);
+                let result = self.b.expr(Expression::AtomicResult { ty, comparison: false });
+                self.b.stmt(Statement::Atomic { pointer: p, fun: rmw_function(op), value, result: Some(result) });
+                Done { old: Some(self.from_memory(result, mem, reg)), stored: None }
+            }
+            Act::Cas { expected, desired } => {
+                let (old, stored) = self.compare_exchange(p, mem, expected, desired, reg);
+                Done { old: Some(old), stored: Some(stored) }
+            }
+        })
+    }
+
+    /// One compare-exchange through `p`: the value found and whether it stored.
+    fn compare_exchange(&mut self, p: H, mem: naga::Scalar, expected: H, desired: H, reg: naga::Scalar) -> (H, H) {
+        let compare = self.to_memory(expected, reg, mem);
+        let value = self.to_memory(desired, reg, mem);
+        let ty = self.module.generate_predeclared_type(naga::PredeclaredType::AtomicCompareExchangeWeakResult(mem));
+        let result = self.b.expr(Expression::AtomicResult { ty, comparison: true });
+        self.b.stmt(Statement::Atomic { pointer: p, fun: AtomicFunction::Exchange { compare: Some(compare) }, value, result: Some(result) });
+        let old = self.b.member(result, 0);
+        let stored = self.b.member(result, 1);
+        (self.from_memory(old, mem, reg), stored)
+    }
+
+    /// `atomic_fetch_min/max` of a signed value on unsigned words: a compare-exchange loop.
+    fn extremum_loop(&mut self, p: H, op: AtomicOp, mem: naga::Scalar, reg: naga::Scalar, v: H) -> Done {
+        let reg_ty = super::builder::scalar_ty(&mut self.module, reg);
+        let found = self.b.local("atomic_found", reg_ty);
+        self.b.open();
+        let current = self.b.load(p);
+        let current = self.from_memory(current, mem, reg);
+        let fun = if op == AtomicOp::Min { MathFunction::Min } else { MathFunction::Max };
+        let new = self.b.math(fun, &[current, v]);
+        let (_, stored) = self.compare_exchange(p, mem, current, new, reg);
+        self.b.if_else(
+            stored,
+            |b| {
+                let at = b.expr(Expression::LocalVariable(found));
+                b.store(at, current);
+                b.stmt(Statement::Break);
+            },
+            |_| {},
+        );
+        let body = self.b.close();
+        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
+        let at = self.b.expr(Expression::LocalVariable(found));
+        Done { old: Some(self.b.load(at)), stored: None }
+    }
+
+    /// Register value `v` as the bits an atomic of `mem` holds.
+    fn to_memory(&mut self, v: H, reg: naga::Scalar, mem: naga::Scalar) -> H {
+        if reg == mem { v } else { self.b.cast(v, mem.kind, None) }
+    }
+
+    fn from_memory(&mut self, v: H, mem: naga::Scalar, reg: naga::Scalar) -> H {
+        if reg == mem { v } else { self.b.cast(v, reg.kind, None) }
+    }
+
+    /// `act` on an object in one of the regions `among`, numbered by `slot` at run time.
+    fn atomic_chosen(&mut self, ptr: Ptr, slot: H, among: Regions, s: S, act: Act, loc: Loc) -> R<Done> {
+        let reg_ty = super::builder::scalar_ty(&mut self.module, reg_scalar(s));
+        let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
+        let (old, stored) = (self.b.local("atomic_old", reg_ty), self.b.local("atomic_stored", bool_ty));
+        let mut cases = Vec::new();
+        let mut shape = Done { old: None, stored: None };
+        for (n, region) in self.chosen_cases(among) {
+            self.b.open();
+            let one = Ptr { root: Root::Bytes(region), ..ptr.clone() };
+            let r = self.atomic_at(one, s, act, loc);
+            if let Ok(done) = r {
+                for (value, var) in [(done.old, old), (done.stored, stored)] {
+                    if let Some(v) = value {
+                        let at = self.b.expr(Expression::LocalVariable(var));
+                        self.b.store(at, v);
+                    }
+                }
+                shape = done;
+            }
+            let body = self.b.close();
+            r?;
+            cases.push(naga::SwitchCase { value: naga::SwitchValue::U32(n), body, fall_through: false });
+        }
+        cases.push(naga::SwitchCase { value: naga::SwitchValue::Default, body: naga::Block::new(), fall_through: false });
+        self.b.stmt(Statement::Switch { selector: slot, cases });
+        let read = |cx: &mut Self, var, present: Option<H>| {
+            present.map(|_| {
+                let at = cx.b.expr(Expression::LocalVariable(var));
+                cx.b.load(at)
+            })
+        };
+        Ok(Done { old: read(self, old, shape.old), stored: read(self, stored, shape.stored) })
+    }
+
+    /// `act` on private data, which only this work-item reaches: a plain read-modify-write.
+    fn private_atomic(&mut self, mut ptr: Ptr, s: S, act: Act, loc: Loc) -> R<Done> {
+        ptr.view = ptr.view.as_ref().map(plain);
+        let ty = T::Scalar(s);
+        let access = self.ptr_access(&ptr, loc)?;
+        if let Act::Store(v) = act {
+            self.store_access(&access, v, &ty, loc)?;
+            return Ok(Done { old: None, stored: None });
+        }
+        let old = self.load_access(&access, loc)?;
+        let (new, stored) = match act {
+            Act::Load | Act::Store(_) => return Ok(Done { old: Some(old), stored: None }),
+            Act::Rmw(op, v) => (self.plain_rmw(op, old, v), None),
+            Act::Cas { expected, desired } => {
+                // Compared as bits, as the atomic compare-exchange of floats is.
+                let (a, b) = if s.is_float() { (self.bits_of(old, s), self.bits_of(expected, s)) } else { (old, expected) };
+                let equal = self.b.binary(B::Equal, a, b);
+                (self.b.select(equal, desired, old), Some(equal))
+            }
+        };
+        self.store_access(&access, new, &ty, loc)?;
+        Ok(Done { old: Some(old), stored })
+    }
+
+    /// The value `op` leaves where `old` was, given operand `v`.
+    fn plain_rmw(&mut self, op: AtomicOp, old: H, v: H) -> H {
+        let binary = match op {
+            AtomicOp::Add | AtomicOp::Inc => B::Add,
+            AtomicOp::Sub | AtomicOp::Dec => B::Subtract,
+            AtomicOp::And => B::And,
+            AtomicOp::Or => B::InclusiveOr,
+            AtomicOp::Xor => B::ExclusiveOr,
+            AtomicOp::Min => return self.b.math(MathFunction::Min, &[old, v]),
+            AtomicOp::Max => return self.b.math(MathFunction::Max, &[old, v]),
+            AtomicOp::Xchg | AtomicOp::CmpXchg => return v,
+        };
+        self.b.binary(binary, old, v)
+    }
+}
