@@ -60,6 +60,7 @@ fn target() -> Target {
         subgroup_size: 32,
         opencl_c_version: 300,
         clamp_array_indices: true,
+        ordering_by_rmw: false,
     }
 }
 

@@ -2486,3 +2486,136 @@ fn goto_and_labels() {
     s.check("a case label in a block before the first case", &s.get::<i32>(&out, N), &want);
     s.finish();
 }
+
+/// `olds` are the values a series of atomic additions of `incs` (in some order) to a
+/// counter starting at `start` returned, and `last` the counter's final value: sorted, each
+/// old value plus its own increment is the next one.
+fn is_addition_chain(olds: &[i64], incs: &[i64], start: i64, last: i64) -> bool {
+    let mut pairs: Vec<(i64, i64)> = olds.iter().copied().zip(incs.iter().copied()).collect();
+    pairs.sort();
+    let mut at = start;
+    for (old, inc) in pairs {
+        if old != at {
+            return false;
+        }
+        at = at.wrapping_add(inc);
+    }
+    at == last
+}
+
+/// `olds` are the values atomic ors of bit `i` by work-item `i` (or ands of its complement
+/// when `clearing`) returned: ordered by how many bits they have, each lacks (has) the bit of
+/// its work-item and differs from the next by one bit.
+fn is_bit_chain(olds: &[u32], clearing: bool) -> bool {
+    let mut by_count: Vec<(u32, usize)> = olds.iter().enumerate().map(|(i, &v)| (if clearing { !v } else { v }, i)).collect();
+    by_count.sort_by_key(|(v, _)| v.count_ones());
+    by_count.iter().enumerate().all(|(k, &(v, i))| v.count_ones() == k as u32 && v & (1 << i) == 0)
+        && by_count.windows(2).all(|w| w[0].0 & !w[1].0 == 0)
+}
+
+#[test]
+fn c11_atomics() {
+    let s = Suite::with_options(include_str!("kernels/c11_atomics.cl"), "-cl-std=CL3.0");
+    let n = 32usize;
+    let mut init = vec![0i32, 0, 1000, -1000];
+    init.extend((0..n as i32).map(|i| i * 7 - 3));
+    let (c, bits, old) = (s.buf(&init), s.buf(&[0u32, u32::MAX, 0]), s.zeros::<i32>(n * 6));
+    s.run("fetch_ops", &[Arg::Buf(&c), Arg::Buf(&bits), Arg::Buf(&old)], &[n], Some(&[16]));
+    let (got, olds, b) = (s.get::<i32>(&c, 4 + n), s.get::<i32>(&old, n * 6), s.get::<u32>(&bits, 3));
+    let column = |k: usize| -> Vec<i32> { olds.chunks(6).map(|o| o[k]).collect() };
+    let wide = |v: Vec<i32>| -> Vec<i64> { v.into_iter().map(i64::from).collect() };
+    if !is_addition_chain(&wide(column(0)), &[1; 32], 0, i64::from(got[0])) {
+        s.fail(format!("atomic_fetch_add: old values {:?}, final {}", column(0), got[0]));
+    }
+    if !is_addition_chain(&wide(column(1)).iter().map(|v| -v).collect::<Vec<_>>(), &[2; 32], 0, -i64::from(got[1])) {
+        s.fail(format!("atomic_fetch_sub: old values {:?}, final {}", column(1), got[1]));
+    }
+    s.check("final counters, min and max", &got[..4], &[32, -64, 100 - 31, 31 * 3 - 50]);
+    // Every old minimum is the start or one work-item's operand, and no lower than the result.
+    let mins_ok = column(2).iter().all(|&v| (v == 1000 || (69..=100).contains(&v)) && v >= got[2]);
+    let maxs_ok = column(3).iter().all(|&v| (v == -1000 || (v + 50) % 3 == 0) && v <= got[3]);
+    if !mins_ok || !maxs_ok {
+        s.fail(format!("atomic_fetch_min/max old values: {:?} {:?}", column(2), column(3)));
+    }
+    let as_bits = |v: Vec<i32>| -> Vec<u32> { v.into_iter().map(|x| x as u32).collect() };
+    if !is_bit_chain(&as_bits(column(4)), false) || !is_bit_chain(&as_bits(column(5)), true) {
+        s.fail(format!("atomic_fetch_or/and old values: {:x?} {:x?}", column(4), column(5)));
+    }
+    let xor = (0..32).fold(0u32, |a, i| a ^ (3u32 << i));
+    s.check("final or, and, xor", &b, &[u32::MAX, 0, xor]);
+    s.check("atomic_exchange then atomic_store", &got[4..], &init[4..].iter().map(|v| v + 1).collect::<Vec<_>>());
+
+    let n = 64usize;
+    let (sum, seen) = (s.zeros::<i32>(1), s.zeros::<i32>(n));
+    s.run("cas_add", &[Arg::Buf(&sum), Arg::Buf(&seen)], &[n], Some(&[16]));
+    let total = s.get::<i32>(&sum, 1)[0];
+    let incs: Vec<i64> = (1..=n as i64).collect();
+    if !is_addition_chain(&wide(s.get::<i32>(&seen, n)), &incs, 0, i64::from(total)) || total != (n * (n + 1) / 2) as i32 {
+        s.fail(format!("compare-exchange loop: total {total}, seen {:?}", s.get::<i32>(&seen, n)));
+    }
+
+    let (a, o) = (s.zeros::<i32>(2), s.zeros::<i32>(13));
+    s.run("cas_expected", &[Arg::Buf(&a), Arg::Buf(&o)], &[1], None);
+    s.check("compare-exchange: results and expected values", &s.get::<i32>(&o, 13), &[0, 10, 1, 20, 0, 20, 1, 40, 20, 0, 25, 1, 4]);
+
+    let n = 256usize;
+    let (lock, total, log) = (s.zeros::<i32>(1), s.zeros::<i32>(2), s.buf(&vec![-1i32; n]));
+    s.run("flag_lock", &[Arg::Buf(&lock), Arg::Buf(&total), Arg::Buf(&log)], &[n], Some(&[64]));
+    s.check("a lock of atomic_flag: count and sum", &s.get::<i32>(&total, 2), &[n as i32, (n * (n - 1) / 2) as i32]);
+    let mut ids = s.get::<i32>(&log, n);
+    ids.sort();
+    s.check("a lock of atomic_flag: each work-item once", &ids, &(0..n as i32).collect::<Vec<_>>());
+    let o = s.zeros::<i32>(8);
+    s.run("local_lock", &[Arg::Buf(&o)], &[128], Some(&[32]));
+    let squares = (0..32).map(|i| i * i).sum::<i32>();
+    s.check("a __local lock", &s.get::<i32>(&o, 8), &[32, squares, 32, squares, 32, squares, 32, squares]);
+
+    for fenced in [0i32, 1] {
+        let n = 512usize;
+        let (data, arrived, result) = (s.zeros::<i32>(n), s.zeros::<u32>(1), s.zeros::<i32>(1));
+        s.run("last_sums", &[Arg::Buf(&data), Arg::Buf(&arrived), Arg::Buf(&result), val(fenced)], &[n], Some(&[32]));
+        let want = (0..n as i32).map(|i| i * 3 + 1).sum::<i32>();
+        s.check(&format!("release/acquire across work-groups (fences: {fenced})"), &s.get::<i32>(&result, 1), &[want]);
+    }
+
+    let n = 32usize;
+    let (o, f) = (s.zeros::<i32>(4), s.zeros::<f32>(n + 1));
+    s.run("local_ops", &[Arg::Local(4), Arg::Buf(&o), Arg::Buf(&f)], &[n], Some(&[n]));
+    s.check("__local atomics", &s.get::<i32>(&o, 4), &[(0..32).sum(), 500 - 31, -1, -5 - 32]);
+    let mut values = s.get::<f32>(&f, n + 1);
+    values.sort_by(f32::total_cmp);
+    let mut want: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    want.insert(0, -1.0);
+    s.check("atomic_exchange on a __local float: each value once", &values, &want);
+
+    let (g, o) = (s.zeros::<i32>(4), s.zeros::<i32>(4 + 32));
+    s.run("generic_ops", &[Arg::Buf(&g), Arg::Local(4), Arg::Buf(&o)], &[32], Some(&[16]));
+    let per_group = (0..16).sum::<i32>();
+    s.check("atomics through generic pointers", &s.get::<i32>(&g, 4), &[8, 8, per_group, per_group]);
+    let got = s.get::<i32>(&o, 4 + 32);
+    s.check("a pointer chosen at run time: the __local half", &got[..2], &[8, 8]);
+    s.check("private atomics", &got[4..], &(0..32).map(|g| (g % 16) * 100 + g % 16 + 2).collect::<Vec<_>>());
+
+    let o = s.zeros::<u32>(2);
+    s.run("count_launches", &[Arg::Buf(&o)], &[1], None);
+    s.check("program-scope atomics: first launch", &s.get::<u32>(&o, 2), &[5, 0]);
+    s.run("count_launches", &[Arg::Buf(&o)], &[1], None);
+    s.check("program-scope atomics: second launch", &s.get::<u32>(&o, 2), &[6, 1]);
+
+    if common::has_extension("cl_khr_int64_extended_atomics") {
+        let n = 16usize;
+        let start: Vec<f64> = (0..n).map(|i| i as f64 * 1.5 - 4.0).collect();
+        let (l, u, d, old) = (s.buf(&[0i64, 7]), s.buf(&[0u64, 0]), s.buf(&start), s.zeros::<i64>(n));
+        s.run("wide_ops", &[Arg::Buf(&l), Arg::Buf(&u), Arg::Buf(&d), Arg::Buf(&old)], &[n], None);
+        let longs = s.get::<i64>(&l, 2);
+        let incs: Vec<i64> = (0..n as i64).map(|i| i << 33).collect();
+        if !is_addition_chain(&s.get::<i64>(&old, n), &incs, 0, longs[0]) {
+            s.fail(format!("atomic_fetch_add on long: {:?}", s.get::<i64>(&old, n)));
+        }
+        s.check("atomic_long add and min", &longs, &[incs.iter().sum(), -(15i64 << 35)]);
+        let xor = (0..n as u64).fold(0u64, |a, i| a ^ (1 << (i + 20)));
+        s.check("atomic_ulong max and xor", &s.get::<u64>(&u, 2), &[15u64 << 40, xor]);
+        s.check("atomic_double exchange and compare-exchange", &s.get::<f64>(&d, n), &start.iter().map(|v| v + 1.0).collect::<Vec<_>>());
+    }
+    s.finish();
+}

@@ -509,6 +509,17 @@ mod tests {
         "#;
         let (_, p) = build(src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}"));
         specialize_all(&p, &[64]);
+        // Orders are the atomics' own semantics (AcquireRelease | UniformMemory |
+        // WorkgroupMemory among them); the one barrier left is the seq_cst fence.
+        let words = p.kernels[0].specialize([32, 1, 1], &[64], &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(opcodes(&words, 225), 1);
+        assert!(words.windows(4).any(|w| w[0] == (4 << 16) | 43 && w[3] == 0x148));
+        // Where read-modify-writes keep orders (lavapipe), no barrier at all.
+        let lavapipe = Target { ordering_by_rmw: true, ..target() };
+        let (_, p) = build(src, "-cl-std=CL3.0", &lavapipe).unwrap_or_else(|e| panic!("{e:?}"));
+        specialize_all(&p, &[64]);
+        let words = p.kernels[0].specialize([32, 1, 1], &[64], &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(opcodes(&words, 225), 0);
     }
 
     #[test]

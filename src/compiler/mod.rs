@@ -3,6 +3,7 @@
 //! ([`Target`]), what it produces ([`Program`], [`Kernel`]) and the kernel ABI the runtime binds
 //! against. See `docs/compiler.md` for the design.
 
+pub mod atomic_order;
 pub mod diag;
 mod driver;
 pub mod lex;
@@ -62,6 +63,12 @@ pub struct Target {
     /// access corrupts the host's memory; a GPU's hardware confines such an access to the
     /// device (a fault ends the command with an error), and the clamps cost 2 % of SGEMM there.
     pub clamp_array_indices: bool,
+    /// The driver turns memory barriers, and the barriers ordered atomics imply, into
+    /// work-group barriers, which break in divergent control flow (a compare-exchange loop, a
+    /// lock), while its read-modify-writes are sequentially consistent: lavapipe (Mesa 22.3's
+    /// llvmpipe). Orders and fences are then kept by read-modify-writes instead
+    /// (`lower/c11.rs`).
+    pub ordering_by_rmw: bool,
 }
 
 /// The device the compiler's unit tests compile for: 64-bit addresses, 8/16/64-bit integers and
@@ -87,6 +94,7 @@ pub(crate) fn test_target() -> Target {
         subgroup_size: 32,
         opencl_c_version: 300,
         clamp_array_indices: true,
+        ordering_by_rmw: false,
     }
 }
 

@@ -81,7 +81,7 @@ pub fn write(
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
-    Ok(decorate(words, aliased))
+    Ok(super::atomic_order::apply(decorate(words, aliased)))
 }
 
 /// An error's message followed by those of its causes.

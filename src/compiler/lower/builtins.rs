@@ -19,6 +19,10 @@ impl Ctx<'_> {
             // A fence on no memory (`mem_fence(0)`, a relaxed or work-item-scope
             // `atomic_work_item_fence`) orders nothing.
             Builtin::Fence(_, flags) if !flags.local && !flags.global => Ok(Val::Void),
+            Builtin::Fence(..) if self.target.ordering_by_rmw => {
+                self.rmw_fence();
+                Ok(Val::Void)
+            }
             Builtin::Fence(_, flags) => {
                 self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
                 Ok(Val::Void)

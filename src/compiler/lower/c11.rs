@@ -1,13 +1,13 @@
-//! The C11 atomic functions (`sema/atomics.rs`). naga's atomics are relaxed (SPIR-V memory
-//! semantics 0), so a memory order is a fence before the operation (release) and after it
-//! (acquire), on the memory the order applies to (`docs/compiler.md`, "Atomics").
+//! The C11 atomic functions (`sema/atomics.rs`). naga's atomics are relaxed, so an ordered
+//! atomic is marked by a barrier before it (release) and after it (acquire), which the
+//! post-pass `compiler::atomic_order` turns into the atomic's own memory semantics.
 //!
 //! The object may be anywhere a pointer can point: a buffer (through an atomic view of its
 //! words), `__local` data (declared atomic), the `__local` arena (atomic u32 words), one of
 //! several regions chosen at run time (a `switch` on the slot, each case the atomic for its
 //! region), or private memory, which no other work-item sees (a plain read-modify-write).
 
-use super::builtins::barrier_flags;
+use crate::compiler::atomic_order::{ACQUIRE_MARK, RELEASE_MARK};
 use super::expr::Val;
 use super::place::{Ptr, Root, Step};
 use super::region::{Region, Regions};
@@ -60,6 +60,18 @@ fn rmw_function(op: AtomicOp) -> AtomicFunction {
     }
 }
 
+/// Zero of a register scalar.
+fn zero_of(reg: naga::Scalar) -> naga::Literal {
+    match (reg.kind, reg.width) {
+        (naga::ScalarKind::Sint, 8) => naga::Literal::I64(0),
+        (naga::ScalarKind::Uint, 8) => naga::Literal::U64(0),
+        (naga::ScalarKind::Sint, _) => naga::Literal::I32(0),
+        (naga::ScalarKind::Float, 8) => naga::Literal::F64(0.0),
+        (naga::ScalarKind::Float, _) => naga::Literal::F32(0.0),
+        _ => naga::Literal::U32(0),
+    }
+}
+
 /// The type a plain access to atomic data uses (private memory, where no other work-item
 /// looks).
 fn plain(ty: &T) -> T {
@@ -94,13 +106,7 @@ impl Ctx<'_> {
             (C11Op::Clear, []) => Act::Store(self.b.i32(0)),
             _ => return Err(internal()),
         };
-        if order.releases() {
-            self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
-        }
-        let done = self.atomic_at(ptr, s, act, loc)?;
-        if order.acquires() {
-            self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
-        }
+        let done = self.atomic_at(ptr, s, act, order, loc)?;
         self.orders_global |= order != MemOrder::Relaxed && flags.global;
         let old = || done.old.ok_or_else(|| LowerError::new(loc, "internal: an atomic without a result"));
         Ok(match op {
@@ -124,17 +130,17 @@ impl Ctx<'_> {
         })
     }
 
-    /// `act` on the atomic object of type `s` that `ptr` points to.
-    fn atomic_at(&mut self, ptr: Ptr, s: S, act: Act, loc: Loc) -> R<Done> {
+    /// `act` with `order` on the atomic object of type `s` that `ptr` points to.
+    fn atomic_at(&mut self, ptr: Ptr, s: S, act: Act, order: MemOrder, loc: Loc) -> R<Done> {
         let mem = memory_scalar(ptr.seen_as.map_or(s, |(stored, _)| stored));
         match ptr.root {
-            Root::Bytes(Region::Chosen { slot, among }) => self.atomic_chosen(ptr, slot, among, s, act, loc),
+            Root::Bytes(Region::Chosen { slot, among }) => self.atomic_chosen(ptr, slot, among, s, act, order, loc),
             Root::Bytes(Region::Buffer(n)) => {
                 let byte = Self::byte_offset(&ptr, loc)?;
                 let width = self.b.u32(u32::from(mem.width));
                 let index = self.b.binary(B::Divide, byte, width);
                 let p = self.atomic_view(n, mem, index, loc)?;
-                self.atomic_on(p, mem, s, act, loc)
+                self.atomic_on(p, mem, s, act, order, loc)
             }
             Root::Bytes(Region::LocalArena) if mem.width == 4 => {
                 let byte = Self::byte_offset(&ptr, loc)?;
@@ -144,7 +150,7 @@ impl Ctx<'_> {
                 let two = self.b.u32(2);
                 let index = self.b.binary(B::ShiftRight, byte, two);
                 let p = self.b.index(words, index);
-                self.atomic_on(p, naga::Scalar::U32, s, act, loc)
+                self.atomic_on(p, naga::Scalar::U32, s, act, order, loc)
             }
             Root::Bytes(Region::LocalArena) => Err(LowerError::new(
                 loc,
@@ -157,7 +163,7 @@ impl Ctx<'_> {
                     return Err(LowerError::new(loc, "atomics on members of __local structs are not supported yet"));
                 }
                 let p = self.materialize(&ptr, loc)?;
-                self.atomic_on(p, mem, s, act, loc)
+                self.atomic_on(p, mem, s, act, order, loc)
             }
             Root::Buffer(arg) => {
                 let view = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: buffer pointer without a view"))?;
@@ -171,7 +177,7 @@ impl Ctx<'_> {
                     }
                 };
                 let p = self.atomic_view(arg, mem, index, loc)?;
-                self.atomic_on(p, mem, s, act, loc)
+                self.atomic_on(p, mem, s, act, order, loc)
             }
             Root::Null | Root::PtrVar(_) => Err(LowerError::new(loc, "an atomic function needs a pointer to an atomic object")),
         }
@@ -188,13 +194,75 @@ impl Ctx<'_> {
         Ok(self.b.index(g, index))
     }
 
-    /// `act` through `p`, a naga pointer to an atomic of `mem` holding a value of type `s`.
-    fn atomic_on(&mut self, p: H, mem: naga::Scalar, s: S, act: Act, loc: Loc) -> R<Done> {
+    /// `act` with `order` through `p`, a naga pointer to an atomic of `mem` holding a value of
+    /// type `s`.
+    fn atomic_on(&mut self, p: H, mem: naga::Scalar, s: S, act: Act, order: MemOrder, loc: Loc) -> R<Done> {
         let reg = reg_scalar(s);
         if reg.width != mem.width {
             return Err(LowerError::new(loc, "internal: an atomic of another width"));
         }
-        Ok(match act {
+        // Signed extrema on unsigned words (the `__local` arena) are a loop of its own.
+        if let Act::Rmw(op @ (AtomicOp::Min | AtomicOp::Max), v) = act {
+            if reg.kind != mem.kind {
+                return Ok(self.extremum_loop(p, op, mem, reg, v, order));
+            }
+        }
+        if self.target.ordering_by_rmw && order != MemOrder::Relaxed {
+            return Ok(self.rmw_ordered(p, mem, reg, act));
+        }
+        if order.releases() {
+            self.b.stmt(Statement::MemoryBarrier(RELEASE_MARK));
+        }
+        let done = self.atomic_instruction(p, mem, reg, act);
+        if order.acquires() {
+            self.b.stmt(Statement::MemoryBarrier(ACQUIRE_MARK));
+        }
+        Ok(done)
+    }
+
+    /// An ordered atomic where read-modify-writes keep the order ([`Target::ordering_by_rmw`]):
+    /// a load is a fetch-or of 0, a store an exchange.
+    ///
+    /// [`Target::ordering_by_rmw`]: crate::compiler::Target::ordering_by_rmw
+    fn rmw_ordered(&mut self, p: H, mem: naga::Scalar, reg: naga::Scalar, act: Act) -> Done {
+        match act {
+            Act::Load => {
+                let zero = self.b.lit(zero_of(reg));
+                self.atomic_instruction(p, mem, reg, Act::Rmw(AtomicOp::Or, zero))
+            }
+            Act::Store(v) => {
+                self.atomic_instruction(p, mem, reg, Act::Rmw(AtomicOp::Xchg, v));
+                Done { old: None, stored: None }
+            }
+            _ => self.atomic_instruction(p, mem, reg, act),
+        }
+    }
+
+    /// A memory fence where read-modify-writes keep the order ([`Target::ordering_by_rmw`]): an
+    /// atomic add of 0 to a word of workgroup memory that nothing else uses.
+    ///
+    /// [`Target::ordering_by_rmw`]: crate::compiler::Target::ordering_by_rmw
+    pub(super) fn rmw_fence(&mut self) {
+        let ty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(naga::Scalar::U32));
+        let word = *self.fence_word.get_or_insert_with(|| {
+            let g = naga::GlobalVariable {
+                name: Some("fence_word".into()),
+                space: naga::AddressSpace::WorkGroup,
+                binding: None,
+                ty,
+                init: None,
+                memory_decorations: naga::MemoryDecorations::empty(),
+            };
+            self.module.global_variables.append(g, naga::Span::UNDEFINED)
+        });
+        let p = self.b.expr(Expression::GlobalVariable(word));
+        let zero = self.b.u32(0);
+        self.atomic_instruction(p, naga::Scalar::U32, naga::Scalar::U32, Act::Rmw(AtomicOp::Add, zero));
+    }
+
+    /// The one atomic instruction of `act` through `p`.
+    fn atomic_instruction(&mut self, p: H, mem: naga::Scalar, reg: naga::Scalar, act: Act) -> Done {
+        match act {
             Act::Load => {
                 let v = self.b.load(p);
                 Done { old: Some(self.from_memory(v, mem, reg)), stored: None }
@@ -204,8 +272,6 @@ impl Ctx<'_> {
                 self.b.store(p, v);
                 Done { old: None, stored: None }
             }
-            // Signed extrema on unsigned words (the `__local` arena).
-            Act::Rmw(op @ (AtomicOp::Min | AtomicOp::Max), v) if reg.kind != mem.kind => self.extremum_loop(p, op, mem, reg, v),
             Act::Rmw(op, v) => {
                 let value = self.to_memory(v, reg, mem);
                 let ty = super::builder::scalar_ty(&mut self.module, mem);
@@ -217,7 +283,7 @@ impl Ctx<'_> {
                 let (old, stored) = self.compare_exchange(p, mem, expected, desired, reg);
                 Done { old: Some(old), stored: Some(stored) }
             }
-        })
+        }
     }
 
     /// One compare-exchange through `p`: the value found and whether it stored.
@@ -232,8 +298,9 @@ impl Ctx<'_> {
         (self.from_memory(old, mem, reg), stored)
     }
 
-    /// `atomic_fetch_min/max` of a signed value on unsigned words: a compare-exchange loop.
-    fn extremum_loop(&mut self, p: H, op: AtomicOp, mem: naga::Scalar, reg: naga::Scalar, v: H) -> Done {
+    /// `atomic_fetch_min/max` of a signed value on unsigned words: a compare-exchange loop,
+    /// whose exchange has the order.
+    fn extremum_loop(&mut self, p: H, op: AtomicOp, mem: naga::Scalar, reg: naga::Scalar, v: H, order: MemOrder) -> Done {
         let reg_ty = super::builder::scalar_ty(&mut self.module, reg);
         let found = self.b.local("atomic_found", reg_ty);
         self.b.open();
@@ -241,7 +308,14 @@ impl Ctx<'_> {
         let current = self.from_memory(current, mem, reg);
         let fun = if op == AtomicOp::Min { MathFunction::Min } else { MathFunction::Max };
         let new = self.b.math(fun, &[current, v]);
+        let marked = !self.target.ordering_by_rmw;
+        if marked && order.releases() {
+            self.b.stmt(Statement::MemoryBarrier(RELEASE_MARK));
+        }
         let (_, stored) = self.compare_exchange(p, mem, current, new, reg);
+        if marked && order.acquires() {
+            self.b.stmt(Statement::MemoryBarrier(ACQUIRE_MARK));
+        }
         self.b.if_else(
             stored,
             |b| {
@@ -267,7 +341,7 @@ impl Ctx<'_> {
     }
 
     /// `act` on an object in one of the regions `among`, numbered by `slot` at run time.
-    fn atomic_chosen(&mut self, ptr: Ptr, slot: H, among: Regions, s: S, act: Act, loc: Loc) -> R<Done> {
+    fn atomic_chosen(&mut self, ptr: Ptr, slot: H, among: Regions, s: S, act: Act, order: MemOrder, loc: Loc) -> R<Done> {
         let reg_ty = super::builder::scalar_ty(&mut self.module, reg_scalar(s));
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
         let (old, stored) = (self.b.local("atomic_old", reg_ty), self.b.local("atomic_stored", bool_ty));
@@ -276,7 +350,7 @@ impl Ctx<'_> {
         for (n, region) in self.chosen_cases(among) {
             self.b.open();
             let one = Ptr { root: Root::Bytes(region), ..ptr.clone() };
-            let r = self.atomic_at(one, s, act, loc);
+            let r = self.atomic_at(one, s, act, order, loc);
             if let Ok(done) = r {
                 for (value, var) in [(done.old, old), (done.stored, stored)] {
                     if let Some(v) = value {

@@ -144,6 +144,8 @@ struct Ctx<'p> {
     globals_block: Option<usize>,
     /// An atomic orders global memory (acquire/release/seq_cst): the buffers are `Coherent`.
     orders_global: bool,
+    /// The workgroup word fences touch where read-modify-writes keep orders, once used.
+    fence_word: Option<Handle<GlobalVariable>>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
@@ -176,6 +178,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         converted: None,
         globals_block: None,
         orders_global: false,
+        fence_word: None,
     };
     cx.kernel_body(id)?;
     let local_arena = cx.size_arenas();
