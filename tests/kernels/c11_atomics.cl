@@ -3,6 +3,7 @@
 
 global atomic_uint launches = ATOMIC_VAR_INIT(5);
 global atomic_flag once = ATOMIC_FLAG_INIT;
+global uint plain_hits;
 
 // Fetch operations on __global counters; each work-item keeps the old values it got.
 kernel void fetch_ops(global atomic_int *c, global atomic_uint *bits, global int *old) {
@@ -170,10 +171,12 @@ kernel void generic_ops(global atomic_int *g, local atomic_int *l, global int *o
         out[grp] = atomic_load_explicit(l, memory_order_relaxed, memory_scope_work_group);
 }
 
-// Program-scope atomics keep their values from launch to launch.
+// Program-scope atomics keep their values from launch to launch (OpenCL 1.x atomics reach
+// program-scope variables too).
 kernel void count_launches(global uint *out) {
     out[0] = atomic_fetch_add(&launches, 1u);
     out[1] = atomic_flag_test_and_set(&once);
+    out[2] = atomic_inc(&plain_hits);
 }
 
 #ifdef cl_khr_int64_extended_atomics

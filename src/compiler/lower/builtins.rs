@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Stmt, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Stmt, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -449,93 +449,6 @@ impl Ctx<'_> {
         let o = self.b.binary(B::Multiply, o, nn);
         let ptr = self.eval_ptr(p)?;
         self.ptr_add(ptr, o, loc)
-    }
-
-    fn atomic(&mut self, op: AtomicOp, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let Some((p, rest)) = args.split_first() else { return Err(LowerError::new(loc, "internal: atomic arguments")) };
-        if let (T::Scalar(S::Float), AtomicOp::Xchg, [value]) = (ty, op, rest) {
-            // atomic_xchg on float: exchange the bits through the uint view.
-            // A `__local` float that atomics reach is stored as an atomic u32 already.
-            let ptr = self.eval_ptr(p)?;
-            let pointer = self.atomic_pointer(ptr, &T::Scalar(S::UInt), loc)?;
-            let v = self.eval_value(value)?;
-            let bits = self.b.cast(v, naga::ScalarKind::Uint, None);
-            let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
-            let result = self.b.expr(Expression::AtomicResult { ty: u32_ty, comparison: false });
-            let fun = naga::AtomicFunction::Exchange { compare: None };
-            self.b.stmt(Statement::Atomic { pointer, fun, value: bits, result: Some(result) });
-            return Ok(self.b.cast(result, naga::ScalarKind::Float, None));
-        }
-        if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
-            return Err(LowerError::new(loc, "atomics on this type are not supported yet"));
-        }
-        if matches!(ty, T::Scalar(S::Long | S::ULong)) && !self.target.int64_atomics {
-            return Err(LowerError::new(loc, "64-bit atomics need a device with 64-bit integer atomics"));
-        }
-        let ptr = self.eval_ptr(p)?;
-        let pointer = self.atomic_pointer(ptr, ty, loc)?;
-        let vals = rest.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
-        let one = |cx: &mut Self| cx.int_like(1, ty, loc);
-        let (fun, value) = match op {
-            AtomicOp::Add => (naga::AtomicFunction::Add, vals.first().copied()),
-            AtomicOp::Sub => (naga::AtomicFunction::Subtract, vals.first().copied()),
-            AtomicOp::Xchg => (naga::AtomicFunction::Exchange { compare: None }, vals.first().copied()),
-            AtomicOp::Min => (naga::AtomicFunction::Min, vals.first().copied()),
-            AtomicOp::Max => (naga::AtomicFunction::Max, vals.first().copied()),
-            AtomicOp::And => (naga::AtomicFunction::And, vals.first().copied()),
-            AtomicOp::Or => (naga::AtomicFunction::InclusiveOr, vals.first().copied()),
-            AtomicOp::Xor => (naga::AtomicFunction::ExclusiveOr, vals.first().copied()),
-            AtomicOp::Inc => (naga::AtomicFunction::Add, Some(one(self)?)),
-            AtomicOp::Dec => (naga::AtomicFunction::Subtract, Some(one(self)?)),
-            AtomicOp::CmpXchg => (naga::AtomicFunction::Exchange { compare: vals.first().copied() }, vals.get(1).copied()),
-        };
-        let value = value.ok_or_else(|| LowerError::new(loc, "internal: atomic without a value"))?;
-        let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
-        let comparison = op == AtomicOp::CmpXchg;
-        let result_ty = if comparison {
-            self.module.generate_predeclared_type(naga::PredeclaredType::AtomicCompareExchangeWeakResult(scalar))
-        } else {
-            super::builder::scalar_ty(&mut self.module, scalar)
-        };
-        let result = self.b.expr(Expression::AtomicResult { ty: result_ty, comparison });
-        self.b.stmt(Statement::Atomic { pointer, fun, value, result: Some(result) });
-        Ok(if comparison { self.b.member(result, 0) } else { result })
-    }
-
-    /// A pointer to `atomic<T>` for the element `ptr` designates: buffers get an atomic view,
-    /// `__local` integers are declared atomic already (see `local_atomics.rs`).
-    fn atomic_pointer(&mut self, ptr: super::place::Ptr, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        use super::place::{Root, Step};
-        if ptr.space == crate::compiler::AddressQualifier::Local {
-            if !matches!(ty, T::Scalar(S::Int | S::UInt | S::Long | S::ULong)) {
-                return Err(LowerError::new(loc, "atomics on __local data of this type are not supported yet"));
-            }
-            if ptr.steps.iter().any(|s| matches!(s, Step::Member(_))) {
-                return Err(LowerError::new(loc, "atomics on members of __local structs are not supported yet"));
-            }
-            return self.materialize(&ptr, loc);
-        }
-        let (Root::Buffer(arg), Some(view)) = (ptr.root, ptr.view.clone()) else {
-            return Err(LowerError::new(loc, "atomics are only supported on __global buffer data and __local integers"));
-        };
-        let scalar = reg_scalar(ty.element().unwrap_or(S::Int));
-        let width = u32::from(scalar.width);
-        let index = match ptr.steps.as_slice() {
-            [Step::Index(i)] if self.program.types.size_of(&view) == u64::from(width) => *i,
-            // A struct member or a pointer cast: the element at its byte offset.
-            _ => {
-                let (byte, _) = self.buffer_byte(&ptr, view, loc)?;
-                let w = self.b.u32(width);
-                self.b.binary(B::Divide, byte, w)
-            }
-        };
-        let aty = super::builder::intern(&mut self.module, naga::TypeInner::Atomic(scalar));
-        let view = self
-            .abi
-            .buffer_view(&mut self.module, arg, aty, width)
-            .ok_or_else(|| LowerError::new(loc, "internal: not a buffer argument"))?;
-        let g = self.b.expr(Expression::GlobalVariable(view));
-        Ok(self.b.index(g, index))
     }
 }
 

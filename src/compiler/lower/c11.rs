@@ -130,6 +130,26 @@ impl Ctx<'_> {
         })
     }
 
+    /// An OpenCL 1.x atomic (`atomic_add`, `atom_cmpxchg`, ...; relaxed): the old value.
+    pub(super) fn atomic(&mut self, op: AtomicOp, args: &[Expr], ty: &T, loc: Loc) -> R<H> {
+        let internal = || LowerError::new(loc, "internal: atomic arguments");
+        let (object, rest) = args.split_first().ok_or_else(internal)?;
+        let s = ty.scalar().ok_or_else(internal)?;
+        let ptr = self.eval_ptr(object)?;
+        let vals = rest.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
+        let act = match (op, vals.as_slice()) {
+            (AtomicOp::Inc | AtomicOp::Dec, []) => {
+                let one = self.int_like(1, ty, loc)?;
+                Act::Rmw(if op == AtomicOp::Inc { AtomicOp::Add } else { AtomicOp::Sub }, one)
+            }
+            (AtomicOp::CmpXchg, &[expected, desired]) => Act::Cas { expected, desired },
+            (_, &[v]) => Act::Rmw(op, v),
+            _ => return Err(internal()),
+        };
+        let done = self.atomic_at(ptr, s, act, MemOrder::Relaxed, loc)?;
+        done.old.ok_or_else(internal)
+    }
+
     /// `act` with `order` on the atomic object of type `s` that `ptr` points to.
     fn atomic_at(&mut self, ptr: Ptr, s: S, act: Act, order: MemOrder, loc: Loc) -> R<Done> {
         let mem = memory_scalar(ptr.seen_as.map_or(s, |(stored, _)| stored));
