@@ -335,6 +335,21 @@ fn device_answers_agree_and_meet_the_minimums() {
     for width in [CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE] {
         assert_eq!(device_info::<cl_uint>(width) != 0, fp64, "vector width {width:#x}");
     }
+    // C11 atomics: each reported order and scope is an OpenCL C feature and back, above the
+    // minimum OpenCL 3.0 requires; fences can do what atomics can, and the work-item scope.
+    let memory: cl_ulong = device_info(CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);
+    let fence: cl_ulong = device_info(CL_DEVICE_ATOMIC_FENCE_CAPABILITIES);
+    let (relaxed, acq_rel, seq_cst, work_item, work_group, device, all_devices) = (1, 2, 4, 8, 16, 32, 64);
+    for (bit, feature) in [
+        (acq_rel, "__opencl_c_atomic_order_acq_rel"),
+        (seq_cst, "__opencl_c_atomic_order_seq_cst"),
+        (device, "__opencl_c_atomic_scope_device"),
+        (all_devices, "__opencl_c_atomic_scope_all_devices"),
+    ] {
+        assert_eq!(memory & bit != 0, features.iter().any(|f| f.name() == feature), "{feature}");
+    }
+    assert_eq!(memory & (relaxed | work_group), relaxed | work_group, "memory {memory:#x}");
+    assert_eq!(fence & (memory | acq_rel | work_item), memory | acq_rel | work_item, "fence {fence:#x}");
     // An unpartitionable device reports a single 0.
     let partitions: Vec<isize> = device_array(CL_DEVICE_PARTITION_PROPERTIES);
     if device_info::<cl_uint>(CL_DEVICE_PARTITION_MAX_SUB_DEVICES) == 0 {

@@ -1,6 +1,13 @@
 // C11 atomics of OpenCL C 3.0 (built with -cl-std=CL3.0): every function on __global,
 // __local, program-scope, generic and private objects, with memory orders and scopes.
 
+#if !defined(__opencl_c_atomic_order_acq_rel) || !defined(__opencl_c_atomic_order_seq_cst) || !defined(__opencl_c_atomic_scope_device)
+#error "the atomic features the device reports are not defined"
+#endif
+#ifdef __opencl_c_atomic_scope_all_devices
+#error "memory_scope_all_devices is not provided"
+#endif
+
 global atomic_uint launches = ATOMIC_VAR_INIT(5);
 global atomic_flag once = ATOMIC_FLAG_INIT;
 global uint plain_hits;

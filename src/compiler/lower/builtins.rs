@@ -452,7 +452,7 @@ impl Ctx<'_> {
     }
 }
 
-pub(super) fn barrier_flags(f: FenceFlags) -> naga::Barrier {
+fn barrier_flags(f: FenceFlags) -> naga::Barrier {
     let mut b = naga::Barrier::empty();
     if f.local {
         b |= naga::Barrier::WORK_GROUP;
