@@ -499,6 +499,10 @@ mod tests {
                 int pe = 0;
                 out[i] += atomic_compare_exchange_strong(p, &pe, 1) + atomic_load(p);
                 atomic_store(p, 4);
+                // An order known only at run time is seq_cst, and still evaluated.
+                memory_order o = n & 2 ? memory_order_acquire : memory_order_relaxed;
+                out[i] += atomic_load_explicit(&g[11], o);
+                atomic_store_explicit(&g[11], 3, n & 4 ? memory_order_release : memory_order_relaxed, memory_scope_device);
                 atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE, memory_order_seq_cst, memory_scope_device);
                 atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_relaxed, memory_scope_work_item);
                 // Private atomics: no other work-item sees them.

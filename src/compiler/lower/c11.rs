@@ -82,8 +82,8 @@ fn plain(ty: &T) -> T {
 }
 
 impl Ctx<'_> {
-    /// A C11 atomic function: its operands, the fences of `order` on the memory `flags`
-    /// names, and the operation.
+    /// A C11 atomic function: its operands and the operation with `order` (`flags`: the
+    /// memory the order applies to; ordering `__global` memory makes the buffers `Coherent`).
     pub(super) fn c11_atomic(&mut self, op: C11Op, order: MemOrder, flags: FenceFlags, args: &[Expr], loc: Loc) -> R<Val> {
         let internal = || LowerError::new(loc, "internal: atomic arguments");
         let (object, rest) = args.split_first().ok_or_else(internal)?;
