@@ -8,7 +8,7 @@ use super::diag::Diagnostics;
 use super::options::{BuildOptions, Stage};
 use super::preprocess::{predefined_macros, preprocess, Preprocessed};
 use super::source::SourceMap;
-use super::token::{Token, TokenKind};
+use super::token::Token;
 use super::{lower, sema, BuildError, Kernel, Object, Program, Target};
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ fn build_here(source: &str, options: &str, target: &Target) -> Result<(Object, P
     let main = unit.sources.add("<source>", source);
     let pre = unit.preprocess(main, &opts, target, &[]);
     let object = Object { preprocessed: pre.text, options: options.to_string(), log: String::new() };
-    unit.finish(pre.tokens, pre.fp_contract, &opts, target).map(|program| (object, program))
+    unit.finish(vec![pre.tokens], pre.fp_contract, &opts, target).map(|program| (object, program))
 }
 
 fn compile_here(
@@ -85,17 +85,15 @@ fn link_here(objects: &[Object], options: &str, target: &Target) -> Result<Progr
         ..compile_opts
     };
     let mut unit = Unit::new(&opts);
-    let mut tokens = Vec::new();
+    let mut files = Vec::new();
     let mut contract = true;
     for (i, object) in objects.iter().enumerate() {
         let file = unit.sources.add(format!("<object {i}>"), object.preprocessed.as_str());
         let pre = unit.preprocess(file, &opts, target, &[]);
         contract &= pre.fp_contract;
-        tokens.extend(pre.tokens.into_iter().filter(|t| t.kind != TokenKind::Eof));
+        files.push(pre.tokens);
     }
-    let eof_loc = tokens.last().map(|t| t.loc).unwrap_or_default();
-    tokens.push(Token { kind: TokenKind::Eof, loc: eof_loc, space_before: false });
-    unit.finish(tokens, contract, &opts, target)
+    unit.finish(files, contract, &opts, target)
 }
 
 /// One compilation: its files and diagnostics.
@@ -119,13 +117,14 @@ impl Unit {
         preprocess(&mut self.sources, file, opts, &predefined, headers, &mut self.diags)
     }
 
-    /// Analyses and lowers the tokens of a whole program; `contract`: FP_CONTRACT is on.
-    fn finish(mut self, tokens: Vec<Token>, contract: bool, opts: &BuildOptions, target: &Target) -> Result<Program, BuildError> {
+    /// Analyses and lowers a whole program, the tokens of each of its translation units;
+    /// `contract`: FP_CONTRACT is on.
+    fn finish(mut self, files: Vec<Vec<Token>>, contract: bool, opts: &BuildOptions, target: &Target) -> Result<Program, BuildError> {
         if self.diags.has_errors() {
             return Err(BuildError::Failed(self.diags.render(&self.sources)));
         }
         let sema_opts = sema::Options { cl_std: opts.c_version(), single_precision_constant: opts.single_precision_constant };
-        let program = sema::analyze(&tokens, target, &sema_opts, &mut self.diags);
+        let program = sema::analyze(&files, target, &sema_opts, &mut self.diags);
         let (kernels, globals) = match program {
             Some(p) if !self.diags.has_errors() => {
                 let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations, contract };

@@ -63,6 +63,13 @@ impl Sema<'_> {
         }
     }
 
+    /// Starts the next translation unit of a link: what it declares at file scope is its own,
+    /// but for the functions and variables, which every unit shares.
+    pub(super) fn next_translation_unit(&mut self) {
+        self.scopes.next_file();
+        self.unit_first_record = self.types.records.len() as u32;
+    }
+
     fn file_decl(&mut self, d: &ast::Declaration) {
         let Some(base) = self.spec_type(&d.spec) else { return };
         for id in &d.declarators {

@@ -18,7 +18,7 @@ fn run(src: &str, target: &Target, opts: &Options) -> (Option<Program>, Diagnost
     let main = sources.add("main.cl", src);
     let mut d = Diagnostics::default();
     let pp = preprocess(&mut sources, main, &build, &predefined_macros(target, &build), &[], &mut d);
-    let p = analyze(&pp.tokens, target, opts, &mut d);
+    let p = analyze(&[pp.tokens], target, opts, &mut d);
     (p, d)
 }
 
