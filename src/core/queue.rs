@@ -295,6 +295,9 @@ impl Queue {
         pending.iter().for_each(|e| {
             e.wait();
         });
+        if self.device.is_lost() {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
         Ok(())
     }
 }

@@ -90,9 +90,7 @@ impl Clock {
         let batch = Batch::new(gpu, true)?;
         batch.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
         let value = batch.end_and_submit(*gpu.queue.lock().unwrap_or_else(|e| e.into_inner()))?;
-        let wait = vk::SemaphoreWaitInfo::default().semaphores(std::slice::from_ref(&gpu.timeline)).values(std::slice::from_ref(&value));
-        // SAFETY: waiting on our own timeline.
-        unsafe { gpu.device.wait_semaphores(&wait, u64::MAX) }?;
+        super::batch::wait_value(gpu, value, None)?;
         let host = now_ns() as f64;
         let mut tick = [0u64; 1];
         // SAFETY: the query was written and the batch executed.

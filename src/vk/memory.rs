@@ -82,7 +82,7 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if super::teardown::exiting() {
+        if self.gpu.abandoned() {
             return;
         }
         // SAFETY: no command using the buffer is pending: owners keep it alive until completion.
