@@ -131,6 +131,8 @@ struct Ctx<'p> {
     two_over_pi: Option<Handle<GlobalVariable>>,
     /// `__constant` variable → index of its block among the ABI params.
     constants: HashMap<u32, usize>,
+    /// Where the kernel packs its `__constant` variables into one block.
+    packed_constants: Option<constant::Packed>,
     /// The `__local` data declared atomic.
     local_atomics: LocalAtomics,
     /// Where the kernel's pointers may point.
@@ -167,6 +169,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         workgroup: HashMap::new(),
         two_over_pi: None,
         constants: HashMap::new(),
+        packed_constants: func.packs_constants.then(Default::default),
         local_atomics,
         points_to,
         arenas: Default::default(),

@@ -79,6 +79,7 @@ pub fn kernel<'a>(name: &str, params: Vec<(&'a str, Type)>, mut extra: Vec<(&'a 
         body,
         own_constants: vec![],
         workgroup_vars: vec![],
+        packs_constants: false,
         loc: L,
     }
 }

@@ -363,6 +363,9 @@ pub struct Function {
     pub own_constants: Vec<ConstId>,
     /// `__local` variables this kernel declared (also in `Program::workgroup_vars`).
     pub workgroup_vars: Vec<WorkgroupId>,
+    /// A kernel whose `__constant` variables, each in a buffer of its own, would pass
+    /// `CL_DEVICE_MAX_CONSTANT_ARGS`: they share one buffer (A10).
+    pub packs_constants: bool,
     pub loc: Loc,
 }
 

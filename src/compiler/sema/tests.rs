@@ -553,15 +553,20 @@ fn a10_constant_argument_count_and_size() {
     first_error(&src, 1, 13, "kernel 'k' uses 9 constant arguments (__constant pointer arguments and __constant variables), more than the device limit of 8 (CL_DEVICE_MAX_CONSTANT_ARGS)");
     // Arguments the kernel never reads are never bound (CTS get_kernel_arg_info declares 128).
     ok(&format!("kernel void k({}) {{}}", args.join(", ")));
-    // Seven arguments, one read through a helper, plus two program-scope constants used there.
-    let args: Vec<String> = (0..7).map(|i| format!("constant int* c{i}")).collect();
-    let reads: Vec<String> = (1..7).map(|i| format!("c{i}[0]")).collect();
-    let src = format!(
-        "constant int a = 1;\nconstant int b = 2;\nint h(constant int* p) {{ return a + b + p[0]; }}\nkernel void k({}) {{ int x = h(c0) + {}; }}",
-        args.join(", "),
-        reads.join(" + ")
-    );
-    first_error(&src, 4, 13, "uses 9 constant arguments");
+    // Seven arguments, one read through a helper, plus two program-scope constants used there:
+    // the constants share one buffer, 8 in all.
+    let with_args = |n: usize| {
+        let args: Vec<String> = (0..n).map(|i| format!("constant int* c{i}")).collect();
+        let reads: Vec<String> = (1..n).map(|i| format!("c{i}[0]")).collect();
+        format!(
+            "constant int a = 1;\nconstant int b = 2;\nint h(constant int* p) {{ return a + b + p[0]; }}\nkernel void k({}) {{ int x = h(c0) + {}; }}",
+            args.join(", "),
+            reads.join(" + ")
+        )
+    };
+    assert!(kernel(&ok(&with_args(7)), "k").packs_constants);
+    assert!(!kernel(&ok(&with_args(5)), "k").packs_constants);
+    first_error(&with_args(8), 4, 13, "uses 9 constant arguments");
     first_error(
         "constant uchar big[40000] = {1};\nconstant uchar big2[40000] = {1};\nkernel void k(global uchar* o) { o[0] = big[0] + big2[0]; }",
         3,
