@@ -255,10 +255,13 @@ impl Gpu {
 
 }
 
-/// How long one submission may run: `FERROCL_KERNEL_TIMEOUT` seconds, 60 by default (as the
-/// hang detection of Linux GPU drivers gives compute work), none when 0.
-fn submission_timeout() -> Option<Duration> {
-    let seconds = std::env::var("FERROCL_KERNEL_TIMEOUT").ok().and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(60.0);
+/// How long one submission may run: `FERROCL_KERNEL_TIMEOUT` seconds, by default 60 on a GPU
+/// (as the hang detection of Linux GPU drivers gives compute work) and 600 on a CPU device,
+/// where lavapipe compiles a kernel inside its first submission (minutes for the largest CTS
+/// kernels on a loaded machine); none when 0.
+fn submission_timeout(cpu: bool) -> Option<Duration> {
+    let default = if cpu { 600.0 } else { 60.0 };
+    let seconds = std::env::var("FERROCL_KERNEL_TIMEOUT").ok().and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(default);
     (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
 }
 
@@ -356,6 +359,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         Some(f) => Some(CopyEngine::new(&device, f, host_import).map_err(|e| format!("copy engine: {e}"))?),
         None => None,
     };
+    let cpu = props.base.device_type == vk::PhysicalDeviceType::CPU;
     Ok(Gpu {
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
@@ -376,6 +380,6 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         staging: Default::default(),
         clock: OnceLock::new(),
         lost: AtomicBool::new(false),
-        timeout: submission_timeout(),
+        timeout: submission_timeout(cpu),
     })
 }
