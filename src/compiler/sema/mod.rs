@@ -13,6 +13,7 @@ mod generic;
 mod goto;
 pub mod model;
 mod overload;
+mod printf;
 mod scope;
 mod stmt;
 mod types;
@@ -113,6 +114,8 @@ struct Sema<'a> {
     cur: Option<FnCtx>,
     /// The record that is `event_t`, once used.
     event: Option<model::RecordId>,
+    /// The `printf` calls analysed so far.
+    printf: Vec<super::printf::Format>,
 }
 
 impl<'a> Sema<'a> {
@@ -130,6 +133,7 @@ impl<'a> Sema<'a> {
             scopes: Scopes::default(),
             cur: None,
             event: None,
+            printf: vec![],
         }
     }
 
