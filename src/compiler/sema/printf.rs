@@ -117,7 +117,8 @@ impl Sema<'_> {
             (Class::Pointer, Type::Pointer { .. }) => self.cast(arg, &self.size_type(), loc),
             (Class::Int | Class::Char, Type::Scalar(_)) => {
                 mismatch(self, &arg);
-                Some(self.convert(arg, &Type::Scalar(Scalar::Long)))
+                let int = if spec.length == Length::L { Scalar::Long } else { Scalar::Int };
+                Some(self.convert(arg, &Type::Scalar(int)))
             }
             (Class::Int | Class::Char, Type::Pointer { .. }) => {
                 mismatch(self, &arg);
