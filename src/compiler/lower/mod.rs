@@ -22,6 +22,7 @@ mod local_atomics;
 mod memory;
 mod place;
 mod points_to;
+mod printf;
 mod region;
 mod stmt;
 pub mod types;
@@ -143,6 +144,8 @@ struct Ctx<'p> {
     converted: Option<place::Ptr>,
     /// The ABI param of the program's buffer of `__global` variables, once used.
     globals_block: Option<usize>,
+    /// The printf buffer and its binding, once a printf call is lowered.
+    printf_buffer: Option<(Handle<GlobalVariable>, u32)>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
@@ -175,12 +178,14 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         arenas: Default::default(),
         converted: None,
         globals_block: None,
+        printf_buffer: None,
     };
     cx.kernel_body(id)?;
     let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
     let globals_bindings = cx.globals_block.map_or_else(Vec::new, |b| cx.abi.bindings(b).to_vec());
+    let printf_binding = cx.printf_buffer.map(|(_, b)| b);
     let local_arg_elem_sizes = decls
         .iter()
         .filter_map(|d| match d {
@@ -216,6 +221,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
         local_arena,
         globals_bindings,
+        printf_binding,
         aliased: abi.has_aliased_views(),
         clamp_array_indices: target.clamp_array_indices,
         module,

@@ -788,6 +788,7 @@ impl Sema<'_> {
             workgroup_vars: std::mem::take(&mut self.workgroup_vars),
             global_vars: std::mem::take(&mut self.global_vars),
             functions,
+            printf: std::mem::take(&mut self.printf),
         };
         self.check_constant_limits(&mut program)?;
         for v in program.global_vars.iter().filter(|v| v.bytes.is_none()) {

@@ -13,6 +13,7 @@ mod generic;
 mod goto;
 pub mod model;
 mod overload;
+mod printf;
 mod scope;
 mod stmt;
 mod types;
@@ -120,6 +121,8 @@ struct Sema<'a> {
     event: Option<model::RecordId>,
     /// Records below this id were defined by earlier translation units of a link.
     unit_first_record: u32,
+    /// The `printf` calls analysed so far.
+    printf: Vec<super::printf::Format>,
 }
 
 impl<'a> Sema<'a> {
@@ -138,6 +141,7 @@ impl<'a> Sema<'a> {
             cur: None,
             event: None,
             unit_first_record: 0,
+            printf: vec![],
         }
     }
 

@@ -384,6 +384,8 @@ pub struct Program {
     pub global_vars: Vec<GlobalVar>,
     /// Callees before callers; only functions with a body (declarations are resolved).
     pub functions: Vec<Function>,
+    /// The `printf` calls, indexed by [`Builtin::Printf`].
+    pub printf: Vec<crate::compiler::printf::Format>,
 }
 
 impl Program {
@@ -910,4 +912,7 @@ pub enum Builtin {
     Loop,
     /// `prefetch`: a hint that does nothing here; no arguments left.
     Prefetch,
+    /// `printf` call number `n` of the program ([`Program::printf`]): the arguments are the
+    /// values its record stores, in order (see `compiler/printf.rs`); the result is `int`.
+    Printf(u32),
 }
