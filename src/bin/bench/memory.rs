@@ -1,7 +1,7 @@
 //! Global memory bandwidth of kernels (copy, triad, and reads summed as clpeak does) and of the
 //! runtime's own transfers.
 
-use super::suite::{device_seconds, expect_each, median_seconds, wall_seconds, Ctx, Outcome};
+use super::suite::{device_seconds, expect_each, median_seconds, wall_seconds, Ctx, Failure, Outcome};
 use crate::cl;
 use crate::cl::Placement;
 
@@ -178,7 +178,12 @@ pub fn transfer(c: &Ctx, kind: Transfer, placement: Placement) -> Outcome {
         Transfer::Map => {
             env.write(buffer, &data)?;
             let secs = median_seconds(repeats, || timed_map(env, buffer))?;
-            copy_words(&env.map_read(buffer)?, &mut host);
+            let mapping = env.map_read(buffer)?;
+            // OpenCL maps a CL_MEM_USE_HOST_PTR buffer at the application's own memory.
+            if backed.host_ptr().is_some_and(|p| p != mapping.bytes().as_ptr()) {
+                return Err(Failure::Failed("the map of a CL_MEM_USE_HOST_PTR buffer is not at its host pointer".into()));
+            }
+            copy_words(&mapping, &mut host);
             (secs, 1)
         }
         Transfer::Fill => (median_seconds(repeats, || device_seconds(env.fill(buffer, FILL)))?, 1),

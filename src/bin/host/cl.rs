@@ -114,7 +114,7 @@ impl Env {
         // (`Backed` releases the buffer first).
         let m = unsafe { clCreateBuffer(self.context, CL_MEM_READ_WRITE | flags, size, ptr, &mut err) };
         check(err, "clCreateBuffer")?;
-        Ok(Backed { mem: Mem(m, size), _host: host })
+        Ok(Backed { mem: Mem(m, size), host })
     }
 
     pub fn write<T: Copy>(&self, m: &Mem, data: &[T]) -> Result<()> {
@@ -244,7 +244,14 @@ pub enum Placement {
 /// the buffer is released before its memory is freed.
 pub struct Backed {
     pub mem: Mem,
-    _host: Option<HostBlock>,
+    host: Option<HostBlock>,
+}
+
+impl Backed {
+    /// The host memory behind a `CL_MEM_USE_HOST_PTR` buffer.
+    pub fn host_ptr(&self) -> Option<*const u8> {
+        self.host.as_ref().map(|h| h.ptr.cast_const())
+    }
 }
 
 /// Zeroed host memory aligned to a page, as drivers prefer for `CL_MEM_USE_HOST_PTR`.
