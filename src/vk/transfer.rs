@@ -207,7 +207,7 @@ impl Drop for HostBuffer {
 ///
 /// # Safety
 /// Both ranges are valid for `len` bytes and do not overlap.
-unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
+pub unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
     const PIECE: usize = 2 << 20;
     // Asked once: the standard library reads the cgroup's CPU quota each time.
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
