@@ -58,3 +58,68 @@ fn out_of_bounds_global_writes_stay_in_the_buffer() {
     let o = run_contained(src, 256, Some(64.min(max_group())));
     assert!(o.iter().all(|&v| v == 3 || v == -1));
 }
+
+const TIMEOUT_CHILD: &str = "FERROCL_TIMEOUT_CHILD";
+const LOST_MARKER: &str = "the device was given up and every object released";
+
+/// In the child, with `FERROCL_KERNEL_TIMEOUT=1`: a kernel that never ends fails its event, the
+/// next commands are refused, and every object is released while the GPU may still run it.
+fn never_ending_child() {
+    let env = Env::new();
+    // Never ends on a GPU; llvmpipe ends a kernel's loops after 65535 iterations in all, so
+    // there the grid is what takes hours.
+    let spin = "kernel void spin(global int *flag, global int *o) {\n\
+                  while (atomic_or(flag, 0) == 0) { while (atomic_or(flag, 0) == 0) { while (atomic_or(flag, 0) == 0) {} } }\n\
+                  o[0] = 1;\n}";
+    let program = build(env.context, env.device, spin);
+    let k = kernel(program, "spin");
+    let (flag, out) = (env.buffer_from(&[0u8; 4]), env.buffer_from(&[0u8; 4]));
+    set_arg(k, 0, &flag.0);
+    set_arg(k, 1, &out.0);
+    let (n, mut event) = (1usize << 30, null_mut());
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), &mut event) });
+    let start = std::time::Instant::now();
+    assert_eq!(unsafe { clFinish(env.queue) }, CL_OUT_OF_RESOURCES);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "the timeout took {:?}", start.elapsed());
+    assert_eq!(event_status(event), CL_OUT_OF_RESOURCES);
+    assert_eq!(unsafe { clWaitForEvents(1, &event) }, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    let one = 1i32;
+    let write = unsafe { clEnqueueWriteBuffer(env.queue, flag.0, CL_TRUE, 0, 4, (&one as *const i32).cast(), 0, null(), null_mut()) };
+    assert_eq!(write, CL_OUT_OF_RESOURCES);
+    unsafe {
+        ok(clReleaseEvent(event));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+    drop((flag, out, env));
+    println!("{LOST_MARKER}");
+}
+
+/// A kernel that never ends does not hang the application: past `FERROCL_KERNEL_TIMEOUT` the
+/// device is given up as lost (as after `VK_ERROR_DEVICE_LOST`), in a child process.
+#[test]
+fn a_kernel_that_never_ends_loses_the_device_after_the_timeout() {
+    if std::env::var_os(TIMEOUT_CHILD).is_some() {
+        return never_ending_child();
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = std::process::Command::new(exe)
+        .args(["--exact", "a_kernel_that_never_ends_loses_the_device_after_the_timeout", "--nocapture", "--test-threads=1"])
+        .env(TIMEOUT_CHILD, "1")
+        .env("FERROCL_KERNEL_TIMEOUT", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the child runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("the child can be waited for").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the child hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().expect("the child's output");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(LOST_MARKER), "the child failed ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+}

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const CORPUS: [&str; 15] = [
+const CORPUS: [&str; 16] = [
     include_str!("kernels/builtins.cl"),
     include_str!("kernels/control.cl"),
     include_str!("kernels/conversions.cl"),
@@ -21,6 +21,7 @@ const CORPUS: [&str; 15] = [
     include_str!("kernels/memory.cl"),
     include_str!("kernels/misc.cl"),
     include_str!("kernels/mixed.cl"),
+    include_str!("kernels/printf.cl"),
     include_str!("kernels/programs.cl"),
     include_str!("kernels/scalars.cl"),
     include_str!("kernels/structs.cl"),
@@ -30,11 +31,11 @@ const CORPUS: [&str; 15] = [
 
 /// Tokens the mutator inserts: punctuation that unbalances, keywords in wrong places, the
 /// address spaces, extreme literals, directives.
-const VOCABULARY: [&str; 48] = [
+const VOCABULARY: [&str; 50] = [
     "(", ")", "{", "}", "[", "]", ";", ",", "*", "&", "-", "/", "%", "<<", ">>", "?", ":", "=", "++", "->", ".", "#",
     "__local", "__global", "__constant", "__private", "kernel", "struct", "union", "typedef", "goto", "return",
     "break", "sizeof", "int4", "double", "half", "void", "0", "-1", "0x7fffffff", "0xffffffffffffffffUL", "1e308",
-    "1.0f", "'\\0'", "\"s\"", "#define X(a) a a", "#if 1",
+    "1.0f", "'\\0'", "\"s\"", "#define X(a) a a", "#if 1", "printf", "\"%v4hld %s %p %.3a\"",
 ];
 
 /// Largest build time accepted, and the deadline after which a build counts as hung.

@@ -451,6 +451,44 @@ fn compile_and_link_separately() {
     }
 }
 
+/// Each translation unit of a link has its own typedefs, tags and enumerators; records that
+/// are the same in two units (C99 6.2.7) are one type, so a variable or a function one unit
+/// defines is used from another through its own declarations (CTS progvar_prog_scope_misc).
+#[test]
+fn linked_units_keep_their_own_types_and_share_compatible_records() {
+    let env = Env::new();
+    let common = "typedef struct { uchar c; uint i; } my_struct_t;\nstruct pair { int a, b; };\n";
+    let writer = format!(
+        "{common}typedef int scalar_t;\nenum {{ SCALE = 3 }};\nmy_struct_t var = {{ 'a', 42 }};\n\
+         int sum(struct pair p) {{ return p.a + p.b; }}\n\
+         kernel void writer(uchar c, uint i) {{ scalar_t n = SCALE; var.c = c; var.i = i * n; }}\n"
+    );
+    let reader = format!(
+        "{common}typedef float scalar_t;\nenum {{ SCALE = 5 }};\nextern my_struct_t var;\nint sum(struct pair p);\n\
+         kernel void reader(global uint *out) {{\n  scalar_t h = 0.5f;\n  struct pair p = {{ var.c, (int)var.i }};\n\
+           out[0] = var.c; out[1] = var.i; out[2] = sum(p) * SCALE; out[3] = (uint)(h * 4.0f);\n}}\n"
+    );
+    let (a, b) = (program(env.context, &writer), program(env.context, &reader));
+    for p in [a, b] {
+        ok(unsafe { clCompileProgram(p, 1, &env.device, c"-cl-std=CL3.0".as_ptr(), 0, null(), null(), None, null_mut()) });
+    }
+    let mut err = 1;
+    let linked = unsafe { clLinkProgram(env.context, 1, &env.device, null(), 2, [a, b].as_ptr(), None, null_mut(), &mut err) };
+    ok(err);
+    let (w, r) = (kernel(linked, "writer"), kernel(linked, "reader"));
+    set_arg(w, 0, &b'x');
+    set_arg(w, 1, &7u32);
+    run(&env, w, &[1], None);
+    let out = env.buffer(CL_MEM_READ_WRITE, 4 * 4);
+    set_arg(r, 0, &out.0);
+    run(&env, r, &[1], None);
+    assert_eq!(read_as::<u32>(&env, &out, 4), [u32::from(b'x'), 21, (120 + 21) * 5, 2]);
+    unsafe {
+        [w, r].iter().for_each(|&k| ok(clReleaseKernel(k)));
+        [a, b, linked].iter().for_each(|&p| ok(clReleaseProgram(p)));
+    }
+}
+
 #[test]
 fn awkward_and_large_grids() {
     // A prime size (work-groups of 1), and more groups than one dispatch may hold in x

@@ -893,6 +893,26 @@ fn local_constant_and_atomic_memory() {
     seen.sort_by(f32::total_cmp);
     s.check("atomic_xchg on float: every value once", &seen, &[0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]);
 
+    for pick in [1i32, 0] {
+        let o = s.zeros::<u64>(32);
+        s.run("packed_constants", &[Arg::Buf(&o), val(pick)], &[16], None);
+        let (u32s, u32b) = ([0x67452301u32, 0xefcdab89, 0x98badcfe, 0x10325476], [100u32, 200, 300]);
+        let le: Vec<u8> = u32s.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let want: Vec<u64> = (0..16usize)
+            .flat_map(|g| {
+                let f4 = [(1.5f32, 8.0f32), (3.0, 2.0)][g & 1];
+                let rec = [(7i64, -300i64, 0.5f32), (9, 1000, 2.0)][g & 1];
+                let mut acc = [1i64, 2, 3, 250, 255][g % 5] + [-1i64, -128, 127][g % 3] + [65535i64, 7, 300][g % 3];
+                acc += i64::from(u32s[g & 3]) + 11 + [5i64, 6, 7][g % 3] + [-2i64, 3][g & 1];
+                acc += (f4.0 * 4.0 + f4.1) as i64 + rec.0 + rec.1 + (rec.2 * 8.0) as i64;
+                acc += 8 + i64::from(if pick != 0 { u32s[g % 3] } else { u32b[g % 3] }) + i64::from(le[g & 3]);
+                let acc = acc as u64;
+                [acc, [0x6a09e667f3bcc908u64, 0xbb67ae8584caa73b][g & 1] ^ acc]
+            })
+            .collect();
+        s.check(&format!("twelve __constant tables in one buffer (pick {pick})"), &s.get::<u64>(&o, 32), &want);
+    }
+
     let o = s.zeros::<i32>(8);
     s.run("kernel_scope_constants", &[Arg::Buf(&o)], &[8], None);
     s.check("kernel-scope __constant variables", &s.get::<i32>(&o, 8), &(0..8).map(|g| [10, 20, 30, 40][g & 3] + 4 * g as i32 + 5).collect::<Vec<_>>());

@@ -145,7 +145,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_OPENCL_C_FEATURES => Info::slice(&d.c_features().iter().map(|f| name_version(f, cl_make_version(3, 0, 0))).collect::<Vec<_>>()),
         CL_DEVICE_EXTENSIONS => exts.iter().map(|e| e.0).collect::<Vec<_>>().join(" ").as_str().into(),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => Info::slice(&exts.iter().map(|(n, v)| name_version(n, *v)).collect::<Vec<_>>()),
-        CL_DEVICE_PRINTF_BUFFER_SIZE => 0usize.into(),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => (crate::compiler::printf::BUFFER_SIZE as usize).into(),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PARENT_DEVICE => std::ptr::null_mut::<c_void>().into(),
         CL_DEVICE_PARTITION_MAX_SUB_DEVICES => 0u32.into(),

@@ -274,8 +274,10 @@ unsafe fn enqueue_kernel(q: cl_command_queue, kernel: cl_kernel, work_dim: u32, 
     let range = nd_range(&k, &q.device, work_dim, sizes(offset, work_dim, 0), sizes(global, work_dim, 1), sizes(local, work_dim, 1))?;
     let deps = wait_list(&q, n, list)?;
     let work = k.launch(&q.device, &range)?;
-    // A kernel without buffer arguments cannot race with other commands.
-    let touches_memory = k.info().args().iter().any(|a| matches!(a.kind, ArgKind::Buffer { .. }));
+    // A kernel without buffer arguments cannot race with other commands; printf output is
+    // memory the host reads.
+    let info = k.info();
+    let touches_memory = info.args().iter().any(|a| matches!(a.kind, ArgKind::Buffer { .. })) || info.printf_binding().is_some();
     let ev = if touches_memory { q.enqueue(ty, deps, work) } else { q.enqueue_independent(ty, deps, work) };
     finish_enqueue(&q, ev, false, event)
 }

@@ -25,8 +25,12 @@ pub unsafe fn properties<T: Copy + Default + PartialEq>(ptr: *const T) -> (Vec<(
     (pairs, raw)
 }
 
-/// Validates an event wait list for a command of `queue`.
+/// Validates an event wait list for a command of `queue`. Every enqueue checks one, so it also
+/// refuses commands for a lost device.
 pub unsafe fn wait_list(queue: &Queue, count: cl_uint, list: *const cl_event) -> CLResult<Vec<Arc<Event>>> {
+    if queue.device.is_lost() {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
     let events = get_list::<Event>(count, list, CL_INVALID_EVENT_WAIT_LIST).map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
     if events.iter().any(|e| !Arc::ptr_eq(&e.context, &queue.context)) {
         return Err(CL_INVALID_CONTEXT);

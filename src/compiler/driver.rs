@@ -8,7 +8,7 @@ use super::diag::Diagnostics;
 use super::options::{BuildOptions, Stage};
 use super::preprocess::{predefined_macros, preprocess, Preprocessed};
 use super::source::SourceMap;
-use super::token::{Token, TokenKind};
+use super::token::Token;
 use super::{lower, sema, BuildError, Kernel, Object, Program, Target};
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ fn build_here(source: &str, options: &str, target: &Target) -> Result<(Object, P
     let main = unit.sources.add("<source>", source);
     let pre = unit.preprocess(main, &opts, target, &[]);
     let object = Object { preprocessed: pre.text, options: options.to_string(), log: String::new() };
-    unit.finish(pre.tokens, pre.fp_contract, &opts, target).map(|program| (object, program))
+    unit.finish(vec![pre.tokens], pre.fp_contract, &opts, target).map(|program| (object, program))
 }
 
 fn compile_here(
@@ -86,17 +86,15 @@ fn link_here(objects: &[Object], options: &str, target: &Target) -> Result<Progr
         ..compile_opts
     };
     let mut unit = Unit::new(&opts);
-    let mut tokens = Vec::new();
+    let mut files = Vec::new();
     let mut contract = true;
     for (i, object) in objects.iter().enumerate() {
         let file = unit.sources.add(format!("<object {i}>"), object.preprocessed.as_str());
         let pre = unit.preprocess(file, &opts, target, &[]);
         contract &= pre.fp_contract;
-        tokens.extend(pre.tokens.into_iter().filter(|t| t.kind != TokenKind::Eof));
+        files.push(pre.tokens);
     }
-    let eof_loc = tokens.last().map(|t| t.loc).unwrap_or_default();
-    tokens.push(Token { kind: TokenKind::Eof, loc: eof_loc, space_before: false });
-    unit.finish(tokens, contract, &opts, target)
+    unit.finish(files, contract, &opts, target)
 }
 
 /// One compilation: its files and diagnostics.
@@ -120,17 +118,18 @@ impl Unit {
         preprocess(&mut self.sources, file, opts, &predefined, headers, &mut self.diags)
     }
 
-    /// Analyses and lowers the tokens of a whole program; `contract`: FP_CONTRACT is on.
-    fn finish(mut self, tokens: Vec<Token>, contract: bool, opts: &BuildOptions, target: &Target) -> Result<Program, BuildError> {
+    /// Analyses and lowers a whole program, the tokens of each of its translation units;
+    /// `contract`: FP_CONTRACT is on.
+    fn finish(mut self, files: Vec<Vec<Token>>, contract: bool, opts: &BuildOptions, target: &Target) -> Result<Program, BuildError> {
         if self.diags.has_errors() {
             return Err(BuildError::Failed(self.diags.render(&self.sources)));
         }
         let sema_opts = sema::Options { cl_std: opts.c_version(), single_precision_constant: opts.single_precision_constant };
-        let program = sema::analyze(&tokens, target, &sema_opts, &mut self.diags);
-        let (kernels, globals) = match program {
+        let program = sema::analyze(&files, target, &sema_opts, &mut self.diags);
+        let (kernels, globals, printf) = match program {
             Some(p) if !self.diags.has_errors() => {
                 let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations, contract };
-                (lower::lower_program(&p, target, options), p.globals_image())
+                (lower::lower_program(&p, target, options), p.globals_image(), p.printf)
             }
             _ => return Err(BuildError::Failed(self.diags.render(&self.sources))),
         };
@@ -139,6 +138,7 @@ impl Unit {
                 kernels: kernels.into_iter().map(|k| Arc::new(k) as Arc<dyn Kernel>).collect(),
                 log: self.diags.render(&self.sources),
                 globals,
+                printf,
             }),
             Err(e) => {
                 self.diags.error(e.loc, e.message);
@@ -817,7 +817,34 @@ kernel void vec3s(global float3 *n, global float *o, const float3 light) {
             }
         }
     }
+    /// Each printf call gets a format and a record layout; only kernels that reach a call
+    /// (through a helper too) bind the printf buffer.
+    #[test]
+    fn printf_calls_record_formats_and_bind_a_buffer() {
+        use crate::compiler::printf::{Operand, Piece};
+        let src = r#"
+            void helper(int x) { printf("x=%d %s %v2hlf\n", x, "lit", (float2)(1.0f, 2.0f)); }
+            kernel void a(global int *o, global long *l) {
+                o[0] = printf("%ld %c %p %hhx %#v4hhx\n", l[0], 'A', o, 300, (uchar4)(1, 2, 3, 4), o[2]);
+                helper(o[1]);
+            }
+            kernel void b(global int *o) { o[0] = 1; }"#;
+        let p = built(src);
+        assert_eq!(p.printf.len(), 2);
+        let operand = |at, count, words, float, signed| Operand { at, count, words, float, signed };
+        let values: Vec<Operand> = p.printf[0].pieces.iter().filter_map(|x| if let Piece::Value(_, o) = x { Some(*o) } else { None }).collect();
+        assert_eq!(values, [operand(1, 1, 1, false, true), operand(2, 2, 1, true, false)]);
+        assert!(p.printf[0].pieces.iter().any(|x| matches!(x, Piece::Literal(_, t) if t == b"lit")));
+        // long (2 words), 'A' as int, a 64-bit pointer, 300 as int, four uchar words.
+        assert_eq!(p.printf[1].words, 1 + 2 + 1 + 2 + 1 + 4);
+        assert_eq!(p.printf[0].words, 1 + 1 + 2);
+        let a = p.kernels.iter().find(|k| k.name() == "a").expect("a");
+        let b = p.kernels.iter().find(|k| k.name() == "b").expect("b");
+        assert!(a.printf_binding().is_some() && b.printf_binding().is_none());
+        specialize_all(&p, &[]);
+    }
 }
+
 
 /// Regressions the fuzzer (`tests/fuzz.rs`) found, checked on a thread with a small stack as an
 /// application's may be.

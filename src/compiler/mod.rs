@@ -11,6 +11,7 @@ pub mod lower;
 pub mod options;
 pub mod parse;
 pub mod preprocess;
+pub mod printf;
 pub mod sema;
 pub mod source;
 pub mod spirv;
@@ -188,6 +189,8 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     fn null_tested_args(&self) -> &[usize];
     /// Where the program's buffer of `__global` variables is bound (empty: not used).
     fn globals_bindings(&self) -> &[u32];
+    /// Where the printf buffer is bound, for a kernel that calls `printf` (see `printf.rs`).
+    fn printf_binding(&self) -> Option<u32>;
     /// SPIR-V for one work-group size, the sizes (bytes) of the `__local` pointer arguments and
     /// the buffer arguments that are NULL (those not in [`Kernel::null_tested_args`] change
     /// nothing). Entry point `main`. Errors are internal-compiler-error messages.
@@ -203,6 +206,8 @@ pub struct Program {
     /// when it has none). Each program object needs its own buffer of them, bound at
     /// [`Kernel::globals_bindings`].
     pub globals: Vec<u8>,
+    /// The program's `printf` calls, indexed by the first word of their records.
+    pub printf: Vec<printf::Format>,
 }
 
 /// A compiled but unlinked object (`clCompileProgram`), or a library (`-create-library`).

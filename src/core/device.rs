@@ -33,6 +33,11 @@ object!(Device, Device, CL_INVALID_DEVICE);
 const LARGEST_TYPE: u64 = 128;
 
 impl Device {
+    /// The device was lost (or a kernel ran past the timeout): its commands fail.
+    pub fn is_lost(&self) -> bool {
+        self.gpu.is_lost()
+    }
+
     pub fn open(instance: &Instance, physical: vk::PhysicalDevice) -> Result<Device, String> {
         let gpu = Gpu::open(instance, physical)?;
         let p = &gpu.props;

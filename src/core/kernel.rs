@@ -225,11 +225,23 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         buffers.push(BoundBuffer { binding: Binding { binding, uniform: true }, buffer: ubo.raw, offset: 0, range: ubo.size });
         keep.push(ubo);
     }
+    let printf = match compiled.printf_binding() {
+        Some(binding) => {
+            let p = super::printf::LaunchBuffer::new(device)?;
+            let range = u64::from(compiler::printf::BUFFER_SIZE);
+            buffers.push(BoundBuffer { binding: Binding { binding, uniform: false }, buffer: p.raw(), offset: 0, range });
+            Some((p, exe.clone()))
+        }
+        None => None,
+    };
     let groups = split_groups(device, range);
     Ok(Box::new(move |batch| {
+        if let Some((p, _)) = &printf {
+            p.record_reset(batch);
+        }
         record_dispatch(batch, &pipeline, &buffers, &mut push, GROUP_OFFSET_AT, &groups);
         batch.keep((pipeline, keep));
-        Ok(None)
+        Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
     }))
 }
 
@@ -333,6 +345,7 @@ fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {
     out.extend(k.constant_data().iter().map(|c| Binding { binding: c.binding, uniform: c.descriptor == DescriptorKind::Uniform }));
     out.extend(k.globals_bindings().iter().map(|&binding| Binding { binding, uniform: false }));
     out.extend(k.pod_uniform().map(|(b, _)| Binding { binding: b, uniform: true }));
+    out.extend(k.printf_binding().map(|binding| Binding { binding, uniform: false }));
     out
 }
 

@@ -96,7 +96,8 @@ fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<S
 
 /// Copies `len` bytes into mapped memory.
 unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
-    std::ptr::copy_nonoverlapping(src, dst, len);
+    // Large copies on several threads: one does not saturate host memory.
+    crate::vk::transfer::parallel_copy(src, dst, len);
 }
 
 fn mapped(buffer: &Buffer) -> CLResult<*mut u8> {

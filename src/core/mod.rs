@@ -6,5 +6,6 @@ pub mod event;
 pub mod kernel;
 pub mod memory;
 pub mod platform;
+pub mod printf;
 pub mod program;
 pub mod queue;

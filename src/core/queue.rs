@@ -4,6 +4,7 @@
 use super::context::Context;
 use super::device::Device;
 use super::event::Event;
+use crate::cl::clock::now_ns;
 use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
@@ -233,9 +234,15 @@ impl Queue {
                 event.mark_recorded();
                 batch.end_command(Box::new(move |result| match result {
                     Ok(times) => {
-                        if let Some(step) = step {
-                            step();
-                        }
+                        // A step on the host (a read's copy out of staging) is part of the
+                        // command: it ends when the step does.
+                        let times = match step {
+                            Some(step) => {
+                                step();
+                                times.map(|[start, end]| [start, end.max(now_ns())])
+                            }
+                            None => times,
+                        };
                         event.complete(times);
                     }
                     Err(_) => event.set_status(CL_OUT_OF_RESOURCES),
@@ -295,6 +302,9 @@ impl Queue {
         pending.iter().for_each(|e| {
             e.wait();
         });
+        if self.device.is_lost() {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
         Ok(())
     }
 }

@@ -9,6 +9,7 @@ use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
 
 /// What runs once a command has executed: `Ok(Some([start, end]))` in host nanoseconds when the
 /// batch was profiled, or the Vulkan error that lost the batch.
@@ -159,6 +160,9 @@ impl Batch {
     /// Ends recording and submits, signalling the next timeline value, which it returns.
     /// The caller holds the queue's lock.
     pub(super) fn end_and_submit(&self, queue: vk::Queue) -> Result<u64, vk::Result> {
+        if self.gpu.is_lost() {
+            return Err(vk::Result::ERROR_DEVICE_LOST);
+        }
         let d = &self.gpu.device;
         // Make every write visible to the host before the semaphore signals (a batch of
         // commands without memory, e.g. markers and empty kernels, has none).
@@ -180,7 +184,7 @@ impl Batch {
                 .value(value)
                 .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
             let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cmds).signal_semaphore_infos(&signal)];
-            d.queue_submit2(queue, &submit, vk::Fence::null())?;
+            d.queue_submit2(queue, &submit, vk::Fence::null()).inspect_err(|e| lost_if(&self.gpu, *e))?;
         }
         self.gpu.submitted.store(value, Ordering::Release);
         Ok(value)
@@ -273,8 +277,12 @@ impl Recycled {
         self.queries.pop()
     }
 
-    /// Resets the spent pools, making them ready for new batches.
+    /// Resets the spent pools, making them ready for new batches (not on a lost device, whose
+    /// GPU may still run them).
     fn reset_spent(&mut self, gpu: &Gpu) {
+        if gpu.abandoned() {
+            return;
+        }
         for (pool, cmd, queries) in std::mem::take(&mut self.spent) {
             // SAFETY: a batch is spent once executed or never submitted, so its pool is idle.
             if unsafe { gpu.device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
@@ -334,6 +342,9 @@ impl Tracker {
     }
 
     fn run(&self, gpu: &Gpu) {
+        // The batch at the front, and since when it has been there: it runs from then at the
+        // latest, so the submission timeout counts from it.
+        let mut head = (0, Instant::now());
         loop {
             let value = {
                 let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -344,7 +355,10 @@ impl Tracker {
                 }
                 state.in_flight[0].0
             };
-            let result = wait_value(gpu, value);
+            if head.0 != value {
+                head = (value, Instant::now());
+            }
+            let result = wait_value(gpu, value, gpu.timeout.map(|t| head.1 + t));
             self.complete_through(gpu, value, result);
             gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).reset_spent(gpu);
         }
@@ -358,7 +372,9 @@ impl Tracker {
     }
 
     /// Completes, in order, every batch up to `value`.
+    /// On a lost device, every batch fails.
     fn complete_through(&self, gpu: &Gpu, value: u64, result: Result<(), vk::Result>) {
+        let value = if gpu.is_lost() { u64::MAX } else { value };
         let _completing = self.completing.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let batch = {
@@ -391,16 +407,32 @@ fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
             std::hint::spin_loop();
         }
     }
-    wait_value(gpu, value)
+    wait_value(gpu, value, None)
 }
 
-fn wait_value(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+/// Waits for timeline `value`, in slices so that a lost device is noticed; past `deadline`
+/// the device is given up as lost.
+pub(super) fn wait_value(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Result<(), vk::Result> {
     let wait = vk::SemaphoreWaitInfo::default().semaphores(std::slice::from_ref(&gpu.timeline)).values(std::slice::from_ref(&value));
     loop {
-        // SAFETY: waiting on our own timeline semaphore.
-        match unsafe { gpu.device.wait_semaphores(&wait, 1_000_000_000) } {
-            Err(vk::Result::TIMEOUT) => continue,
-            other => return other,
+        if gpu.is_lost() {
+            return Err(vk::Result::ERROR_DEVICE_LOST);
         }
+        // SAFETY: waiting on our own timeline semaphore.
+        match unsafe { gpu.device.wait_semaphores(&wait, WAIT_SLICE_NS) } {
+            Err(vk::Result::TIMEOUT) if deadline.is_some_and(|d| Instant::now() >= d) => gpu.lose(),
+            Err(vk::Result::TIMEOUT) => {}
+            other => return other.inspect_err(|e| lost_if(gpu, *e)),
+        }
+    }
+}
+
+/// How long one wait on the GPU lasts before looking whether the device was lost meanwhile.
+pub(super) const WAIT_SLICE_NS: u64 = 250_000_000;
+
+/// Gives the device up when a Vulkan call says it is lost.
+pub(super) fn lost_if(gpu: &Gpu, e: vk::Result) {
+    if e == vk::Result::ERROR_DEVICE_LOST {
+        gpu.lose();
     }
 }

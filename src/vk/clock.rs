@@ -7,7 +7,7 @@
 
 use super::batch::Batch;
 use super::device::Gpu;
-use crate::cl::clock::now_ns;
+use crate::cl::clock::{from_monotonic, now_ns};
 use ash::vk;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -73,15 +73,16 @@ impl Clock {
         ToHost { period_ns: self.period_ns, valid_mask: self.valid_mask, offset_ns: mapping.offset_ns }
     }
 
-    /// Host time of tick zero from the device timer read now, bracketed by two host readings.
+    /// Host time of tick zero from the device timer and the host's monotonic clock, which the
+    /// driver reads together. (Bracketing a read of the device timer alone by two host
+    /// readings errs by up to half the call, which may be long.)
     fn read_timer(&self) -> Option<f64> {
         let ext = self.calibrated.as_ref()?;
-        let info = [vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::DEVICE)];
-        let before = now_ns();
-        // SAFETY: the extension is enabled and the device domain is calibrateable.
+        let info = [vk::TimeDomainEXT::DEVICE, vk::TimeDomainEXT::CLOCK_MONOTONIC].map(|d| vk::CalibratedTimestampInfoEXT::default().time_domain(d));
+        // SAFETY: the extension is enabled and both domains are calibrateable.
         let (ticks, _) = unsafe { ext.get_calibrated_timestamps(&info) }.ok()?;
-        let host = (before + now_ns()) as f64 / 2.0;
-        Some(host - (ticks.first()? & self.valid_mask) as f64 * self.period_ns)
+        let (&device, &host) = (ticks.first()?, ticks.get(1)?);
+        Some(from_monotonic(host) - (device & self.valid_mask) as f64 * self.period_ns)
     }
 
     /// Host time of tick zero from a timestamp written on the queue and the host time at which
@@ -90,9 +91,7 @@ impl Clock {
         let batch = Batch::new(gpu, true)?;
         batch.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
         let value = batch.end_and_submit(*gpu.queue.lock().unwrap_or_else(|e| e.into_inner()))?;
-        let wait = vk::SemaphoreWaitInfo::default().semaphores(std::slice::from_ref(&gpu.timeline)).values(std::slice::from_ref(&value));
-        // SAFETY: waiting on our own timeline.
-        unsafe { gpu.device.wait_semaphores(&wait, u64::MAX) }?;
+        super::batch::wait_value(gpu, value, None)?;
         let host = now_ns() as f64;
         let mut tick = [0u64; 1];
         // SAFETY: the query was written and the batch executed.
@@ -102,10 +101,10 @@ impl Clock {
     }
 }
 
-/// Whether `physical` can read its timer on demand (the extension and its device domain).
+/// Whether `physical` can read its timer on demand together with the host's monotonic clock.
 pub fn calibrateable(instance: &super::instance::Instance, physical: vk::PhysicalDevice) -> bool {
     let ext = ash::ext::calibrated_timestamps::Instance::new(&instance.entry, &instance.raw);
     // SAFETY: plain query; the caller checked that the device has the extension.
     let domains = unsafe { ext.get_physical_device_calibrateable_time_domains(physical) }.unwrap_or_default();
-    domains.contains(&vk::TimeDomainEXT::DEVICE)
+    [vk::TimeDomainEXT::DEVICE, vk::TimeDomainEXT::CLOCK_MONOTONIC].iter().all(|d| domains.contains(d))
 }

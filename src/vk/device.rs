@@ -8,7 +8,8 @@ use std::ffi::CStr;
 use super::batch::{Recycled, Tracker};
 use super::clock::{calibrateable, Clock};
 use super::transfer::{transfer_family, CopyEngine};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The optional device features ferrocl uses, as found on the device (and then enabled).
@@ -106,6 +107,10 @@ pub struct Gpu {
     pub recycled: Mutex<Recycled>,
     pub staging: super::memory::StagingPool,
     clock: OnceLock<Clock>,
+    /// The device is lost ([`Gpu::lose`]).
+    lost: AtomicBool,
+    /// The longest a submission may run before the device is given up as lost.
+    pub timeout: Option<Duration>,
 }
 
 /// Picks the queue family for compute: a compute family without graphics if there is one (a
@@ -227,11 +232,39 @@ impl Gpu {
         Ok(gpu)
     }
 
+    /// Gives the device up: Vulkan lost it (`VK_ERROR_DEVICE_LOST`), or a submission ran past
+    /// [`Gpu::timeout`] (a kernel that never ends). Its pending commands fail, nothing more is
+    /// submitted, and its Vulkan objects are left as they are, since the GPU may still use them.
+    pub fn lose(&self) {
+        if !self.lost.swap(true, Ordering::AcqRel) {
+            eprintln!("ferrocl: the device is lost (a submission failed or ran past FERROCL_KERNEL_TIMEOUT); its commands fail from now on");
+        }
+    }
+
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Vulkan objects must be left alone: the process is exiting, or the device is lost.
+    pub fn abandoned(&self) -> bool {
+        self.is_lost() || super::teardown::exiting()
+    }
+
     /// The device clock; only batches submitted after `open` read it.
     pub fn clock(&self) -> &Clock {
         self.clock.get().expect("the clock is set when the device is opened")
     }
 
+}
+
+/// How long one submission may run: `FERROCL_KERNEL_TIMEOUT` seconds, by default 60 on a GPU
+/// (as the hang detection of Linux GPU drivers gives compute work) and 600 on a CPU device,
+/// where lavapipe compiles a kernel inside its first submission (minutes for the largest CTS
+/// kernels on a loaded machine); none when 0.
+fn submission_timeout(cpu: bool) -> Option<Duration> {
+    let default = if cpu { 600.0 } else { 60.0 };
+    let seconds = std::env::var("FERROCL_KERNEL_TIMEOUT").ok().and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(default);
+    (seconds > 0.0 && seconds.is_finite()).then(|| Duration::from_secs_f64(seconds))
 }
 
 fn create_device(
@@ -328,6 +361,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         Some(f) => Some(CopyEngine::new(&device, f, host_import).map_err(|e| format!("copy engine: {e}"))?),
         None => None,
     };
+    let cpu = props.base.device_type == vk::PhysicalDeviceType::CPU;
     Ok(Gpu {
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
@@ -347,5 +381,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         recycled: Mutex::default(),
         staging: Default::default(),
         clock: OnceLock::new(),
+        lost: AtomicBool::new(false),
+        timeout: submission_timeout(cpu),
     })
 }

@@ -6,6 +6,7 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Where a buffer's memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +83,7 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if super::teardown::exiting() {
+        if self.gpu.abandoned() {
             return;
         }
         // SAFETY: no command using the buffer is pending: owners keep it alive until completion.
@@ -94,14 +95,19 @@ impl Drop for Buffer {
 }
 
 /// Staging buffers kept for reuse: allocating (and mapping) hundreds of MiB for every transfer
-/// costs more than the copy itself.
+/// costs more than the copy itself (pinning 1 GiB of host memory takes about 250 ms).
 #[derive(Default)]
 pub struct StagingPool {
-    free: Mutex<Vec<(Placement, Buffer)>>,
+    /// Free buffers, each with the time it was returned.
+    free: Mutex<Vec<(Placement, Buffer, Instant)>>,
 }
 
 /// Smallest staging allocation; sizes round up to powers of two so buffers fit later requests.
 const MIN_STAGING: u64 = 1 << 16;
+
+/// How long buffers past the pool's share of memory are kept: an application that maps or
+/// reads a large buffer again and again (a frame loop, a benchmark) reuses its staging.
+const KEEP_PAST_LIMIT: Duration = Duration::from_secs(2);
 
 impl StagingPool {
     /// A staging buffer of at least `size` bytes.
@@ -109,7 +115,7 @@ impl StagingPool {
         let class = size.max(MIN_STAGING).next_power_of_two();
         let reused = {
             let mut free = gpu.staging.free.lock().unwrap_or_else(|e| e.into_inner());
-            free.iter().position(|(p, b)| *p == placement && b.size == class).map(|i| free.swap_remove(i).1)
+            free.iter().position(|(p, b, _)| *p == placement && b.size == class).map(|i| free.swap_remove(i).1)
         };
         let buffer = match reused {
             Some(b) => b,
@@ -118,13 +124,19 @@ impl StagingPool {
         Ok(Staging { buffer: Some(buffer), placement })
     }
 
-    /// Keeps `buffer` for reuse unless the pool already holds its share of device memory.
+    /// Keeps `buffer` for reuse; past the pool's share of device memory, buffers are freed once
+    /// unused for [`KEEP_PAST_LIMIT`].
     fn put(&self, gpu: &Gpu, placement: Placement, buffer: Buffer) {
         let limit = (gpu.props.device_local_heap() / 8).min(512 << 20);
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        if free.iter().map(|(_, b)| b.size).sum::<u64>() + buffer.size <= limit {
-            free.push((placement, buffer));
-        }
+        free.push((placement, buffer, Instant::now()));
+        // Newest first: the oldest buffers go once the rest fill the share.
+        free.sort_by_key(|(_, _, at)| std::cmp::Reverse(*at));
+        let mut held = 0;
+        free.retain(|(_, b, at)| {
+            held += b.size;
+            held <= limit || at.elapsed() < KEEP_PAST_LIMIT
+        });
     }
 }
 

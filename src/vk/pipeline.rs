@@ -88,7 +88,7 @@ impl Pipeline {
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
-        if super::teardown::exiting() {
+        if self.gpu.abandoned() {
             return;
         }
         // SAFETY: batches keep pipelines alive until their commands have executed.

@@ -80,9 +80,20 @@ impl Lane {
     /// # Safety
     /// The lane's copy was submitted.
     unsafe fn wait(&self, gpu: &Gpu) -> Result<(), vk::Result> {
-        let waited = gpu.device.wait_for_fences(&[self.fence], true, u64::MAX);
-        gpu.device.reset_fences(&[self.fence])?;
-        waited
+        loop {
+            if gpu.is_lost() {
+                // The copy may never run: the fence stays as it is, like the lane.
+                return Err(vk::Result::ERROR_DEVICE_LOST);
+            }
+            match gpu.device.wait_for_fences(&[self.fence], true, super::batch::WAIT_SLICE_NS) {
+                Err(vk::Result::TIMEOUT) => {}
+                Err(e) => {
+                    super::batch::lost_if(gpu, e);
+                    return Err(e);
+                }
+                Ok(()) => return gpu.device.reset_fences(&[self.fence]),
+            }
+        }
     }
 }
 
@@ -196,7 +207,7 @@ impl Drop for HostBuffer {
 ///
 /// # Safety
 /// Both ranges are valid for `len` bytes and do not overlap.
-unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
+pub unsafe fn parallel_copy(src: *const u8, dst: *mut u8, len: usize) {
     const PIECE: usize = 2 << 20;
     // Asked once: the standard library reads the cgroup's CPU quota each time.
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();

@@ -115,6 +115,32 @@ kernel void kernel_scope_constants(global int *o) {
     o[g] = lut[g & 3] + (int)(scale.y * g) + (int)(scale.x * 10);
 }
 
+// A10: twelve program-scope tables (VeraCrypt's kernels have 17) pass the eight constant
+// buffers a kernel may use: they share one buffer, each at its own offset, of every type.
+typedef struct { uchar tag; short delta; float scale; } entry_t;
+constant uchar t_u8[5] = { 1, 2, 3, 250, 255 };
+constant char t_i8[3] = { -1, -128, 127 };
+constant ushort t_u16[3] = { 65535, 7, 300 };
+constant uint t_u32[4] = { 0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u };
+constant ulong t_u64[2] = { 0x6a09e667f3bcc908ul, 0xbb67ae8584caa73bul };
+constant float4 t_f4[2] = { (float4)(1.5f, -2.0f, 0.25f, 8.0f), (float4)(3.0f, 0.5f, -1.0f, 2.0f) };
+constant entry_t t_rec[2] = { { 7, -300, 0.5f }, { 9, 1000, 2.0f } };
+constant int t_one = 11;
+constant uchar t_odd[3] = { 5, 6, 7 };
+constant short t_s16[2] = { -2, 3 };
+constant float t_d[1] = { 0.125f };
+constant uint t_u32b[3] = { 100, 200, 300 };
+kernel void packed_constants(global ulong *o, int pick) {
+    size_t g = get_global_id(0);
+    constant uint *chosen = pick ? t_u32 : t_u32b;
+    constant uchar *bytes = (constant uchar *)t_u32 + (g & 3);
+    ulong acc = t_u8[g % 5] + t_i8[g % 3] + t_u16[g % 3] + t_u32[g & 3] + t_one + t_odd[g % 3] + t_s16[g & 1];
+    acc += (ulong)(int)(t_f4[g & 1].s0 * 4 + t_f4[g & 1].w) + t_rec[g & 1].tag + t_rec[g & 1].delta + (int)(t_rec[g & 1].scale * 8);
+    acc += (ulong)(t_d[0] * 64) + chosen[g % 3] + *bytes;
+    o[2 * g] = acc;
+    o[2 * g + 1] = t_u64[g & 1] ^ acc;
+}
+
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 

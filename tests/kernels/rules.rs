@@ -86,19 +86,23 @@ fn a10_constant_arguments_limit() {
     };
     let env = Env::new();
     let line = |variables: u32| variables + 1;
-    for (args, variables) in [(max + 1, 0), (max - 1, 2)] {
+    // Variables past the limit share one buffer, which counts once.
+    for (args, variables) in [(max + 1, 0), (max, 2)] {
         let log = build_failure(&env, &program(args, variables));
         let message = format!("uses {} constant arguments", max + 1);
         assert!(has_error(&log, line(variables), 13, &message) && log.contains("CL_DEVICE_MAX_CONSTANT_ARGS"), "{log}");
     }
-    // At the limit it builds and runs.
-    let s = Suite::new(&program(max - 1, 1));
-    let bufs: Vec<Mem> = (0..max - 1).map(|i| s.buf(&[i as i32 * 10])).collect();
-    let o = s.zeros::<i32>(1);
-    let args: Vec<Arg> = std::iter::once(Arg::Buf(&o)).chain(bufs.iter().map(Arg::Buf)).collect();
-    s.run("k", &args, &[1], None);
-    s.check("constant arguments at the limit", &s.get::<i32>(&o, 1), &[(0..max as i32 - 1).map(|i| i * 10).sum()]);
-    s.finish();
+    // At the limit it builds and runs, with one variable or with several packed.
+    for variables in [1, 5] {
+        let s = Suite::new(&program(max - 1, variables));
+        let bufs: Vec<Mem> = (0..max - 1).map(|i| s.buf(&[i as i32 * 10])).collect();
+        let o = s.zeros::<i32>(1);
+        let args: Vec<Arg> = std::iter::once(Arg::Buf(&o)).chain(bufs.iter().map(Arg::Buf)).collect();
+        s.run("k", &args, &[1], None);
+        let want = (0..max as i32 - 1).map(|i| i * 10).sum::<i32>() + (0..variables as i32).sum::<i32>();
+        s.check(&format!("constant arguments at the limit, {variables} variables"), &s.get::<i32>(&o, 1), &[want]);
+        s.finish();
+    }
 }
 
 /// A8, the runtime side: a `__local` pointer argument takes a size and no value.

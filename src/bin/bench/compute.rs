@@ -1,27 +1,43 @@
-//! Compute peaks: chains of multiply-adds on 4-wide vectors, sixteen independent chains per
-//! work-item (clpeak's approach), in `float`, `int` and `double`.
+//! Compute peaks: chains of multiply-adds, sixteen independent lanes per work-item spread over
+//! vectors of one width (clpeak's approach), in `float`, `int` and `double` of every width.
 
 use super::suite::{device_seconds, median_seconds, Ctx, Failure, Outcome};
 use std::fmt::Debug;
 
-/// `T`/`T4` are the scalar and vector types and `MADD` the multiply-add, defined per type by a
-/// prelude. Each loop turn makes 8 × 4 × 4 = 128 multiply-adds, i.e. 256 operations.
-const PEAK: &str = r#"
-#define STEP x0 = MADD(x0, a, b); x1 = MADD(x1, a, b); x2 = MADD(x2, a, b); x3 = MADD(x3, a, b)
+/// The kernel for vectors of `width` lanes: 16 / `width` chains `x0, x1, …`, lane `j` of the
+/// work-item starting at `get_global_id(0) + j` (chain `j / width`, component `j % width`).
+/// `T`/`TN` are the scalar and vector types and `MADD` the multiply-add, defined per type by a
+/// prelude. Each loop turn makes 8 steps of 16 lanes: 128 multiply-adds, i.e. 256 operations.
+fn peak_source(width: usize) -> String {
+    let chains = LANES / width;
+    let start = |c: usize| {
+        let lanes: Vec<String> = (0..width).map(|k| format!("(T){}", c * width + k)).collect();
+        if width == 1 { format!("s + {}", lanes[0]) } else { format!("s + (TN)({})", lanes.join(", ")) }
+    };
+    let declare: String = (0..chains).map(|c| format!("    TN x{c} = {};\n", start(c))).collect();
+    let step: Vec<String> = (0..chains).map(|c| format!("x{c} = MADD(x{c}, a, b);")).collect();
+    let sum: Vec<String> = (0..chains).map(|c| format!("x{c}")).collect();
+    let components: Vec<String> = if width == 1 { vec!["r".into()] } else { (0..width).map(|k| format!("r.s{k:x}")).collect() };
+    format!(
+        r#"
+#define STEP {step}
 
-kernel void peak(global T *out, T a1, T b1, int turns) {
-    T4 a = (T4)(a1), b = (T4)(b1);
+kernel void peak(global T *out, T a1, T b1, int turns) {{
+    TN a = (TN)(a1), b = (TN)(b1);
     T s = (T)get_global_id(0);
-    T4 x0 = (T4)(s, s + 1, s + 2, s + 3);
-    T4 x1 = x0 + 4, x2 = x0 + 8, x3 = x0 + 12;
-    for (int i = 0; i < turns; i++) {
+{declare}    for (int i = 0; i < turns; i++) {{
         STEP; STEP; STEP; STEP;
         STEP; STEP; STEP; STEP;
-    }
-    T4 r = x0 + x1 + x2 + x3;
-    out[get_global_id(0)] = r.x + r.y + r.z + r.w;
+    }}
+    TN r = {sum};
+    out[get_global_id(0)] = {components};
+}}
+"#,
+        step = step.join(" "),
+        sum = sum.join(" + "),
+        components = components.join(" + "),
+    )
 }
-"#;
 
 const OPS_PER_TURN: f64 = 256.0;
 const STEPS_PER_TURN: i32 = 8;
@@ -30,7 +46,9 @@ const SAMPLES: usize = 64;
 
 /// A scalar type the peak kernel runs on, with its CPU model for the check.
 pub trait Lane: Copy + Debug + Default {
-    /// Type definitions and `MADD` for the kernel.
+    /// The OpenCL C name of the scalar type.
+    const NAME: &'static str;
+    /// `#pragma`s the type needs and the definition of `MADD(x, a, b)`.
     const PRELUDE: &'static str;
     /// The extension the type needs, if any.
     const EXTENSION: Option<&'static str>;
@@ -45,8 +63,9 @@ pub trait Lane: Copy + Debug + Default {
 }
 
 macro_rules! float_lane {
-    ($t:ty, $prelude:literal, $extension:expr) => {
+    ($t:ty, $name:literal, $prelude:literal, $extension:expr) => {
         impl Lane for $t {
+            const NAME: &'static str = $name;
             const PRELUDE: &'static str = $prelude;
             const EXTENSION: Option<&'static str> = $extension;
             const A: Self = 1.0 - 1.0 / 1024.0;
@@ -68,15 +87,12 @@ macro_rules! float_lane {
     };
 }
 
-float_lane!(f32, "#define T float\n#define T4 float4\n#define MADD(x, a, b) mad(x, a, b)\n", None);
-float_lane!(
-    f64,
-    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define T double\n#define T4 double4\n#define MADD(x, a, b) mad(x, a, b)\n",
-    Some("cl_khr_fp64")
-);
+float_lane!(f32, "float", "#define MADD(x, a, b) mad(x, a, b)\n", None);
+float_lane!(f64, "double", "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define MADD(x, a, b) mad(x, a, b)\n", Some("cl_khr_fp64"));
 
 impl Lane for i32 {
-    const PRELUDE: &'static str = "#define T int\n#define T4 int4\n#define MADD(x, a, b) (x * a + b)\n";
+    const NAME: &'static str = "int";
+    const PRELUDE: &'static str = "#define MADD(x, a, b) (x * a + b)\n";
     const EXTENSION: Option<&'static str> = None;
     const A: Self = 1_664_525;
     const B: Self = 1_013_904_223;
@@ -94,23 +110,28 @@ impl Lane for i32 {
     }
 }
 
-/// What work-item `g` writes, computed on the CPU in the kernel's order.
+/// What work-item `g` writes, computed on the CPU: the sum of its sixteen lanes. The kernel sums
+/// them in another order, which integers (wrapping) ignore and floats feel only within rounding.
 fn model<T: Lane>(g: usize, turns: i32) -> T {
     let steps = turns * STEPS_PER_TURN;
-    let chains: Vec<T> = (0..LANES).map(|j| (0..steps).fold(T::from_index(g + j), |x, _| x.madd(T::A, T::B))).collect();
-    // Lane j is component j % 4 of vector j / 4; the vectors are summed, then the components.
-    let component = |c: usize| chains[c].add(chains[c + 4]).add(chains[c + 8]).add(chains[c + 12]);
-    component(0).add(component(1)).add(component(2)).add(component(3))
+    (0..LANES).map(|j| (0..steps).fold(T::from_index(g + j), |x, _| x.madd(T::A, T::B))).fold(T::default(), T::add)
 }
 
-/// Runs the peak kernel on `T`; operations per second (a multiply-add counts two), in G/s.
-pub fn peak<T: Lane>(c: &Ctx) -> Outcome {
+/// The prelude naming `T` and `TN` for vectors of `width` lanes.
+fn types<T: Lane>(width: usize) -> String {
+    let vector = if width == 1 { T::NAME.to_string() } else { format!("{}{width}", T::NAME) };
+    format!("{}#define T {}\n#define TN {vector}\n", T::PRELUDE, T::NAME)
+}
+
+/// Runs the peak kernel on `T` vectors of `width` lanes; operations per second (a multiply-add
+/// counts two), in G/s.
+pub fn peak<T: Lane>(c: &Ctx, width: usize) -> Outcome {
     let env = c.env;
     if T::EXTENSION.is_some_and(|e| !env.device_string(cl_sys::CL_DEVICE_EXTENSIONS).split_whitespace().any(|x| x == e)) {
         return Err(Failure::NotApplicable);
     }
     let (items, turns) = (c.sizes.peak_items, c.sizes.peak_turns);
-    let program = env.program(&format!("{}{PEAK}", T::PRELUDE), "")?;
+    let program = env.program(&format!("{}{}", types::<T>(width), peak_source(width)), "")?;
     let out = env.buffer(items * std::mem::size_of::<T>())?;
     let kernel = program.kernel("peak")?;
     kernel.mem(0, &out)?.arg(1, T::A)?.arg(2, T::B)?.arg(3, turns)?;
@@ -148,6 +169,18 @@ mod tests {
     fn float_chains_settle_at_the_fixed_point() {
         // x = x·A + B settles at B / (1 − A) = 512 per lane, 8192 for sixteen lanes.
         assert!((model::<f64>(1000, 2048) - 8192.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn kernels_spread_sixteen_lanes_over_the_width() {
+        let scalar = peak_source(1);
+        assert!(scalar.contains("TN x15 = s + (T)15;") && !scalar.contains("x16"));
+        assert!(scalar.contains("out[get_global_id(0)] = r;"));
+        let four = peak_source(4);
+        assert!(four.contains("TN x3 = s + (TN)((T)12, (T)13, (T)14, (T)15);") && !four.contains("x4"));
+        assert!(four.contains("TN r = x0 + x1 + x2 + x3;"));
+        assert!(peak_source(16).contains("r.s0 + r.s1") && peak_source(16).contains("r.se + r.sf;"));
+        assert_eq!(types::<f64>(8).lines().last(), Some("#define TN double8"));
     }
 
     #[test]

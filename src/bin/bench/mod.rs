@@ -4,6 +4,7 @@
 pub mod suite;
 pub mod report;
 mod compute;
+mod fft;
 mod memory;
 mod overhead;
 mod reduce;

@@ -1,4 +1,5 @@
-//! Runtime overheads: kernel launch latency, enqueue throughput and program build time.
+//! Runtime overheads: kernel launch latency (wall clock and profiled), enqueue throughput and
+//! program build time.
 
 use super::suite::{expect_each, median_seconds, wall_seconds, Ctx, Outcome};
 use crate::cl;
@@ -22,6 +23,46 @@ pub fn latency(c: &Ctx) -> Outcome {
             c.env.finish()
         })
     })?;
+    Ok(secs * 1e6)
+}
+
+/// A small kernel with a result to check: one work-group of `SMALL_ITEMS` each writing a word.
+const SMALL: &str = "kernel void small(global uint *out) {\n    size_t i = get_global_id(0);\n    out[i] = 3 * i + 1;\n}\n";
+const SMALL_ITEMS: usize = 256;
+
+/// What the profiled latency rows report, from a command's profiling timestamps.
+#[derive(Clone, Copy)]
+pub enum Span {
+    /// `CL_PROFILING_COMMAND_END − CL_PROFILING_COMMAND_QUEUED`: enqueue to completion.
+    QueuedToEnd,
+    /// `CL_PROFILING_COMMAND_START − CL_PROFILING_COMMAND_QUEUED`: the delay before it runs.
+    QueuedToStart,
+}
+
+/// The small kernel enqueued with an event, then `clFinish`: median of `span`, in µs. Every
+/// command's timestamps must be in order (QUEUED ≤ SUBMIT ≤ START ≤ END).
+pub fn profiled_latency(c: &Ctx, span: Span) -> Outcome {
+    let env = c.env;
+    let program = env.program(SMALL, "")?;
+    let kernel = program.kernel("small")?;
+    let out = env.buffer(SMALL_ITEMS * 4)?;
+    kernel.mem(0, &out)?;
+    let secs = median_seconds(c.sizes.latency_runs, || {
+        let event = env.run(&kernel, &[SMALL_ITEMS], None)?;
+        env.finish()?;
+        let t = event.times()?;
+        if !(t.queued <= t.submit && t.submit <= t.start && t.start <= t.end) {
+            return Err(format!("profiling timestamps out of order: {t:?}"));
+        }
+        let ns = match span {
+            Span::QueuedToEnd => t.end - t.queued,
+            Span::QueuedToStart => t.start - t.queued,
+        };
+        Ok(ns as f64 * 1e-9)
+    })?;
+    let mut got = vec![0u32; SMALL_ITEMS];
+    env.read(&out, &mut got)?;
+    expect_each(&got, |i| 3 * i as u32 + 1)?;
     Ok(secs * 1e6)
 }
 

@@ -2,8 +2,10 @@
 //! measuring and checking helpers every row uses.
 
 use super::memory::{Stream, Transfer};
-use super::{compute, memory, overhead, reduce, sgemm};
+use super::overhead::Span;
+use super::{compute, fft, memory, overhead, reduce, sgemm};
 use crate::cl;
+use crate::cl::Placement;
 use std::fmt::Debug;
 use std::time::Instant;
 
@@ -18,6 +20,8 @@ pub struct Sizes {
     pub sgemm: usize,
     /// Elements summed by the reduction and binned by the histogram.
     pub elements: usize,
+    /// 1024-point transforms of the FFT row.
+    pub fft_batches: usize,
     /// Enqueues of the throughput row; runs of the latency row.
     pub enqueues: usize,
     pub latency_runs: usize,
@@ -37,6 +41,7 @@ impl Sizes {
         peak_turns: 2048,
         sgemm: 4096,
         elements: 1 << 26,
+        fft_batches: 1 << 15,
         enqueues: 10_000,
         latency_runs: 1000,
         transfer: 256 * MIB,
@@ -50,6 +55,7 @@ impl Sizes {
         peak_turns: 64,
         sgemm: 256,
         elements: 1 << 20,
+        fft_batches: 1 << 7,
         enqueues: 100,
         latency_runs: 100,
         transfer: 16 * MIB,
@@ -120,21 +126,47 @@ pub const BENCHES: &[Bench] = &[
     Bench { name: "copy float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Copy, 4) },
     Bench { name: "triad float", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 1) },
     Bench { name: "triad float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 4) },
-    Bench { name: "peak fp32 (mad float4)", unit: Unit::Gflops, run: compute::peak::<f32> },
-    Bench { name: "peak int32 (mul-add int4)", unit: Unit::Giops, run: compute::peak::<i32> },
-    Bench { name: "peak fp64 (mad double4)", unit: Unit::Gflops, run: compute::peak::<f64> },
+    Bench { name: "read float", unit: Unit::GBps, run: |c| memory::read(c, 1) },
+    Bench { name: "read float2", unit: Unit::GBps, run: |c| memory::read(c, 2) },
+    Bench { name: "read float4", unit: Unit::GBps, run: |c| memory::read(c, 4) },
+    Bench { name: "read float8", unit: Unit::GBps, run: |c| memory::read(c, 8) },
+    Bench { name: "read float16", unit: Unit::GBps, run: |c| memory::read(c, 16) },
+    Bench { name: "peak fp32 float", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 1) },
+    Bench { name: "peak fp32 float2", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 2) },
+    Bench { name: "peak fp32 float4", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 4) },
+    Bench { name: "peak fp32 float8", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 8) },
+    Bench { name: "peak fp32 float16", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 16) },
+    Bench { name: "peak int32 int", unit: Unit::Giops, run: |c| compute::peak::<i32>(c, 1) },
+    Bench { name: "peak int32 int2", unit: Unit::Giops, run: |c| compute::peak::<i32>(c, 2) },
+    Bench { name: "peak int32 int4", unit: Unit::Giops, run: |c| compute::peak::<i32>(c, 4) },
+    Bench { name: "peak int32 int8", unit: Unit::Giops, run: |c| compute::peak::<i32>(c, 8) },
+    Bench { name: "peak int32 int16", unit: Unit::Giops, run: |c| compute::peak::<i32>(c, 16) },
+    Bench { name: "peak fp64 double", unit: Unit::Gflops, run: |c| compute::peak::<f64>(c, 1) },
+    Bench { name: "peak fp64 double2", unit: Unit::Gflops, run: |c| compute::peak::<f64>(c, 2) },
+    Bench { name: "peak fp64 double4", unit: Unit::Gflops, run: |c| compute::peak::<f64>(c, 4) },
+    Bench { name: "peak fp64 double8", unit: Unit::Gflops, run: |c| compute::peak::<f64>(c, 8) },
+    Bench { name: "peak fp64 double16", unit: Unit::Gflops, run: |c| compute::peak::<f64>(c, 16) },
     Bench { name: "sgemm (local tiles)", unit: Unit::Gflops, run: sgemm::sgemm },
+    Bench { name: "fft 1024-point float2", unit: Unit::Gflops, run: fft::fft },
     Bench { name: "reduction int sum", unit: Unit::GBps, run: reduce::sum },
     Bench { name: "histogram 256 bins", unit: Unit::GBps, run: reduce::histogram },
     Bench { name: "launch latency", unit: Unit::Micros, run: overhead::latency },
+    Bench { name: "launch latency, profiled (END − QUEUED)", unit: Unit::Micros, run: |c| overhead::profiled_latency(c, Span::QueuedToEnd) },
+    Bench { name: "launch queueing, profiled (START − QUEUED)", unit: Unit::Micros, run: |c| overhead::profiled_latency(c, Span::QueuedToStart) },
     Bench { name: "enqueue throughput", unit: Unit::PerSecond, run: overhead::throughput },
     Bench { name: "build ~300 lines, cold", unit: Unit::Millis, run: |c| overhead::build(c, false) },
     Bench { name: "build ~300 lines, cached", unit: Unit::Millis, run: |c| overhead::build(c, true) },
-    Bench { name: "host write (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Write) },
-    Bench { name: "host read (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Read) },
-    Bench { name: "map for reading", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map) },
-    Bench { name: "fill buffer (clEnqueueFillBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Fill) },
-    Bench { name: "copy buffer (clEnqueueCopyBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Copy) },
+    Bench { name: "host write (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Write, Placement::Device) },
+    Bench { name: "host read (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Read, Placement::Device) },
+    Bench { name: "map for reading", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map, Placement::Device) },
+    Bench { name: "host write, ALLOC_HOST_PTR (event)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::WriteEvent, Placement::AllocHostPtr) },
+    Bench { name: "host read, ALLOC_HOST_PTR (event)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::ReadEvent, Placement::AllocHostPtr) },
+    Bench { name: "map for reading, ALLOC_HOST_PTR", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map, Placement::AllocHostPtr) },
+    Bench { name: "host write, USE_HOST_PTR (event)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::WriteEvent, Placement::UseHostPtr) },
+    Bench { name: "host read, USE_HOST_PTR (event)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::ReadEvent, Placement::UseHostPtr) },
+    Bench { name: "map for reading, USE_HOST_PTR", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map, Placement::UseHostPtr) },
+    Bench { name: "fill buffer (clEnqueueFillBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Fill, Placement::Device) },
+    Bench { name: "copy buffer (clEnqueueCopyBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Copy, Placement::Device) },
 ];
 
 /// Runs `once` (which returns seconds) once to warm up and then `repeats` times; the median.

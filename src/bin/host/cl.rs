@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use cl_sys::*;
+use std::alloc::Layout;
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
 
@@ -100,6 +101,22 @@ impl Env {
         Ok(Mem(m, size))
     }
 
+    /// A buffer of `size` bytes placed as `placement` says.
+    pub fn buffer_in(&self, placement: Placement, size: usize) -> Result<Backed> {
+        let (flags, host) = match placement {
+            Placement::Device => (0, None),
+            Placement::AllocHostPtr => (CL_MEM_ALLOC_HOST_PTR, None),
+            Placement::UseHostPtr => (CL_MEM_USE_HOST_PTR, Some(HostBlock::zeroed(size)?)),
+        };
+        let ptr = host.as_ref().map_or(null_mut(), |h| h.ptr.cast());
+        let mut err = 0;
+        // SAFETY: valid context; a host pointer, if any, holds `size` bytes and outlives the buffer
+        // (`Backed` releases the buffer first).
+        let m = unsafe { clCreateBuffer(self.context, CL_MEM_READ_WRITE | flags, size, ptr, &mut err) };
+        check(err, "clCreateBuffer")?;
+        Ok(Backed { mem: Mem(m, size), host })
+    }
+
     pub fn write<T: Copy>(&self, m: &Mem, data: &[T]) -> Result<()> {
         // SAFETY: `data` holds the bytes written; the call blocks.
         check(unsafe { clEnqueueWriteBuffer(self.queue, m.0, CL_TRUE, 0, std::mem::size_of_val(data), data.as_ptr().cast(), 0, null(), null_mut()) }, "write")
@@ -108,6 +125,27 @@ impl Env {
     pub fn read<T: Copy>(&self, m: &Mem, data: &mut [T]) -> Result<()> {
         // SAFETY: `data` has room for the bytes read; the call blocks.
         check(unsafe { clEnqueueReadBuffer(self.queue, m.0, CL_TRUE, 0, std::mem::size_of_val(data), data.as_mut_ptr().cast(), 0, null(), null_mut()) }, "read")
+    }
+
+    /// A non-blocking `clEnqueueWriteBuffer` of `data` into `m`, waited for before returning (so
+    /// `data` outlives it); its event, for profiling.
+    pub fn write_nonblocking<T: Copy>(&self, m: &Mem, data: &[T]) -> Result<Event> {
+        let mut ev = null_mut();
+        // SAFETY: `data` holds the bytes written and lives until the wait below completes the write.
+        check(unsafe { clEnqueueWriteBuffer(self.queue, m.0, CL_FALSE, 0, std::mem::size_of_val(data), data.as_ptr().cast(), 0, null(), &mut ev) }, "write")?;
+        let event = Event(ev);
+        event.wait()?;
+        Ok(event)
+    }
+
+    /// A non-blocking `clEnqueueReadBuffer` of `m` into `data`, waited for before returning.
+    pub fn read_nonblocking<T: Copy>(&self, m: &Mem, data: &mut [T]) -> Result<Event> {
+        let mut ev = null_mut();
+        // SAFETY: `data` has room for the bytes read and is borrowed until the wait below.
+        check(unsafe { clEnqueueReadBuffer(self.queue, m.0, CL_FALSE, 0, std::mem::size_of_val(data), data.as_mut_ptr().cast(), 0, null(), &mut ev) }, "read")?;
+        let event = Event(ev);
+        event.wait()?;
+        Ok(event)
     }
 
     /// Fills `m` with copies of `pattern`.
@@ -190,6 +228,58 @@ impl Drop for Env {
 }
 
 pub struct Mem(pub cl_mem, pub usize);
+
+/// Where a buffer of `Env::buffer_in` lives.
+#[derive(Clone, Copy)]
+pub enum Placement {
+    /// Wherever the driver puts it (no host-pointer flag).
+    Device,
+    /// `CL_MEM_ALLOC_HOST_PTR`: memory the host can reach, allocated by the driver.
+    AllocHostPtr,
+    /// `CL_MEM_USE_HOST_PTR` over zeroed, page-aligned host memory that `Backed` owns.
+    UseHostPtr,
+}
+
+/// A buffer and, for `CL_MEM_USE_HOST_PTR`, the host memory behind it. Fields drop in order:
+/// the buffer is released before its memory is freed.
+pub struct Backed {
+    pub mem: Mem,
+    host: Option<HostBlock>,
+}
+
+impl Backed {
+    /// The host memory behind a `CL_MEM_USE_HOST_PTR` buffer.
+    pub fn host_ptr(&self) -> Option<*const u8> {
+        self.host.as_ref().map(|h| h.ptr.cast_const())
+    }
+}
+
+/// Zeroed host memory aligned to a page, as drivers prefer for `CL_MEM_USE_HOST_PTR`.
+struct HostBlock {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+impl HostBlock {
+    const ALIGN: usize = 4096;
+
+    fn zeroed(size: usize) -> Result<HostBlock> {
+        let layout = Layout::from_size_align(size.max(1), Self::ALIGN).map_err(|e| e.to_string())?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(format!("cannot allocate {size} bytes of host memory"));
+        }
+        Ok(HostBlock { ptr, layout })
+    }
+}
+
+impl Drop for HostBlock {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+    }
+}
 impl Drop for Mem {
     fn drop(&mut self) {
         // SAFETY: created by `Env::buffer`.
@@ -274,15 +364,34 @@ impl Event {
 
     /// Start-to-end time of a profiled command, in nanoseconds.
     pub fn duration_ns(&self) -> Result<u64> {
-        let (mut start, mut end) = (0u64, 0u64);
-        // SAFETY: valid, completed event on a profiling queue.
-        unsafe {
-            check(clGetEventProfilingInfo(self.0, CL_PROFILING_COMMAND_START, 8, (&mut start as *mut u64).cast(), null_mut()), "profiling start")?;
-            check(clGetEventProfilingInfo(self.0, CL_PROFILING_COMMAND_END, 8, (&mut end as *mut u64).cast(), null_mut()), "profiling end")?;
-        }
-        Ok(end.saturating_sub(start))
+        let t = self.times()?;
+        Ok(t.end.saturating_sub(t.start))
+    }
+
+    /// The four timestamps of a completed command on a profiling queue.
+    pub fn times(&self) -> Result<Times> {
+        let stamp = |param: cl_profiling_info, what: &str| {
+            let mut ns = 0u64;
+            // SAFETY: valid event; 8 bytes hold a cl_ulong.
+            check(unsafe { clGetEventProfilingInfo(self.0, param, 8, (&mut ns as *mut u64).cast(), null_mut()) }, what).map(|()| ns)
+        };
+        Ok(Times {
+            queued: stamp(CL_PROFILING_COMMAND_QUEUED, "profiling queued")?,
+            submit: stamp(CL_PROFILING_COMMAND_SUBMIT, "profiling submit")?,
+            start: stamp(CL_PROFILING_COMMAND_START, "profiling start")?,
+            end: stamp(CL_PROFILING_COMMAND_END, "profiling end")?,
+        })
     }
 }
+/// `CL_PROFILING_COMMAND_QUEUED`, `_SUBMIT`, `_START` and `_END` of a command, in nanoseconds.
+#[derive(Clone, Copy, Debug)]
+pub struct Times {
+    pub queued: u64,
+    pub submit: u64,
+    pub start: u64,
+    pub end: u64,
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
         // SAFETY: created by an enqueue.

@@ -259,6 +259,16 @@ impl Abi {
         self.params.len() - 1
     }
 
+    /// Declares the printf buffer (`array<atomic<u32>>`, see `compiler/printf.rs`); the
+    /// variable and its binding.
+    pub fn add_printf_buffer(&mut self, module: &mut Module) -> (Handle<GlobalVariable>, u32) {
+        let word = intern(module, TypeInner::Atomic(Scalar::U32));
+        let array = intern(module, TypeInner::Array { base: word, size: ArraySize::Dynamic, stride: 4 });
+        let binding = self.take_binding();
+        let access = StorageAccess::LOAD | StorageAccess::STORE;
+        (resource(module, "printf_buffer", AddressSpace::Storage { access }, binding, array), binding)
+    }
+
     /// The bindings of the views of param `index`.
     pub fn bindings(&self, index: usize) -> &[u32] {
         match self.params.get(index) {

@@ -35,6 +35,7 @@ impl Ctx<'_> {
                 _ => Err(LowerError::new(loc, "internal: a built-in loop needs a condition and a body")),
             },
             Builtin::Prefetch => Ok(Val::Void),
+            Builtin::Printf(id) => self.printf(id, args, loc).map(Val::V),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
             Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),

@@ -26,6 +26,8 @@ pub struct CompiledKernel {
     pub local_arena: Option<LocalArena>,
     /// Where the program's buffer of `__global` variables is bound (none if unused).
     pub globals_bindings: Vec<u32>,
+    /// Where the printf buffer is bound (none if the kernel never calls printf).
+    pub printf_binding: Option<u32>,
     pub aliased: bool,
     /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
     pub clamp_array_indices: bool,
@@ -116,6 +118,9 @@ impl Kernel for CompiledKernel {
     }
     fn globals_bindings(&self) -> &[u32] {
         &self.globals_bindings
+    }
+    fn printf_binding(&self) -> Option<u32> {
+        self.printf_binding
     }
     fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32], null_args: &[usize]) -> Result<Vec<u32>, String> {
         if local_arg_sizes.len() != self.local_arg_elem_sizes.len() {

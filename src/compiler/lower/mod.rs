@@ -23,6 +23,7 @@ mod local_atomics;
 mod memory;
 mod place;
 mod points_to;
+mod printf;
 mod region;
 mod stmt;
 pub mod types;
@@ -132,6 +133,8 @@ struct Ctx<'p> {
     two_over_pi: Option<Handle<GlobalVariable>>,
     /// `__constant` variable → index of its block among the ABI params.
     constants: HashMap<u32, usize>,
+    /// Where the kernel packs its `__constant` variables into one block.
+    packed_constants: Option<constant::Packed>,
     /// The `__local` data declared atomic.
     local_atomics: LocalAtomics,
     /// Where the kernel's pointers may point.
@@ -146,6 +149,8 @@ struct Ctx<'p> {
     orders_global: bool,
     /// The workgroup word fences touch where read-modify-writes keep orders, once used.
     fence_word: Option<Handle<GlobalVariable>>,
+    /// The printf buffer and its binding, once a printf call is lowered.
+    printf_buffer: Option<(Handle<GlobalVariable>, u32)>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
@@ -172,6 +177,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         workgroup: HashMap::new(),
         two_over_pi: None,
         constants: HashMap::new(),
+        packed_constants: func.packs_constants.then(Default::default),
         local_atomics,
         points_to,
         arenas: Default::default(),
@@ -179,12 +185,14 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         globals_block: None,
         orders_global: false,
         fence_word: None,
+        printf_buffer: None,
     };
     cx.kernel_body(id)?;
     let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
     let globals_bindings = cx.globals_block.map_or_else(Vec::new, |b| cx.abi.bindings(b).to_vec());
+    let printf_binding = cx.printf_buffer.map(|(_, b)| b);
     let local_arg_elem_sizes = decls
         .iter()
         .filter_map(|d| match d {
@@ -223,6 +231,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
         local_arena,
         globals_bindings,
+        printf_binding,
         aliased: abi.has_aliased_views(),
         clamp_array_indices: target.clamp_array_indices,
         module,

@@ -310,7 +310,7 @@ impl Ctx<'_> {
             Object::Private(..) => Region::PrivateArena,
             Object::Global(_) => Region::Buffer(*self.globals_block.get_or_insert_with(|| self.abi.add_globals_block())),
             Object::Constant(id) => match self.constant_ptr(model::ConstId(id), loc)?.root {
-                Root::Buffer(n) => Region::Buffer(n),
+                Root::Buffer(n) | Root::Bytes(Region::Buffer(n)) => Region::Buffer(n),
                 _ => return Err(LowerError::new(loc, "internal: a __constant variable outside a buffer")),
             },
             Object::Param(..) | Object::Any => {

@@ -79,11 +79,12 @@ pub fn kernel<'a>(name: &str, params: Vec<(&'a str, Type)>, mut extra: Vec<(&'a 
         body,
         own_constants: vec![],
         workgroup_vars: vec![],
+        packs_constants: false,
         loc: L,
     }
 }
 pub fn program(functions: Vec<Function>) -> Program {
-    Program { types: Types { records: vec![], pointer_size: 8 }, constants: vec![], workgroup_vars: vec![], global_vars: vec![], functions }
+    Program { types: Types { records: vec![], pointer_size: 8 }, constants: vec![], workgroup_vars: vec![], global_vars: vec![], functions, printf: vec![] }
 }
 
 /// Lowers, specialises with a 64×1×1 work-group and validates.

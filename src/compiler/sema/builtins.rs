@@ -154,7 +154,6 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
 /// Built-in functions of OpenCL C that this compiler does not provide, by family.
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "printf" => "printf and formatted output",
         _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
         _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
         _ => return None,
@@ -246,6 +245,7 @@ impl Sema<'_> {
             "wait_group_events" => self.wait_events_call(name, args, loc),
             "async_work_group_copy_fence" => self.fence_call(None, name, args, loc),
             "prefetch" => self.prefetch_call(name, args, loc),
+            "printf" => self.printf_call(args, loc),
             "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
             "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
             "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),

@@ -64,6 +64,13 @@ impl Sema<'_> {
         }
     }
 
+    /// Starts the next translation unit of a link: what it declares at file scope is its own,
+    /// but for the functions and variables, which every unit shares.
+    pub(super) fn next_translation_unit(&mut self) {
+        self.scopes.next_file();
+        self.unit_first_record = self.types.records.len() as u32;
+    }
+
     fn file_decl(&mut self, d: &ast::Declaration) {
         let Some(base) = self.spec_type(&d.spec) else { return };
         for id in &d.declarators {
@@ -706,6 +713,7 @@ impl Sema<'_> {
             body,
             own_constants: ctx.own_constants,
             workgroup_vars: ctx.workgroup_vars,
+            packs_constants: false,
             loc: sig.loc,
         };
         self.funcs.get_mut(index)?.body = Some(function);
@@ -793,14 +801,15 @@ impl Sema<'_> {
         for w in &mut self.workgroup_vars {
             w.kernel = FuncId(new_id.get(w.kernel.0 as usize).copied().unwrap_or(0));
         }
-        let program = Program {
+        let mut program = Program {
             types: self.types.clone(),
             constants: std::mem::take(&mut self.constants),
             workgroup_vars: std::mem::take(&mut self.workgroup_vars),
             global_vars: std::mem::take(&mut self.global_vars),
             functions,
+            printf: std::mem::take(&mut self.printf),
         };
-        self.check_constant_limits(&program)?;
+        self.check_constant_limits(&mut program)?;
         for v in program.global_vars.iter().filter(|v| v.bytes.is_none()) {
             self.diags.error(v.loc, format!("'{}' is declared extern but never defined", v.name));
         }
@@ -877,8 +886,9 @@ impl Sema<'_> {
     /// A10: per kernel, the `__constant` pointer arguments it reads plus the `__constant`
     /// variables it uses (directly or through callees) count against `max_constant_args`
     /// (an argument never read is never bound); their total size against
-    /// `max_constant_buffer_size`.
-    fn check_constant_limits(&mut self, p: &Program) -> Option<()> {
+    /// `max_constant_buffer_size`. A kernel whose variables would pass the count packs them
+    /// into one buffer, which counts once.
+    fn check_constant_limits(&mut self, p: &mut Program) -> Option<()> {
         let mut uses: Vec<BTreeSet<u32>> = Vec::new();
         let mut reads: Vec<BTreeSet<u32>> = Vec::new();
         for f in &p.functions {
@@ -909,15 +919,18 @@ impl Sema<'_> {
             reads.push(locals);
         }
         let mut ok = true;
-        for (i, f) in p.functions.iter().enumerate().filter(|(_, f)| f.is_kernel()) {
+        let limit = self.target.max_constant_args as usize;
+        for (i, f) in p.functions.iter_mut().enumerate().filter(|(_, f)| f.is_kernel()) {
             let read = reads.get(i).cloned().unwrap_or_default();
             let args = f.params.iter().filter(|prm| {
                 read.contains(&prm.local.0)
                     && matches!(f.locals.get(prm.local.0 as usize).map(|l| &l.ty), Some(Type::Pointer { space: Space::Constant, .. }))
             });
             let used = uses.get(i).cloned().unwrap_or_default();
-            let count = args.count() + used.len();
-            if count > self.target.max_constant_args as usize {
+            let args = args.count();
+            f.packs_constants = args + used.len() > limit && used.len() > 1;
+            let count = args + if f.packs_constants { 1 } else { used.len() };
+            if count > limit {
                 ok &= self.err::<()>(
                     f.loc,
                     format!(

@@ -13,7 +13,7 @@ use crate::compiler::source::Loc;
 use crate::compiler::token::FloatSuffix;
 
 /// The name of the `__constant` array holding a string literal.
-const STRING_LITERAL: &str = "<string literal>";
+pub(super) const STRING_LITERAL: &str = "<string literal>";
 
 /// An analysed expression before lvalue conversion.
 pub enum Val {

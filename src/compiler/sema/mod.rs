@@ -14,6 +14,7 @@ mod generic;
 mod goto;
 pub mod model;
 mod overload;
+mod printf;
 mod scope;
 mod stmt;
 mod types;
@@ -52,17 +53,23 @@ impl Options {
 /// Parses and checks a preprocessed program (`Newline` tokens are ignored). Returns `None` if
 /// there were errors, which are in `diags`.
 pub fn analyze(
-    tokens: &[Token],
+    files: &[Vec<Token>],
     target: &Target,
     opts: &Options,
     diags: &mut Diagnostics,
 ) -> Option<model::Program> {
-    let tu = super::parse::parse(tokens, &atomics::predeclared_types(opts.cl_std, target), diags);
+    let types = atomics::predeclared_types(opts.cl_std, target);
+    let units: Vec<_> = files.iter().map(|tokens| super::parse::parse(tokens, &types, diags)).collect();
     if diags.has_errors() {
         return None;
     }
     let mut sema = Sema::new(target, opts, diags);
-    sema.translation_unit(&tu);
+    for (i, tu) in units.iter().enumerate() {
+        if i > 0 {
+            sema.next_translation_unit();
+        }
+        sema.translation_unit(tu);
+    }
     let program = sema.finish();
     program.filter(|_| !diags.has_errors())
 }
@@ -116,6 +123,10 @@ struct Sema<'a> {
     cur: Option<FnCtx>,
     /// The record that is `event_t`, once used.
     event: Option<model::RecordId>,
+    /// Records below this id were defined by earlier translation units of a link.
+    unit_first_record: u32,
+    /// The `printf` calls analysed so far.
+    printf: Vec<super::printf::Format>,
 }
 
 impl<'a> Sema<'a> {
@@ -133,6 +144,8 @@ impl<'a> Sema<'a> {
             scopes: Scopes::default(),
             cur: None,
             event: None,
+            unit_first_record: 0,
+            printf: vec![],
         }
     }
 

@@ -369,6 +369,9 @@ pub struct Function {
     pub own_constants: Vec<ConstId>,
     /// `__local` variables this kernel declared (also in `Program::workgroup_vars`).
     pub workgroup_vars: Vec<WorkgroupId>,
+    /// A kernel whose `__constant` variables, each in a buffer of its own, would pass
+    /// `CL_DEVICE_MAX_CONSTANT_ARGS`: they share one buffer (A10).
+    pub packs_constants: bool,
     pub loc: Loc,
 }
 
@@ -387,6 +390,8 @@ pub struct Program {
     pub global_vars: Vec<GlobalVar>,
     /// Callees before callers; only functions with a body (declarations are resolved).
     pub functions: Vec<Function>,
+    /// The `printf` calls, indexed by [`Builtin::Printf`].
+    pub printf: Vec<crate::compiler::printf::Format>,
 }
 
 impl Program {
@@ -962,4 +967,7 @@ pub enum Builtin {
     Loop,
     /// `prefetch`: a hint that does nothing here; no arguments left.
     Prefetch,
+    /// `printf` call number `n` of the program ([`Program::printf`]): the arguments are the
+    /// values its record stores, in order (see `compiler/printf.rs`); the result is `int`.
+    Printf(u32),
 }

@@ -67,6 +67,16 @@ impl Scopes {
         }
     }
 
+    /// Leaves file scope for the next translation unit of a link, which sees the functions and
+    /// variables declared so far but none of the typedefs, enumerators and tags.
+    pub fn next_file(&mut self) {
+        self.stack.truncate(1);
+        if let Some(file) = self.stack.first_mut() {
+            file.tags.clear();
+            file.names.retain(|_, s| matches!(s, Symbol::Var(_) | Symbol::Function(_)));
+        }
+    }
+
     /// Number of open scopes (1 at file scope).
     pub fn depth(&self) -> usize {
         self.stack.len()

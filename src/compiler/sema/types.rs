@@ -235,8 +235,28 @@ impl Sema<'_> {
         };
         if let Some(members) = &r.members {
             self.define_record(id, r, members)?;
+            if let Some(twin) = self.earlier_twin(id).filter(|_| r.tag.is_some()) {
+                self.scopes.declare_tag(r.tag.as_deref().unwrap_or_default(), Tag::Record(twin, r.is_union));
+                return Some(Type::Record(twin));
+            }
         }
         Some(Type::Record(id))
+    }
+
+    /// A record of an earlier translation unit of a link that `id` is compatible with (C99
+    /// 6.2.7: the same tag, and members of the same names and types in the same order), so the
+    /// units share one type: a variable or function one of them defines is used with it by
+    /// another.
+    fn earlier_twin(&self, id: RecordId) -> Option<RecordId> {
+        let r = self.types.record(id)?;
+        (0..self.unit_first_record).map(RecordId).find(|&e| {
+            let Some(t) = self.types.record(e) else { return false };
+            let same_member = |a: &Member, b: &Member| a.name == b.name && a.offset == b.offset && same_type(&a.ty, &b.ty, (id, e));
+            t.name == r.name
+                && (t.is_union, t.size, t.align, t.packed) == (r.is_union, r.size, r.align, r.packed)
+                && t.members.len() == r.members.len()
+                && r.members.iter().zip(&t.members).all(|(a, b)| same_member(a, b))
+        })
     }
 
     /// Lays out the members in the OpenCL C (C99) way: each at the next multiple of its
@@ -387,10 +407,14 @@ impl Sema<'_> {
 
     /// A typedef (with the alignment its attributes give it, see [`Self::declared_align`]); an
     /// anonymous struct or union takes the typedef's name (for messages and `Record::name`).
-    pub(super) fn declare_typedef(&mut self, name: &str, ty: Type, align: u32) {
+    pub(super) fn declare_typedef(&mut self, name: &str, mut ty: Type, align: u32) {
         if let Type::Record(id) = ty {
             if let Some(r) = self.types.records.get_mut(id.0 as usize).filter(|r| r.name.is_empty()) {
                 r.name = name.to_string();
+                // `typedef struct { ... } T;` in two units of a link is one type.
+                if let Some(twin) = self.earlier_twin(id) {
+                    ty = Type::Record(twin);
+                }
             }
         }
         self.scopes.declare(name, Symbol::Typedef(ty, align));
@@ -433,4 +457,16 @@ pub fn reflected_type_name(spec: &ast::DeclSpec, declarator: &ast::Declarator) -
         }
     }
     name
+}
+
+/// Types equal but for record `pair.0` standing for `pair.1` (a record pointing to itself).
+fn same_type(a: &Type, b: &Type, pair: (RecordId, RecordId)) -> bool {
+    match (a, b) {
+        (Type::Record(x), Type::Record(y)) => x == y || (*x, *y) == pair,
+        (Type::Pointer { pointee: p, space: s, quals: q }, Type::Pointer { pointee: p2, space: s2, quals: q2 }) => {
+            s == s2 && q == q2 && same_type(p, p2, pair)
+        }
+        (Type::Array { elem, len }, Type::Array { elem: e2, len: l2 }) => len == l2 && same_type(elem, e2, pair),
+        _ => a == b,
+    }
 }
