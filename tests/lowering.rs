@@ -500,6 +500,22 @@ fn unions_in_private_local_and_global_memory() {
     }
 }
 
+/// Float `atan` within 1 ulp over pyopencl's test grid (its test allows less than 2e-7 on
+/// (-10, 10); the float argument halvings were 2 ulp off), where the device has doubles.
+#[test]
+fn float_atan_within_one_ulp() {
+    if !common::has_fp64() {
+        return;
+    }
+    let src = "kernel void k(global float *x) { int i = get_global_id(0); x[i] = atan(x[i]); }";
+    let x: Vec<f32> = (0..8192).map(|i| -10.0 + i as f32 * (20.0 / 8192.0)).collect();
+    let out = run(src, &[8192, 1, 1], &[64, 1, 1], &[Arg::Buffer(floats(&x))]);
+    for (got, v) in as_floats(buf(&out, 0)).into_iter().zip(&x) {
+        let want = f64::from(*v).atan() as f32;
+        assert!(ulps32(got, want) <= 1, "atan({v}) = {got:e}, want {want:e}");
+    }
+}
+
 #[test]
 fn double_precision_transcendentals() {
     if !common::has_fp64() {
