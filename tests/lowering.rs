@@ -500,6 +500,81 @@ fn unions_in_private_local_and_global_memory() {
     }
 }
 
+/// Union values as pyopencl's complex numbers use them (`cfloat_t`, a union of two anonymous
+/// structs): a member of a union returned by a function (`cfloat_mul(a, b).real`, an internal
+/// compiler error before), whole unions copied into and out of `__local` memory (a reduction's
+/// tree), and a union value argument.
+#[test]
+fn union_values_returned_copied_through_local_memory_and_passed() {
+    let src = "typedef union { struct { float x, y; }; struct { float real, imag; }; } cf;
+        cf cnew(float r, float i) { cf c; c.real = r; c.imag = i; return c; }
+        cf cmul(cf a, cf b) { return cnew(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real); }
+        kernel void k(global const cf *in, cf scale, global cf *sum, global float *re) {
+            local cf tree[8];
+            int l = get_local_id(0);
+            re[l] = cmul(in[l], scale).real + cnew(in[l].y, 0.0f).real;
+            tree[l] = cmul(in[l], in[l]);
+            for (int h = 4; h > 0; h /= 2) {
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (l < h) tree[l] = cnew(tree[l].real + tree[l + h].real, tree[l].imag + tree[l + h].imag);
+            }
+            if (l == 0) sum[0] = tree[0];
+        }";
+    let z: Vec<f32> = (0..8).flat_map(|i| [i as f32 - 2.5, 0.25 * i as f32]).collect();
+    let scale = [1.5f32, -2.0];
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&z)), Arg::Pod(floats(&scale)), Arg::Buffer(floats(&[0.0; 2])), Arg::Buffer(floats(&[0.0; 8]))]);
+    let re: Vec<f32> = (0..8).map(|i| z[2 * i] * scale[0] - z[2 * i + 1] * scale[1] + z[2 * i + 1]).collect();
+    assert_eq!(as_floats(buf(&out, 3)), re);
+    // Sums of small multiples of 1/16: exact in any order.
+    let squares = (0..8).map(|i| (z[2 * i] * z[2 * i] - z[2 * i + 1] * z[2 * i + 1], 2.0 * z[2 * i] * z[2 * i + 1]));
+    let (sr, si) = squares.fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
+    assert_eq!(as_floats(buf(&out, 2)), [sr, si]);
+}
+
+/// A packed record in `__local` memory that a reinterpreting cast puts in the arena of words
+/// (pyopencl's 64-bit scan with bank-conflict padding): constant indices gave a constant shift
+/// by 32 that naga rejects (an internal compiler error), and aligned words are stored plainly.
+#[test]
+fn packed_local_records_in_words_at_constant_indices() {
+    let src = "struct __attribute__((packed)) w { long v; int pad; };
+        kernel void k(global long *io, global int *halves) {
+            local struct w l[4][5];
+            int i = get_local_id(0);
+            l[i][0].v = io[i];
+            l[i][1].pad = i;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            long first = l[0][0].v;
+            local int *p = (local int *)&l[3 - i][0].v;
+            halves[2 * i] = p[0];
+            halves[2 * i + 1] = p[1] + l[3 - i][1].pad;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            io[i] = first + l[3][0].v;
+        }";
+    let v: [i64; 4] = [0x1_0000_0002, -3, 0x7fff_ffff_ffff, 42];
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let out = run(src, &[4, 1, 1], &[4, 1, 1], &[Arg::Buffer(bytes), Arg::Buffer(ints(&[0; 8]))]);
+    let io: Vec<i64> = buf(&out, 0).chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(io, vec![v[0] + v[3]; 4]);
+    let want: Vec<i32> = (0..4).flat_map(|i| [v[3 - i] as i32, (v[3 - i] >> 32) as i32 + (3 - i as i32)]).collect();
+    assert_eq!(as_ints(buf(&out, 1)), want);
+}
+
+/// Float `atan` within 1 ulp over pyopencl's test grid (its test allows less than 2e-7 on
+/// (-10, 10); the float argument halvings were 2 ulp off), where the device has doubles.
+#[test]
+fn float_atan_within_one_ulp() {
+    if !common::has_fp64() {
+        return;
+    }
+    let src = "kernel void k(global float *x) { int i = get_global_id(0); x[i] = atan(x[i]); }";
+    let x: Vec<f32> = (0..8192).map(|i| -10.0 + i as f32 * (20.0 / 8192.0)).collect();
+    let out = run(src, &[8192, 1, 1], &[64, 1, 1], &[Arg::Buffer(floats(&x))]);
+    for (got, v) in as_floats(buf(&out, 0)).into_iter().zip(&x) {
+        let want = f64::from(*v).atan() as f32;
+        assert!(ulps32(got, want) <= 1, "atan({v}) = {got:e}, want {want:e}");
+    }
+}
+
 #[test]
 fn double_precision_transcendentals() {
     if !common::has_fp64() {

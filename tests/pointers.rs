@@ -380,3 +380,99 @@ fn pointers_never_assigned_keep_their_space() {
     s.check("fences", &s.get::<u32>(&out, 1), &[2 | 1 << 4 | 1 << 8]);
     s.finish();
 }
+
+/// A pointer to a member of a struct inside an array, stepped by arithmetic (pyopencl's scan
+/// kernels: `(__local int *)&ldata[i][j].value` then `src[r]`): in `__local` and private
+/// arrays of structs, and in a buffer of structs (also held in a variable and stepped).
+#[test]
+fn pointers_stepped_off_members_of_struct_arrays() {
+    let s = Suite::new(
+        "typedef struct { int v; int pad; } wrapped;
+         typedef struct { int a, b, c; } triple;
+         int second(global const int *p) { return p[1]; }
+         kernel void k(global const triple *t, global int *out) {
+             int i = get_global_id(0), l = get_local_id(0);
+             local wrapped ld[3][17];
+             wrapped pd[4];
+             ld[l % 3][l].v = i;
+             ld[l % 3][l].pad = 100 + i;
+             for (int k = 0; k < 4; k++) { pd[k].v = k * i; pd[k].pad = -k; }
+             barrier(CLK_LOCAL_MEM_FENCE);
+             local int *src = (local int *)&(ld[(15 - l) % 3][15 - l].v);
+             int *pp = &pd[2].v;
+             global const int *g = &t[i].a;
+             out[4 * i] = src[l & 1];
+             out[4 * i + 1] = pp[1] + pp[2];
+             out[4 * i + 2] = g[2] + second(&t[i].a);
+             g += 1;
+             out[4 * i + 3] = *g;
+         }",
+    );
+    let n = 32;
+    let t: Vec<i32> = (0..3 * n as i32).map(|x| x * 7).collect();
+    let (tb, out) = (s.buf(&t), s.zeros::<i32>(4 * n));
+    s.run("k", &[Arg::Buf(&tb), Arg::Buf(&out)], &[n], Some(&[16]));
+    let want: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            let (l, i32_) = (i % 16, i as i32);
+            // The work-item whose slot this one reads: 15 - l in the same group.
+            let j = ((i / 16) * 16 + 15 - l) as i32;
+            [if l % 2 == 0 { j } else { 100 + j }, -2 + 3 * i32_, t[3 * i + 2] + t[3 * i + 1], t[3 * i + 1]]
+        })
+        .collect();
+    s.check("values", &s.get::<i32>(&out, 4 * n), &want);
+    s.finish();
+}
+
+/// Pointers into unions (pyopencl's `cfloat_t`, a union of two anonymous structs): to members
+/// of private, `__local` and buffer unions, passed to a helper and stepped; a union of pointer
+/// members (CTS `test_generic_address_space language_union`), which all share one integer.
+#[test]
+fn pointers_into_unions_and_unions_of_pointers() {
+    let s = Suite::with_options(
+        "typedef union { struct { float x, y; }; struct { float real, imag; }; uint bits[2]; } cf;
+         void scale(float *v, float k) { *v *= k; }
+         global int g = 1;
+         kernel void k(global cf *z, global float *out, global uint *bits, global int *ptrs) {
+             int i = get_global_id(0), l = get_local_id(0);
+             cf u;
+             u.real = z[i].real;
+             u.imag = z[i].imag;
+             scale(&u.real, 2.0f);
+             scale(&u.imag, 3.0f);
+             uint *w = &u.bits[1];
+             bits[i] = *w;
+             local cf lu[16];
+             lu[l] = u;
+             local float *li = &lu[l].imag;
+             *li += 1.0f;
+             barrier(CLK_LOCAL_MEM_FENCE);
+             global float *zr = &z[i].real;
+             zr[1] = lu[15 - l].imag;
+             out[i] = u.x + u.y;
+             local int lv;
+             lv = 2;
+             int pv = 3;
+             union { global int *gp; local int *lp; private int *pp; } p;
+             p.gp = &g;
+             int sum = *p.gp + (to_global(p.gp) != 0);
+             p.lp = &lv;
+             sum += *p.lp * 10 + (to_local(p.lp) != 0) * 10;
+             p.pp = &pv;
+             sum += *p.pp * 100 + (to_private(p.pp) != 0) * 100;
+             ptrs[i] = sum;
+         }",
+        "-cl-std=CL3.0",
+    );
+    let n = 32;
+    let z: Vec<f32> = (0..n).flat_map(|i| [i as f32 + 0.5, i as f32 - 3.0]).collect();
+    let (zb, out, bits, ptrs) = (s.buf(&z), s.zeros::<f32>(n), s.zeros::<u32>(n), s.zeros::<i32>(n));
+    s.run("k", &[Arg::Buf(&zb), Arg::Buf(&out), Arg::Buf(&bits), Arg::Buf(&ptrs)], &[n], Some(&[16]));
+    let (re, im): (Vec<f32>, Vec<f32>) = (0..n).map(|i| (z[2 * i] * 2.0, z[2 * i + 1] * 3.0)).unzip();
+    s.check("members through pointers", &s.get::<f32>(&out, n), &re.iter().zip(&im).map(|(r, i)| r + i).collect::<Vec<_>>());
+    s.check("a word of the union", &s.get::<u32>(&bits, n), &im.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    let want_z: Vec<f32> = (0..n).flat_map(|i| [z[2 * i], im[(i / 16) * 16 + 15 - i % 16] + 1.0]).collect();
+    s.check("buffer unions", &s.get::<f32>(&zb, 2 * n), &want_z);
+    s.check("pointer members", &s.get::<i32>(&ptrs, n), &vec![2 + 30 + 400; n]);
+    s.finish();
+}

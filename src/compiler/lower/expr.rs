@@ -131,6 +131,11 @@ impl Ctx<'_> {
                 let x = self.eval_value(v)?;
                 self.swizzle(x, &v.ty, comps, loc)?
             }
+            ExprKind::Member(v, _) if self.is_union_type(&v.ty) => {
+                // A union value is its words (`f().real`): every member starts at byte 0.
+                let x = self.eval_value(v)?;
+                self.reinterpret(x, &v.ty, &e.ty, loc)?
+            }
             ExprKind::Member(v, i) => {
                 let x = self.eval_value(v)?;
                 self.b.member(x, *i)

@@ -322,6 +322,15 @@ impl Ctx<'_> {
         self.b.binary(B::Greater, shift, last)
     }
 
+    /// `32 - shift` for the part of a straddling value in the next word, taken mod 32: where
+    /// nothing straddles (the result is then discarded) `shift` may be a constant 0, and naga
+    /// rejects a constant shift by 32 even in a discarded value.
+    fn complement_shift(&mut self, shift: H) -> H {
+        let (k32, k31) = (self.b.u32(32), self.b.u32(31));
+        let up = self.b.binary(B::Subtract, k32, shift);
+        self.b.binary(B::And, up, k31)
+    }
+
     /// The word after the one holding `byte` where `straddles`, else that word itself (so an
     /// access that fits one word never reads past it, at the end of a buffer).
     fn spill_word(&mut self, arg: Words, byte: H, straddles: H, atomic: bool, loc: Loc) -> R<H> {
@@ -346,8 +355,7 @@ impl Ctx<'_> {
         let straddles = self.straddles(shift, size);
         let next = self.spill_word(arg, byte, straddles, false, loc)?;
         let next = self.b.load(next);
-        let k32 = self.b.u32(32);
-        let up = self.b.binary(B::Subtract, k32, shift);
+        let up = self.complement_shift(shift);
         let high = self.b.binary(B::ShiftLeft, next, up);
         let both = self.b.binary(B::InclusiveOr, low, high);
         Ok(self.b.select(straddles, both, low))
@@ -363,6 +371,29 @@ impl Ctx<'_> {
             self.b.store(ptr, bits);
             return Ok(());
         }
+        if size < 4 || !unaligned {
+            return self.merge_into_words(arg, byte, bits, size, loc);
+        }
+        // A word where a value may start at any byte: stored plainly where it is aligned after
+        // all (most are), merged into the two words it straddles otherwise.
+        let (plain, _) = self.word_at(arg, byte, false, loc)?;
+        let three = self.b.u32(3);
+        let (in_word, zero) = (self.b.binary(B::And, byte, three), self.b.u32(0));
+        let aligned = self.b.binary(B::Equal, in_word, zero);
+        self.if_stmt(
+            aligned,
+            |cx| {
+                cx.b.store(plain, bits);
+                Ok(())
+            },
+            |cx| cx.merge_into_words(arg, byte, bits, size, loc),
+        )
+    }
+
+    /// Merges the low `size` bytes of `bits` into the word holding byte `byte` (and, with
+    /// packed records, what runs into the next word into that one).
+    fn merge_into_words(&mut self, arg: Words, byte: H, bits: H, size: u32, loc: Loc) -> R<()> {
+        let unaligned = self.unaligned_words();
         let (ptr, shift) = self.word_at(arg, byte, true, loc)?;
         let m = self.b.u32(u32::MAX >> (32 - 8 * size));
         let mask = self.b.binary(B::ShiftLeft, m, shift);
@@ -373,8 +404,7 @@ impl Ctx<'_> {
         }
         let straddles = self.straddles(shift, size);
         let next = self.spill_word(arg, byte, straddles, true, loc)?;
-        let k32 = self.b.u32(32);
-        let down = self.b.binary(B::Subtract, k32, shift);
+        let down = self.complement_shift(shift);
         let (spill_mask, spill_bits) = (self.b.binary(B::ShiftRight, m, down), self.b.binary(B::ShiftRight, bits, down));
         let zero = self.b.u32(0);
         let (mask, placed) = (self.b.select(straddles, spill_mask, zero), self.b.select(straddles, spill_bits, zero));

@@ -139,8 +139,16 @@ impl Ctx<'_> {
                 Ok(Ptr { root: Root::Global(g), view: None, steps: Vec::new(), space: Space::Local, seen_as: None })
             }
             PlaceKind::Deref(e) => self.eval_ptr(e),
-            PlaceKind::Member(base, _) if inside_union(&self.program.types, place) => {
-                Err(LowerError::new(place.loc, "pointers into unions are not supported"))
+            // Into a union: bytes of its words (the analysis put a private or `__local` union
+            // whose members are addressed in an arena).
+            PlaceKind::Member(base, i) if inside_union(&self.program.types, place) => {
+                let p = self.place_ptr(base)?;
+                let p = match p.root {
+                    Root::Bytes(_) => p,
+                    Root::Buffer(_) => self.to_bytes(p, place.loc)?,
+                    _ => return Err(LowerError::new(place.loc, "internal: a pointer into a union that is not addressable")),
+                };
+                self.push_step(p, Step::Member(*i), place.loc)
             }
             PlaceKind::Member(base, i) => {
                 let p = self.place_ptr(base)?;
@@ -186,7 +194,14 @@ impl Ctx<'_> {
             }
             _ => {
                 let p = self.place_ptr(place)?;
-                self.ptr_access(&p, place.loc)
+                match self.ptr_access(&p, place.loc)? {
+                    // A whole union in workgroup memory is atomic words: copied word by word.
+                    Access::Ptr(ptr) if is_union(&self.program.types, &place.ty) && self.is_workgroup_pointer(ptr) => {
+                        let byte = self.b.u32(0);
+                        Ok(Access::Bytes { base: Words::Var { ptr, shared: true }, byte, ty: place.ty.clone() })
+                    }
+                    access => Ok(access),
+                }
             }
         }
     }
@@ -448,6 +463,11 @@ impl Ctx<'_> {
             }
             // `p[0]` on a pointer to a single object (a variable or a struct member).
             _ if self.literal_value(count) == Some(0) => Ok(ptr),
+            // Off a member of a buffer's struct: as bytes of the buffer.
+            _ if matches!(ptr.root, Root::Buffer(_)) => {
+                let bytes = self.to_bytes(ptr, loc)?;
+                self.ptr_add(bytes, count, loc)
+            }
             _ => Err(LowerError::new(
                 loc,
                 "pointer arithmetic is only supported on pointers into arrays or buffers, not on a pointer to a single variable or struct member",
@@ -671,11 +691,17 @@ impl Ctx<'_> {
         if let PlaceKind::Local(id) = place.kind {
             return Ok(PtrHome::Var(self.here(id)));
         }
+        if inside_union(&self.program.types, place) {
+            // A pointer member of a union: its integer among the union's words.
+            let func = self.frames.last().map_or(0, |f| f.func.0);
+            let holder = super::points_to::holder(&self.program.types, func, place).ok_or_else(|| LowerError::new(place.loc, "internal: a union member without a holder"))?;
+            return Ok(PtrHome::Memory(self.place_access(place)?, holder));
+        }
         match self.place_ptr(place)? {
             Ptr { root: Root::PtrVar(v), steps, .. } if steps.is_empty() => Ok(PtrHome::Var(v)),
             ptr => {
                 let func = self.frames.last().map_or(0, |f| f.func.0);
-                let holder = super::points_to::holder(func, place);
+                let holder = super::points_to::holder(&self.program.types, func, place);
                 let holder = holder.ok_or_else(|| LowerError::new(place.loc, "a pointer held in memory reached through another pointer is not supported"))?;
                 Ok(PtrHome::Memory(self.ptr_access(&ptr, place.loc)?, holder))
             }
@@ -853,12 +879,14 @@ impl Ctx<'_> {
 }
 
 /// True when `place` is (part of) a member of a union, reached without a dereference.
-fn inside_union(types: &model::Types, place: &Place) -> bool {
+pub(super) fn inside_union(types: &model::Types, place: &Place) -> bool {
     match &place.kind {
-        PlaceKind::Member(base, _) => {
-            matches!(base.ty, T::Record(id) if types.record(id).is_some_and(|r| r.is_union)) || inside_union(types, base)
-        }
+        PlaceKind::Member(base, _) => is_union(types, &base.ty) || inside_union(types, base),
         PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => inside_union(types, base),
         _ => false,
     }
+}
+
+fn is_union(types: &model::Types, ty: &T) -> bool {
+    matches!(ty, T::Record(id) if types.record(*id).is_some_and(|r| r.is_union))
 }

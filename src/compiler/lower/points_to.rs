@@ -8,7 +8,7 @@
 //! variables that must hold byte pointers and the objects that must be addressable (see
 //! `docs/compiler.md`, "Pointers as run-time values").
 
-use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, Scalar, Space, Stmt, Type};
+use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, RecordId, Scalar, Space, Stmt, Type, Types};
 use crate::compiler::sema::visit::{self, Node};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -67,6 +67,7 @@ impl PointsTo {
     pub fn of_kernel(program: &Program, kernel: FuncId) -> Self {
         let mut facts = Facts::collect(program, kernel);
         facts.make_params_symbolic();
+        facts.solve_members();
         let points_to = facts.solve();
         let mut this = PointsTo { points_to, byte_vars: BTreeMap::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new(), float_atomics: facts.float_atomics };
         // A pointer to pointer variables stays a compile-time choice (`place.rs`, `Root::PtrVar`).
@@ -77,7 +78,13 @@ impl PointsTo {
         let many = |s: &BTreeSet<Object>| !s.iter().any(to_pointer) && s.iter().filter(|o| **o != Object::Any).count() > 1;
         // Memory holds pointers as values: byte pointers, whatever they point to.
         let in_memory = |h: &Holder| !matches!(h, Holder::Var(..));
-        let byte_vars: Vec<Holder> = this.points_to.iter().filter(|(v, s)| many(s) || facts.cast_into.contains(v) || in_memory(v)).map(|(v, _)| *v).collect();
+        let member_stepped = facts.member_stepped();
+        let byte_vars: Vec<Holder> = this
+            .points_to
+            .iter()
+            .filter(|(v, s)| many(s) || facts.cast_into.contains(v) || in_memory(v) || member_stepped.contains(v))
+            .map(|(v, _)| *v)
+            .collect();
         this.byte_vars = byte_vars.into_iter().map(|v| (v, this.concrete(&facts.args, &[Source::Held(v)]))).collect();
         this.atomic_objects = facts.atomics.iter().flat_map(|s| this.concrete(&facts.args, s)).collect();
         let single = |o: &Object| match *o {
@@ -85,7 +92,16 @@ impl PointsTo {
             Object::Workgroup(id) => program.workgroup_vars.get(id as usize).is_some_and(|w| !matches!(w.ty, Type::Array { .. })),
             _ => false,
         };
-        let stepped: BTreeSet<Object> = facts.stepped.iter().flat_map(|s| this.concrete(&facts.args, s)).filter(single).collect();
+        // A pointer stepped off a single object, or off a member (`(&s[i].x)[k]`), needs its
+        // object's bytes.
+        let stepped: BTreeSet<Object> = facts
+            .stepped
+            .iter()
+            .flat_map(|(s, direct)| {
+                let off_member = *direct || s.iter().any(|h| matches!(h, Source::Held(h) if facts.to_member.contains(h)));
+                this.concrete(&facts.args, s).into_iter().filter(move |o| off_member || single(o))
+            })
+            .collect();
         let byte_vars = this.byte_vars.keys().map(|v| vec![Source::Held(*v)]);
         let choices = facts.choices.iter().filter(|c| this.concrete(&facts.args, c).len() > 1).cloned();
         let sites: Vec<Vec<Source>> = byte_vars.chain(choices).chain(facts.addressed.iter().cloned()).collect();
@@ -169,8 +185,12 @@ struct Facts {
     atomics: Vec<Vec<Source>>,
     /// Pointers whose objects must be addressable: reinterpreted or turned into integers.
     addressed: Vec<Vec<Source>>,
-    /// Pointers stepped by arithmetic: their single objects (not arrays) must be addressable.
-    stepped: Vec<Vec<Source>>,
+    /// Pointers stepped by arithmetic: their single objects (not arrays) must be addressable,
+    /// and every object of one that may point to a member (`true`: it is made from a member's
+    /// address right there).
+    stepped: Vec<(Vec<Source>, bool)>,
+    /// Holders that may hold a pointer to a member of a record (see [`Facts::solve_members`]).
+    to_member: BTreeSet<Holder>,
     /// `?:` between pointers.
     choices: Vec<Vec<Source>>,
     /// Some atomic is applied to a `__local` float.
@@ -209,10 +229,14 @@ impl Facts {
 
     /// `var` is given pointer `value`, an expression of function `f`.
     fn assign(&mut self, program: &Program, f: u32, var: Holder, value: &Expr) {
-        let sources = sources(f, value);
+        let types = &program.types;
+        let sources = sources(types, f, value);
         // A reinterpreted pointer, or one read from memory, is a byte pointer.
         if is_reinterpreting(program, value) || sources.iter().any(|s| matches!(s, Source::Held(h) if !matches!(h, Holder::Var(..)))) {
             self.cast_into.insert(var);
+        }
+        if to_member(value) {
+            self.to_member.insert(var);
         }
         self.flows.extend(sources.into_iter().map(|s| (var, s)));
     }
@@ -223,7 +247,7 @@ impl Facts {
         let ExprKind::Aggregate(items) = &value.kind else { return };
         for (m, item) in (0u32..).zip(items) {
             let inner = match &value.ty {
-                Type::Record(r) => Holder::Member(r.0, m),
+                Type::Record(r) => member_holder(&program.types, *r, m),
                 _ => holder,
             };
             if item.ty.is_pointer() {
@@ -237,19 +261,24 @@ impl Facts {
 
     /// The facts expression `e` of function `f` gives (not those of its operands).
     fn expr(&mut self, program: &Program, f: u32, e: &Expr) {
+        let types = &program.types;
         match &e.kind {
             ExprKind::Builtin(Builtin::Atomic(_) | Builtin::C11Atomic(..), args) => {
                 if let Some(p) = args.first().filter(|p| matches!(p.ty, Type::Pointer { space: Space::Local | Space::Generic, .. })) {
                     let float = |t: &Type| matches!(t, Type::Scalar(Scalar::Float) | Type::Atomic(Scalar::Float));
                     self.float_atomics |= matches!(&p.ty, Type::Pointer { pointee, .. } if float(pointee));
-                    self.atomics.push(sources(f, p));
+                    self.atomics.push(sources(types, f, p));
                 }
             }
-            ExprKind::Assign { place, value, .. } => match holder(f, place) {
+            ExprKind::Assign { place, value, .. } => match holder(types, f, place) {
                 Some(h) if place.ty.is_pointer() => self.assign(program, f, h, value),
                 Some(h) => self.aggregate(program, f, h, value),
                 None => {}
             },
+            // A pointer into a union is bytes of its words: the union must be addressable.
+            ExprKind::AddrOf(place) | ExprKind::Decay(place) if super::place::inside_union(types, place) => {
+                self.addressed.push(place_sources(types, f, place));
+            }
             // A pointer variable that a pointer to it may change.
             ExprKind::AddrOf(place) => {
                 if let (true, PlaceKind::Local(id)) = (place.ty.is_pointer(), &place.kind) {
@@ -260,14 +289,17 @@ impl Facts {
                 let params = program.function(*callee).map_or(&[][..], |c| c.params.as_slice());
                 for (p, a) in params.iter().zip(args).filter(|(_, a)| a.ty.is_pointer()) {
                     let key = Holder::Var(callee.0, p.local.0);
+                    if to_member(a) {
+                        self.to_member.insert(key);
+                    }
                     self.params.insert(key);
-                    self.args.entry(key).or_default().push(sources(f, a));
+                    self.args.entry(key).or_default().push(sources(types, f, a));
                 }
             }
-            ExprKind::PtrCast(inner) if is_reinterpreting(program, e) => self.addressed.push(sources(f, inner)),
-            ExprKind::PtrToInt(p) => self.addressed.push(sources(f, p)),
-            ExprKind::PtrAdd(p, n) if !matches!(n.kind, ExprKind::Int(0)) => self.stepped.push(sources(f, p)),
-            ExprKind::Cond(_, a, b) if e.ty.is_pointer() => self.choices.push([sources(f, a), sources(f, b)].concat()),
+            ExprKind::PtrCast(inner) if is_reinterpreting(program, e) => self.addressed.push(sources(types, f, inner)),
+            ExprKind::PtrToInt(p) => self.addressed.push(sources(types, f, p)),
+            ExprKind::PtrAdd(p, n) if !matches!(n.kind, ExprKind::Int(0)) => self.stepped.push((sources(types, f, p), to_member(p))),
+            ExprKind::Cond(_, a, b) if e.ty.is_pointer() => self.choices.push([sources(types, f, a), sources(types, f, b)].concat()),
             _ => {}
         }
     }
@@ -285,6 +317,40 @@ impl Facts {
                 self.flows.push((key, Source::Object(Object::Param(f, l))));
             }
         }
+    }
+
+    /// Extends [`Facts::to_member`] to the holders given what one of them holds (as a value
+    /// or a call argument), until nothing changes.
+    fn solve_members(&mut self) {
+        let args = self.args.iter().flat_map(|(key, calls)| calls.iter().flatten().map(move |s| (*key, *s)));
+        let edges: Vec<(Holder, Holder)> = self
+            .flows
+            .iter()
+            .copied()
+            .chain(args)
+            .filter_map(|(to, s)| match s {
+                Source::Held(from) => Some((to, from)),
+                Source::Object(_) => None,
+            })
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &(to, from) in &edges {
+                if self.to_member.contains(&from) {
+                    changed |= self.to_member.insert(to);
+                }
+            }
+        }
+    }
+
+    /// The holders that a step by arithmetic may move off a member: they hold byte pointers.
+    fn member_stepped(&self) -> BTreeSet<Holder> {
+        let held = |s: &Source| match s {
+            Source::Held(h) if self.to_member.contains(h) => Some(*h),
+            _ => None,
+        };
+        self.stepped.iter().flat_map(|(s, _)| s.iter().filter_map(held)).collect()
     }
 
     /// Where each pointer variable may point: the flows applied until nothing changes.
@@ -320,6 +386,16 @@ fn is_reinterpreting(program: &Program, e: &Expr) -> bool {
     }
 }
 
+/// Whether pointer `e` may be made from the address of a record member (`&s.x`, `&p->x`).
+fn to_member(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::AddrOf(p) => matches!(p.kind, PlaceKind::Member(..)),
+        ExprKind::PtrAdd(a, _) | ExprKind::PtrCast(a) | ExprKind::Comma(_, a) => to_member(a),
+        ExprKind::Cond(_, a, b) => to_member(a) || to_member(b),
+        _ => false,
+    }
+}
+
 /// The one pointer converted to an integer inside integer expression `e`, if there is
 /// exactly one: an integer made from it may become a pointer into the same object again.
 pub fn converted_pointer(e: &Expr) -> Option<&Expr> {
@@ -348,13 +424,13 @@ fn collect_conversions<'e>(e: &'e Expr, found: &mut Vec<&'e Expr>) {
 }
 
 /// What pointer `e` of function `f` is made from.
-fn sources(f: u32, e: &Expr) -> Vec<Source> {
+fn sources(types: &Types, f: u32, e: &Expr) -> Vec<Source> {
     match &e.kind {
-        ExprKind::IntToPtr(i) => converted_pointer(i).map_or_else(|| vec![Source::Object(Object::Any)], |p| sources(f, p)),
-        ExprKind::AddrOf(p) | ExprKind::Decay(p) => place_sources(f, p),
-        ExprKind::PtrAdd(a, _) | ExprKind::PtrCast(a) | ExprKind::Comma(_, a) => sources(f, a),
-        ExprKind::Cond(_, a, b) => [sources(f, a), sources(f, b)].concat(),
-        ExprKind::Load(p) | ExprKind::Assign { place: p, .. } => match holder(f, p) {
+        ExprKind::IntToPtr(i) => converted_pointer(i).map_or_else(|| vec![Source::Object(Object::Any)], |p| sources(types, f, p)),
+        ExprKind::AddrOf(p) | ExprKind::Decay(p) => place_sources(types, f, p),
+        ExprKind::PtrAdd(a, _) | ExprKind::PtrCast(a) | ExprKind::Comma(_, a) => sources(types, f, a),
+        ExprKind::Cond(_, a, b) => [sources(types, f, a), sources(types, f, b)].concat(),
+        ExprKind::Load(p) | ExprKind::Assign { place: p, .. } => match holder(types, f, p) {
             Some(h) => vec![Source::Held(h)],
             None => vec![Source::Object(Object::Any)],
         },
@@ -366,28 +442,35 @@ fn sources(f: u32, e: &Expr) -> Vec<Source> {
 
 /// What holds the pointer (or the pointers inside the aggregate) at place `p` of function
 /// `f`, if known.
-pub fn holder(f: u32, p: &Place) -> Option<Holder> {
+pub fn holder(types: &Types, f: u32, p: &Place) -> Option<Holder> {
     match &p.kind {
         PlaceKind::Local(id) if p.ty.is_pointer() => Some(Holder::Var(f, id.0)),
         PlaceKind::Local(id) => Some(Holder::In(Object::Private(f, id.0))),
         PlaceKind::Workgroup(id) => Some(Holder::In(Object::Workgroup(id.0))),
         PlaceKind::Global(id) => Some(Holder::In(Object::Global(id.0))),
         PlaceKind::Member(base, m) => match base.ty {
-            Type::Record(r) => Some(Holder::Member(r.0, *m)),
+            Type::Record(r) => Some(member_holder(types, r, *m)),
             _ => None,
         },
-        PlaceKind::Index(base, _) => holder(f, base),
+        PlaceKind::Index(base, _) => holder(types, f, base),
         PlaceKind::Constant(_) | PlaceKind::Swizzle(..) | PlaceKind::Deref(_) => None,
     }
 }
 
-fn place_sources(f: u32, p: &Place) -> Vec<Source> {
+/// What holds the pointers of member `m` of record `r`: the members of a union share their
+/// bytes, so one holder stands for all of them.
+fn member_holder(types: &Types, r: RecordId, m: u32) -> Holder {
+    let union = types.record(r).is_some_and(|rec| rec.is_union);
+    Holder::Member(r.0, if union { 0 } else { m })
+}
+
+fn place_sources(types: &Types, f: u32, p: &Place) -> Vec<Source> {
     match &p.kind {
         PlaceKind::Workgroup(id) => vec![Source::Object(Object::Workgroup(id.0))],
         PlaceKind::Local(id) => vec![Source::Object(Object::Private(f, id.0))],
         PlaceKind::Constant(id) => vec![Source::Object(Object::Constant(id.0))],
         PlaceKind::Global(id) => vec![Source::Object(Object::Global(id.0))],
-        PlaceKind::Member(base, _) | PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => place_sources(f, base),
-        PlaceKind::Deref(e) => sources(f, e),
+        PlaceKind::Member(base, _) | PlaceKind::Index(base, _) | PlaceKind::Swizzle(base, _) => place_sources(types, f, base),
+        PlaceKind::Deref(e) => sources(types, f, e),
     }
 }

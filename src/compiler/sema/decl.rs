@@ -956,13 +956,16 @@ impl Sema<'_> {
 
 /// Whether a statement list ends in a `return` on every path (a conservative check).
 fn always_returns(stmts: &[super::model::Stmt]) -> bool {
+    // What follows a statement that always returns is never reached (`return x; ;`).
+    stmts.iter().any(returns)
+}
+
+fn returns(stmt: &super::model::Stmt) -> bool {
     use super::model::Stmt;
-    match stmts.last() {
-        Some(Stmt::Return(_)) => true,
-        Some(Stmt::Block(b)) => always_returns(b),
-        Some(Stmt::If { then, otherwise: Some(o), .. }) => {
-            always_returns(std::slice::from_ref(then)) && always_returns(std::slice::from_ref(o))
-        }
+    match stmt {
+        Stmt::Return(_) => true,
+        Stmt::Block(b) => always_returns(b),
+        Stmt::If { then, otherwise: Some(o), .. } => returns(then) && returns(o),
         _ => false,
     }
 }

@@ -667,6 +667,9 @@ fn types_and_returns_are_checked() {
     assert_eq!(d.list[0].severity, Severity::Warning);
     let (_, d) = run("int f(int x) { if (x) { return 1; } else return 2; }", &target(), &Options::default());
     assert!(d.list.is_empty());
+    // Statements after a return are never reached (pyopencl-complex.h: `return x; ;`).
+    let (_, d) = run("int f(int x) { return x; ; }", &target(), &Options::default());
+    assert!(d.list.is_empty());
     first_error("kernel void k(global float4* o, global int4* i) {\n  o[0] = i[0];\n}", 2, 10, "cannot convert 'int4' to 'float4' implicitly");
     first_error("kernel void k() {\n  int x = y;\n}", 2, 11, "use of undeclared identifier 'y'");
     first_error("kernel void k(global const int* p) {\n  p[1] = 2;\n}", 2, 8, "cannot assign to a const-qualified location");
