@@ -264,7 +264,7 @@ impl Ctx<'_> {
     /// `normalize_wide` of a value below 2^64 (the high word is not built: a constant 0 there
     /// would reach naga's constant evaluator, which cannot narrow 64-bit vectors).
     fn normalize_narrow(&mut self, m: H, e: H, sh: &Shape, loc: Loc) -> R<(Wide, H)> {
-        let lz = self.clz64(m, sh);
+        let lz = self.clz64(m, &sh.u32);
         let k2 = self.u32_like(2, &sh.u32);
         let at_least = self.b.math(M::Max, &[lz, k2]);
         let s = self.b.binary(B::Subtract, at_least, k2);
@@ -277,19 +277,21 @@ impl Ctx<'_> {
         Ok((Wide { hi, lo }, self.b.binary(B::Subtract, e, si)))
     }
 
-    fn clz64(&mut self, x: H, sh: &Shape) -> H {
-        let k32 = self.u32_like(32, &sh.u32);
+    /// Leading zeros of a 64-bit integer (naga's 64-bit `CountLeadingZeros` is not usable), as
+    /// `u32t`, the u32 type of its shape.
+    pub(super) fn clz64(&mut self, x: H, u32t: &T) -> H {
+        let k32 = self.u32_like(32, u32t);
         let hi = self.b.binary(B::ShiftRight, x, k32);
         let (hi, lo) = (self.b.cast(hi, ScalarKind::Uint, Some(4)), self.b.cast(x, ScalarKind::Uint, Some(4)));
         let (ch, cl) = (self.b.math(M::CountLeadingZeros, &[hi]), self.b.math(M::CountLeadingZeros, &[lo]));
-        let zero = self.u32_like(0, &sh.u32);
+        let zero = self.u32_like(0, u32t);
         let hi_zero = self.b.binary(B::Equal, hi, zero);
         let more = self.b.binary(B::Add, cl, k32);
         self.b.select(hi_zero, more, ch)
     }
 
     fn clz_wide(&mut self, v: Wide, sh: &Shape, loc: Loc) -> R<H> {
-        let (ch, cl) = (self.clz64(v.hi, sh), self.clz64(v.lo, sh));
+        let (ch, cl) = (self.clz64(v.hi, &sh.u32), self.clz64(v.lo, &sh.u32));
         let zero = self.int_like(0, &sh.u64, loc)?;
         let hi_zero = self.b.binary(B::Equal, v.hi, zero);
         let k64 = self.u32_like(64, &sh.u32);

@@ -82,6 +82,9 @@ impl Ctx<'_> {
             ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
                 self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {
+                    if let Some(f) = cx.convert_directed(v[0], &t[0], r, *rounding, loc)? {
+                        return Ok(f);
+                    }
                     let v = cx.round_for_int(v[0], &t[0], r, *rounding, loc)?;
                     cx.convert(v, &t[0], r, *sat, loc)
                 })?
@@ -655,7 +658,7 @@ impl Ctx<'_> {
     }
 
     /// Applies an explicit rounding mode before a float → integer conversion (which truncates).
-    /// Other rounding modes are not honoured (the default rounding is used).
+    /// Conversions to floating point in a directed mode are `convert_directed`'s.
     fn round_for_int(&mut self, v: Handle<Expression>, from: &T, to: &T, rounding: model::Rounding, loc: Loc) -> R<Handle<Expression>> {
         let float_to_int = from.element().is_some_and(S::is_float) && to.element().is_some_and(S::is_integer);
         if !float_to_int {

@@ -23,6 +23,7 @@ mod memory;
 mod place;
 mod points_to;
 mod region;
+mod rounding;
 mod stmt;
 pub mod types;
 mod unroll;

@@ -20,18 +20,19 @@ use naga::{BinaryOperator as B, MathFunction as M, ScalarKind};
 const GRID: f64 = 4096.0;
 
 impl Ctx<'_> {
-    /// `x` (float or double) unchanged, behind an xor of its bits with a 0 the optimiser
-    /// cannot see (`get_work_dim() >> 2`, work_dim being 1 to 3).
+    /// `x` (of any arithmetic type) unchanged, behind an xor of its bits with a 0 the
+    /// optimiser cannot see (`get_work_dim() >> 2`, work_dim being 1 to 3).
     pub(in crate::compiler::lower) fn barrier(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let dim = self.b.u32(0);
         let w = self.workitem.call(&self.abi, &mut self.b, WorkItemFn::WorkDim, dim);
         let two = self.b.u32(2);
         let zero = self.b.binary(B::ShiftRight, w, two);
-        let zero = if ty.element() == Some(crate::compiler::sema::model::Scalar::Double) { self.b.cast(zero, ScalarKind::Uint, Some(8)) } else { zero };
+        let element = ty.element().unwrap_or(crate::compiler::sema::model::Scalar::Float);
+        let zero = if element.size() == 8 { self.b.cast(zero, ScalarKind::Uint, Some(8)) } else { zero };
         let zero = self.splat_to(zero, &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
         let bits = self.b.cast(x, ScalarKind::Uint, None);
         let bits = self.b.binary(B::ExclusiveOr, bits, zero);
-        Ok(self.b.cast(bits, ScalarKind::Float, None))
+        Ok(self.b.cast(bits, crate::compiler::lower::types::reg_scalar(element).kind, None))
     }
 
     /// `x - part` (exact by construction), behind a barrier.
