@@ -269,6 +269,10 @@ fn long_and_double_conversions_in_every_rounding_mode() {
             float8 r[4]; MODES(float8, r, d[i], 0)
             double4 s[4]; MODES(double4, s, a[i], 0)
             for (int m = 0; m < 4; m++) { vstore8(r[m], 0, f + 32 * i + 8 * m); vstore4(s[m], 0, o + 16 * i + 4 * m); } }
+        kernel void r(global const double4 *d, global long4 *l, global int4 *i) {
+            int g = get_global_id(0);
+            l[g] = convert_long4_rte(d[g]);
+            i[g] = convert_int4_sat_rte(d[g] * 1e9); }
         kernel void c(global float *f, global double *o) {
             MODES(float, f, 0x1.000001p0, 0) MODES(float, f, -1e39, 4) MODES(float, f, 0x1.8p-150, 8)
             MODES(double, o, 9007199254740993L, 0) MODES(double, o, 0xffffffffffffffffUL, 4) }";
@@ -285,6 +289,15 @@ fn long_and_double_conversions_in_every_rounding_mode() {
     let (cf, co) = (s.zeros::<f32>(12), s.zeros::<f64>(8));
     s.run("c", &[Arg::Buf(&cf), Arg::Buf(&co)], &[1], None);
     let (cf, co) = (s.get::<f32>(&cf, 12), s.get::<f64>(&co, 8));
+    // Doubles to integers, to nearest even, as vectors (ties and values beyond int's range).
+    let halves: Vec<f64> = (-16..16).map(|k| f64::from(k) * 0.5 + if k % 5 == 0 { 0.25 } else { 0.0 }).collect();
+    let (h, l, ii) = (s.buf(&halves), s.zeros::<i64>(32), s.zeros::<i32>(32));
+    s.run("r", &[Arg::Buf(&h), Arg::Buf(&l), Arg::Buf(&ii)], &[8], None);
+    let (l, ii) = (s.get::<i64>(&l, 32), s.get::<i32>(&ii, 32));
+    for (k, &v) in halves.iter().enumerate() {
+        assert_eq!(l[k], v.round_ties_even() as i64, "convert_long4_rte({v})");
+        assert_eq!(ii[k], (v * 1e9).round_ties_even().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32, "convert_int4_sat_rte({v} * 1e9)");
+    }
     let mut bad = Vec::new();
     let mut check_d = |what: &str, got: f64, v: i128, m: Mode| {
         let want = of_int(v, &DOUBLE, m);
@@ -332,5 +345,101 @@ fn long_and_double_conversions_in_every_rounding_mode() {
             check_f("constant double", cf[4 * k + j], v, m);
         }
     }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
+}
+
+const HALF: Format = Format { precision: 11, min_unit: -24, max_top: 15 };
+
+/// The value of binary16 bits.
+fn half_value(h: u16) -> f64 {
+    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
+    let (e, f) = (i32::from((h >> 10) & 0x1f), f64::from(h & 0x3ff));
+    sign * match e {
+        31 if f == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        0 => f * pow2(-24),
+        _ => (f + 1024.0) * pow2(e - 25),
+    }
+}
+
+/// `d` rounded to half in `mode`.
+fn to_half(d: f64, mode: Mode) -> f64 {
+    if !d.is_finite() {
+        return d;
+    }
+    let bits = d.to_bits();
+    let (e, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
+    let (m, q) = if e == 0 { (frac, -1074) } else { (frac | 1 << 52, e - 1075) };
+    round(d.is_sign_negative(), m, q, &HALF, mode)
+}
+
+/// Values around half's range and precision: its largest values, its subnormals, ties.
+fn half_edges() -> Vec<f64> {
+    let mut v = vec![
+        0.0, -0.0, 1.0, -1.0, 65504.0, 65519.0, 65520.0, -65520.0, 65536.0, 1e6, -1e6, pow2(-24), pow2(-25), 1.5 * pow2(-25),
+        -1.5 * pow2(-24), pow2(-14) - pow2(-30), 1.0 + pow2(-11), 1.0 + pow2(-12), -(1.0 + pow2(-12)), 0.1, 1.0 / 3.0,
+        f64::INFINITY, f64::NEG_INFINITY, f64::NAN,
+    ];
+    let rest = 64 - v.len();
+    // Random significands with exponents from 2^-30 to 2^20.
+    v.extend(values::<u64>(rest, 6).into_iter().map(|b| {
+        let e = (b >> 52) % 51;
+        f64::from_bits((b & 0x800f_ffff_ffff_ffff) | ((e + 1023 - 30) << 52))
+    }));
+    v
+}
+
+fn check_halves(what: &str, got: &[u16], inputs: &[f64], bad: &mut Vec<String>) {
+    for (i, &x) in inputs.iter().enumerate() {
+        for (j, m) in MODES.into_iter().enumerate() {
+            let (g, want) = (half_value(got[4 * i + j]), to_half(x, m));
+            if !(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan())) {
+                bad.push(format!("{what} {x:e} {m:?}: {g:e}, want {want:e}"));
+            }
+        }
+    }
+}
+
+const HALF_STORES: &str = "
+    #define STORES(n, x, o, at) vstore_half##n##_rte(x, at, o); vstore_half##n##_rtz(x, at + 1, o); \\
+        vstore_half##n##_rtp(x, at + 2, o); vstore_half##n##_rtn(x, at + 3, o);
+    kernel void k(global const float *x, global half *o) { int i = get_global_id(0); STORES(, x[i], o, 4 * i) }
+    kernel void v(global const float4 *x, global half *o) {
+        int i = get_global_id(0);
+        float4 a = x[i];
+        vstore_half4_rte(a, 4 * i, o); vstore_half4_rtz(a, 4 * i + 1, o); vstorea_half4_rtp(a, 4 * i + 2, o); vstorea_half4_rtn(a, 4 * i + 3, o); }";
+
+#[test]
+fn stores_to_half_in_every_rounding_mode() {
+    let s = Suite::new(HALF_STORES);
+    let xs: Vec<f32> = half_edges().into_iter().map(|d| d as f32).collect();
+    let x = s.buf(&xs);
+    let o = s.zeros::<u16>(4 * xs.len());
+    s.run("k", &[Arg::Buf(&x), Arg::Buf(&o)], &[xs.len()], None);
+    let got = s.get::<u16>(&o, 4 * xs.len());
+    let v = s.zeros::<u16>(4 * xs.len());
+    s.run("v", &[Arg::Buf(&x), Arg::Buf(&v)], &[xs.len() / 4], None);
+    // vstore_half4 at offset 4i + j writes halves 16i + 4j ..: back to value-major order.
+    let vector = s.get::<u16>(&v, 4 * xs.len());
+    let by_value: Vec<u16> = (0..xs.len()).flat_map(|k| (0..4).map(move |j| (k, j))).map(|(k, j)| vector[16 * (k / 4) + 4 * j + k % 4]).collect();
+    let inputs: Vec<f64> = xs.iter().map(|&f| f64::from(f)).collect();
+    let mut bad = Vec::new();
+    check_halves("vstore_half(float)", &got, &inputs, &mut bad);
+    check_halves("vstore_half4(float4)", &by_value, &inputs, &mut bad);
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn doubles_stored_to_half_in_every_rounding_mode() {
+    if !common::has_fp64() {
+        return;
+    }
+    let s = Suite::new(&HALF_STORES.replace("float", "double"));
+    let xs = half_edges();
+    let x = s.buf(&xs);
+    let o = s.zeros::<u16>(4 * xs.len());
+    s.run("k", &[Arg::Buf(&x), Arg::Buf(&o)], &[xs.len()], None);
+    let mut bad = Vec::new();
+    check_halves("vstore_half(double)", &s.get::<u16>(&o, 4 * xs.len()), &xs, &mut bad);
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
 }

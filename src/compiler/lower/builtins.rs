@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Stmt, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{AtomicOp, Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Rounding, Scalar as S, Stmt, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -29,7 +29,8 @@ impl Ctx<'_> {
             Builtin::Prefetch => Ok(Val::Void),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
-            Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
+            Builtin::Vstore(n) => self.vstore(n, args, Rounding::Default, loc).map(|_| Val::Void),
+            Builtin::VstoreHalf(n, rounding) => self.vstore(n, args, rounding, loc).map(|_| Val::Void),
             _ => {
                 if args.len() < arity(bi) {
                     return Err(LowerError::new(loc, "internal: too few arguments to a built-in function"));
@@ -264,8 +265,9 @@ impl Ctx<'_> {
         let odd = self.b.binary(B::NotEqual, t_half_int, t_half);
         let above = self.b.binary(B::Greater, frac, half);
         let tie = self.b.binary(B::Equal, frac, half);
-        let tie_odd = self.b.binary(B::LogicalAnd, tie, odd);
-        let up = self.b.binary(B::LogicalOr, above, tie_odd);
+        // Component-wise and/or by select: naga's logical operators take scalars only.
+        let tie_odd = self.b.select(tie, odd, tie);
+        let up = self.b.select(above, above, tie_odd);
         let step = self.b.select(up, one, zero);
         let r = self.b.binary(B::Add, t, step);
         Ok(self.copysign(r, x, ty))
@@ -390,8 +392,8 @@ impl Ctx<'_> {
         self.compose_components(comps, ty, loc)
     }
 
-    /// `vstoren(data, offset, p)` (also `vstore_halfn`, which converts on the way).
-    fn vstore(&mut self, n: u8, args: &[Expr], loc: Loc) -> R<()> {
+    /// `vstoren(data, offset, p)` (also `vstore_halfn[_rounding]`, which converts on the way).
+    fn vstore(&mut self, n: u8, args: &[Expr], rounding: Rounding, loc: Loc) -> R<()> {
         let [data, off, p] = args else { return Err(LowerError::new(loc, "internal: vstore arguments")) };
         let v = self.eval_value(data)?;
         let base = self.vector_base(n, off, p, loc)?;
@@ -399,11 +401,17 @@ impl Ctx<'_> {
         let elem = data.ty.element().map_or(T::Void, T::Scalar);
         let to_half = matches!(&p.ty, T::Pointer { pointee, .. } if **pointee == T::Scalar(S::Half));
         // vstore_half of double: through float rounded to odd, so that the rounding to half
-        // afterwards is the one correct rounding.
+        // afterwards is the one correct rounding. A directed mode rounds to a value the
+        // store's conversion to half keeps.
+        let directed = to_half && matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn);
         let via_float = to_half && elem == T::Scalar(S::Double);
-        let stored = if via_float { T::Scalar(S::Float) } else { elem };
+        let stored = if via_float { T::Scalar(S::Float) } else { elem.clone() };
         for (k, c) in (0..u32::from(n)).zip(comps) {
-            let c = if via_float { self.double_to_float_odd(c) } else { c };
+            let c = match (directed, via_float) {
+                (true, _) => self.half_directed(c, &elem, rounding, loc)?,
+                (false, true) => self.double_to_float_odd(c),
+                (false, false) => c,
+            };
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
             let access = self.ptr_access(&ptr, loc)?;

@@ -117,64 +117,107 @@ impl Ctx<'_> {
         Ok(self.b.cast(bits, ScalarKind::Float, None))
     }
 
-    /// A double (scalar or vector of up to 4) to float, on its bits: the float bits of the
-    /// magnitude truncated, then rounded away from zero where the mode asks. NaN and the
+    /// A double (scalar or vector of up to 4) to float in a directed mode. NaN and the
     /// infinities are the hardware's conversion.
     fn double_to_float_directed(&mut self, d: H, from: &T, rounding: Rounding, loc: Loc) -> R<H> {
-        let (u64t, u32t) = (shaped(S::ULong, from), shaped(S::UInt, from));
         let bits = self.b.cast(d, ScalarKind::Uint, None);
-        let abs_mask = self.int_like((u64::MAX >> 1) as i64, &u64t, loc)?;
-        let a = self.b.binary(B::And, bits, abs_mask);
-        let negative = self.b.binary(B::NotEqual, a, bits);
-        let k52 = self.u32_like(52, &u32t);
-        let e = self.b.binary(B::ShiftRight, a, k52);
-        // Float exponents from 1 up: the float bits are those of the double shifted right by
-        // 29 (52 - 23) less the difference of the biases; beyond FLT_MAX they stop there.
-        let k29 = self.u32_like(29, &u32t);
-        let shifted = self.b.binary(B::ShiftRight, a, k29);
-        let rebias = self.int_like((1023 - 127) << 23, &u64t, loc)?;
-        let t_normal = self.b.binary(B::Subtract, shifted, rebias);
-        let low = self.int_like((1 << 29) - 1, &u64t, loc)?;
-        let low = self.b.binary(B::And, a, low);
-        let zero = self.int_like(0, &u64t, loc)?;
-        let inexact_normal = self.b.binary(B::NotEqual, low, zero);
-        let flt_max = self.int_like(0x7f7f_ffff, &u64t, loc)?;
-        let over = self.b.binary(B::Greater, t_normal, flt_max);
-        let t_normal = self.b.select(over, flt_max, t_normal);
-        let inexact_normal = self.b.select(over, over, inexact_normal);
-        // Below: a float subnormal (or zero), the significand m 2^(e - 1075) in units of
-        // 2^-149, m >> (926 - e) (e is 1 for double subnormals, whose m has no hidden bit).
-        let mantissa = self.int_like((1 << 52) - 1, &u64t, loc)?;
-        let m = self.b.binary(B::And, a, mantissa);
-        let hidden = self.int_like(1 << 52, &u64t, loc)?;
-        let normal_double = self.b.binary(B::NotEqual, e, zero);
-        let with_hidden = self.b.binary(B::InclusiveOr, m, hidden);
-        let m = self.b.select(normal_double, with_hidden, m);
-        let one = self.int_like(1, &u64t, loc)?;
-        let e1 = self.b.math(M::Max, &[e, one]);
-        let k926 = self.int_like(926, &u64t, loc)?;
-        let sh = self.b.binary(B::Subtract, k926, e1);
-        let k63 = self.int_like(63, &u64t, loc)?;
-        let sh = self.b.math(M::Min, &[sh, k63]);
-        let sh = self.b.cast(sh, ScalarKind::Uint, Some(4));
-        let t_sub = self.b.binary(B::ShiftRight, m, sh);
-        let back = self.b.binary(B::ShiftLeft, t_sub, sh);
-        let inexact_sub = self.b.binary(B::NotEqual, back, m);
-        let k897 = self.int_like(897, &u64t, loc)?;
-        let normal = self.b.binary(B::GreaterEqual, e, k897);
-        let t = self.b.select(normal, t_normal, t_sub);
-        let inexact = self.b.select(normal, inexact_normal, inexact_sub);
-        let up = self.rounds_up(inexact, negative, rounding, from, loc)?;
-        let step = self.b.select(up, one, zero);
-        let t = self.b.binary(B::Add, t, step);
-        let t = self.b.cast(t, ScalarKind::Uint, Some(4));
-        let (sign, plus) = (self.u32_like(0x8000_0000, &u32t), self.u32_like(0, &u32t));
-        let sign = self.b.select(negative, sign, plus);
-        let t = self.b.binary(B::InclusiveOr, t, sign);
-        let f = self.b.cast(t, ScalarKind::Float, None);
-        let inf = self.int_like(0x7ff0_0000_0000_0000, &u64t, loc)?;
-        let special = self.b.binary(B::GreaterEqual, a, inf);
+        let (f, special) = self.narrow_bits(bits, &TO_FLOAT, from, rounding, loc)?;
+        let f = self.b.cast(f, ScalarKind::Float, None);
         let hardware = self.b.cast(d, ScalarKind::Float, Some(4));
         Ok(self.b.select(special, hardware, f))
     }
+
+    /// A float or double scalar rounded to half precision in a directed mode (`vstore_half_rtz`
+    /// ...), as the float of that value (which the store's conversion to half keeps exactly).
+    /// A double is rounded to float in the same mode first: for rounding toward zero or
+    /// either infinity, rounding to float and then to half is rounding to half.
+    pub(super) fn half_directed(&mut self, v: H, from: &T, rounding: Rounding, loc: Loc) -> R<H> {
+        let v = self.barrier(v, from, loc)?;
+        let f = if from.element() == Some(S::Double) { self.double_to_float_directed(v, from, rounding, loc)? } else { v };
+        let float = shaped(S::Float, from);
+        let bits = self.b.cast(f, ScalarKind::Uint, None);
+        let (h, special) = self.narrow_bits(bits, &TO_HALF, &float, rounding, loc)?;
+        let unpacked = self.b.math(M::Unpack2x16float, &[h]);
+        let half = self.b.member(unpacked, 0);
+        Ok(self.b.select(special, f, half))
+    }
+
+    /// The bits of a float value (`bits`, of shape `like`) narrowed to a smaller format in a
+    /// directed mode: the magnitude truncated to the narrow format (its largest finite value
+    /// where it is beyond), then one unit more where that was inexact and the mode rounds away
+    /// from zero for the sign, and the sign put back. Also where the input is infinite or NaN
+    /// (the result is meaningless there).
+    fn narrow_bits(&mut self, bits: H, n: &Narrowing, like: &T, rounding: Rounding, loc: Loc) -> R<(H, H)> {
+        let wide = n.from_mantissa == 52;
+        let (ut, u32t) = (shaped(if wide { S::ULong } else { S::UInt }, like), shaped(S::UInt, like));
+        let k = |cx: &mut Self, v: u64| cx.int_like(v as i64, &ut, loc);
+        let width = if wide { 64 } else { 32 };
+        let abs_mask = k(self, (1u64 << (width - 1)) - 1)?;
+        let a = self.b.binary(B::And, bits, abs_mask);
+        let negative = self.b.binary(B::NotEqual, a, bits);
+        let m_bits = self.u32_like(n.from_mantissa, &u32t);
+        let e = self.b.binary(B::ShiftRight, a, m_bits);
+        // Normal in the narrow format: the bits shifted right by the difference of the
+        // mantissa widths, less the difference of the biases; beyond the largest finite
+        // value they stop there (and are inexact).
+        let drop = n.from_mantissa - n.to_mantissa;
+        let k_drop = self.u32_like(drop, &u32t);
+        let shifted = self.b.binary(B::ShiftRight, a, k_drop);
+        let rebias = k(self, (n.from_bias - n.to_bias) << n.to_mantissa)?;
+        let t_normal = self.b.binary(B::Subtract, shifted, rebias);
+        let low = k(self, (1 << drop) - 1)?;
+        let low = self.b.binary(B::And, a, low);
+        let zero = k(self, 0)?;
+        let inexact_normal = self.b.binary(B::NotEqual, low, zero);
+        let max = k(self, n.to_max)?;
+        let over = self.b.binary(B::Greater, t_normal, max);
+        let t_normal = self.b.select(over, max, t_normal);
+        let inexact_normal = self.b.select(over, over, inexact_normal);
+        // Subnormal (or zero) in the narrow format: the significand m 2^(e - bias -
+        // mantissa) in units of the narrow format's least subnormal (e is 1 for the wide
+        // format's subnormals, whose m has no hidden bit).
+        let mantissa = k(self, (1 << n.from_mantissa) - 1)?;
+        let m = self.b.binary(B::And, a, mantissa);
+        let hidden = k(self, 1 << n.from_mantissa)?;
+        let normal_wide = self.b.binary(B::NotEqual, e, zero);
+        let with_hidden = self.b.binary(B::InclusiveOr, m, hidden);
+        let m = self.b.select(normal_wide, with_hidden, m);
+        let one = k(self, 1)?;
+        let e1 = self.b.math(M::Max, &[e, one]);
+        let base = k(self, n.from_bias + u64::from(n.from_mantissa) + 1 - n.to_bias - u64::from(n.to_mantissa))?;
+        let sh = self.b.binary(B::Subtract, base, e1);
+        let last = k(self, width - 1)?;
+        let sh = self.b.math(M::Min, &[sh, last]);
+        let sh = if wide { self.b.cast(sh, ScalarKind::Uint, Some(4)) } else { sh };
+        let t_sub = self.b.binary(B::ShiftRight, m, sh);
+        let back = self.b.binary(B::ShiftLeft, t_sub, sh);
+        let inexact_sub = self.b.binary(B::NotEqual, back, m);
+        let min_normal = k(self, n.from_bias - n.to_bias + 1)?;
+        let normal = self.b.binary(B::GreaterEqual, e, min_normal);
+        let t = self.b.select(normal, t_normal, t_sub);
+        let inexact = self.b.select(normal, inexact_normal, inexact_sub);
+        let up = self.rounds_up(inexact, negative, rounding, like, loc)?;
+        let step = self.b.select(up, one, zero);
+        let t = self.b.binary(B::Add, t, step);
+        let t = if wide { self.b.cast(t, ScalarKind::Uint, Some(4)) } else { t };
+        let (sign, plus) = (self.u32_like(n.to_sign, &u32t), self.u32_like(0, &u32t));
+        let sign = self.b.select(negative, sign, plus);
+        let t = self.b.binary(B::InclusiveOr, t, sign);
+        let inf = k(self, ((1u64 << (width - 1 - u64::from(n.from_mantissa))) - 1) << n.from_mantissa)?;
+        Ok((t, self.b.binary(B::GreaterEqual, a, inf)))
+    }
 }
+
+/// A narrowing between binary formats: the wide one's mantissa bits and bias, the narrow
+/// one's, its largest finite value's bits and its sign bit.
+struct Narrowing {
+    from_mantissa: u32,
+    from_bias: u64,
+    to_mantissa: u32,
+    to_bias: u64,
+    to_max: u64,
+    to_sign: u32,
+}
+
+const TO_FLOAT: Narrowing = Narrowing { from_mantissa: 52, from_bias: 1023, to_mantissa: 23, to_bias: 127, to_max: 0x7f7f_ffff, to_sign: 0x8000_0000 };
+const TO_HALF: Narrowing = Narrowing { from_mantissa: 23, from_bias: 127, to_mantissa: 10, to_bias: 15, to_max: 0x7bff, to_sign: 0x8000 };
