@@ -48,8 +48,9 @@ const MANTISSA: u64 = (1 << 52) - 1;
 const MIN_Q: i64 = -1074;
 
 impl Ctx<'_> {
-    /// Correctly rounded x y + z.
-    pub(super) fn exact_fma(&mut self, x: H, y: H, z: H, ty: &T, loc: Loc) -> R<H> {
+    /// Correctly rounded x y + z; rounded to odd instead when `odd` (the last bit set where
+    /// the result is inexact), so that a later rounding to float rounds once.
+    pub(super) fn exact_fma(&mut self, x: H, y: H, z: H, ty: &T, odd: bool, loc: Loc) -> R<H> {
         let [x, y, z] = self.opaque([x, y, z], ty, loc)?;
         let sh = shape(ty);
         let (a, b, c) = (self.parts(x, &sh, loc)?, self.parts(y, &sh, loc)?, self.parts(z, &sh, loc)?);
@@ -81,7 +82,7 @@ impl Ctx<'_> {
         let sum = self.add_wide(big, small, &sh, loc)?;
         let diff = self.sub_wide(big, small, &sh, loc)?;
         let r = self.select_wide(subtract, diff, sum);
-        let bits = self.round_wide(r, eb, &sh, loc)?;
+        let bits = self.round_wide(r, eb, odd, &sh, loc)?;
         // An exact zero is +0 in round to nearest.
         let is_zero = self.wide_is_zero(r, &sh, loc)?;
         let bits = self.b.select(is_zero, zero64, bits);
@@ -409,7 +410,7 @@ impl Ctx<'_> {
 
     /// The bits of r 2^e (r != 0, below 2^127) rounded to the nearest double, ties to even,
     /// sign bit clear; +∞ past the largest.
-    fn round_wide(&mut self, r: Wide, e: H, sh: &Shape, loc: Loc) -> R<H> {
+    fn round_wide(&mut self, r: Wide, e: H, odd_mode: bool, sh: &Shape, loc: Loc) -> R<H> {
         // Top bit t; keep 53 bits, or fewer where the result is subnormal (its last bit
         // weighs 2^-1074): drop = max(t - 52, -1074 - e) bits.
         let lz = self.clz_wide(r, sh, loc)?;
@@ -441,10 +442,16 @@ impl Ctx<'_> {
         let rest = self.low_bits_set(r, below, sh, loc)?;
         let odd = self.b.binary(B::And, kept, one);
         let odd = self.b.binary(B::NotEqual, odd, zero);
-        let tie_up = self.or(rest, odd);
-        let round_up = self.and(half, tie_up);
-        let inc = self.b.select(round_up, one, zero);
-        let rounded = self.b.binary(B::Add, kept, inc);
+        let rounded = if odd_mode {
+            let inexact = self.or(half, rest);
+            let sticky = self.b.select(inexact, one, zero);
+            self.b.binary(B::InclusiveOr, kept, sticky)
+        } else {
+            let tie_up = self.or(rest, odd);
+            let round_up = self.and(half, tie_up);
+            let inc = self.b.select(round_up, one, zero);
+            self.b.binary(B::Add, kept, inc)
+        };
         let dropping = self.b.binary(B::Greater, drop, izero);
         let m = self.b.select(dropping, rounded, exact);
         // Past 127 (t <= 126): below half the smallest subnormal, 0.

@@ -5,7 +5,7 @@
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{MathFn, Precision, Scalar as S, Type as T};
 use crate::compiler::source::Loc;
-use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, RelationalFunction, ScalarKind};
+use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, ScalarKind};
 
 type H = Handle<Expression>;
 
@@ -37,7 +37,7 @@ impl Ctx<'_> {
         let x = *v.first().ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
         let y = || v.get(1).copied().ok_or_else(|| LowerError::new(loc, "internal: missing argument"));
         Ok(match f {
-            MathFn::Ldexp => self.ldexp(x, y()?, arg_ty),
+            MathFn::Ldexp => self.ldexp_exact(x, y()?, arg_ty, loc)?,
             MathFn::Frexp | MathFn::FrexpExponent | MathFn::Logb | MathFn::Ilogb => self.exponent_fn(f, x, arg_ty, ty, loc)?,
             MathFn::Nextafter => self.nextafter(x, y()?, arg_ty, loc)?,
             MathFn::Nan => {
@@ -114,10 +114,6 @@ impl Ctx<'_> {
         Ok(self.b.binary(B::Multiply, x, c))
     }
 
-    fn is_nan(&mut self, x: H) -> H {
-        self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x })
-    }
-
     /// x 2^k in two steps so that neither exponent leaves `ldexp`'s defined range.
     pub(super) fn ldexp(&mut self, x: H, k: H, ty: &T) -> H {
         let (lo, hi) = (self.b.i32(-2400), self.b.i32(2400));
@@ -129,6 +125,28 @@ impl Ctx<'_> {
         let k2 = self.b.binary(B::Subtract, k, k1);
         let p = self.b.math(M::Ldexp, &[x, k1]);
         self.b.math(M::Ldexp, &[p, k2])
+    }
+
+    /// `ldexp(x, k)` as OpenCL C wants it: zeros, infinities and NaN unchanged (lavapipe's
+    /// GLSL `Ldexp` made NaN of -∞), and a float result rounded once where it is subnormal
+    /// (computed exactly in double, then converted).
+    fn ldexp_exact(&mut self, x: H, k: H, ty: &T, loc: Loc) -> R<H> {
+        let r = if ty.element() == Some(S::Float) && self.target.fp64 {
+            let xd = self.b.cast(x, ScalarKind::Float, Some(8));
+            let wide = shaped(S::Double, ty);
+            let r = self.ldexp(xd, k, &wide);
+            self.b.cast(r, ScalarKind::Float, Some(4))
+        } else {
+            self.ldexp(x, k, ty)
+        };
+        let zero = self.float_like(0.0, ty, loc)?;
+        let is_zero = self.b.binary(B::Equal, x, zero);
+        let a = self.b.math(M::Abs, &[x]);
+        let inf = self.float_like(f64::INFINITY, ty, loc)?;
+        let finite = self.b.binary(B::Less, a, inf);
+        let keep = self.b.unary(naga::UnaryOperator::LogicalNot, finite);
+        let keep = self.b.select(is_zero, is_zero, keep);
+        Ok(self.b.select(keep, x, r))
     }
 
     /// frexp's mantissa or exponent, logb or ilogb of `x`.

@@ -13,6 +13,7 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 
 type H = Handle<Expression>;
 
+mod special;
 mod wide;
 
 const LN10: f64 = std::f64::consts::LN_10;
@@ -42,6 +43,8 @@ struct Format {
     exp_degree: u32,
     trig_degree: u32,
     series_terms: u32,
+    /// Terms of asin's series after x (for |x| ≤ ½).
+    asin_terms: u32,
     /// erfc's continued fraction: its depth, and from where it replaces 1 - erf (it converges
     /// slowly near 1: 140 levels at 1.2 are within 2 double ulp, 70 at 0.85 within 1e-8).
     erfc_fraction: (u32, f64),
@@ -62,6 +65,7 @@ const DOUBLE: Format = Format {
     exp_degree: 13,
     trig_degree: 20,
     series_terms: 14,
+    asin_terms: 25,
     erfc_fraction: (140, 1.2),
 };
 
@@ -82,6 +86,7 @@ const FLOAT: Format = Format {
     exp_degree: 8,
     trig_degree: 12,
     series_terms: 7,
+    asin_terms: 11,
     erfc_fraction: (70, 0.85),
 };
 
@@ -103,6 +108,18 @@ pub fn handles(f: MathFn) -> bool {
 pub fn needs_software(f: MathFn) -> bool {
     use MathFn::*;
     matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh | Erf | Erfc | Lgamma | Tgamma | LgammaSign)
+}
+
+/// The coefficients of asin x = x + x z P(z), z = x²: P's n-th is (2n)! / (4^n n!² (2n + 1)),
+/// n from 1.
+fn factorial_free_asin_series(terms: u32) -> Vec<f64> {
+    let mut a = 1.0f64;
+    (1..=terms)
+        .map(|n| {
+            a *= f64::from(2 * n - 1) / f64::from(2 * n);
+            a / f64::from(2 * n + 1)
+        })
+        .collect()
 }
 
 /// Taylor coefficients 1/n! for n in `range`, with alternating signs when `alternate`.
@@ -147,58 +164,33 @@ impl Ctx<'_> {
             MathFn::Log => self.log64(x, LogBase::E, ty, loc)?,
             MathFn::Log2 => self.log64(x, LogBase::Two, ty, loc)?,
             MathFn::Log10 => self.log64(x, LogBase::Ten, ty, loc)?,
-            MathFn::Sin | MathFn::Cos | MathFn::Tan => self.trig64(f, x, ty, loc)?,
+            MathFn::Sin | MathFn::Cos | MathFn::Tan => {
+                let r = self.trig64(f, x, ty, loc)?;
+                self.nan_at_infinity(r, x, ty, loc)?
+            }
             MathFn::Pow | MathFn::Powr => {
                 let y = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
-                self.pow64(x, y, ty, loc)?
+                let r = self.pow64(x, y, ty, loc)?;
+                if f == MathFn::Powr { self.powr_domain(r, x, y, ty, loc)? } else { r }
             }
             MathFn::Sinh | MathFn::Cosh | MathFn::Tanh => self.hyperbolic64(f, x, ty, loc)?,
             MathFn::Radians => self.mul_c(x, std::f64::consts::PI / 180.0, ty, loc)?,
             MathFn::Degrees => self.mul_c(x, 180.0 / std::f64::consts::PI, ty, loc)?,
             MathFn::Cbrt => self.cbrt64(x, ty, loc)?,
             MathFn::Atan => self.atan64(x, ty, loc)?,
-            MathFn::Atan2 => {
+            MathFn::Atan2 | MathFn::Atan2pi => {
                 let y = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
-                self.atan2_64(x, y, ty, loc)?
+                self.atan2_turns(x, y, if f == MathFn::Atan2 { std::f64::consts::PI } else { 1.0 }, ty, loc)?
             }
-            MathFn::Asin | MathFn::Acos => {
-                // asin x = atan2(x, √((1-x)(1+x))), acos x = atan2(√((1-x)(1+x)), x)
-                let one = self.float_like(1.0, ty, loc)?;
-                let (a, b) = (self.b.binary(B::Subtract, one, x), self.b.binary(B::Add, one, x));
-                let c = self.b.binary(B::Multiply, a, b);
-                let c = self.b.math(M::Sqrt, &[c]);
-                if f == MathFn::Asin { self.atan2_64(x, c, ty, loc)? } else { self.atan2_64(c, x, ty, loc)? }
-            }
-            MathFn::Asinpi | MathFn::Acospi | MathFn::Atanpi | MathFn::Atan2pi => {
-                let base = match f {
-                    MathFn::Asinpi => MathFn::Asin,
-                    MathFn::Acospi => MathFn::Acos,
-                    MathFn::Atanpi => MathFn::Atan,
-                    _ => MathFn::Atan2,
+            MathFn::Asin | MathFn::Acos => self.asin_acos(f == MathFn::Acos, x, ty, loc)?,
+            MathFn::Asinpi | MathFn::Acospi | MathFn::Atanpi => {
+                let a = match f {
+                    MathFn::Atanpi => self.atan64(x, ty, loc)?,
+                    _ => self.asin_acos(f == MathFn::Acospi, x, ty, loc)?,
                 };
-                let a = self.soft_math(base, v, ty, loc)?;
                 self.mul_c(a, std::f64::consts::FRAC_1_PI, ty, loc)?
             }
-            MathFn::Sinpi | MathFn::Cospi | MathFn::Tanpi => {
-                // x = k/2 + t exactly (k = round(2x)), then sin/cos/tan of k π/2 + π t.
-                let two_x = self.mul_c(x, 2.0, ty, loc)?;
-                let k = self.b.math(M::Round, &[two_x]);
-                let half_k = self.mul_c(k, 0.5, ty, loc)?;
-                let t = self.b.binary(B::Subtract, x, half_k);
-                let r = self.mul_c(t, std::f64::consts::PI, ty, loc)?;
-                // k mod 4, exact in floating point even for huge k.
-                let quarter = self.mul_c(k, 0.25, ty, loc)?;
-                let fl = self.b.math(M::Floor, &[quarter]);
-                let four_fl = self.mul_c(fl, 4.0, ty, loc)?;
-                let k4 = self.b.binary(B::Subtract, k, four_fl);
-                let q = self.b.cast(k4, ScalarKind::Sint, Some(4));
-                let base = match f {
-                    MathFn::Sinpi => MathFn::Sin,
-                    MathFn::Cospi => MathFn::Cos,
-                    _ => MathFn::Tan,
-                };
-                self.trig_eval(base, q, r, ty, loc)?
-            }
+            MathFn::Sinpi | MathFn::Cospi | MathFn::Tanpi => self.trig_pi(f, x, ty, loc)?,
             MathFn::Log1p => self.log1p(x, ty, loc)?,
             MathFn::Expm1 => {
                 // Near 0 the Taylor series without its constant term (no cancellation), e^x - 1
@@ -233,6 +225,17 @@ impl Ctx<'_> {
                 let positive = self.b.binary(B::Greater, x, zero);
                 self.b.select(positive, one, r)
             }
+            MathFn::Pown | MathFn::Rootn if format(ty).bytes == 4 && self.target.fp64 => {
+                // In double, 1/n included (x^(1/n) with 1/n rounded to float is far off).
+                let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
+                let wide = match ty {
+                    T::Vector(_, k) => T::Vector(S::Double, *k),
+                    _ => T::Scalar(S::Double),
+                };
+                let xd = self.b.cast(x, ScalarKind::Float, Some(8));
+                let r = self.soft_math(f, &[xd, n], &wide, loc)?;
+                self.b.cast(r, ScalarKind::Float, Some(4))
+            }
             MathFn::Pown | MathFn::Rootn => {
                 let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
                 let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
@@ -259,7 +262,8 @@ impl Ctx<'_> {
                     let n_zero = self.b.binary(B::Equal, nf, zero);
                     let bad = self.b.select(n_zero, n_zero, bad);
                     let nan = self.float_like(f64::NAN, ty, loc)?;
-                    self.b.select(bad, nan, r)
+                    let r = self.b.select(bad, nan, r);
+                    self.rootn_at_zero(r, x, n, even, ty, loc)?
                 }
             }
             _ => return Err(LowerError::new(loc, "this math function is not supported yet")),
@@ -321,12 +325,22 @@ impl Ctx<'_> {
     }
 
     fn exp64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        self.exp_scaled(x, 0.0, ty, loc)
+    }
+
+    /// e^x 2^extra (`extra` whole), finite wherever the product is: cosh and sinh take
+    /// e^x / 2 where e^x alone overflows.
+    fn exp_scaled(&mut self, x: H, extra: f64, ty: &T, loc: Loc) -> R<H> {
         let k = self.mul_c(x, std::f64::consts::LOG2_E, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(x, k, &format(ty).ln2, ty, loc)?;
         let p = self.exp_poly(r, ty, loc)?;
-        let e = self.scale(p, k, ty);
-        self.exp_limits(e, x, format(ty).exp_limits, ty, loc)
+        let extra_c = self.float_like(extra, ty, loc)?;
+        let k2 = self.b.binary(B::Add, k, extra_c);
+        let e = self.scale(p, k2, ty);
+        let (hi, lo) = format(ty).exp_limits;
+        let shift = extra * std::f64::consts::LN_2;
+        self.exp_limits(e, x, (hi - shift, lo - shift), ty, loc)
     }
 
     fn exp2_64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
@@ -340,37 +354,47 @@ impl Ctx<'_> {
         self.exp_limits(e, x, format(ty).exp2_limits, ty, loc)
     }
 
-    /// `x = 2^e m` for positive finite `x`: (e as a double, m in [√½, √2)).
+    /// `x = 2^e m` for positive finite `x`: (e as a double, m in [√½, √2)). Subnormals are
+    /// normalised on their bits (a float multiply may flush them).
     fn split_exponent(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let fmt = format(ty);
         let width = fmt.bytes;
-        // Subnormals: scale into the normal range first.
-        let scale = fmt.mantissa_bits as i32 + 2;
-        let tiny = self.float_like(if width == 8 { f64::MIN_POSITIVE } else { f64::from(f32::MIN_POSITIVE) }, ty, loc)?;
-        let is_tiny = self.b.binary(B::Less, x, tiny);
-        let big = self.float_like(2f64.powi(scale), ty, loc)?;
-        let scaled = self.b.binary(B::Multiply, x, big);
-        let x = self.b.select(is_tiny, scaled, x);
-        let (adj, none) = (self.float_like(-f64::from(scale), ty, loc)?, self.float_like(0.0, ty, loc)?);
-        let adj = self.b.select(is_tiny, adj, none);
-        let bits = self.b.cast(x, ScalarKind::Uint, None);
         let uty = match ty {
             T::Vector(_, n) => T::Vector(fmt.uint, *n),
             _ => T::Scalar(fmt.uint),
         };
-        let shift = self.b.u32(fmt.mantissa_bits);
-        let shift = self.match_width(shift, ty);
+        let u32t = match ty {
+            T::Vector(_, n) => T::Vector(S::UInt, *n),
+            _ => T::Scalar(S::UInt),
+        };
+        let bits = self.b.cast(x, ScalarKind::Uint, None);
+        let shift = self.u32_like(fmt.mantissa_bits, &u32t);
         let exp_bits = self.b.binary(B::ShiftRight, bits, shift);
         let mask = self.int_like(fmt.exponent_mask as i64, &uty, loc)?;
         let exp_bits = self.b.binary(B::And, exp_bits, mask);
+        let frac_mask = self.int_like(((1u64 << fmt.mantissa_bits) - 1) as i64, &uty, loc)?;
+        let frac = self.b.binary(B::And, bits, frac_mask);
+        // A subnormal's fraction shifted up to the hidden bit's place: by s = clz - (width·8
+        // - 1 - mantissa bits), its exponent field 1 - s.
+        let lz = if width == 8 { self.clz64(frac, &u32t) } else { self.b.math(M::CountLeadingZeros, &[frac]) };
+        let spare = self.u32_like(u32::from(width) * 8 - 1 - fmt.mantissa_bits, &u32t);
+        let s_up = self.b.binary(B::Subtract, lz, spare);
+        let k31 = self.u32_like(u32::from(width) * 8 - 1, &u32t);
+        let s_up = self.b.math(M::Min, &[s_up, k31]);
+        let normalized = self.b.binary(B::ShiftLeft, frac, s_up);
+        let normalized = self.b.binary(B::And, normalized, frac_mask);
+        let zero_field = self.int_like(0, &uty, loc)?;
+        let subnormal = self.b.binary(B::Equal, exp_bits, zero_field);
+        let frac = self.b.select(subnormal, normalized, frac);
         let e = self.b.cast(exp_bits, ScalarKind::Float, Some(width));
+        let s_f = self.b.cast(s_up, ScalarKind::Float, Some(width));
+        let one = self.float_like(1.0, ty, loc)?;
+        let sub_e = self.b.binary(B::Subtract, one, s_f);
+        let e = self.b.select(subnormal, sub_e, e);
         let bias = self.float_like(fmt.bias, ty, loc)?;
         let e = self.b.binary(B::Subtract, e, bias);
-        let e = self.b.binary(B::Add, e, adj);
-        let frac = self.int_like(((1u64 << fmt.mantissa_bits) - 1) as i64, &uty, loc)?;
         let one_bits = self.int_like(((fmt.bias as u64) << fmt.mantissa_bits) as i64, &uty, loc)?;
-        let m = self.b.binary(B::And, bits, frac);
-        let m = self.b.binary(B::InclusiveOr, m, one_bits);
+        let m = self.b.binary(B::InclusiveOr, frac, one_bits);
         let m = self.b.cast(m, ScalarKind::Float, None);
         // m in [1, 2): fold above √2 down to [√½, 1).
         let sqrt2 = self.float_like(std::f64::consts::SQRT_2, ty, loc)?;
@@ -387,15 +411,27 @@ impl Ctx<'_> {
     fn log_parts(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let (e, m) = self.split_exponent(x, ty, loc)?;
         let one = self.float_like(1.0, ty, loc)?;
-        // log(1 + f) = 2 atanh(s), s = f / (2 + f).
         let f = self.b.binary(B::Subtract, m, one);
+        Ok((e, self.log1p_series(f, ty, loc)?))
+    }
+
+    /// log(1 + f) for |f| up to about 0.41: 2 atanh(s) with s = f / (2 + f), written as
+    /// f - (f²/2 - s (f²/2 + R)), R = 2s²/3 + 2s⁴/5 + ..., so that the exact f carries the
+    /// result and the rounding errors only touch the small corrections (2s = f - s f).
+    fn log1p_series(&mut self, f: H, ty: &T, loc: Loc) -> R<H> {
         let two = self.float_like(2.0, ty, loc)?;
         let d = self.b.binary(B::Add, two, f);
         let s = self.b.binary(B::Divide, f, d);
         let z = self.b.binary(B::Multiply, s, s);
-        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
+        let coeffs: Vec<f64> = (1..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
         let p = self.poly(z, &coeffs, ty, loc)?;
-        Ok((e, self.b.binary(B::Multiply, s, p)))
+        let r = self.b.binary(B::Multiply, z, p);
+        let ff = self.b.binary(B::Multiply, f, f);
+        let hfsq = self.mul_c(ff, 0.5, ty, loc)?;
+        let t = self.b.binary(B::Add, hfsq, r);
+        let st = self.b.binary(B::Multiply, s, t);
+        let c = self.b.binary(B::Subtract, hfsq, st);
+        Ok(self.b.binary(B::Subtract, f, c))
     }
 
     fn log64(&mut self, x: H, base: LogBase, ty: &T, loc: Loc) -> R<H> {
@@ -623,14 +659,8 @@ impl Ctx<'_> {
     /// log(1 + x), accurate near 0: 2 atanh(x / (2 + x)) by its series while that converges
     /// fast (no cancellation: drivers may fold `(1 + x) - 1` to `x`), log(1 + x) elsewhere.
     fn log1p(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
-        let two = self.float_like(2.0, ty, loc)?;
-        let d = self.b.binary(B::Add, two, x);
-        let s = self.b.binary(B::Divide, x, d);
-        let z = self.b.binary(B::Multiply, s, s);
         // |s| < 0.1716 (x in [-0.29, 0.41]) needs the same number of terms as log itself.
-        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
-        let p = self.poly(z, &coeffs, ty, loc)?;
-        let near = self.b.binary(B::Multiply, s, p);
+        let near = self.log1p_series(x, ty, loc)?;
         let one = self.float_like(1.0, ty, loc)?;
         let u = self.b.binary(B::Add, one, x);
         let far = self.log64(u, LogBase::E, ty, loc)?;
@@ -674,7 +704,11 @@ impl Ctx<'_> {
                 let s = self.b.math(M::Sqrt, &[s]);
                 let arg = self.b.binary(B::Add, t, s);
                 let r = self.log1p(arg, ty, loc)?;
-                self.b.select(big, log_2ax, r)
+                let r = self.b.select(big, log_2ax, r);
+                // x < 1 is NaN (the square root's NaN does not survive an infinite t²).
+                let below = self.b.binary(B::Less, x, one);
+                let nan = self.float_like(f64::NAN, ty, loc)?;
+                self.b.select(below, nan, r)
             }
             _ => {
                 // ½ log1p(2a / (1 - a)), sign of x.
@@ -845,12 +879,14 @@ impl Ctx<'_> {
         let lg_neg = self.b.binary(B::Subtract, l_ratio, lg_a);
         let lg = self.b.select(positive, lg_a, lg_neg);
         let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x });
+        let x_inf = self.is_inf(x);
         if !tgamma {
             let inf = self.float_like(f64::INFINITY, ty, loc)?;
-            // Poles at 0 and the negative integers.
+            // Poles at 0 and the negative integers; lgamma(±∞) = +∞.
             let pole = self.b.binary(B::Equal, s, zero);
             let not_pos = self.b.unary(naga::UnaryOperator::LogicalNot, positive);
             let pole = self.b.select(not_pos, pole, not_pos);
+            let pole = self.either(pole, x_inf);
             let lg = self.b.select(pole, inf, lg);
             return Ok(self.b.select(nan, x, lg));
         }
@@ -876,6 +912,9 @@ impl Ctx<'_> {
         let signed_inf = self.copysign(inf, x, ty);
         let is_zero = self.b.binary(B::Equal, x, zero);
         let r = self.b.select(is_zero, signed_inf, r);
+        // Γ(+∞) = +∞, Γ(-∞) = NaN.
+        let at_inf = self.b.select(positive, x, nan_v);
+        let r = self.b.select(x_inf, at_inf, r);
         Ok(self.b.select(nan, x, r))
     }
 
@@ -904,34 +943,47 @@ impl Ctx<'_> {
         let even = self.b.binary(B::Equal, half_t, half);
         let neg_x = self.b.binary(B::Less, x, zero);
         let nr = self.b.unary(naga::UnaryOperator::Negate, r);
-        let signed = self.b.select(even, r, nr);
         let nan = self.float_like(f64::NAN, ty, loc)?;
-        let neg_result = self.b.select(is_int, signed, nan);
+        // (-∞)^y is defined for every y: ±0 or ±∞, signed only for odd integer y.
+        let x_inf = self.is_inf(x);
+        let defined = self.either(is_int, x_inf);
+        let odd = self.b.unary(naga::UnaryOperator::LogicalNot, even);
+        let odd = self.both(odd, is_int);
+        let signed = self.b.select(odd, nr, r);
+        let neg_result = self.b.select(defined, signed, nan);
         let r = self.b.select(neg_x, neg_result, r);
-        // x^0 = 1 and 1^y = 1, even for NaN.
+        // (-0)^y: ±0 or ±∞, negative for odd integer y.
+        let minus_zero = self.sign_bit_set(x, ty);
+        let x_zero = self.b.binary(B::Equal, x, zero);
+        let minus_zero = self.both(minus_zero, x_zero);
+        let r = self.b.select(minus_zero, signed, r);
+        // x^0 = 1 and 1^y = 1, even for NaN; (-1)^±∞ = 1.
         let y0 = self.b.binary(B::Equal, y, zero);
         let x1 = self.b.binary(B::Equal, x, one);
+        let minus_one = self.float_like(-1.0, ty, loc)?;
+        let xm1 = self.b.binary(B::Equal, x, minus_one);
+        let y_inf = self.is_inf(y);
+        let xm1 = self.both(xm1, y_inf);
+        let x1 = self.either(x1, xm1);
         let r = self.b.select(y0, one, r);
         Ok(self.b.select(x1, one, r))
     }
 
     fn hyperbolic64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
         let ax = self.b.math(M::Abs, &[x]);
-        let e = self.exp64(ax, ty, loc)?;
+        // e^|x| / 2 (finite as long as cosh is) and e^-|x| / 2 = 1/4 / (e^|x| / 2).
+        let e_half = self.exp_scaled(ax, -1.0, ty, loc)?;
+        let quarter = self.float_like(0.25, ty, loc)?;
+        let inv_half = self.b.binary(B::Divide, quarter, e_half);
         let one = self.float_like(1.0, ty, loc)?;
-        let inv = self.b.binary(B::Divide, one, e);
         let half = self.float_like(0.5, ty, loc)?;
         // Small |x|: Taylor series, free of the cancellation in e^x - e^-x.
         let z = self.b.binary(B::Multiply, x, x);
         let small = self.b.binary(B::Less, ax, half);
         Ok(match f {
-            MathFn::Cosh => {
-                let s = self.b.binary(B::Add, e, inv);
-                self.b.binary(B::Multiply, s, half)
-            }
+            MathFn::Cosh => self.b.binary(B::Add, e_half, inv_half),
             MathFn::Sinh => {
-                let d = self.b.binary(B::Subtract, e, inv);
-                let big = self.b.binary(B::Multiply, d, half);
+                let big = self.b.binary(B::Subtract, e_half, inv_half);
                 let big = self.copysign(big, x, ty);
                 let series = factorial_series(1..=format(ty).trig_degree - 1, 2, false);
                 let p = self.poly(z, &series, ty, loc)?;
@@ -940,6 +992,7 @@ impl Ctx<'_> {
             }
             _ => {
                 // tanh = (1 - e^-2|x|) / (1 + e^-2|x|); sinh/cosh by series when small.
+                let inv = self.b.binary(B::Add, inv_half, inv_half);
                 let e2 = self.b.binary(B::Multiply, inv, inv);
                 let (n, d) = (self.b.binary(B::Subtract, one, e2), self.b.binary(B::Add, one, e2));
                 let big = self.b.binary(B::Divide, n, d);
@@ -1023,25 +1076,6 @@ impl Ctx<'_> {
         let a = self.copysign(a, x, ty);
         let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x });
         Ok(self.b.select(nan, x, a))
-    }
-
-    /// atan2(y, x) from atan(y / x) and the quadrant.
-    fn atan2_64(&mut self, y: H, x: H, ty: &T, loc: Loc) -> R<H> {
-        let q = self.b.binary(B::Divide, y, x);
-        let a = self.atan64(q, ty, loc)?;
-        let zero = self.float_like(0.0, ty, loc)?;
-        let pi = self.float_like(std::f64::consts::PI, ty, loc)?;
-        let pi = self.copysign(pi, y, ty);
-        let shifted = self.b.binary(B::Add, a, pi);
-        let x_neg = self.b.binary(B::Less, x, zero);
-        let r = self.b.select(x_neg, shifted, a);
-        // x = 0: ±π/2 (or ±0 when y is 0 too).
-        let pio2 = self.float_like(std::f64::consts::FRAC_PI_2, ty, loc)?;
-        let pio2 = self.copysign(pio2, y, ty);
-        let x_zero = self.b.binary(B::Equal, x, zero);
-        let y_zero = self.b.binary(B::Equal, y, zero);
-        let at_zero = self.b.select(y_zero, y, pio2);
-        Ok(self.b.select(x_zero, at_zero, r))
     }
 }
 
