@@ -13,12 +13,19 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 
 type H = Handle<Expression>;
 
+mod reduce64;
 mod special;
 mod wide;
 
 const LN10: f64 = std::f64::consts::LN_10;
-/// 2/π in 32-bit words after two zero words (computed for this file from 120 digits of π).
-const TWO_OVER_PI: [u32; 10] = [0, 0, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561];
+/// 2/π in 32-bit words after two zero words (computed for this file by Machin's formula in
+/// integers, 1184 bits: enough for the largest double).
+const TWO_OVER_PI: [u32; 39] = [
+    0x00000000, 0x00000000, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+    0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7,
+    0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046,
+];
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// What the algorithms need to know about one floating-point format.
@@ -252,9 +259,8 @@ impl Ctx<'_> {
                     self.b.select(even, r, signed)
                 } else {
                     // x^(1/n); negative x only for odd n (the sign comes back).
-                    let one = self.float_like(1.0, ty, loc)?;
-                    let inv = self.b.binary(B::Divide, one, nf);
-                    let r = self.pow64(ax, inv, ty, loc)?;
+                    let (inv, inv_lo) = self.reciprocal_wide(n, nf, ty, loc)?;
+                    let r = self.pow_extended(ax, inv, Some(inv_lo), ty, loc)?;
                     let r = self.copysign(r, x, ty);
                     let zero = self.float_like(0.0, ty, loc)?;
                     let neg = self.b.binary(B::Less, x, zero);
@@ -482,6 +488,8 @@ impl Ctx<'_> {
             let limit = self.float_like(6000.0, ty, loc)?;
             let big = self.b.binary(B::Greater, ax, limit);
             (self.b.select(big, q_big, q), self.b.select(big, r_big, r))
+        } else if self.target.int64 {
+            self.reduce_large_doubles(x, q, r, ty, loc)?
         } else {
             (q, r)
         };
@@ -920,20 +928,19 @@ impl Ctx<'_> {
 
     /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
     /// values. The error of y log x is magnified by |y log x|, so float pow runs in double
-    /// when the device has it, else in float-float (`wide.rs`); double pow is precise to a
-    /// few ulp while |y log x| stays small.
+    /// when the device has it, else in float-float, and double pow in double-double
+    /// (`wide.rs`).
     fn pow64(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        self.pow_extended(x, y, None, ty, loc)
+    }
+
+    /// pow64 with y + y_lo as the exponent where y_lo is given.
+    fn pow_extended(&mut self, x: H, y: H, y_lo: Option<H>, ty: &T, loc: Loc) -> R<H> {
         if format(ty).bytes == 4 && self.target.fp64 {
             return self.in_double(&[x, y], ty, |cx, a, t| cx.pow64(a[0], a[1], t, loc));
         }
         let ax = self.b.math(M::Abs, &[x]);
-        let r = if format(ty).bytes == 4 {
-            self.exp_y_log_wide(ax, y, ty, loc)?
-        } else {
-            let l = self.log64(ax, LogBase::E, ty, loc)?;
-            let t = self.b.binary(B::Multiply, y, l);
-            self.exp64(t, ty, loc)?
-        };
+        let r = self.exp_y_log_wide(ax, y, y_lo, ty, loc)?;
         // Negative base: defined for integer y, negative for odd y.
         let (zero, one, two) = (self.float_like(0.0, ty, loc)?, self.float_like(1.0, ty, loc)?, self.float_like(2.0, ty, loc)?);
         let yi = self.b.math(M::Trunc, &[y]);

@@ -146,6 +146,19 @@ impl Ctx<'_> {
         let bad = self.either(negative, a);
         let bad = self.either(bad, b);
         let r = self.b.select(bad, nan, r);
+        // ±0 as a base gives +∞ for y < 0, +0 for y > 0; +∞ the reverse (stated here: pow
+        // signs them for -0 and odd y, and a hardware pow may not know them).
+        let inf = self.float_like(f64::INFINITY, ty, loc)?;
+        let y_neg = self.b.binary(B::Less, y, zero);
+        let y_pos = self.b.binary(B::Greater, y, zero);
+        let y_nonzero = self.either(y_neg, y_pos);
+        let at_zero = self.b.select(y_neg, inf, zero);
+        let base_zero = self.both(x_zero, y_nonzero);
+        let r = self.b.select(base_zero, at_zero, r);
+        let at_inf = self.b.select(y_neg, zero, inf);
+        let x_pos_inf = self.b.binary(B::Equal, x, inf);
+        let base_inf = self.both(x_pos_inf, y_nonzero);
+        let r = self.b.select(base_inf, at_inf, r);
         // NaN in, NaN out (pow gives 1 for 1^NaN and NaN^0).
         let (xn, yn) = (self.is_nan(x), self.is_nan(y));
         let any_nan = self.either(xn, yn);

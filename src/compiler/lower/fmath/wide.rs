@@ -1,6 +1,7 @@
-//! Extended precision (a value as the unevaluated sum hi + lo of two floats) for float pow and
-//! tgamma on a device without double: pow is e^(y log x), whose error is log's error
-//! magnified by |y log x| (up to 104), so y log x is formed to about 2^-35 absolute; tgamma is
+//! Extended precision (a value as the unevaluated sum hi + lo of two floats or doubles) for
+//! pow (double pow, and float pow and tgamma on a device without double): pow is e^(y log x),
+//! whose error is log's error magnified by |y log x| (up to 104 for float, 745 for double),
+//! so y log x is formed to about 2^-35 absolute in float, 2^-64 in double; tgamma is
 //! e^(Stirling's series), whose exponent reaches 88.
 //!
 //! The textbook error-free transformations (two-sum, Veltkamp's split) are algebraic
@@ -16,8 +17,24 @@ use crate::compiler::sema::model::WorkItemFn;
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, MathFunction as M, ScalarKind};
 
-/// The grid of the exact part of log x: multiples of 2^-12 below 2^12 sum exactly.
-const GRID: f64 = 4096.0;
+/// The grid of the exact part of log x: multiples of 2^-12 below 2^12 sum exactly in float,
+/// multiples of 2^-40 below 2^11 in double.
+fn grid(ty: &T) -> f64 {
+    if format(ty).bytes == 8 { 2f64.powi(40) } else { 4096.0 }
+}
+
+/// Whether `hi` is finite.
+fn finite_hi(cx: &mut Ctx<'_>, hi: H, ty: &T, loc: Loc) -> R<H> {
+    let a = cx.b.math(M::Abs, &[hi]);
+    let inf = cx.float_like(f64::INFINITY, ty, loc)?;
+    Ok(cx.b.binary(B::Less, a, inf))
+}
+
+/// The mask of a value's upper half: 12 of float's 24 significant bits, 26 of double's 53,
+/// so that the product of two upper halves is exact.
+fn upper_half_mask(ty: &T) -> i64 {
+    if format(ty).bytes == 8 { !((1i64 << 27) - 1) } else { 0xffff_f000 }
+}
 
 impl Ctx<'_> {
     /// `x` (of any arithmetic type) unchanged, behind an xor of its bits with a 0 the
@@ -41,20 +58,21 @@ impl Ctx<'_> {
         self.barrier(r, ty, loc)
     }
 
-    /// x with the low 12 of its 23 mantissa bits cleared: 12 significant bits, so that the
-    /// product of two such values is exact, and x - hi_bits(x) is exact too.
+    /// x with the low half of its mantissa bits cleared (12 significant bits of float's, 26
+    /// of double's), so that the product of two such values is exact, and x - hi_bits(x) is
+    /// exact too.
     fn hi_bits(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let bits = self.b.cast(x, ScalarKind::Uint, None);
-        let mask = self.int_like(0xffff_f000, &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
+        let mask = self.int_like(upper_half_mask(ty), &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
         let h = self.b.binary(B::And, bits, mask);
         Ok(self.b.cast(h, ScalarKind::Float, None))
     }
 
     /// x rounded to the grid, and the (exact) rest.
     fn on_grid(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
-        let scaled = self.mul_c(x, GRID, ty, loc)?;
+        let scaled = self.mul_c(x, grid(ty), ty, loc)?;
         let r = self.b.math(M::Round, &[scaled]);
-        let g = self.mul_c(r, 1.0 / GRID, ty, loc)?;
+        let g = self.mul_c(r, 1.0 / grid(ty), ty, loc)?;
         Ok((g, self.exact_rest(x, g, ty, loc)?))
     }
 
@@ -94,10 +112,12 @@ impl Ctx<'_> {
         Ok((hi, self.b.binary(B::Add, lo, tail)))
     }
 
-    /// e^(hi + lo): exp's reduction of hi (exact: k ln2's upper part has 16 bits), with lo
-    /// added to the reduced argument.
+    /// e^(hi + lo): exp's reduction of hi (exact: k ln2's upper part has 16 bits in float,
+    /// 33 in double), with lo added to the reduced argument. k comes from hi + lo: lo may
+    /// be far from small (y times log's series part, 2 for pow(1.5, 300)).
     fn exp_wide(&mut self, hi: H, lo: H, ty: &T, loc: Loc) -> R<H> {
-        let k = self.mul_c(hi, std::f64::consts::LOG2_E, ty, loc)?;
+        let sum = self.b.binary(B::Add, hi, lo);
+        let k = self.mul_c(sum, std::f64::consts::LOG2_E, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let [l2h, l2l] = format(ty).ln2;
         let kh = self.mul_c(k, l2h, ty, loc)?;
@@ -107,11 +127,41 @@ impl Ctx<'_> {
         let r = self.b.binary(B::Add, r, lo);
         let p = self.exp_poly(r, ty, loc)?;
         let e = self.scale(p, k, ty);
-        self.exp_limits(e, hi, format(ty).exp_limits, ty, loc)
+        // hi alone decides infinities and NaN (lo is 0 there).
+        let finite = finite_hi(self, hi, ty, loc)?;
+        let sum = self.b.select(finite, sum, hi);
+        self.exp_limits(e, sum, format(ty).exp_limits, ty, loc)
     }
 
-    /// e^(y log ax) for ax ≥ 0 (or NaN); log ax = ±∞ or NaN where ax is 0, ∞ or NaN.
-    pub(super) fn exp_y_log_wide(&mut self, ax: H, y: H, ty: &T, loc: Loc) -> R<H> {
+    /// 1/n for an integer n (i32, `nf` the same as a float or double) as y + y_lo, y_lo the
+    /// rounding error of y: rootn's exponent 1/n must not lose its last bits, which log x
+    /// magnifies. 1 - y n is formed from exact partial products (y's halves times n's upper
+    /// and lower 16 bits).
+    pub(super) fn reciprocal_wide(&mut self, n: H, nf: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let one = self.float_like(1.0, ty, loc)?;
+        let y = self.b.binary(B::Divide, one, nf);
+        let a = self.hi_bits(y, ty, loc)?;
+        let b = self.exact_rest(y, a, ty, loc)?;
+        let ity = match ty {
+            T::Vector(_, k) => T::Vector(crate::compiler::sema::model::Scalar::Int, *k),
+            _ => T::Scalar(crate::compiler::sema::model::Scalar::Int),
+        };
+        let mask = self.int_like(!0xffff, &ity, loc)?;
+        let n1 = self.b.binary(B::And, n, mask);
+        let n2 = self.b.binary(B::Subtract, n, n1);
+        let bytes = format(ty).bytes;
+        let (n1, n2) = (self.b.cast(n1, ScalarKind::Float, Some(bytes)), self.b.cast(n2, ScalarKind::Float, Some(bytes)));
+        let mut rem = one;
+        for (p, q) in [(a, n1), (a, n2), (b, n1), (b, n2)] {
+            let pq = self.b.binary(B::Multiply, p, q);
+            rem = self.b.binary(B::Subtract, rem, pq);
+        }
+        Ok((y, self.b.binary(B::Divide, rem, nf)))
+    }
+
+    /// e^(y log ax) for ax ≥ 0 (or NaN); log ax = ±∞ or NaN where ax is 0, ∞ or NaN. `y_lo`
+    /// extends y where it is a rounded value (rootn's 1/n).
+    pub(super) fn exp_y_log_wide(&mut self, ax: H, y: H, y_lo: Option<H>, ty: &T, loc: Loc) -> R<H> {
         let (hi, lo) = self.log_wide(ax, ty, loc)?;
         let (zero, inf, ninf) = (self.float_like(0.0, ty, loc)?, self.float_like(f64::INFINITY, ty, loc)?, self.float_like(f64::NEG_INFINITY, ty, loc)?);
         let (pos, finite) = (self.b.binary(B::Greater, ax, zero), self.b.binary(B::Less, ax, inf));
@@ -119,7 +169,30 @@ impl Ctx<'_> {
         let is_zero = self.b.binary(B::Equal, ax, zero);
         let special = self.b.select(is_zero, ninf, ax);
         let (hi, lo) = (self.b.select(regular, hi, special), self.b.select(regular, lo, zero));
-        self.exp_product(y, hi, lo, zero, ty, loc)
+        let extra = match y_lo {
+            Some(yl) => {
+                let e = self.b.binary(B::Multiply, yl, hi);
+                self.b.select(regular, e, zero)
+            }
+            None => zero,
+        };
+        let r = self.exp_product(y, hi, lo, extra, ty, loc)?;
+        // y = ±∞: ∞ or 0 by whether |x| > 1 (log x may be all in lo, and 0 ∞ is NaN); NaN
+        // in, NaN out (the split of a NaN's bits may leave an infinity).
+        let one = self.float_like(1.0, ty, loc)?;
+        let (above, y_pos) = (self.b.binary(B::Greater, ax, one), self.b.binary(B::Greater, y, zero));
+        let grows = self.b.binary(B::Equal, above, y_pos);
+        let at_inf = self.b.select(grows, inf, zero);
+        // Also for x = 0 or ∞, where a y flushed to 0 would make 0 ∞.
+        let y_inf = self.is_inf(y);
+        let x_inf = self.is_inf(ax);
+        let y_inf = self.b.select(y_inf, y_inf, x_inf);
+        let y_inf = self.b.select(is_zero, is_zero, y_inf);
+        let r = self.b.select(y_inf, at_inf, r);
+        let (xn, yn) = (self.is_nan(ax), self.is_nan(y));
+        let any_nan = self.b.select(xn, xn, yn);
+        let sum = self.b.binary(B::Add, ax, y);
+        Ok(self.b.select(any_nan, sum, r))
     }
 
     /// e^(y (hi + lo) + extra) (extra small): the exact product of the upper halves of y and
