@@ -77,37 +77,42 @@ impl Ctx<'_> {
     }
 
     /// log x as hi + lo for positive finite x, hi on the grid: with x = 2^e (1 + f) (f exact),
-    /// log x = e ln 2 + f - f²/2 + s (f²/2 + R), s = f / (2 + f), R = z (2/3 + 2/5 z + ...),
-    /// z = s²; f²/2 is three exact products of f's halves.
+    /// log x = e ln 2 + 2 atanh s = e ln 2 + 2s + s R, s = f / (2 + f), R = z (2/3 + 2/5 z +
+    /// ...), z = s². s is carried as s_h + s_l: s_l from the remainder f - s_h (2 + f), formed
+    /// from exact partial products; then only s R (under 1 % of log x) carries rounding
+    /// errors, which pow magnifies by |y log x| (up to 745 in double).
     fn log_wide(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let (e, m) = self.split_exponent(x, ty, loc)?;
         let (one, two) = (self.float_like(1.0, ty, loc)?, self.float_like(2.0, ty, loc)?);
         let f = self.b.binary(B::Subtract, m, one);
+        // d = 2 + f as d_h + d_l (d_l the exact rounding error; d_h behind a barrier so that
+        // (2 - d_h) + f is not folded to 0).
         let d = self.b.binary(B::Add, two, f);
-        let s = self.b.binary(B::Divide, f, d);
-        let z = self.b.binary(B::Multiply, s, s);
+        let dh = self.barrier(d, ty, loc)?;
+        let two_minus = self.b.binary(B::Subtract, two, dh);
+        let dl = self.b.binary(B::Add, two_minus, f);
+        let sh = self.b.binary(B::Divide, f, dh);
+        let (a1, b1) = (self.hi_bits(sh, ty, loc)?, self.hi_bits(dh, ty, loc)?);
+        let (a2, b2) = (self.exact_rest(sh, a1, ty, loc)?, self.exact_rest(dh, b1, ty, loc)?);
+        let mut rem = f;
+        for (p, q) in [(a1, b1), (a1, b2), (a2, b1), (a2, b2), (sh, dl)] {
+            let pq = self.b.binary(B::Multiply, p, q);
+            rem = self.b.binary(B::Subtract, rem, pq);
+        }
+        let sl = self.b.binary(B::Divide, rem, dh);
+        let z = self.b.binary(B::Multiply, sh, sh);
         let coeffs: Vec<f64> = (1..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
         let q = self.poly(z, &coeffs, ty, loc)?;
         let r = self.b.binary(B::Multiply, z, q);
-        let fh = self.hi_bits(f, ty, loc)?;
-        let fl = self.exact_rest(f, fh, ty, loc)?;
-        let h1 = self.b.binary(B::Multiply, fh, fh);
-        let h1 = self.mul_c(h1, 0.5, ty, loc)?;
-        let h2 = self.b.binary(B::Multiply, fh, fl);
-        let h3 = self.b.binary(B::Multiply, fl, fl);
-        let h3 = self.mul_c(h3, 0.5, ty, loc)?;
-        let small_sq = self.b.binary(B::Add, h2, h3);
-        let hfsq = self.b.binary(B::Add, h1, small_sq);
-        let hr = self.b.binary(B::Add, hfsq, r);
-        let c = self.b.binary(B::Multiply, s, hr);
+        let c = self.b.binary(B::Multiply, sh, r);
+        let two_sh = self.mul_c(sh, 2.0, ty, loc)?;
+        let two_sl = self.mul_c(sl, 2.0, ty, loc)?;
         let [l2h, l2l] = format(ty).ln2;
         let (a, b) = (self.mul_c(e, l2h, ty, loc)?, self.mul_c(e, l2l, ty, loc)?);
-        let ((ga, ra), (gf, rf), (g1, r1)) = (self.on_grid(a, ty, loc)?, self.on_grid(f, ty, loc)?, self.on_grid(h1, ty, loc)?);
-        let hi = self.b.binary(B::Add, ga, gf);
-        let hi = self.b.binary(B::Subtract, hi, g1);
-        let lo = self.b.binary(B::Add, ra, rf);
-        let lo = self.b.binary(B::Subtract, lo, r1);
-        let tail = self.b.binary(B::Subtract, c, small_sq);
+        let ((ga, ra), (gs, rs)) = (self.on_grid(a, ty, loc)?, self.on_grid(two_sh, ty, loc)?);
+        let hi = self.b.binary(B::Add, ga, gs);
+        let lo = self.b.binary(B::Add, ra, rs);
+        let tail = self.b.binary(B::Add, two_sl, c);
         let tail = self.b.binary(B::Add, tail, b);
         Ok((hi, self.b.binary(B::Add, lo, tail)))
     }
