@@ -199,3 +199,34 @@ fn huge_trigonometric_arguments_powers_and_overflow_edges() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn double_ldexp_rounds_subnormal_results_and_half_powr_keeps_its_bound_near_one() {
+    if !common::has_fp64() {
+        return;
+    }
+    let s = Suite::new(
+        "kernel void k(global const ulong *bits, global const int *k, global double *o, global const float *x, global const float *y, global float *p) {
+            int i = get_global_id(0);
+            o[i] = ldexp(as_double(bits[i]), k[i]);
+            p[i] = half_powr(x[i], y[i]); }",
+    );
+    // Operands given as bits and results read as bits: no float operation may flush them.
+    let bits: [u64; 6] = [0x8000_0000_0000_0005, 0x0000_0000_0000_0003, 0x0010_0000_0000_0001, 0x0000_0000_0000_0001, 0xc1f0_0000_0000_0000, 0x0000_0000_0000_0006];
+    let k = [-3, 1, -2, 1074, -1022, -2];
+    let x: [f32; 6] = [f32::from_bits(0x3f7f_a046), 0.9999, 1.0001, 1.03, 0.97, 2.0];
+    let y: [f32; 6] = [50375.0, 100000.0, -300000.0, 2000.0, -1500.0, 100.5];
+    let (b, kb, xb, yb) = (s.buf(&bits), s.buf(&k), s.buf(&x), s.buf(&y));
+    let (o, p) = (s.zeros::<u64>(6), s.zeros::<f32>(6));
+    s.run("k", &[Arg::Buf(&b), Arg::Buf(&kb), Arg::Buf(&o), Arg::Buf(&xb), Arg::Buf(&yb), Arg::Buf(&p)], &[6], None);
+    let (o, p) = (s.get::<u64>(&o, 6), s.get::<f32>(&p, 6));
+    // -5·2^-1074 / 8 = -0.625 units → -1 unit; 3 units · 2 = 6 units; (2^-1022 + 2^-1074) / 4
+    // = 2^50 + 0.25 units → 2^50; 2^-1074 · 2^1074 = 1; -2^32 · 2^-1022 = -2^-990; 6 / 4 = 1.5
+    // units → 2 (ties to even).
+    let want: [u64; 6] = [0x8000_0000_0000_0001, 0x0000_0000_0000_0006, 0x0004_0000_0000_0000, 0x3ff0_0000_0000_0000, 0x8210_0000_0000_0000, 0x0000_0000_0000_0002];
+    assert_eq!(o, want, "ldexp bits");
+    for i in 0..6 {
+        let w = f64::from(x[i]).powf(f64::from(y[i])) as f32;
+        assert!(ulps32(p[i], w) <= 8192, "half_powr({}, {}) = {:e}, want {w:e}", x[i], y[i], p[i]);
+    }
+}
