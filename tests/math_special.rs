@@ -230,3 +230,37 @@ fn double_ldexp_rounds_subnormal_results_and_half_powr_keeps_its_bound_near_one(
         assert!(ulps32(p[i], w) <= 8192, "half_powr({}, {}) = {:e}, want {w:e}", x[i], y[i], p[i]);
     }
 }
+
+/// remquo's quotient (sign of x / y, low 7 bits of the n nearest x / y, ties to even) for
+/// positive finite floats with x / y below 2^100, by integer division.
+fn remquo_reference(x: f32, y: f32) -> i32 {
+    let parts = |v: f32| {
+        let b = v.to_bits();
+        let (e, f) = ((b >> 23) as i32, u128::from(b & 0x7f_ffff));
+        if e == 0 { (f, -149) } else { (f | 1 << 23, e - 150) }
+    };
+    let ((mx, qx), (my, qy)) = (parts(x.abs()), parts(y.abs()));
+    let d = qx - qy;
+    let (num, den) = if d >= 0 { (mx << d, my) } else { (mx, my << -d) };
+    let (q, r) = (num / den, num % den);
+    let n = if 2 * r > den || (2 * r == den && q % 2 == 1) { q + 1 } else { q };
+    let low = (n % 128) as i32;
+    if (x < 0.0) != (y < 0.0) { -low } else { low }
+}
+
+#[test]
+fn remquo_quotients_of_huge_ratios_are_exact() {
+    // Exact through double's long division; without double the quotient is x / y rounded.
+    if !common::has_fp64() {
+        return;
+    }
+    let s = Suite::new("kernel void k(global const float *x, global const float *y, global int *q, global float *r) {
+        int i = get_global_id(0); int n; r[i] = remquo(x[i], y[i], &n); q[i] = n; }");
+    let x: Vec<f32> = values::<u32>(256, 21).iter().map(|v| f32::from_bits(0x3000_0000 + v % 0x0d00_0000) * if v % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    let y: Vec<f32> = values::<u32>(256, 22).iter().map(|v| f32::from_bits(0x1000_0000 + v % 0x2000_0000) * if v % 5 == 0 { -1.0 } else { 1.0 }).collect();
+    let (xb, yb, qb, rb) = (s.buf(&x), s.buf(&y), s.zeros::<i32>(256), s.zeros::<f32>(256));
+    s.run("k", &[Arg::Buf(&xb), Arg::Buf(&yb), Arg::Buf(&qb), Arg::Buf(&rb)], &[256], None);
+    let q = s.get::<i32>(&qb, 256);
+    let bad: Vec<String> = (0..256).filter(|&i| q[i] != remquo_reference(x[i], y[i])).map(|i| format!("remquo({:e}, {:e}): {}, want {}", x[i], y[i], q[i], remquo_reference(x[i], y[i]))).collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

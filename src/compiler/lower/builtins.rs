@@ -132,6 +132,14 @@ impl Ctx<'_> {
                 (MathFn::Fma, [a, b, c]) => return self.in_double(&[*a, *b, *c], arg_ty, |cx, a, t| cx.exact_fma(a[0], a[1], a[2], t, true, loc)),
                 (MathFn::Fmod, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_fmod(a[0], a[1], t, loc)),
                 (MathFn::Remainder, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_remainder(a[0], a[1], t, loc)),
+                (MathFn::RemquoQuotient, [a, b]) => {
+                    let (a, b) = if double { (*a, *b) } else { (self.b.cast(*a, naga::ScalarKind::Float, Some(8)), self.b.cast(*b, naga::ScalarKind::Float, Some(8))) };
+                    let wide = match arg_ty {
+                        T::Vector(_, n) => T::Vector(S::Double, *n),
+                        _ => T::Scalar(S::Double),
+                    };
+                    return self.exact_remquo_quotient(a, b, &wide, loc);
+                }
                 _ => {}
             }
         }

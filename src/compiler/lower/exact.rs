@@ -111,6 +111,11 @@ impl Ctx<'_> {
 
     /// fmod(x, y) = x - n y with n = trunc(x / y), exactly.
     pub(super) fn exact_fmod(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        Ok(self.fmod_quotient(x, y, ty, loc)?.0)
+    }
+
+    /// fmod(x, y) and the low 7 bits of trunc(|x / y|) (as u64), from the same long division.
+    fn fmod_quotient(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let [x, y] = self.opaque([x, y], ty, loc)?;
         let sh = shape(ty);
         let (a, b) = (self.parts(x, &sh, loc)?, self.parts(y, &sh, loc)?);
@@ -121,14 +126,18 @@ impl Ctx<'_> {
         let one = self.int_like(1, &sh.u64, loc)?;
         let divisor = self.b.select(y_zero, one, b.m);
         let start = self.b.binary(B::Modulo, a.m, divisor);
+        let q0 = self.b.binary(B::Divide, a.m, divisor);
+        let low7 = self.int_like(127, &sh.u64, loc)?;
+        let q0 = self.b.binary(B::And, q0, low7);
         let d = self.b.binary(B::Subtract, a.q, b.q);
         let izero = self.int_like(0, &sh.i32, loc)?;
         let d = self.b.math(M::Max, &[d, izero]);
         let (uty, ity) = (self.naga_ty(&sh.u64, loc)?, self.naga_ty(&sh.i32, loc)?);
-        let (rv, dv) = (self.b.local("fmod_r", uty), self.b.local("fmod_d", ity));
-        let (rp, dp) = (self.b.expr(Expression::LocalVariable(rv)), self.b.expr(Expression::LocalVariable(dv)));
+        let (rv, dv, qv) = (self.b.local("fmod_r", uty), self.b.local("fmod_d", ity), self.b.local("fmod_q", uty));
+        let (rp, dp, qp) = (self.b.expr(Expression::LocalVariable(rv)), self.b.expr(Expression::LocalVariable(dv)), self.b.expr(Expression::LocalVariable(qv)));
         self.b.store(rp, start);
         self.b.store(dp, d);
+        self.b.store(qp, q0);
         // Each step: r = (r 2^s) mod y with s <= 11, so r 2^s < 2^64.
         self.b.open();
         let (r, d) = (self.b.load(rp), self.b.load(dp));
@@ -142,9 +151,17 @@ impl Ctx<'_> {
         let shifted = self.b.binary(B::ShiftLeft, r, su);
         let reduced = self.b.binary(B::Modulo, shifted, divisor);
         let r = self.b.select(more, reduced, r);
+        // The quotient's low bits: q 2^s + the step's quotient.
+        let q = self.b.load(qp);
+        let step_q = self.b.binary(B::Divide, shifted, divisor);
+        let q_moved = self.b.binary(B::ShiftLeft, q, su);
+        let q_next = self.b.binary(B::Add, q_moved, step_q);
+        let q_next = self.b.binary(B::And, q_next, low7);
+        let q = self.b.select(more, q_next, q);
         let d = self.b.binary(B::Subtract, d, s);
         self.b.store(rp, r);
         self.b.store(dp, d);
+        self.b.store(qp, q);
         let body = self.b.close();
         self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
         let r = self.b.load(rp);
@@ -162,17 +179,42 @@ impl Ctx<'_> {
         let nan = self.float_like(f64::NAN, ty, loc)?;
         let result = self.b.select(valid, result, nan);
         let y_nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: y });
-        Ok(self.b.select(y_nan, y, result))
+        let q = self.b.load(qp);
+        // |x| < |y|: a quotient of 0.
+        let zero64 = self.int_like(0, &sh.u64, loc)?;
+        let q = self.b.select(below, zero64, q);
+        Ok((self.b.select(y_nan, y, result), q))
     }
 
     /// IEEE remainder: x - n y with n the integer nearest x / y (ties to even), exactly. From
     /// r = fmod(x, 2y): |r| past |y| means an odd quotient so far; then one more step of |y|
     /// where |r| passes |y| / 2 (or meets it with an odd quotient). Each step is exact.
     pub(super) fn exact_remainder(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        Ok(self.remainder_quotient(x, y, ty, loc)?.0)
+    }
+
+    /// remquo's quotient: the sign of x / y and the low 7 bits of the n of remainder (x - n y
+    /// with n nearest to x / y, ties to even), exactly (x / y rounded loses them past 2^53);
+    /// 0 where the remainder is NaN.
+    pub(super) fn exact_remquo_quotient(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        let (r, n) = self.remainder_quotient(x, y, ty, loc)?;
+        let sh = shape(ty);
+        let n = self.b.cast(n, ScalarKind::Sint, Some(4));
+        let neg_n = self.b.unary(naga::UnaryOperator::Negate, n);
+        let (xs, ys) = (self.sign_bit_set(x, ty), self.sign_bit_set(y, ty));
+        let negative = self.b.binary(B::NotEqual, xs, ys);
+        let n = self.b.select(negative, neg_n, n);
+        let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: r });
+        let zero = self.int_like(0, &sh.i32, loc)?;
+        Ok(self.b.select(nan, zero, n))
+    }
+
+    /// remainder(x, y) and the low 7 bits of |n| (u64).
+    fn remainder_quotient(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let [x, y] = self.opaque([x, y], ty, loc)?;
         let two = self.float_like(2.0, ty, loc)?;
         let y2 = self.b.binary(B::Multiply, y, two);
-        let r = self.exact_fmod(x, y2, ty, loc)?;
+        let (r, n2) = self.fmod_quotient(x, y2, ty, loc)?;
         let (a, ay) = (self.b.math(M::Abs, &[r]), self.b.math(M::Abs, &[y]));
         let odd = self.b.binary(B::GreaterEqual, a, ay);
         let less = self.b.binary(B::Subtract, a, ay);
@@ -187,9 +229,20 @@ impl Ctx<'_> {
         let neg = self.b.unary(naga::UnaryOperator::Negate, a);
         let x_neg = self.sign_bit_set(x, ty);
         let result = self.b.select(x_neg, neg, a);
+        // n = 2 n2 + (one y more: odd) + (one more: step).
+        let sh = shape(ty);
+        let (one, zero) = (self.int_like(1, &sh.u64, loc)?, self.int_like(0, &sh.u64, loc)?);
+        let u1 = self.u32_like(1, &sh.u32);
+        let n = self.b.binary(B::ShiftLeft, n2, u1);
+        let add_odd = self.b.select(odd, one, zero);
+        let add_step = self.b.select(step, one, zero);
+        let n = self.b.binary(B::Add, n, add_odd);
+        let n = self.b.binary(B::Add, n, add_step);
+        let low7 = self.int_like(127, &sh.u64, loc)?;
+        let n = self.b.binary(B::And, n, low7);
         // NaN operands, y = 0 and infinite x: fmod's NaN; infinite y: x.
         let special = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: r });
-        Ok(self.b.select(special, r, result))
+        Ok((self.b.select(special, r, result), n))
     }
 
     /// The operands behind an opaque xor: with constant operands naga's constant evaluator
