@@ -4,7 +4,7 @@
 use super::expr::Val;
 use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Scalar as S, Stmt, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{Builtin, Expr, FenceFlags, IntFn, MathFn, Precision, Rounding, Scalar as S, Stmt, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Statement};
 
@@ -38,7 +38,8 @@ impl Ctx<'_> {
             Builtin::Printf(id) => self.printf(id, args, loc).map(Val::V),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),
-            Builtin::Vstore(n) | Builtin::VstoreHalf(n, _) => self.vstore(n, args, loc).map(|_| Val::Void),
+            Builtin::Vstore(n) => self.vstore(n, args, Rounding::Default, loc).map(|_| Val::Void),
+            Builtin::VstoreHalf(n, rounding) => self.vstore(n, args, rounding, loc).map(|_| Val::Void),
             _ => {
                 if args.len() < arity(bi) {
                     return Err(LowerError::new(loc, "internal: too few arguments to a built-in function"));
@@ -125,7 +126,9 @@ impl Ctx<'_> {
         // asked for.
         let soft = match arg_ty.element() {
             Some(S::Double) => true,
-            Some(S::Float) => precision == Precision::Full && !self.options.fast_math,
+            // Relaxed exp and exp2 must stay within 3 + ⌊2|x|⌋ ulp, which lavapipe's
+            // native ones miss (3.03 ulp): they stay in software.
+            Some(S::Float) => precision == Precision::Full && (!self.options.fast_math || matches!(f, MathFn::Exp | MathFn::Exp2)),
             _ => false,
         };
         // Exact on the representation (exact.rs): double fma, fmod and remainder, and float
@@ -133,9 +136,19 @@ impl Ctx<'_> {
         let double = arg_ty.element() == Some(S::Double);
         if double || (arg_ty.element() == Some(S::Float) && self.target.fp64) {
             match (f, v) {
-                (MathFn::Fma, [a, b, c]) if double => return self.exact_fma(*a, *b, *c, arg_ty, loc),
+                (MathFn::Fma, [a, b, c]) if double => return self.exact_fma(*a, *b, *c, arg_ty, false, loc),
+                // Float: x y + z rounded to odd in double, then once to float.
+                (MathFn::Fma, [a, b, c]) => return self.in_double(&[*a, *b, *c], arg_ty, |cx, a, t| cx.exact_fma(a[0], a[1], a[2], t, true, loc)),
                 (MathFn::Fmod, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_fmod(a[0], a[1], t, loc)),
                 (MathFn::Remainder, [a, b]) => return self.in_double(&[*a, *b], arg_ty, |cx, a, t| cx.exact_remainder(a[0], a[1], t, loc)),
+                (MathFn::RemquoQuotient, [a, b]) => {
+                    let (a, b) = if double { (*a, *b) } else { (self.b.cast(*a, naga::ScalarKind::Float, Some(8)), self.b.cast(*b, naga::ScalarKind::Float, Some(8))) };
+                    let wide = match arg_ty {
+                        T::Vector(_, n) => T::Vector(S::Double, *n),
+                        _ => T::Scalar(S::Double),
+                    };
+                    return self.exact_remquo_quotient(a, b, &wide, loc);
+                }
                 _ => {}
             }
         }
@@ -144,6 +157,24 @@ impl Ctx<'_> {
         }
         if (soft || super::fmath::needs_software(f)) && super::fmath::handles(f) {
             return self.soft_math(f, v, arg_ty, loc);
+        }
+        let v = &self.flush_log_argument(f, v, arg_ty, loc)?;
+        if precision == Precision::Half && arg_ty.element() == Some(S::Float) {
+            match f {
+                MathFn::Log | MathFn::Log2 | MathFn::Log10 => return self.half_log(f, v[0], arg_ty, loc),
+                MathFn::Powr => {
+                    // A subnormal base flushed, as for the logarithms (lavapipe's pow of one
+                    // was far off).
+                    let x = self.flush_log_argument(MathFn::Log, &v[..1], arg_ty, loc)?[0];
+                    // 2^(y log2 x) with half_log2's series near 1: the hardware's pow there
+                    // was 36000 ulp off for y = 50375.
+                    let l = self.half_log(MathFn::Log2, x, arg_ty, loc)?;
+                    let t = self.b.binary(B::Multiply, v[1], l);
+                    let r = self.b.math(M::Exp2, &[t]);
+                    return self.powr_domain(r, x, v[1], arg_ty, loc);
+                }
+                _ => {}
+            }
         }
         if let Some(m) = simple {
             if m == M::Cross && arg_ty.width() == 4 {
@@ -195,11 +226,7 @@ impl Ctx<'_> {
                 let p = self.b.binary(B::Multiply, v[1], t);
                 self.b.binary(B::Subtract, v[0], p)
             }
-            MathFn::Hypot => {
-                let (xx, yy) = (self.b.binary(B::Multiply, v[0], v[0]), self.b.binary(B::Multiply, v[1], v[1]));
-                let s = self.b.binary(B::Add, xx, yy);
-                self.b.math(M::Sqrt, &[s])
-            }
+            MathFn::Hypot => self.hypot(v[0], v[1], arg_ty, loc)?,
             MathFn::Copysign => self.copysign(v[0], v[1], arg_ty),
             MathFn::Divide => self.b.binary(B::Divide, v[0], v[1]),
             MathFn::Recip => {
@@ -246,6 +273,89 @@ impl Ctx<'_> {
         })
     }
 
+    /// The argument of a hardware float logarithm (`f` a logarithm) with subnormals flushed
+    /// to zero of their sign (lavapipe's gave log(2^-127) for 2^-141; the device reports no float denormals,
+    /// so a flushed input is a result the spec allows). Other functions' arguments as given.
+    fn flush_log_argument(&mut self, f: MathFn, v: &[Handle<Expression>], ty: &T, loc: Loc) -> R<Vec<Handle<Expression>>> {
+        let hardware_log = matches!(f, MathFn::Log | MathFn::Log2 | MathFn::Log10) && ty.element() == Some(S::Float);
+        let Some(&x) = v.first().filter(|_| hardware_log) else { return Ok(v.to_vec()) };
+        let a = self.b.math(M::Abs, &[x]);
+        let min = self.float_like(f64::from(f32::MIN_POSITIVE), ty, loc)?;
+        let tiny = self.b.binary(B::Less, a, min);
+        let zero = self.float_like(0.0, ty, loc)?;
+        let signed_zero = self.copysign(zero, x, ty);
+        Ok(vec![self.b.select(tiny, signed_zero, x)])
+    }
+
+    /// half_log, half_log2, half_log10: the hardware's logarithm, which loses its relative
+    /// precision near 1 (lavapipe's was 15000 ulp off at 1 - 2^-14), except there: for
+    /// |x - 1| < 1/16 the series f - f²/2 + ... - f⁸/8 of f = x - 1 (exact), within 2^-28
+    /// (half_powr multiplies its error by y log2 x, up to 128).
+    fn half_log(&mut self, f: MathFn, x: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let (native, scale) = match f {
+            MathFn::Log => (self.b.math(M::Log, &[x]), 1.0),
+            MathFn::Log2 => (self.b.math(M::Log2, &[x]), std::f64::consts::LOG2_E),
+            _ => {
+                let l = self.b.math(M::Log2, &[x]);
+                let k = self.float_like(std::f64::consts::LOG10_2, ty, loc)?;
+                (self.b.binary(B::Multiply, l, k), std::f64::consts::LOG10_E)
+            }
+        };
+        let one = self.float_like(1.0, ty, loc)?;
+        let t = self.b.binary(B::Subtract, x, one);
+        let mut acc = self.float_like(-1.0 / 8.0, ty, loc)?;
+        for c in [1.0 / 7.0, -1.0 / 6.0, 1.0 / 5.0, -0.25, 1.0 / 3.0, -0.5, 1.0] {
+            let m = self.b.binary(B::Multiply, acc, t);
+            let c = self.float_like(c, ty, loc)?;
+            acc = self.b.binary(B::Add, m, c);
+        }
+        let series = self.b.binary(B::Multiply, acc, t);
+        let k = self.float_like(scale, ty, loc)?;
+        let series = self.b.binary(B::Multiply, series, k);
+        let at = self.b.math(M::Abs, &[t]);
+        let near = self.float_like(1.0 / 16.0, ty, loc)?;
+        let close = self.b.binary(B::Less, at, near);
+        Ok(self.b.select(close, series, native))
+    }
+
+    /// √(x² + y²) without overflow or underflow in the squares: both scaled by the power of
+    /// two that brings the larger to [2, 4), the root scaled back; +∞ where either is
+    /// infinite (even with a NaN), NaN where either is NaN otherwise.
+    fn hypot(&mut self, x: Handle<Expression>, y: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let double = ty.element() == Some(S::Double);
+        let (mantissa, bias) = if double { (52, 1023) } else { (23, 127) };
+        let (ax, ay) = (self.b.math(M::Abs, &[x]), self.b.math(M::Abs, &[y]));
+        let m = self.b.math(M::Max, &[ax, ay]);
+        let bits = self.b.cast(m, naga::ScalarKind::Uint, None);
+        let k = self.b.u32(mantissa);
+        let k = self.match_width(k, ty);
+        let field = self.b.binary(B::ShiftRight, bits, k);
+        let field = self.b.cast(field, naga::ScalarKind::Sint, Some(4));
+        let ity = match ty {
+            T::Vector(_, n) => T::Vector(S::Int, *n),
+            _ => T::Scalar(S::Int),
+        };
+        let one = self.int_like(1, &ity, loc)?;
+        let field = self.b.math(M::Max, &[field, one]);
+        // m = 2^e f, f in [1, 2) (subnormals: e of the least normal): scale by 2^(1 - e).
+        let k1 = self.int_like(bias + 1, &ity, loc)?;
+        let down = self.b.binary(B::Subtract, k1, field);
+        let (sx, sy) = (self.b.math(M::Ldexp, &[ax, down]), self.b.math(M::Ldexp, &[ay, down]));
+        let (xx, yy) = (self.b.binary(B::Multiply, sx, sx), self.b.binary(B::Multiply, sy, sy));
+        let s = self.b.binary(B::Add, xx, yy);
+        let r = self.b.math(M::Sqrt, &[s]);
+        let up = self.b.unary(naga::UnaryOperator::Negate, down);
+        let r = self.b.math(M::Ldexp, &[r, up]);
+        let (xn, yn) = (self.is_nan(x), self.is_nan(y));
+        let nan = self.b.select(xn, xn, yn);
+        let sum = self.b.binary(B::Add, x, y);
+        let r = self.b.select(nan, sum, r);
+        let (xi, yi) = (self.is_inf(x), self.is_inf(y));
+        let inf_in = self.b.select(xi, xi, yi);
+        let inf = self.float_like(f64::INFINITY, ty, loc)?;
+        Ok(self.b.select(inf_in, inf, r))
+    }
+
     /// Whether the sign bit of float (vector) `x` of type `ty` is set (-0.0 and NaNs included).
     pub(super) fn sign_bit_set(&mut self, x: Handle<Expression>, ty: &T) -> Handle<Expression> {
         let bits = self.b.cast(x, naga::ScalarKind::Sint, None);
@@ -273,8 +383,9 @@ impl Ctx<'_> {
         let odd = self.b.binary(B::NotEqual, t_half_int, t_half);
         let above = self.b.binary(B::Greater, frac, half);
         let tie = self.b.binary(B::Equal, frac, half);
-        let tie_odd = self.b.binary(B::LogicalAnd, tie, odd);
-        let up = self.b.binary(B::LogicalOr, above, tie_odd);
+        // Component-wise and/or by select: naga's logical operators take scalars only.
+        let tie_odd = self.b.select(tie, odd, tie);
+        let up = self.b.select(above, above, tie_odd);
         let step = self.b.select(up, one, zero);
         let r = self.b.binary(B::Add, t, step);
         Ok(self.copysign(r, x, ty))
@@ -399,8 +510,8 @@ impl Ctx<'_> {
         self.compose_components(comps, ty, loc)
     }
 
-    /// `vstoren(data, offset, p)` (also `vstore_halfn`, which converts on the way).
-    fn vstore(&mut self, n: u8, args: &[Expr], loc: Loc) -> R<()> {
+    /// `vstoren(data, offset, p)` (also `vstore_halfn[_rounding]`, which converts on the way).
+    fn vstore(&mut self, n: u8, args: &[Expr], rounding: Rounding, loc: Loc) -> R<()> {
         let [data, off, p] = args else { return Err(LowerError::new(loc, "internal: vstore arguments")) };
         let v = self.eval_value(data)?;
         let base = self.vector_base(n, off, p, loc)?;
@@ -408,11 +519,17 @@ impl Ctx<'_> {
         let elem = data.ty.element().map_or(T::Void, T::Scalar);
         let to_half = matches!(&p.ty, T::Pointer { pointee, .. } if **pointee == T::Scalar(S::Half));
         // vstore_half of double: through float rounded to odd, so that the rounding to half
-        // afterwards is the one correct rounding.
+        // afterwards is the one correct rounding. A directed mode rounds to a value the
+        // store's conversion to half keeps.
+        let directed = to_half && matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn);
         let via_float = to_half && elem == T::Scalar(S::Double);
-        let stored = if via_float { T::Scalar(S::Float) } else { elem };
+        let stored = if via_float { T::Scalar(S::Float) } else { elem.clone() };
         for (k, c) in (0..u32::from(n)).zip(comps) {
-            let c = if via_float { self.double_to_float_odd(c) } else { c };
+            let c = match (directed, via_float) {
+                (true, _) => self.half_directed(c, &elem, rounding, loc)?,
+                (false, true) => self.double_to_float_odd(c),
+                (false, false) => c,
+            };
             let kk = self.b.u32(k);
             let ptr = self.ptr_add(base.clone(), kk, loc)?;
             let access = self.ptr_access(&ptr, loc)?;

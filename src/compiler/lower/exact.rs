@@ -48,8 +48,9 @@ const MANTISSA: u64 = (1 << 52) - 1;
 const MIN_Q: i64 = -1074;
 
 impl Ctx<'_> {
-    /// Correctly rounded x y + z.
-    pub(super) fn exact_fma(&mut self, x: H, y: H, z: H, ty: &T, loc: Loc) -> R<H> {
+    /// Correctly rounded x y + z; rounded to odd instead when `odd` (the last bit set where
+    /// the result is inexact), so that a later rounding to float rounds once.
+    pub(super) fn exact_fma(&mut self, x: H, y: H, z: H, ty: &T, odd: bool, loc: Loc) -> R<H> {
         let [x, y, z] = self.opaque([x, y, z], ty, loc)?;
         let sh = shape(ty);
         let (a, b, c) = (self.parts(x, &sh, loc)?, self.parts(y, &sh, loc)?, self.parts(z, &sh, loc)?);
@@ -81,7 +82,7 @@ impl Ctx<'_> {
         let sum = self.add_wide(big, small, &sh, loc)?;
         let diff = self.sub_wide(big, small, &sh, loc)?;
         let r = self.select_wide(subtract, diff, sum);
-        let bits = self.round_wide(r, eb, &sh, loc)?;
+        let bits = self.round_wide(r, eb, odd, &sh, loc)?;
         // An exact zero is +0 in round to nearest.
         let is_zero = self.wide_is_zero(r, &sh, loc)?;
         let bits = self.b.select(is_zero, zero64, bits);
@@ -110,6 +111,11 @@ impl Ctx<'_> {
 
     /// fmod(x, y) = x - n y with n = trunc(x / y), exactly.
     pub(super) fn exact_fmod(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        Ok(self.fmod_quotient(x, y, ty, loc)?.0)
+    }
+
+    /// fmod(x, y) and the low 7 bits of trunc(|x / y|) (as u64), from the same long division.
+    fn fmod_quotient(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let [x, y] = self.opaque([x, y], ty, loc)?;
         let sh = shape(ty);
         let (a, b) = (self.parts(x, &sh, loc)?, self.parts(y, &sh, loc)?);
@@ -120,14 +126,18 @@ impl Ctx<'_> {
         let one = self.int_like(1, &sh.u64, loc)?;
         let divisor = self.b.select(y_zero, one, b.m);
         let start = self.b.binary(B::Modulo, a.m, divisor);
+        let q0 = self.b.binary(B::Divide, a.m, divisor);
+        let low7 = self.int_like(127, &sh.u64, loc)?;
+        let q0 = self.b.binary(B::And, q0, low7);
         let d = self.b.binary(B::Subtract, a.q, b.q);
         let izero = self.int_like(0, &sh.i32, loc)?;
         let d = self.b.math(M::Max, &[d, izero]);
         let (uty, ity) = (self.naga_ty(&sh.u64, loc)?, self.naga_ty(&sh.i32, loc)?);
-        let (rv, dv) = (self.b.local("fmod_r", uty), self.b.local("fmod_d", ity));
-        let (rp, dp) = (self.b.expr(Expression::LocalVariable(rv)), self.b.expr(Expression::LocalVariable(dv)));
+        let (rv, dv, qv) = (self.b.local("fmod_r", uty), self.b.local("fmod_d", ity), self.b.local("fmod_q", uty));
+        let (rp, dp, qp) = (self.b.expr(Expression::LocalVariable(rv)), self.b.expr(Expression::LocalVariable(dv)), self.b.expr(Expression::LocalVariable(qv)));
         self.b.store(rp, start);
         self.b.store(dp, d);
+        self.b.store(qp, q0);
         // Each step: r = (r 2^s) mod y with s <= 11, so r 2^s < 2^64.
         self.b.open();
         let (r, d) = (self.b.load(rp), self.b.load(dp));
@@ -141,9 +151,17 @@ impl Ctx<'_> {
         let shifted = self.b.binary(B::ShiftLeft, r, su);
         let reduced = self.b.binary(B::Modulo, shifted, divisor);
         let r = self.b.select(more, reduced, r);
+        // The quotient's low bits: q 2^s + the step's quotient.
+        let q = self.b.load(qp);
+        let step_q = self.b.binary(B::Divide, shifted, divisor);
+        let q_moved = self.b.binary(B::ShiftLeft, q, su);
+        let q_next = self.b.binary(B::Add, q_moved, step_q);
+        let q_next = self.b.binary(B::And, q_next, low7);
+        let q = self.b.select(more, q_next, q);
         let d = self.b.binary(B::Subtract, d, s);
         self.b.store(rp, r);
         self.b.store(dp, d);
+        self.b.store(qp, q);
         let body = self.b.close();
         self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
         let r = self.b.load(rp);
@@ -161,17 +179,42 @@ impl Ctx<'_> {
         let nan = self.float_like(f64::NAN, ty, loc)?;
         let result = self.b.select(valid, result, nan);
         let y_nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: y });
-        Ok(self.b.select(y_nan, y, result))
+        let q = self.b.load(qp);
+        // |x| < |y|: a quotient of 0.
+        let zero64 = self.int_like(0, &sh.u64, loc)?;
+        let q = self.b.select(below, zero64, q);
+        Ok((self.b.select(y_nan, y, result), q))
     }
 
     /// IEEE remainder: x - n y with n the integer nearest x / y (ties to even), exactly. From
     /// r = fmod(x, 2y): |r| past |y| means an odd quotient so far; then one more step of |y|
     /// where |r| passes |y| / 2 (or meets it with an odd quotient). Each step is exact.
     pub(super) fn exact_remainder(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        Ok(self.remainder_quotient(x, y, ty, loc)?.0)
+    }
+
+    /// remquo's quotient: the sign of x / y and the low 7 bits of the n of remainder (x - n y
+    /// with n nearest to x / y, ties to even), exactly (x / y rounded loses them past 2^53);
+    /// 0 where the remainder is NaN.
+    pub(super) fn exact_remquo_quotient(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        let (r, n) = self.remainder_quotient(x, y, ty, loc)?;
+        let sh = shape(ty);
+        let n = self.b.cast(n, ScalarKind::Sint, Some(4));
+        let neg_n = self.b.unary(naga::UnaryOperator::Negate, n);
+        let (xs, ys) = (self.sign_bit_set(x, ty), self.sign_bit_set(y, ty));
+        let negative = self.b.binary(B::NotEqual, xs, ys);
+        let n = self.b.select(negative, neg_n, n);
+        let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: r });
+        let zero = self.int_like(0, &sh.i32, loc)?;
+        Ok(self.b.select(nan, zero, n))
+    }
+
+    /// remainder(x, y) and the low 7 bits of |n| (u64).
+    fn remainder_quotient(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let [x, y] = self.opaque([x, y], ty, loc)?;
         let two = self.float_like(2.0, ty, loc)?;
         let y2 = self.b.binary(B::Multiply, y, two);
-        let r = self.exact_fmod(x, y2, ty, loc)?;
+        let (r, n2) = self.fmod_quotient(x, y2, ty, loc)?;
         let (a, ay) = (self.b.math(M::Abs, &[r]), self.b.math(M::Abs, &[y]));
         let odd = self.b.binary(B::GreaterEqual, a, ay);
         let less = self.b.binary(B::Subtract, a, ay);
@@ -186,9 +229,20 @@ impl Ctx<'_> {
         let neg = self.b.unary(naga::UnaryOperator::Negate, a);
         let x_neg = self.sign_bit_set(x, ty);
         let result = self.b.select(x_neg, neg, a);
+        // n = 2 n2 + (one y more: odd) + (one more: step).
+        let sh = shape(ty);
+        let (one, zero) = (self.int_like(1, &sh.u64, loc)?, self.int_like(0, &sh.u64, loc)?);
+        let u1 = self.u32_like(1, &sh.u32);
+        let n = self.b.binary(B::ShiftLeft, n2, u1);
+        let add_odd = self.b.select(odd, one, zero);
+        let add_step = self.b.select(step, one, zero);
+        let n = self.b.binary(B::Add, n, add_odd);
+        let n = self.b.binary(B::Add, n, add_step);
+        let low7 = self.int_like(127, &sh.u64, loc)?;
+        let n = self.b.binary(B::And, n, low7);
         // NaN operands, y = 0 and infinite x: fmod's NaN; infinite y: x.
         let special = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: r });
-        Ok(self.b.select(special, r, result))
+        Ok((self.b.select(special, r, result), n))
     }
 
     /// The operands behind an opaque xor: with constant operands naga's constant evaluator
@@ -264,7 +318,7 @@ impl Ctx<'_> {
     /// `normalize_wide` of a value below 2^64 (the high word is not built: a constant 0 there
     /// would reach naga's constant evaluator, which cannot narrow 64-bit vectors).
     fn normalize_narrow(&mut self, m: H, e: H, sh: &Shape, loc: Loc) -> R<(Wide, H)> {
-        let lz = self.clz64(m, sh);
+        let lz = self.clz64(m, &sh.u32);
         let k2 = self.u32_like(2, &sh.u32);
         let at_least = self.b.math(M::Max, &[lz, k2]);
         let s = self.b.binary(B::Subtract, at_least, k2);
@@ -277,19 +331,21 @@ impl Ctx<'_> {
         Ok((Wide { hi, lo }, self.b.binary(B::Subtract, e, si)))
     }
 
-    fn clz64(&mut self, x: H, sh: &Shape) -> H {
-        let k32 = self.u32_like(32, &sh.u32);
+    /// Leading zeros of a 64-bit integer (naga's 64-bit `CountLeadingZeros` is not usable), as
+    /// `u32t`, the u32 type of its shape.
+    pub(super) fn clz64(&mut self, x: H, u32t: &T) -> H {
+        let k32 = self.u32_like(32, u32t);
         let hi = self.b.binary(B::ShiftRight, x, k32);
         let (hi, lo) = (self.b.cast(hi, ScalarKind::Uint, Some(4)), self.b.cast(x, ScalarKind::Uint, Some(4)));
         let (ch, cl) = (self.b.math(M::CountLeadingZeros, &[hi]), self.b.math(M::CountLeadingZeros, &[lo]));
-        let zero = self.u32_like(0, &sh.u32);
+        let zero = self.u32_like(0, u32t);
         let hi_zero = self.b.binary(B::Equal, hi, zero);
         let more = self.b.binary(B::Add, cl, k32);
         self.b.select(hi_zero, more, ch)
     }
 
     fn clz_wide(&mut self, v: Wide, sh: &Shape, loc: Loc) -> R<H> {
-        let (ch, cl) = (self.clz64(v.hi, sh), self.clz64(v.lo, sh));
+        let (ch, cl) = (self.clz64(v.hi, &sh.u32), self.clz64(v.lo, &sh.u32));
         let zero = self.int_like(0, &sh.u64, loc)?;
         let hi_zero = self.b.binary(B::Equal, v.hi, zero);
         let k64 = self.u32_like(64, &sh.u32);
@@ -407,7 +463,7 @@ impl Ctx<'_> {
 
     /// The bits of r 2^e (r != 0, below 2^127) rounded to the nearest double, ties to even,
     /// sign bit clear; +∞ past the largest.
-    fn round_wide(&mut self, r: Wide, e: H, sh: &Shape, loc: Loc) -> R<H> {
+    fn round_wide(&mut self, r: Wide, e: H, odd_mode: bool, sh: &Shape, loc: Loc) -> R<H> {
         // Top bit t; keep 53 bits, or fewer where the result is subnormal (its last bit
         // weighs 2^-1074): drop = max(t - 52, -1074 - e) bits.
         let lz = self.clz_wide(r, sh, loc)?;
@@ -439,10 +495,16 @@ impl Ctx<'_> {
         let rest = self.low_bits_set(r, below, sh, loc)?;
         let odd = self.b.binary(B::And, kept, one);
         let odd = self.b.binary(B::NotEqual, odd, zero);
-        let tie_up = self.or(rest, odd);
-        let round_up = self.and(half, tie_up);
-        let inc = self.b.select(round_up, one, zero);
-        let rounded = self.b.binary(B::Add, kept, inc);
+        let rounded = if odd_mode {
+            let inexact = self.or(half, rest);
+            let sticky = self.b.select(inexact, one, zero);
+            self.b.binary(B::InclusiveOr, kept, sticky)
+        } else {
+            let tie_up = self.or(rest, odd);
+            let round_up = self.and(half, tie_up);
+            let inc = self.b.select(round_up, one, zero);
+            self.b.binary(B::Add, kept, inc)
+        };
         let dropping = self.b.binary(B::Greater, drop, izero);
         let m = self.b.select(dropping, rounded, exact);
         // Past 127 (t <= 126): below half the smallest subnormal, 0.

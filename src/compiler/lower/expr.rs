@@ -82,6 +82,9 @@ impl Ctx<'_> {
             ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
                 self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {
+                    if let Some(f) = cx.convert_directed(v[0], &t[0], r, *rounding, loc)? {
+                        return Ok(f);
+                    }
                     let v = cx.round_for_int(v[0], &t[0], r, *rounding, loc)?;
                     cx.convert(v, &t[0], r, *sat, loc)
                 })?
@@ -655,9 +658,8 @@ impl Ctx<'_> {
         if let T::Vector(..) = a.ty {
             let (x, y) = (self.eval_value(a)?, self.eval_value(b)?);
             return self.per_part(&[(x, a.ty.clone()), (y, b.ty.clone())], ty, loc, |cx, v, t, r| {
-                let (zx, zy) = (cx.zero_of(&t[0], loc)?, cx.zero_of(&t[1], loc)?);
                 // naga has no logical operators on bool vectors: choose per component instead.
-                let (bx, by) = (cx.b.binary(B::NotEqual, v[0], zx), cx.b.binary(B::NotEqual, v[1], zy));
+                let (bx, by) = (cx.nonzero(v[0], &t[0], loc)?, cx.nonzero(v[1], &t[1], loc)?);
                 let iy = cx.bool_to_int(by, r, loc)?;
                 let (t, f) = (cx.int_literal(u64::MAX, r, loc)?, cx.zero_of(r, loc)?);
                 Ok(if op == LogicOp::And { cx.b.select(bx, iy, f) } else { cx.b.select(bx, t, iy) })
@@ -720,7 +722,7 @@ impl Ctx<'_> {
     }
 
     /// Applies an explicit rounding mode before a float → integer conversion (which truncates).
-    /// Other rounding modes are not honoured (the default rounding is used).
+    /// Conversions to floating point in a directed mode are `convert_directed`'s.
     fn round_for_int(&mut self, v: Handle<Expression>, from: &T, to: &T, rounding: model::Rounding, loc: Loc) -> R<Handle<Expression>> {
         let float_to_int = from.element().is_some_and(S::is_float) && to.element().is_some_and(S::is_integer);
         if !float_to_int {
@@ -753,14 +755,24 @@ impl Ctx<'_> {
         self.compose_components(rounded, ty, loc)
     }
 
+    /// `v != 0` as C means it (a float NaN is nonzero: naga writes `!=` as the ordered
+    /// comparison, false for NaN, so floats test `!(v == 0)`).
+    pub(super) fn nonzero(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let zero = self.zero_of(ty, loc)?;
+        if ty.element().is_some_and(S::is_float) {
+            let eq = self.b.binary(B::Equal, v, zero);
+            return Ok(self.b.unary(U::LogicalNot, eq));
+        }
+        Ok(self.b.binary(B::NotEqual, v, zero))
+    }
+
     /// C conversion of `v` from `from` to `to` (same component count).
     pub(super) fn convert(&mut self, v: Handle<Expression>, from: &T, to: &T, sat: bool, loc: Loc) -> R<Handle<Expression>> {
         let (Some(fs), Some(ts)) = (from.element(), to.element()) else {
             return Err(LowerError::new(loc, "internal: conversion of a non-arithmetic type"));
         };
         if ts == S::Bool {
-            let zero = self.zero_of(from, loc)?;
-            return Ok(self.b.binary(B::NotEqual, v, zero));
+            return self.nonzero(v, from, loc);
         }
         if fs == S::Bool {
             let one = self.int_literal(1, to, loc)?;

@@ -5,7 +5,7 @@
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{MathFn, Precision, Scalar as S, Type as T};
 use crate::compiler::source::Loc;
-use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, RelationalFunction, ScalarKind};
+use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, ScalarKind};
 
 type H = Handle<Expression>;
 
@@ -37,7 +37,7 @@ impl Ctx<'_> {
         let x = *v.first().ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
         let y = || v.get(1).copied().ok_or_else(|| LowerError::new(loc, "internal: missing argument"));
         Ok(match f {
-            MathFn::Ldexp => self.ldexp(x, y()?, arg_ty),
+            MathFn::Ldexp => self.ldexp_exact(x, y()?, arg_ty, loc)?,
             MathFn::Frexp | MathFn::FrexpExponent | MathFn::Logb | MathFn::Ilogb => self.exponent_fn(f, x, arg_ty, ty, loc)?,
             MathFn::Nextafter => self.nextafter(x, y()?, arg_ty, loc)?,
             MathFn::Nan => {
@@ -114,10 +114,6 @@ impl Ctx<'_> {
         Ok(self.b.binary(B::Multiply, x, c))
     }
 
-    fn is_nan(&mut self, x: H) -> H {
-        self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x })
-    }
-
     /// x 2^k in two steps so that neither exponent leaves `ldexp`'s defined range.
     pub(super) fn ldexp(&mut self, x: H, k: H, ty: &T) -> H {
         let (lo, hi) = (self.b.i32(-2400), self.b.i32(2400));
@@ -129,6 +125,107 @@ impl Ctx<'_> {
         let k2 = self.b.binary(B::Subtract, k, k1);
         let p = self.b.math(M::Ldexp, &[x, k1]);
         self.b.math(M::Ldexp, &[p, k2])
+    }
+
+    /// `ldexp(x, k)` as OpenCL C wants it: zeros, infinities and NaN unchanged (lavapipe's
+    /// GLSL `Ldexp` made NaN of -∞), and a float result rounded once where it is subnormal
+    /// (computed exactly in double, then converted).
+    fn ldexp_exact(&mut self, x: H, k: H, ty: &T, loc: Loc) -> R<H> {
+        let r = if ty.element() == Some(S::Float) && self.target.fp64 {
+            let xd = self.b.cast(x, ScalarKind::Float, Some(8));
+            let wide = shaped(S::Double, ty);
+            let r = self.ldexp(xd, k, &wide);
+            self.b.cast(r, ScalarKind::Float, Some(4))
+        } else if ty.element() == Some(S::Double) {
+            let r = self.ldexp(x, k, ty);
+            self.ldexp_subnormal(x, k, r, ty, loc)?
+        } else {
+            self.ldexp(x, k, ty)
+        };
+        let zero = self.float_like(0.0, ty, loc)?;
+        let is_zero = self.b.binary(B::Equal, x, zero);
+        let a = self.b.math(M::Abs, &[x]);
+        let inf = self.float_like(f64::INFINITY, ty, loc)?;
+        let finite = self.b.binary(B::Less, a, inf);
+        let keep = self.b.unary(naga::UnaryOperator::LogicalNot, finite);
+        let keep = self.b.select(is_zero, is_zero, keep);
+        Ok(self.b.select(keep, x, r))
+    }
+
+    /// `r` = ldexp(x, k) for doubles, with the results below 2^-1022 rounded to nearest even
+    /// on the bits (lavapipe's arithmetic flushed them): x = m 2^q, m < 2^53, and the result's
+    /// significand is m shifted right by -1074 - (q + k).
+    fn ldexp_subnormal(&mut self, x: H, k: H, r: H, ty: &T, loc: Loc) -> R<H> {
+        let (u64t, u32t, i32t) = (shaped(S::ULong, ty), shaped(S::UInt, ty), shaped(S::Int, ty));
+        let bits = self.b.cast(x, ScalarKind::Uint, None);
+        let abs_mask = self.int_like(i64::MAX, &u64t, loc)?;
+        let a = self.b.binary(B::And, bits, abs_mask);
+        let sign = self.b.binary(B::Subtract, bits, a);
+        let k52 = self.u32_like(52, &u32t);
+        let field = self.b.binary(B::ShiftRight, a, k52);
+        let field = self.b.cast(field, ScalarKind::Sint, Some(4));
+        let frac_mask = self.int_like((1 << 52) - 1, &u64t, loc)?;
+        let frac = self.b.binary(B::And, a, frac_mask);
+        let hidden = self.int_like(1 << 52, &u64t, loc)?;
+        let izero = self.int_like(0, &i32t, loc)?;
+        let normal = self.b.binary(B::NotEqual, field, izero);
+        let with_hidden = self.b.binary(B::InclusiveOr, frac, hidden);
+        let m = self.b.select(normal, with_hidden, frac);
+        let ione = self.int_like(1, &i32t, loc)?;
+        let field = self.b.math(M::Max, &[field, ione]);
+        // q + k = field - 1075 + k (k clamped: beyond ±2400 the answer is 0 or ∞ anyway).
+        let (lo, hi) = (self.int_like(-2400, &i32t, loc)?, self.int_like(2400, &i32t, loc)?);
+        let k = self.b.math(M::Clamp, &[k, lo, hi]);
+        let qk = self.b.binary(B::Add, field, k);
+        let base = self.int_like(1075 - 1074, &i32t, loc)?;
+        let shift = self.b.binary(B::Subtract, base, qk);
+        // shift > 0 where the result is below 2^-1074 · m's scale; past 55 it is 0.
+        let k63 = self.int_like(63, &i32t, loc)?;
+        let sh = self.b.math(M::Clamp, &[shift, ione, k63]);
+        let sh = self.b.cast(sh, ScalarKind::Uint, None);
+        let kept = self.b.binary(B::ShiftRight, m, sh);
+        let u1 = self.u32_like(1, &u32t);
+        let below = self.b.binary(B::Subtract, sh, u1);
+        let half_bit = self.b.binary(B::ShiftRight, m, below);
+        let one64 = self.int_like(1, &u64t, loc)?;
+        let half_bit = self.b.binary(B::And, half_bit, one64);
+        let zero64 = self.int_like(0, &u64t, loc)?;
+        let half = self.b.binary(B::NotEqual, half_bit, zero64);
+        let low_mask = self.b.binary(B::ShiftLeft, one64, below);
+        let low_mask = self.b.binary(B::Subtract, low_mask, one64);
+        let rest = self.b.binary(B::And, m, low_mask);
+        let rest = self.b.binary(B::NotEqual, rest, zero64);
+        let odd = self.b.binary(B::And, kept, one64);
+        let odd = self.b.binary(B::NotEqual, odd, zero64);
+        let tie_up = self.b.select(rest, rest, odd);
+        let up = self.b.select(half, tie_up, half);
+        let step = self.b.select(up, one64, zero64);
+        let kept = self.b.binary(B::Add, kept, step);
+        let far = self.int_like(64, &i32t, loc)?;
+        let gone = self.b.binary(B::GreaterEqual, shift, far);
+        let kept = self.b.select(gone, zero64, kept);
+        let bits = self.b.binary(B::InclusiveOr, kept, sign);
+        let sub = self.b.cast(bits, ScalarKind::Float, None);
+        // shift > 0: the result is below 2^-1022 (m < 2^53 units of 2^-1074, halved at least).
+        let subnormal = self.b.binary(B::GreaterEqual, shift, ione);
+        let r = self.b.select(subnormal, sub, r);
+        // shift ≤ 0 with a subnormal x: exact, subnormal while m 2^-shift < 2^52.
+        let left = self.b.unary(naga::UnaryOperator::Negate, shift);
+        let k52i = self.int_like(52, &i32t, loc)?;
+        let left_c = self.b.math(M::Clamp, &[left, izero, k52i]);
+        let left_c = self.b.cast(left_c, ScalarKind::Uint, None);
+        let moved = self.b.binary(B::ShiftLeft, m, left_c);
+        let small = self.b.binary(B::Less, moved, hidden);
+        let in_range = self.b.binary(B::LessEqual, left, k52i);
+        let not_right = self.b.binary(B::LessEqual, shift, izero);
+        let exact_sub = self.b.select(in_range, small, in_range);
+        let exact_sub = self.b.select(not_right, exact_sub, not_right);
+        // Only a subnormal x (m < 2^52) can stay subnormal without moving right.
+        let subnormal_x = self.b.unary(naga::UnaryOperator::LogicalNot, normal);
+        let exact_sub = self.b.select(exact_sub, subnormal_x, exact_sub);
+        let moved = self.b.binary(B::InclusiveOr, moved, sign);
+        let moved = self.b.cast(moved, ScalarKind::Float, None);
+        Ok(self.b.select(exact_sub, moved, r))
     }
 
     /// frexp's mantissa or exponent, logb or ilogb of `x`.

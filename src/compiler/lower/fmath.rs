@@ -13,11 +13,19 @@ use naga::{BinaryOperator as B, Expression, Handle, MathFunction as M, Relationa
 
 type H = Handle<Expression>;
 
+mod reduce64;
+mod special;
 mod wide;
 
 const LN10: f64 = std::f64::consts::LN_10;
-/// 2/π in 32-bit words after two zero words (computed for this file from 120 digits of π).
-const TWO_OVER_PI: [u32; 10] = [0, 0, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561];
+/// 2/π in 32-bit words after two zero words (computed for this file by Machin's formula in
+/// integers, 1184 bits: enough for the largest double).
+const TWO_OVER_PI: [u32; 39] = [
+    0x00000000, 0x00000000, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+    0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7,
+    0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046,
+];
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// What the algorithms need to know about one floating-point format.
@@ -42,6 +50,9 @@ struct Format {
     exp_degree: u32,
     trig_degree: u32,
     series_terms: u32,
+    /// Terms of asin's series after x (for |x| ≤ ½), and of atan's (|x| ≤ tan(π/8)).
+    asin_terms: u32,
+    atan_terms: u32,
     /// erfc's continued fraction: its depth, and from where it replaces 1 - erf (it converges
     /// slowly near 1: 140 levels at 1.2 are within 2 double ulp, 70 at 0.85 within 1e-8).
     erfc_fraction: (u32, f64),
@@ -62,6 +73,8 @@ const DOUBLE: Format = Format {
     exp_degree: 13,
     trig_degree: 20,
     series_terms: 14,
+    asin_terms: 25,
+    atan_terms: 22,
     erfc_fraction: (140, 1.2),
 };
 
@@ -82,6 +95,8 @@ const FLOAT: Format = Format {
     exp_degree: 8,
     trig_degree: 12,
     series_terms: 7,
+    asin_terms: 11,
+    atan_terms: 10,
     erfc_fraction: (70, 0.85),
 };
 
@@ -103,6 +118,18 @@ pub fn handles(f: MathFn) -> bool {
 pub fn needs_software(f: MathFn) -> bool {
     use MathFn::*;
     matches!(f, Asinpi | Acospi | Atanpi | Atan2pi | Sinpi | Cospi | Tanpi | Expm1 | Log1p | Pown | Rootn | Asinh | Acosh | Atanh | Erf | Erfc | Lgamma | Tgamma | LgammaSign)
+}
+
+/// The coefficients of asin x = x + x z P(z), z = x²: P's n-th is (2n)! / (4^n n!² (2n + 1)),
+/// n from 1.
+fn factorial_free_asin_series(terms: u32) -> Vec<f64> {
+    let mut a = 1.0f64;
+    (1..=terms)
+        .map(|n| {
+            a *= f64::from(2 * n - 1) / f64::from(2 * n);
+            a / f64::from(2 * n + 1)
+        })
+        .collect()
 }
 
 /// Taylor coefficients 1/n! for n in `range`, with alternating signs when `alternate`.
@@ -147,62 +174,37 @@ impl Ctx<'_> {
             MathFn::Log => self.log64(x, LogBase::E, ty, loc)?,
             MathFn::Log2 => self.log64(x, LogBase::Two, ty, loc)?,
             MathFn::Log10 => self.log64(x, LogBase::Ten, ty, loc)?,
-            MathFn::Sin | MathFn::Cos | MathFn::Tan => self.trig64(f, x, ty, loc)?,
+            MathFn::Sin | MathFn::Cos | MathFn::Tan => {
+                let r = self.trig64(f, x, ty, loc)?;
+                self.nan_at_infinity(r, x, ty, loc)?
+            }
             MathFn::Pow | MathFn::Powr => {
                 let y = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
-                self.pow64(x, y, ty, loc)?
+                let r = self.pow64(x, y, ty, loc)?;
+                if f == MathFn::Powr { self.powr_domain(r, x, y, ty, loc)? } else { r }
             }
             MathFn::Sinh | MathFn::Cosh | MathFn::Tanh => self.hyperbolic64(f, x, ty, loc)?,
             MathFn::Radians => self.mul_c(x, std::f64::consts::PI / 180.0, ty, loc)?,
             MathFn::Degrees => self.mul_c(x, 180.0 / std::f64::consts::PI, ty, loc)?,
             MathFn::Cbrt => self.cbrt64(x, ty, loc)?,
-            // The inverse trigonometric functions run in double where the device has it: the
-            // float argument halvings and π/2 - a are 2 ulp off in float (pyopencl's atan test
-            // allows less than 2).
+            // The inverse trigonometric functions run in double where the device has it: in
+            // float they are within the spec's bounds (atan 1.7 ulp), but pyopencl's atan test
+            // allows less than 2e-7.
             MathFn::Atan => self.in_double(&[x], ty, |cx, a, t| cx.atan64(a[0], t, loc))?,
-            MathFn::Atan2 => {
+            MathFn::Atan2 | MathFn::Atan2pi => {
                 let y = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
-                self.in_double(&[x, y], ty, |cx, a, t| cx.atan2_64(a[0], a[1], t, loc))?
+                let turn = if f == MathFn::Atan2 { std::f64::consts::PI } else { 1.0 };
+                self.in_double(&[x, y], ty, |cx, a, t| cx.atan2_turns(a[0], a[1], turn, t, loc))?
             }
-            MathFn::Asin | MathFn::Acos => self.in_double(&[x], ty, |cx, a, t| {
-                // asin x = atan2(x, √((1-x)(1+x))), acos x = atan2(√((1-x)(1+x)), x)
-                let x = a[0];
-                let one = cx.float_like(1.0, t, loc)?;
-                let (a, b) = (cx.b.binary(B::Subtract, one, x), cx.b.binary(B::Add, one, x));
-                let c = cx.b.binary(B::Multiply, a, b);
-                let c = cx.b.math(M::Sqrt, &[c]);
-                if f == MathFn::Asin { cx.atan2_64(x, c, t, loc) } else { cx.atan2_64(c, x, t, loc) }
+            MathFn::Asin | MathFn::Acos => self.in_double(&[x], ty, |cx, a, t| cx.asin_acos(f == MathFn::Acos, a[0], t, loc))?,
+            MathFn::Asinpi | MathFn::Acospi | MathFn::Atanpi => self.in_double(&[x], ty, |cx, a, t| {
+                let v = match f {
+                    MathFn::Atanpi => cx.atan64(a[0], t, loc)?,
+                    _ => cx.asin_acos(f == MathFn::Acospi, a[0], t, loc)?,
+                };
+                cx.mul_c(v, std::f64::consts::FRAC_1_PI, t, loc)
             })?,
-            MathFn::Asinpi | MathFn::Acospi | MathFn::Atanpi | MathFn::Atan2pi => {
-                let base = match f {
-                    MathFn::Asinpi => MathFn::Asin,
-                    MathFn::Acospi => MathFn::Acos,
-                    MathFn::Atanpi => MathFn::Atan,
-                    _ => MathFn::Atan2,
-                };
-                let a = self.soft_math(base, v, ty, loc)?;
-                self.mul_c(a, std::f64::consts::FRAC_1_PI, ty, loc)?
-            }
-            MathFn::Sinpi | MathFn::Cospi | MathFn::Tanpi => {
-                // x = k/2 + t exactly (k = round(2x)), then sin/cos/tan of k π/2 + π t.
-                let two_x = self.mul_c(x, 2.0, ty, loc)?;
-                let k = self.b.math(M::Round, &[two_x]);
-                let half_k = self.mul_c(k, 0.5, ty, loc)?;
-                let t = self.b.binary(B::Subtract, x, half_k);
-                let r = self.mul_c(t, std::f64::consts::PI, ty, loc)?;
-                // k mod 4, exact in floating point even for huge k.
-                let quarter = self.mul_c(k, 0.25, ty, loc)?;
-                let fl = self.b.math(M::Floor, &[quarter]);
-                let four_fl = self.mul_c(fl, 4.0, ty, loc)?;
-                let k4 = self.b.binary(B::Subtract, k, four_fl);
-                let q = self.b.cast(k4, ScalarKind::Sint, Some(4));
-                let base = match f {
-                    MathFn::Sinpi => MathFn::Sin,
-                    MathFn::Cospi => MathFn::Cos,
-                    _ => MathFn::Tan,
-                };
-                self.trig_eval(base, q, r, ty, loc)?
-            }
+            MathFn::Sinpi | MathFn::Cospi | MathFn::Tanpi => self.trig_pi(f, x, ty, loc)?,
             MathFn::Log1p => self.log1p(x, ty, loc)?,
             MathFn::Expm1 => {
                 // Near 0 the Taylor series without its constant term (no cancellation), e^x - 1
@@ -237,6 +239,17 @@ impl Ctx<'_> {
                 let positive = self.b.binary(B::Greater, x, zero);
                 self.b.select(positive, one, r)
             }
+            MathFn::Pown | MathFn::Rootn if format(ty).bytes == 4 && self.target.fp64 => {
+                // In double, 1/n included (x^(1/n) with 1/n rounded to float is far off).
+                let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
+                let wide = match ty {
+                    T::Vector(_, k) => T::Vector(S::Double, *k),
+                    _ => T::Scalar(S::Double),
+                };
+                let xd = self.b.cast(x, ScalarKind::Float, Some(8));
+                let r = self.soft_math(f, &[xd, n], &wide, loc)?;
+                self.b.cast(r, ScalarKind::Float, Some(4))
+            }
             MathFn::Pown | MathFn::Rootn => {
                 let n = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
                 let nf = self.b.cast(n, ScalarKind::Float, Some(format(ty).bytes));
@@ -253,9 +266,8 @@ impl Ctx<'_> {
                     self.b.select(even, r, signed)
                 } else {
                     // x^(1/n); negative x only for odd n (the sign comes back).
-                    let one = self.float_like(1.0, ty, loc)?;
-                    let inv = self.b.binary(B::Divide, one, nf);
-                    let r = self.pow64(ax, inv, ty, loc)?;
+                    let (inv, inv_lo) = self.reciprocal_wide(n, nf, ty, loc)?;
+                    let r = self.pow_extended(ax, inv, Some(inv_lo), ty, loc)?;
                     let r = self.copysign(r, x, ty);
                     let zero = self.float_like(0.0, ty, loc)?;
                     let neg = self.b.binary(B::Less, x, zero);
@@ -263,7 +275,8 @@ impl Ctx<'_> {
                     let n_zero = self.b.binary(B::Equal, nf, zero);
                     let bad = self.b.select(n_zero, n_zero, bad);
                     let nan = self.float_like(f64::NAN, ty, loc)?;
-                    self.b.select(bad, nan, r)
+                    let r = self.b.select(bad, nan, r);
+                    self.rootn_at_zero(r, x, n, even, ty, loc)?
                 }
             }
             _ => return Err(LowerError::new(loc, "this math function is not supported yet")),
@@ -325,12 +338,22 @@ impl Ctx<'_> {
     }
 
     fn exp64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
+        self.exp_scaled(x, 0.0, ty, loc)
+    }
+
+    /// e^x 2^extra (`extra` whole), finite wherever the product is: cosh and sinh take
+    /// e^x / 2 where e^x alone overflows.
+    fn exp_scaled(&mut self, x: H, extra: f64, ty: &T, loc: Loc) -> R<H> {
         let k = self.mul_c(x, std::f64::consts::LOG2_E, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(x, k, &format(ty).ln2, ty, loc)?;
         let p = self.exp_poly(r, ty, loc)?;
-        let e = self.scale(p, k, ty);
-        self.exp_limits(e, x, format(ty).exp_limits, ty, loc)
+        let extra_c = self.float_like(extra, ty, loc)?;
+        let k2 = self.b.binary(B::Add, k, extra_c);
+        let e = self.scale(p, k2, ty);
+        let (hi, lo) = format(ty).exp_limits;
+        let shift = extra * std::f64::consts::LN_2;
+        self.exp_limits(e, x, (hi - shift, lo - shift), ty, loc)
     }
 
     fn exp2_64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
@@ -344,37 +367,47 @@ impl Ctx<'_> {
         self.exp_limits(e, x, format(ty).exp2_limits, ty, loc)
     }
 
-    /// `x = 2^e m` for positive finite `x`: (e as a double, m in [√½, √2)).
+    /// `x = 2^e m` for positive finite `x`: (e as a double, m in [√½, √2)). Subnormals are
+    /// normalised on their bits (a float multiply may flush them).
     fn split_exponent(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let fmt = format(ty);
         let width = fmt.bytes;
-        // Subnormals: scale into the normal range first.
-        let scale = fmt.mantissa_bits as i32 + 2;
-        let tiny = self.float_like(if width == 8 { f64::MIN_POSITIVE } else { f64::from(f32::MIN_POSITIVE) }, ty, loc)?;
-        let is_tiny = self.b.binary(B::Less, x, tiny);
-        let big = self.float_like(2f64.powi(scale), ty, loc)?;
-        let scaled = self.b.binary(B::Multiply, x, big);
-        let x = self.b.select(is_tiny, scaled, x);
-        let (adj, none) = (self.float_like(-f64::from(scale), ty, loc)?, self.float_like(0.0, ty, loc)?);
-        let adj = self.b.select(is_tiny, adj, none);
-        let bits = self.b.cast(x, ScalarKind::Uint, None);
         let uty = match ty {
             T::Vector(_, n) => T::Vector(fmt.uint, *n),
             _ => T::Scalar(fmt.uint),
         };
-        let shift = self.b.u32(fmt.mantissa_bits);
-        let shift = self.match_width(shift, ty);
+        let u32t = match ty {
+            T::Vector(_, n) => T::Vector(S::UInt, *n),
+            _ => T::Scalar(S::UInt),
+        };
+        let bits = self.b.cast(x, ScalarKind::Uint, None);
+        let shift = self.u32_like(fmt.mantissa_bits, &u32t);
         let exp_bits = self.b.binary(B::ShiftRight, bits, shift);
         let mask = self.int_like(fmt.exponent_mask as i64, &uty, loc)?;
         let exp_bits = self.b.binary(B::And, exp_bits, mask);
+        let frac_mask = self.int_like(((1u64 << fmt.mantissa_bits) - 1) as i64, &uty, loc)?;
+        let frac = self.b.binary(B::And, bits, frac_mask);
+        // A subnormal's fraction shifted up to the hidden bit's place: by s = clz - (width·8
+        // - 1 - mantissa bits), its exponent field 1 - s.
+        let lz = if width == 8 { self.clz64(frac, &u32t) } else { self.b.math(M::CountLeadingZeros, &[frac]) };
+        let spare = self.u32_like(u32::from(width) * 8 - 1 - fmt.mantissa_bits, &u32t);
+        let s_up = self.b.binary(B::Subtract, lz, spare);
+        let k31 = self.u32_like(u32::from(width) * 8 - 1, &u32t);
+        let s_up = self.b.math(M::Min, &[s_up, k31]);
+        let normalized = self.b.binary(B::ShiftLeft, frac, s_up);
+        let normalized = self.b.binary(B::And, normalized, frac_mask);
+        let zero_field = self.int_like(0, &uty, loc)?;
+        let subnormal = self.b.binary(B::Equal, exp_bits, zero_field);
+        let frac = self.b.select(subnormal, normalized, frac);
         let e = self.b.cast(exp_bits, ScalarKind::Float, Some(width));
+        let s_f = self.b.cast(s_up, ScalarKind::Float, Some(width));
+        let one = self.float_like(1.0, ty, loc)?;
+        let sub_e = self.b.binary(B::Subtract, one, s_f);
+        let e = self.b.select(subnormal, sub_e, e);
         let bias = self.float_like(fmt.bias, ty, loc)?;
         let e = self.b.binary(B::Subtract, e, bias);
-        let e = self.b.binary(B::Add, e, adj);
-        let frac = self.int_like(((1u64 << fmt.mantissa_bits) - 1) as i64, &uty, loc)?;
         let one_bits = self.int_like(((fmt.bias as u64) << fmt.mantissa_bits) as i64, &uty, loc)?;
-        let m = self.b.binary(B::And, bits, frac);
-        let m = self.b.binary(B::InclusiveOr, m, one_bits);
+        let m = self.b.binary(B::InclusiveOr, frac, one_bits);
         let m = self.b.cast(m, ScalarKind::Float, None);
         // m in [1, 2): fold above √2 down to [√½, 1).
         let sqrt2 = self.float_like(std::f64::consts::SQRT_2, ty, loc)?;
@@ -391,15 +424,27 @@ impl Ctx<'_> {
     fn log_parts(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let (e, m) = self.split_exponent(x, ty, loc)?;
         let one = self.float_like(1.0, ty, loc)?;
-        // log(1 + f) = 2 atanh(s), s = f / (2 + f).
         let f = self.b.binary(B::Subtract, m, one);
+        Ok((e, self.log1p_series(f, ty, loc)?))
+    }
+
+    /// log(1 + f) for |f| up to about 0.41: 2 atanh(s) with s = f / (2 + f), written as
+    /// f - (f²/2 - s (f²/2 + R)), R = 2s²/3 + 2s⁴/5 + ..., so that the exact f carries the
+    /// result and the rounding errors only touch the small corrections (2s = f - s f).
+    fn log1p_series(&mut self, f: H, ty: &T, loc: Loc) -> R<H> {
         let two = self.float_like(2.0, ty, loc)?;
         let d = self.b.binary(B::Add, two, f);
         let s = self.b.binary(B::Divide, f, d);
         let z = self.b.binary(B::Multiply, s, s);
-        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
+        let coeffs: Vec<f64> = (1..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
         let p = self.poly(z, &coeffs, ty, loc)?;
-        Ok((e, self.b.binary(B::Multiply, s, p)))
+        let r = self.b.binary(B::Multiply, z, p);
+        let ff = self.b.binary(B::Multiply, f, f);
+        let hfsq = self.mul_c(ff, 0.5, ty, loc)?;
+        let t = self.b.binary(B::Add, hfsq, r);
+        let st = self.b.binary(B::Multiply, s, t);
+        let c = self.b.binary(B::Subtract, hfsq, st);
+        Ok(self.b.binary(B::Subtract, f, c))
     }
 
     fn log64(&mut self, x: H, base: LogBase, ty: &T, loc: Loc) -> R<H> {
@@ -450,6 +495,8 @@ impl Ctx<'_> {
             let limit = self.float_like(6000.0, ty, loc)?;
             let big = self.b.binary(B::Greater, ax, limit);
             (self.b.select(big, q_big, q), self.b.select(big, r_big, r))
+        } else if self.target.int64 {
+            self.reduce_large_doubles(x, q, r, ty, loc)?
         } else {
             (q, r)
         };
@@ -627,14 +674,8 @@ impl Ctx<'_> {
     /// log(1 + x), accurate near 0: 2 atanh(x / (2 + x)) by its series while that converges
     /// fast (no cancellation: drivers may fold `(1 + x) - 1` to `x`), log(1 + x) elsewhere.
     fn log1p(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
-        let two = self.float_like(2.0, ty, loc)?;
-        let d = self.b.binary(B::Add, two, x);
-        let s = self.b.binary(B::Divide, x, d);
-        let z = self.b.binary(B::Multiply, s, s);
         // |s| < 0.1716 (x in [-0.29, 0.41]) needs the same number of terms as log itself.
-        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
-        let p = self.poly(z, &coeffs, ty, loc)?;
-        let near = self.b.binary(B::Multiply, s, p);
+        let near = self.log1p_series(x, ty, loc)?;
         let one = self.float_like(1.0, ty, loc)?;
         let u = self.b.binary(B::Add, one, x);
         let far = self.log64(u, LogBase::E, ty, loc)?;
@@ -678,7 +719,11 @@ impl Ctx<'_> {
                 let s = self.b.math(M::Sqrt, &[s]);
                 let arg = self.b.binary(B::Add, t, s);
                 let r = self.log1p(arg, ty, loc)?;
-                self.b.select(big, log_2ax, r)
+                let r = self.b.select(big, log_2ax, r);
+                // x < 1 is NaN (the square root's NaN does not survive an infinite t²).
+                let below = self.b.binary(B::Less, x, one);
+                let nan = self.float_like(f64::NAN, ty, loc)?;
+                self.b.select(below, nan, r)
             }
             _ => {
                 // ½ log1p(2a / (1 - a)), sign of x.
@@ -829,10 +874,20 @@ impl Ctx<'_> {
         let reflected = self.b.binary(B::Subtract, one, x);
         let a = self.b.select(positive, x, reflected);
         let lg_a = self.lgamma_positive(a, ty, loc)?;
-        // No double (else this runs in double): Γ(a) in extended precision, whose log is also
-        // free of the cancellation in lgamma_positive's shift (while Γ(a) stays finite).
-        let wide = if format(ty).bytes == 4 {
-            let g = self.gamma_wide(a, ty, loc)?;
+        // Float without double (else this runs in double), and double tgamma: Γ(a) in
+        // extended precision, whose log is also free of the cancellation in lgamma_positive's
+        // shift (while Γ(a) stays finite); e^(lgamma) magnifies lgamma's error by |lgamma|
+        // (30 ulp at -2^-63, 544 at -169.00000000001455).
+        // Double tgamma past 160: Γ(a - 12) and the 12 factors up to a apart, so that 1 / Γ(a)
+        // is still formed where Γ(a) overflows (x down to -183, near the poles).
+        let double_tgamma = tgamma && format(ty).bytes == 8;
+        let big = self.float_like(160.0, ty, loc)?;
+        let big = self.b.binary(B::Greater, a, big);
+        let twelve = self.float_like(12.0, ty, loc)?;
+        let lowered = self.b.binary(B::Subtract, a, twelve);
+        let g_arg = if double_tgamma { self.b.select(big, lowered, a) } else { a };
+        let wide = if format(ty).bytes == 4 || tgamma {
+            let g = self.gamma_wide(g_arg, ty, loc)?;
             let lg = self.log64(g, LogBase::E, ty, loc)?;
             let limit = self.float_like(30.0, ty, loc)?;
             let finite = self.b.binary(B::Less, a, limit);
@@ -849,12 +904,14 @@ impl Ctx<'_> {
         let lg_neg = self.b.binary(B::Subtract, l_ratio, lg_a);
         let lg = self.b.select(positive, lg_a, lg_neg);
         let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x });
+        let x_inf = self.is_inf(x);
         if !tgamma {
             let inf = self.float_like(f64::INFINITY, ty, loc)?;
-            // Poles at 0 and the negative integers.
+            // Poles at 0 and the negative integers; lgamma(±∞) = +∞.
             let pole = self.b.binary(B::Equal, s, zero);
             let not_pos = self.b.unary(naga::UnaryOperator::LogicalNot, positive);
             let pole = self.b.select(not_pos, pole, not_pos);
+            let pole = self.either(pole, x_inf);
             let lg = self.b.select(pole, inf, lg);
             return Ok(self.b.select(nan, x, lg));
         }
@@ -862,6 +919,19 @@ impl Ctx<'_> {
             // |Γ(x)| = π / (|sin πx| Γ(1 - x)) for negative x.
             let den = self.b.binary(B::Multiply, abs_s, g);
             let reflected = self.b.binary(B::Divide, pi, den);
+            let (g, reflected) = if double_tgamma {
+                // (a - 12) ... (a - 1): at most 184^12, no overflow.
+                let mut product = lowered;
+                for k in 1..12 {
+                    let kk = self.float_like(f64::from(k), ty, loc)?;
+                    let term = self.b.binary(B::Add, lowered, kk);
+                    product = self.b.binary(B::Multiply, product, term);
+                }
+                let (up, down) = (self.b.binary(B::Multiply, g, product), self.b.binary(B::Divide, reflected, product));
+                (self.b.select(big, up, g), self.b.select(big, down, reflected))
+            } else {
+                (g, reflected)
+            };
             self.b.select(positive, g, reflected)
         } else {
             self.exp64(lg, ty, loc)?
@@ -880,25 +950,27 @@ impl Ctx<'_> {
         let signed_inf = self.copysign(inf, x, ty);
         let is_zero = self.b.binary(B::Equal, x, zero);
         let r = self.b.select(is_zero, signed_inf, r);
+        // Γ(+∞) = +∞, Γ(-∞) = NaN.
+        let at_inf = self.b.select(positive, x, nan_v);
+        let r = self.b.select(x_inf, at_inf, r);
         Ok(self.b.select(nan, x, r))
     }
 
     /// x^y as e^(y log x), with the sign for negative x and integer y and the usual special
     /// values. The error of y log x is magnified by |y log x|, so float pow runs in double
-    /// when the device has it, else in float-float (`wide.rs`); double pow is precise to a
-    /// few ulp while |y log x| stays small.
+    /// when the device has it, else in float-float, and double pow in double-double
+    /// (`wide.rs`).
     fn pow64(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
+        self.pow_extended(x, y, None, ty, loc)
+    }
+
+    /// pow64 with y + y_lo as the exponent where y_lo is given.
+    fn pow_extended(&mut self, x: H, y: H, y_lo: Option<H>, ty: &T, loc: Loc) -> R<H> {
         if format(ty).bytes == 4 && self.target.fp64 {
             return self.in_double(&[x, y], ty, |cx, a, t| cx.pow64(a[0], a[1], t, loc));
         }
         let ax = self.b.math(M::Abs, &[x]);
-        let r = if format(ty).bytes == 4 {
-            self.exp_y_log_wide(ax, y, ty, loc)?
-        } else {
-            let l = self.log64(ax, LogBase::E, ty, loc)?;
-            let t = self.b.binary(B::Multiply, y, l);
-            self.exp64(t, ty, loc)?
-        };
+        let r = self.exp_y_log_wide(ax, y, y_lo, ty, loc)?;
         // Negative base: defined for integer y, negative for odd y.
         let (zero, one, two) = (self.float_like(0.0, ty, loc)?, self.float_like(1.0, ty, loc)?, self.float_like(2.0, ty, loc)?);
         let yi = self.b.math(M::Trunc, &[y]);
@@ -908,34 +980,47 @@ impl Ctx<'_> {
         let even = self.b.binary(B::Equal, half_t, half);
         let neg_x = self.b.binary(B::Less, x, zero);
         let nr = self.b.unary(naga::UnaryOperator::Negate, r);
-        let signed = self.b.select(even, r, nr);
         let nan = self.float_like(f64::NAN, ty, loc)?;
-        let neg_result = self.b.select(is_int, signed, nan);
+        // (-∞)^y is defined for every y: ±0 or ±∞, signed only for odd integer y.
+        let x_inf = self.is_inf(x);
+        let defined = self.either(is_int, x_inf);
+        let odd = self.b.unary(naga::UnaryOperator::LogicalNot, even);
+        let odd = self.both(odd, is_int);
+        let signed = self.b.select(odd, nr, r);
+        let neg_result = self.b.select(defined, signed, nan);
         let r = self.b.select(neg_x, neg_result, r);
-        // x^0 = 1 and 1^y = 1, even for NaN.
+        // (-0)^y: ±0 or ±∞, negative for odd integer y.
+        let minus_zero = self.sign_bit_set(x, ty);
+        let x_zero = self.b.binary(B::Equal, x, zero);
+        let minus_zero = self.both(minus_zero, x_zero);
+        let r = self.b.select(minus_zero, signed, r);
+        // x^0 = 1 and 1^y = 1, even for NaN; (-1)^±∞ = 1.
         let y0 = self.b.binary(B::Equal, y, zero);
         let x1 = self.b.binary(B::Equal, x, one);
+        let minus_one = self.float_like(-1.0, ty, loc)?;
+        let xm1 = self.b.binary(B::Equal, x, minus_one);
+        let y_inf = self.is_inf(y);
+        let xm1 = self.both(xm1, y_inf);
+        let x1 = self.either(x1, xm1);
         let r = self.b.select(y0, one, r);
         Ok(self.b.select(x1, one, r))
     }
 
     fn hyperbolic64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
         let ax = self.b.math(M::Abs, &[x]);
-        let e = self.exp64(ax, ty, loc)?;
+        // e^|x| / 2 (finite as long as cosh is) and e^-|x| / 2 = 1/4 / (e^|x| / 2).
+        let e_half = self.exp_scaled(ax, -1.0, ty, loc)?;
+        let quarter = self.float_like(0.25, ty, loc)?;
+        let inv_half = self.b.binary(B::Divide, quarter, e_half);
         let one = self.float_like(1.0, ty, loc)?;
-        let inv = self.b.binary(B::Divide, one, e);
         let half = self.float_like(0.5, ty, loc)?;
         // Small |x|: Taylor series, free of the cancellation in e^x - e^-x.
         let z = self.b.binary(B::Multiply, x, x);
         let small = self.b.binary(B::Less, ax, half);
         Ok(match f {
-            MathFn::Cosh => {
-                let s = self.b.binary(B::Add, e, inv);
-                self.b.binary(B::Multiply, s, half)
-            }
+            MathFn::Cosh => self.b.binary(B::Add, e_half, inv_half),
             MathFn::Sinh => {
-                let d = self.b.binary(B::Subtract, e, inv);
-                let big = self.b.binary(B::Multiply, d, half);
+                let big = self.b.binary(B::Subtract, e_half, inv_half);
                 let big = self.copysign(big, x, ty);
                 let series = factorial_series(1..=format(ty).trig_degree - 1, 2, false);
                 let p = self.poly(z, &series, ty, loc)?;
@@ -944,6 +1029,7 @@ impl Ctx<'_> {
             }
             _ => {
                 // tanh = (1 - e^-2|x|) / (1 + e^-2|x|); sinh/cosh by series when small.
+                let inv = self.b.binary(B::Add, inv_half, inv_half);
                 let e2 = self.b.binary(B::Multiply, inv, inv);
                 let (n, d) = (self.b.binary(B::Subtract, one, e2), self.b.binary(B::Add, one, e2));
                 let big = self.b.binary(B::Divide, n, d);
@@ -1001,51 +1087,41 @@ impl Ctx<'_> {
         Ok(self.b.select(nan, x, y))
     }
 
-    /// atan by two argument halvings (atan x = 2 atan(x / (1 + √(1 + x²)))) of min(|x|, 1/|x|),
-    /// then the odd Taylor series.
+    /// atan: t = min(|x|, 1/|x|); past tan(π/8), atan t = π/4 + atan u with u = (t - 1)/(t + 1)
+    /// (t - 1 exact there); atan u = u + u z P(z), z = u², |u| ≤ tan(π/8); beyond 1,
+    /// π/2 - atan t. π/4 and π/2 as hi + lo so that the sums keep their last bits.
     fn atan64(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let ax = self.b.math(M::Abs, &[x]);
         let one = self.float_like(1.0, ty, loc)?;
         let big = self.b.binary(B::Greater, ax, one);
         let inv = self.b.binary(B::Divide, one, ax);
-        let mut t = self.b.select(big, inv, ax);
-        for _ in 0..2 {
-            let t2 = self.b.binary(B::Multiply, t, t);
-            let s = self.b.binary(B::Add, one, t2);
-            let s = self.b.math(M::Sqrt, &[s]);
-            let d = self.b.binary(B::Add, one, s);
-            t = self.b.binary(B::Divide, t, d);
-        }
-        let z = self.b.binary(B::Multiply, t, t);
-        let coeffs: Vec<f64> = (0..format(ty).series_terms).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 } / f64::from(2 * k + 1)).collect();
+        let t = self.b.select(big, inv, ax);
+        let tan_pi_8 = self.float_like(std::f64::consts::SQRT_2 - 1.0, ty, loc)?;
+        let upper = self.b.binary(B::Greater, t, tan_pi_8);
+        let (n, d) = (self.b.binary(B::Subtract, t, one), self.b.binary(B::Add, t, one));
+        let shifted = self.b.binary(B::Divide, n, d);
+        let u = self.b.select(upper, shifted, t);
+        let z = self.b.binary(B::Multiply, u, u);
+        let coeffs: Vec<f64> = (1..=format(ty).atan_terms).map(|k| if k % 2 == 1 { -1.0 } else { 1.0 } / f64::from(2 * k + 1)).collect();
         let p = self.poly(z, &coeffs, ty, loc)?;
-        let a = self.b.binary(B::Multiply, t, p);
-        let a = self.mul_c(a, 4.0, ty, loc)?;
-        let pio2 = self.float_like(std::f64::consts::FRAC_PI_2, ty, loc)?;
-        let rest = self.b.binary(B::Subtract, pio2, a);
+        let zp = self.b.binary(B::Multiply, z, p);
+        let uzp = self.b.binary(B::Multiply, u, zp);
+        let series = self.b.binary(B::Add, u, uzp);
+        let plus = |cx: &mut Self, c: f64, v: H, negate: bool| -> R<H> {
+            let single = format(ty).bytes == 4;
+            let hi = if single { f64::from(c as f32) } else { c };
+            let lo = if single { c - hi } else if c == std::f64::consts::FRAC_PI_2 { 6.123233995736766e-17 } else { 3.061616997868383e-17 };
+            let (h, l) = (cx.float_like(hi, ty, loc)?, cx.float_like(lo, ty, loc)?);
+            let s = cx.b.binary(if negate { B::Subtract } else { B::Add }, h, v);
+            Ok(cx.b.binary(B::Add, s, l))
+        };
+        let a = plus(self, std::f64::consts::FRAC_PI_4, series, false)?;
+        let a = self.b.select(upper, a, series);
+        let rest = plus(self, std::f64::consts::FRAC_PI_2, a, true)?;
         let a = self.b.select(big, rest, a);
         let a = self.copysign(a, x, ty);
         let nan = self.b.expr(Expression::Relational { fun: RelationalFunction::IsNan, argument: x });
         Ok(self.b.select(nan, x, a))
-    }
-
-    /// atan2(y, x) from atan(y / x) and the quadrant.
-    fn atan2_64(&mut self, y: H, x: H, ty: &T, loc: Loc) -> R<H> {
-        let q = self.b.binary(B::Divide, y, x);
-        let a = self.atan64(q, ty, loc)?;
-        let zero = self.float_like(0.0, ty, loc)?;
-        let pi = self.float_like(std::f64::consts::PI, ty, loc)?;
-        let pi = self.copysign(pi, y, ty);
-        let shifted = self.b.binary(B::Add, a, pi);
-        let x_neg = self.b.binary(B::Less, x, zero);
-        let r = self.b.select(x_neg, shifted, a);
-        // x = 0: ±π/2 (or ±0 when y is 0 too).
-        let pio2 = self.float_like(std::f64::consts::FRAC_PI_2, ty, loc)?;
-        let pio2 = self.copysign(pio2, y, ty);
-        let x_zero = self.b.binary(B::Equal, x, zero);
-        let y_zero = self.b.binary(B::Equal, y, zero);
-        let at_zero = self.b.select(y_zero, y, pio2);
-        Ok(self.b.select(x_zero, at_zero, r))
     }
 }
 

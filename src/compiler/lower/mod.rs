@@ -25,6 +25,7 @@ mod place;
 mod points_to;
 mod printf;
 mod region;
+mod rounding;
 mod stmt;
 pub mod types;
 mod unroll;

@@ -23,6 +23,9 @@ const COMMON: &[(&str, &str)] = &[
     ("INT_MAX", "2147483647"),
     ("INT_MIN", "(-2147483647-1)"),
     ("UINT_MAX", "0xffffffffU"),
+    // ilogb's results for 0 and NaN, as clang's opencl-c-base.h defines them.
+    ("FP_ILOGB0", "(-2147483647-1)"),
+    ("FP_ILOGBNAN", "2147483647"),
     ("FLT_DIG", "6"),
     ("FLT_MANT_DIG", "24"),
     ("FLT_MAX_10_EXP", "+38"),

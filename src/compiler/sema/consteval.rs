@@ -2,7 +2,7 @@
 //! arguments, and the initial bytes of `__constant` variables. Also folds conversions of
 //! literals so the model carries typed constants.
 
-use super::model::{BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Scalar, Type, Types, UnaryOp};
+use super::model::{BinaryOp, CmpOp, Expr, ExprKind, LogicOp, Rounding, Scalar, Type, Types, UnaryOp};
 use super::Sema;
 use crate::compiler::parse::ast;
 
@@ -66,7 +66,9 @@ pub fn num_kind(n: Num, s: Scalar) -> ExprKind {
         (Num::F(f), false) if s == Scalar::Bool => ExprKind::Int(u64::from(f != 0.0)),
         // Float → integer truncates toward zero; `as` saturates out-of-range values.
         (Num::F(f), false) => ExprKind::Int(int_bits(f.trunc() as i128, s)),
-        (Num::I(v), true) => ExprKind::Float(round_float(v as f64, s)),
+        // Straight to the target's precision: through f64 first would round twice.
+        (Num::I(v), true) if s == Scalar::Double => ExprKind::Float(v as f64),
+        (Num::I(v), true) => ExprKind::Float(f64::from(v as f32)),
         (Num::F(f), true) => ExprKind::Float(round_float(f, s)),
     }
 }
@@ -120,9 +122,9 @@ pub fn eval(e: &Expr) -> EResult<CValue> {
             let n = eval(v)?;
             Ok(CValue::List(vec![n; usize::from(e.ty.width())]))
         }
-        ExprKind::Convert { value, .. } => {
+        ExprKind::Convert { value, sat, rounding } => {
             let to = scalar.ok_or(EvalError::NotConstant)?;
-            map_nums(eval(value)?, value.ty.element().ok_or(EvalError::NotConstant)?, &|n| Ok(convert_num(n, to)))
+            map_nums(eval(value)?, value.ty.element().ok_or(EvalError::NotConstant)?, &|n| Ok(convert_num(n, to, *sat, *rounding)))
         }
         ExprKind::Unary(op, v) => {
             let s = v.ty.element().ok_or(EvalError::NotConstant)?;
@@ -205,11 +207,64 @@ fn zip_nums(a: CValue, b: CValue, s: Scalar, f: &dyn Fn(Num, Num) -> EResult<Num
     }
 }
 
-fn convert_num(n: Num, to: Scalar) -> Num {
-    match num_kind(n, to) {
-        ExprKind::Int(bits) => Num::I(int_value(bits, to)),
-        ExprKind::Float(f) => Num::F(f),
-        _ => n,
+/// `convert_T[_sat][_mode](n)`; implicit conversions have no `sat` and the default rounding.
+fn convert_num(n: Num, to: Scalar, sat: bool, rounding: Rounding) -> Num {
+    let bits = to.size() * 8;
+    let (lo, hi) = match to {
+        _ if to.is_signed() => (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1),
+        _ => (0, (1i128 << bits) - 1),
+    };
+    let saturate = sat && to.is_integer() && to != Scalar::Bool;
+    match (n, to.is_float()) {
+        (Num::I(v), false) if saturate => Num::I(v.clamp(lo, hi)),
+        (Num::F(f), false) if to != Scalar::Bool => {
+            let f = match rounding {
+                Rounding::Rte => f.round_ties_even(),
+                Rounding::Rtp => f.ceil(),
+                Rounding::Rtn => f.floor(),
+                Rounding::Rtz | Rounding::Default => f.trunc(),
+            };
+            match saturate {
+                true if f.is_nan() => Num::I(0),
+                true if f <= lo as f64 => Num::I(lo),
+                true if f >= hi as f64 => Num::I(hi),
+                _ => Num::I(int_value(int_bits(f as i128, to), to)),
+            }
+        }
+        // Rust's conversions round to nearest; a directed mode moves the result one step
+        // where it lies on the wrong side of the exact value (compared exactly: |v| < 2^64).
+        (Num::I(v), true) => {
+            let r = if to == Scalar::Double { v as f64 } else { f64::from(v as f32) };
+            Num::F(directed(r, (r as i128).cmp(&v), rounding, to != Scalar::Double))
+        }
+        (Num::F(f), true) if to != Scalar::Double => {
+            let r = f64::from(f as f32);
+            Num::F(r.partial_cmp(&f).map_or(r, |c| directed(r, c, rounding, true)))
+        }
+        _ => match num_kind(n, to) {
+            ExprKind::Int(bits) => Num::I(int_value(bits, to)),
+            ExprKind::Float(f) => Num::F(f),
+            _ => n,
+        },
+    }
+}
+
+/// `r`, the value rounded to nearest, moved to its neighbour in float (`single`) or double
+/// where `rounding` wants the other side of the exact value (`order` is r against it).
+fn directed(r: f64, order: std::cmp::Ordering, rounding: Rounding, single: bool) -> f64 {
+    use std::cmp::Ordering::{Greater, Less};
+    let up = match (rounding, order) {
+        (Rounding::Rtp, Less) => true,
+        (Rounding::Rtn, Greater) => false,
+        (Rounding::Rtz, Greater) if r > 0.0 => false,
+        (Rounding::Rtz, Less) if r < 0.0 => true,
+        _ => return r,
+    };
+    match (single, up) {
+        (true, true) => f64::from((r as f32).next_up()),
+        (true, false) => f64::from((r as f32).next_down()),
+        (false, true) => r.next_up(),
+        (false, false) => r.next_down(),
     }
 }
 
@@ -310,7 +365,7 @@ fn write_bytes(v: &CValue, ty: &Type, types: &Types, out: &mut [u8], at: usize) 
 
 fn write_scalar(n: Num, s: Scalar, out: &mut [u8], at: usize) -> Option<()> {
     let size = s.size() as usize;
-    let bytes: [u8; 8] = match (convert_num(n, s), s) {
+    let bytes: [u8; 8] = match (convert_num(n, s, false, Rounding::Default), s) {
         (Num::F(f), Scalar::Double) => f.to_le_bytes(),
         (Num::F(f), Scalar::Float) => u64::from((f as f32).to_bits()).to_le_bytes(),
         (Num::F(f), _) => u64::from(f32_to_half(f as f32)).to_le_bytes(),

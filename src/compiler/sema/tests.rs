@@ -1210,3 +1210,26 @@ fn c11_atomics_misuse_is_diagnosed() {
     first("kernel void k(global atomic_uint *p) { atomic_flag_clear(p); }", 1, 40, "needs a pointer to atomic_flag");
     first("kernel void k(global atomic_int *p, constant int *e) { atomic_compare_exchange_strong(p, e, 1); }", 1, 90, "argument 2 of 'atomic_compare_exchange_strong' changes the address space");
 }
+
+#[test]
+fn constant_conversions_round_as_their_mode_says() {
+    let fp64 = Target { fp64: true, ..target() };
+    let (p, d) = run("constant float f[] = { convert_float_rtz(16777219), convert_float_rtp(16777217), convert_float_rtn(-16777217),
+            convert_float(0x20000020000001L), convert_float_rtn(0x1.000001p0), convert_float_rtz(-1e39) };
+        constant int i[] = { convert_int_rtp(2.5f), convert_int_rte(2.5f), convert_int_rtn(-2.5f), convert_int_sat(3e9f) };
+        constant uchar c[] = { convert_uchar_sat(300), convert_uchar_sat(-5), convert_uchar_sat_rtp(254.5f) };
+        constant double d[] = { convert_double_rtp(9007199254740993L), convert_double_rtz(-9007199254740995L) };
+        kernel void k(global float* o) { o[0] = f[0] + i[0] + c[0] + d[0]; }", &fp64, &Options::default());
+    assert!(!d.has_errors(), "{:?}", d.list);
+    let p = p.expect("a program");
+    let floats: Vec<f32> = p.constants[0].bytes.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    // 0x20000020000001 = 2^53 + 2^29 + 1 lies just above the midpoint of two floats: rounding
+    // it to double first would make it a tie and round it down.
+    let above_tie = 2f32.powi(53) + 2f32.powi(30);
+    assert_eq!(floats, [16777218.0, 16777218.0, -16777218.0, above_tie, 1.0, -f32::MAX]);
+    let ints: Vec<i32> = p.constants[1].bytes.chunks(4).map(|b| i32::from_le_bytes(b.try_into().unwrap())).collect();
+    assert_eq!(ints, [3, 2, -3, i32::MAX]);
+    assert_eq!(p.constants[2].bytes, vec![255, 0, 255]);
+    let doubles: Vec<f64> = p.constants[3].bytes.chunks(8).map(|b| f64::from_le_bytes(b.try_into().unwrap())).collect();
+    assert_eq!(doubles, [9007199254740994.0, -9007199254740994.0]);
+}

@@ -1,6 +1,7 @@
-//! Extended precision (a value as the unevaluated sum hi + lo of two floats) for float pow and
-//! tgamma on a device without double: pow is e^(y log x), whose error is log's error
-//! magnified by |y log x| (up to 104), so y log x is formed to about 2^-35 absolute; tgamma is
+//! Extended precision (a value as the unevaluated sum hi + lo of two floats or doubles) for
+//! pow (double pow, and float pow and tgamma on a device without double): pow is e^(y log x),
+//! whose error is log's error magnified by |y log x| (up to 104 for float, 745 for double),
+//! so y log x is formed to about 2^-35 absolute in float, 2^-64 in double; tgamma is
 //! e^(Stirling's series), whose exponent reaches 88.
 //!
 //! The textbook error-free transformations (two-sum, Veltkamp's split) are algebraic
@@ -16,22 +17,39 @@ use crate::compiler::sema::model::WorkItemFn;
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, MathFunction as M, ScalarKind};
 
-/// The grid of the exact part of log x: multiples of 2^-12 below 2^12 sum exactly.
-const GRID: f64 = 4096.0;
+/// The grid of the exact part of log x: multiples of 2^-12 below 2^12 sum exactly in float,
+/// multiples of 2^-40 below 2^11 in double.
+fn grid(ty: &T) -> f64 {
+    if format(ty).bytes == 8 { 2f64.powi(40) } else { 4096.0 }
+}
+
+/// Whether `hi` is finite.
+fn finite_hi(cx: &mut Ctx<'_>, hi: H, ty: &T, loc: Loc) -> R<H> {
+    let a = cx.b.math(M::Abs, &[hi]);
+    let inf = cx.float_like(f64::INFINITY, ty, loc)?;
+    Ok(cx.b.binary(B::Less, a, inf))
+}
+
+/// The mask of a value's upper half: 12 of float's 24 significant bits, 26 of double's 53,
+/// so that the product of two upper halves is exact.
+fn upper_half_mask(ty: &T) -> i64 {
+    if format(ty).bytes == 8 { !((1i64 << 27) - 1) } else { 0xffff_f000 }
+}
 
 impl Ctx<'_> {
-    /// `x` (float or double) unchanged, behind an xor of its bits with a 0 the optimiser
-    /// cannot see (`get_work_dim() >> 2`, work_dim being 1 to 3).
+    /// `x` (of any arithmetic type) unchanged, behind an xor of its bits with a 0 the
+    /// optimiser cannot see (`get_work_dim() >> 2`, work_dim being 1 to 3).
     pub(in crate::compiler::lower) fn barrier(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let dim = self.b.u32(0);
         let w = self.workitem.call(&self.abi, &mut self.b, WorkItemFn::WorkDim, dim);
         let two = self.b.u32(2);
         let zero = self.b.binary(B::ShiftRight, w, two);
-        let zero = if ty.element() == Some(crate::compiler::sema::model::Scalar::Double) { self.b.cast(zero, ScalarKind::Uint, Some(8)) } else { zero };
+        let element = ty.element().unwrap_or(crate::compiler::sema::model::Scalar::Float);
+        let zero = if element.size() == 8 { self.b.cast(zero, ScalarKind::Uint, Some(8)) } else { zero };
         let zero = self.splat_to(zero, &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
         let bits = self.b.cast(x, ScalarKind::Uint, None);
         let bits = self.b.binary(B::ExclusiveOr, bits, zero);
-        Ok(self.b.cast(bits, ScalarKind::Float, None))
+        Ok(self.b.cast(bits, crate::compiler::lower::types::reg_scalar(element).kind, None))
     }
 
     /// `x - part` (exact by construction), behind a barrier.
@@ -40,63 +58,71 @@ impl Ctx<'_> {
         self.barrier(r, ty, loc)
     }
 
-    /// x with the low 12 of its 23 mantissa bits cleared: 12 significant bits, so that the
-    /// product of two such values is exact, and x - hi_bits(x) is exact too.
+    /// x with the low half of its mantissa bits cleared (12 significant bits of float's, 26
+    /// of double's), so that the product of two such values is exact, and x - hi_bits(x) is
+    /// exact too.
     fn hi_bits(&mut self, x: H, ty: &T, loc: Loc) -> R<H> {
         let bits = self.b.cast(x, ScalarKind::Uint, None);
-        let mask = self.int_like(0xffff_f000, &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
+        let mask = self.int_like(upper_half_mask(ty), &crate::compiler::lower::intfn::unsigned_like(ty), loc)?;
         let h = self.b.binary(B::And, bits, mask);
         Ok(self.b.cast(h, ScalarKind::Float, None))
     }
 
     /// x rounded to the grid, and the (exact) rest.
     fn on_grid(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
-        let scaled = self.mul_c(x, GRID, ty, loc)?;
+        let scaled = self.mul_c(x, grid(ty), ty, loc)?;
         let r = self.b.math(M::Round, &[scaled]);
-        let g = self.mul_c(r, 1.0 / GRID, ty, loc)?;
+        let g = self.mul_c(r, 1.0 / grid(ty), ty, loc)?;
         Ok((g, self.exact_rest(x, g, ty, loc)?))
     }
 
     /// log x as hi + lo for positive finite x, hi on the grid: with x = 2^e (1 + f) (f exact),
-    /// log x = e ln 2 + f - f²/2 + s (f²/2 + R), s = f / (2 + f), R = z (2/3 + 2/5 z + ...),
-    /// z = s²; f²/2 is three exact products of f's halves.
+    /// log x = e ln 2 + 2 atanh s = e ln 2 + 2s + s R, s = f / (2 + f), R = z (2/3 + 2/5 z +
+    /// ...), z = s². s is carried as s_h + s_l: s_l from the remainder f - s_h (2 + f), formed
+    /// from exact partial products; then only s R (under 1 % of log x) carries rounding
+    /// errors, which pow magnifies by |y log x| (up to 745 in double).
     fn log_wide(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let (e, m) = self.split_exponent(x, ty, loc)?;
         let (one, two) = (self.float_like(1.0, ty, loc)?, self.float_like(2.0, ty, loc)?);
         let f = self.b.binary(B::Subtract, m, one);
+        // d = 2 + f as d_h + d_l (d_l the exact rounding error; d_h behind a barrier so that
+        // (2 - d_h) + f is not folded to 0).
         let d = self.b.binary(B::Add, two, f);
-        let s = self.b.binary(B::Divide, f, d);
-        let z = self.b.binary(B::Multiply, s, s);
+        let dh = self.barrier(d, ty, loc)?;
+        let two_minus = self.b.binary(B::Subtract, two, dh);
+        let dl = self.b.binary(B::Add, two_minus, f);
+        let sh = self.b.binary(B::Divide, f, dh);
+        let (a1, b1) = (self.hi_bits(sh, ty, loc)?, self.hi_bits(dh, ty, loc)?);
+        let (a2, b2) = (self.exact_rest(sh, a1, ty, loc)?, self.exact_rest(dh, b1, ty, loc)?);
+        let mut rem = f;
+        for (p, q) in [(a1, b1), (a1, b2), (a2, b1), (a2, b2), (sh, dl)] {
+            let pq = self.b.binary(B::Multiply, p, q);
+            rem = self.b.binary(B::Subtract, rem, pq);
+        }
+        let sl = self.b.binary(B::Divide, rem, dh);
+        let z = self.b.binary(B::Multiply, sh, sh);
         let coeffs: Vec<f64> = (1..format(ty).series_terms).map(|k| 2.0 / f64::from(2 * k + 1)).collect();
         let q = self.poly(z, &coeffs, ty, loc)?;
         let r = self.b.binary(B::Multiply, z, q);
-        let fh = self.hi_bits(f, ty, loc)?;
-        let fl = self.exact_rest(f, fh, ty, loc)?;
-        let h1 = self.b.binary(B::Multiply, fh, fh);
-        let h1 = self.mul_c(h1, 0.5, ty, loc)?;
-        let h2 = self.b.binary(B::Multiply, fh, fl);
-        let h3 = self.b.binary(B::Multiply, fl, fl);
-        let h3 = self.mul_c(h3, 0.5, ty, loc)?;
-        let small_sq = self.b.binary(B::Add, h2, h3);
-        let hfsq = self.b.binary(B::Add, h1, small_sq);
-        let hr = self.b.binary(B::Add, hfsq, r);
-        let c = self.b.binary(B::Multiply, s, hr);
+        let c = self.b.binary(B::Multiply, sh, r);
+        let two_sh = self.mul_c(sh, 2.0, ty, loc)?;
+        let two_sl = self.mul_c(sl, 2.0, ty, loc)?;
         let [l2h, l2l] = format(ty).ln2;
         let (a, b) = (self.mul_c(e, l2h, ty, loc)?, self.mul_c(e, l2l, ty, loc)?);
-        let ((ga, ra), (gf, rf), (g1, r1)) = (self.on_grid(a, ty, loc)?, self.on_grid(f, ty, loc)?, self.on_grid(h1, ty, loc)?);
-        let hi = self.b.binary(B::Add, ga, gf);
-        let hi = self.b.binary(B::Subtract, hi, g1);
-        let lo = self.b.binary(B::Add, ra, rf);
-        let lo = self.b.binary(B::Subtract, lo, r1);
-        let tail = self.b.binary(B::Subtract, c, small_sq);
+        let ((ga, ra), (gs, rs)) = (self.on_grid(a, ty, loc)?, self.on_grid(two_sh, ty, loc)?);
+        let hi = self.b.binary(B::Add, ga, gs);
+        let lo = self.b.binary(B::Add, ra, rs);
+        let tail = self.b.binary(B::Add, two_sl, c);
         let tail = self.b.binary(B::Add, tail, b);
         Ok((hi, self.b.binary(B::Add, lo, tail)))
     }
 
-    /// e^(hi + lo): exp's reduction of hi (exact: k ln2's upper part has 16 bits), with lo
-    /// added to the reduced argument.
+    /// e^(hi + lo): exp's reduction of hi (exact: k ln2's upper part has 16 bits in float,
+    /// 33 in double), with lo added to the reduced argument. k comes from hi + lo: lo may
+    /// be far from small (y times log's series part, 2 for pow(1.5, 300)).
     fn exp_wide(&mut self, hi: H, lo: H, ty: &T, loc: Loc) -> R<H> {
-        let k = self.mul_c(hi, std::f64::consts::LOG2_E, ty, loc)?;
+        let sum = self.b.binary(B::Add, hi, lo);
+        let k = self.mul_c(sum, std::f64::consts::LOG2_E, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let [l2h, l2l] = format(ty).ln2;
         let kh = self.mul_c(k, l2h, ty, loc)?;
@@ -106,11 +132,41 @@ impl Ctx<'_> {
         let r = self.b.binary(B::Add, r, lo);
         let p = self.exp_poly(r, ty, loc)?;
         let e = self.scale(p, k, ty);
-        self.exp_limits(e, hi, format(ty).exp_limits, ty, loc)
+        // hi alone decides infinities and NaN (lo is 0 there).
+        let finite = finite_hi(self, hi, ty, loc)?;
+        let sum = self.b.select(finite, sum, hi);
+        self.exp_limits(e, sum, format(ty).exp_limits, ty, loc)
     }
 
-    /// e^(y log ax) for ax ≥ 0 (or NaN); log ax = ±∞ or NaN where ax is 0, ∞ or NaN.
-    pub(super) fn exp_y_log_wide(&mut self, ax: H, y: H, ty: &T, loc: Loc) -> R<H> {
+    /// 1/n for an integer n (i32, `nf` the same as a float or double) as y + y_lo, y_lo the
+    /// rounding error of y: rootn's exponent 1/n must not lose its last bits, which log x
+    /// magnifies. 1 - y n is formed from exact partial products (y's halves times n's upper
+    /// and lower 16 bits).
+    pub(super) fn reciprocal_wide(&mut self, n: H, nf: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let one = self.float_like(1.0, ty, loc)?;
+        let y = self.b.binary(B::Divide, one, nf);
+        let a = self.hi_bits(y, ty, loc)?;
+        let b = self.exact_rest(y, a, ty, loc)?;
+        let ity = match ty {
+            T::Vector(_, k) => T::Vector(crate::compiler::sema::model::Scalar::Int, *k),
+            _ => T::Scalar(crate::compiler::sema::model::Scalar::Int),
+        };
+        let mask = self.int_like(!0xffff, &ity, loc)?;
+        let n1 = self.b.binary(B::And, n, mask);
+        let n2 = self.b.binary(B::Subtract, n, n1);
+        let bytes = format(ty).bytes;
+        let (n1, n2) = (self.b.cast(n1, ScalarKind::Float, Some(bytes)), self.b.cast(n2, ScalarKind::Float, Some(bytes)));
+        let mut rem = one;
+        for (p, q) in [(a, n1), (a, n2), (b, n1), (b, n2)] {
+            let pq = self.b.binary(B::Multiply, p, q);
+            rem = self.b.binary(B::Subtract, rem, pq);
+        }
+        Ok((y, self.b.binary(B::Divide, rem, nf)))
+    }
+
+    /// e^(y log ax) for ax ≥ 0 (or NaN); log ax = ±∞ or NaN where ax is 0, ∞ or NaN. `y_lo`
+    /// extends y where it is a rounded value (rootn's 1/n).
+    pub(super) fn exp_y_log_wide(&mut self, ax: H, y: H, y_lo: Option<H>, ty: &T, loc: Loc) -> R<H> {
         let (hi, lo) = self.log_wide(ax, ty, loc)?;
         let (zero, inf, ninf) = (self.float_like(0.0, ty, loc)?, self.float_like(f64::INFINITY, ty, loc)?, self.float_like(f64::NEG_INFINITY, ty, loc)?);
         let (pos, finite) = (self.b.binary(B::Greater, ax, zero), self.b.binary(B::Less, ax, inf));
@@ -118,7 +174,30 @@ impl Ctx<'_> {
         let is_zero = self.b.binary(B::Equal, ax, zero);
         let special = self.b.select(is_zero, ninf, ax);
         let (hi, lo) = (self.b.select(regular, hi, special), self.b.select(regular, lo, zero));
-        self.exp_product(y, hi, lo, zero, ty, loc)
+        let extra = match y_lo {
+            Some(yl) => {
+                let e = self.b.binary(B::Multiply, yl, hi);
+                self.b.select(regular, e, zero)
+            }
+            None => zero,
+        };
+        let r = self.exp_product(y, hi, lo, extra, ty, loc)?;
+        // y = ±∞: ∞ or 0 by whether |x| > 1 (log x may be all in lo, and 0 ∞ is NaN); NaN
+        // in, NaN out (the split of a NaN's bits may leave an infinity).
+        let one = self.float_like(1.0, ty, loc)?;
+        let (above, y_pos) = (self.b.binary(B::Greater, ax, one), self.b.binary(B::Greater, y, zero));
+        let grows = self.b.binary(B::Equal, above, y_pos);
+        let at_inf = self.b.select(grows, inf, zero);
+        // Also for x = 0 or ∞, where a y flushed to 0 would make 0 ∞.
+        let y_inf = self.is_inf(y);
+        let x_inf = self.is_inf(ax);
+        let y_inf = self.b.select(y_inf, y_inf, x_inf);
+        let y_inf = self.b.select(is_zero, is_zero, y_inf);
+        let r = self.b.select(y_inf, at_inf, r);
+        let (xn, yn) = (self.is_nan(ax), self.is_nan(y));
+        let any_nan = self.b.select(xn, xn, yn);
+        let sum = self.b.binary(B::Add, ax, y);
+        Ok(self.b.select(any_nan, sum, r))
     }
 
     /// e^(y (hi + lo) + extra) (extra small): the exact product of the upper halves of y and
