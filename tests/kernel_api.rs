@@ -489,6 +489,30 @@ fn linked_units_keep_their_own_types_and_share_compatible_records() {
     }
 }
 
+/// A program rebuilt from the same text is a cache lookup, before and after the first program
+/// object is released (then its pipelines are gone and are made again).
+#[test]
+fn a_rebuilt_program_runs_after_the_first_is_released() {
+    let env = Env::new();
+    let src = "kernel void twice(global int *o) { o[get_global_id(0)] = 2 * (int)get_global_id(0) + 1; }";
+    let out = env.buffer(CL_MEM_READ_WRITE, 16 * 4);
+    let want: Vec<i32> = (0..16).map(|i| 2 * i + 1).collect();
+    let first = build(env.context, env.device, src);
+    for release_first in [false, true] {
+        if release_first {
+            ok(unsafe { clReleaseProgram(first) });
+        }
+        let program = build(env.context, env.device, src);
+        let k = kernel(program, "twice");
+        set_arg(k, 0, &out.0);
+        env.write(&out, 0, &[0u8; 64]);
+        run(&env, k, &[16], None);
+        assert_eq!(read_as::<i32>(&env, &out, 16), want, "first program released: {release_first}");
+        ok(unsafe { clReleaseKernel(k) });
+        ok(unsafe { clReleaseProgram(program) });
+    }
+}
+
 #[test]
 fn awkward_and_large_grids() {
     // A prime size (work-groups of 1), and more groups than one dispatch may hold in x

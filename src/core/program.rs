@@ -13,7 +13,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 #[repr(C)]
 pub struct Program {
@@ -50,9 +50,9 @@ pub type PipelineKey = (usize, [u32; 3], Vec<u32>, Vec<usize>);
 /// A program built for one device. It is shared by every program object built from the same text
 /// and options on that device, and so are the pipelines specialised from its kernels.
 pub struct Executable {
-    pub program: compiler::Program,
+    pub program: Arc<compiler::Program>,
     /// What the program's binaries hold: its preprocessed text and compile options.
-    pub object: Object,
+    pub object: Arc<Object>,
     pub pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// Program-scope `__constant` data per kernel index.
     pub constants: Mutex<HashMap<usize, Arc<ConstantBuffers>>>,
@@ -70,8 +70,18 @@ fn globals_of(device: &Device, exe: &Executable) -> CLResult<Option<Arc<Buffer>>
     super::kernel::upload(device, image).map(Some)
 }
 
-/// Recently built executables, keyed by a hash of (device, text, options).
-type ExecutableCache = Mutex<VecDeque<(u64, Arc<Executable>)>>;
+/// Recently built programs, keyed by a hash of (device, text, options): the build, and the
+/// executable made of it while program objects use it. The cache does not keep the
+/// executable's pipelines alive: on a CPU device each holds its machine code (CTS
+/// vector_creation grew lavapipe past 23 GB when 64 executables kept theirs).
+type ExecutableCache = Mutex<VecDeque<CachedBuild>>;
+
+struct CachedBuild {
+    key: u64,
+    program: Arc<compiler::Program>,
+    object: Arc<Object>,
+    live: Weak<Executable>,
+}
 
 /// Recently built executables by (device, text, options), so rebuilding a program is a lookup.
 const CACHED_EXECUTABLES: usize = 64;
@@ -101,16 +111,23 @@ fn cached(key: impl Hash, make: impl FnOnce() -> Result<(Object, compiler::Progr
     key.hash(&mut h);
     let key = h.finish();
     let cache = executable_cache();
-    if let Some((_, e)) = cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
-        return Ok(e.clone());
+    let mut cached = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(entry) = cached.iter_mut().find(|c| c.key == key) {
+        if let Some(exe) = entry.live.upgrade() {
+            return Ok(exe);
+        }
+        let exe = Arc::new(Executable { program: entry.program.clone(), object: entry.object.clone(), pipelines: Mutex::default(), constants: Mutex::default() });
+        entry.live = Arc::downgrade(&exe);
+        return Ok(exe);
     }
+    drop(cached);
     let (object, program) = make()?;
-    let exe = Arc::new(Executable { program, object, pipelines: Mutex::default(), constants: Mutex::default() });
+    let exe = Arc::new(Executable { program: Arc::new(program), object: Arc::new(object), pipelines: Mutex::default(), constants: Mutex::default() });
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if cache.len() == CACHED_EXECUTABLES {
         cache.pop_front();
     }
-    cache.push_back((key, exe.clone()));
+    cache.push_back(CachedBuild { key, program: exe.program.clone(), object: exe.object.clone(), live: Arc::downgrade(&exe) });
     Ok(exe)
 }
 
@@ -272,7 +289,7 @@ impl Program {
                     b.status = CL_BUILD_SUCCESS;
                     b.log = exe.program.log.clone();
                     b.binary_type = BINARY_EXECUTABLE;
-                    b.object = Some(exe.object.clone());
+                    b.object = Some((*exe.object).clone());
                     b.globals = globals_of(&self.devices[i], &exe)?;
                     b.program = Some(exe);
                 }
@@ -302,7 +319,7 @@ impl Program {
                     b.status = CL_BUILD_SUCCESS;
                     b.binary_type = if library { BINARY_LIBRARY } else { BINARY_EXECUTABLE };
                     b.log = program.as_ref().map(|p| p.program.log.clone()).unwrap_or_default();
-                    b.object = Some(program.as_ref().map_or_else(|| merge(&objects), |p| p.object.clone()));
+                    b.object = Some(program.as_ref().map_or_else(|| merge(&objects), |p| (*p.object).clone()));
                     b.globals = match &program {
                         Some(exe) => globals_of(d, exe)?,
                         None => None,
