@@ -62,6 +62,7 @@ fn target() -> Target {
         opencl_c_version: 300,
         clamp_array_indices: true,
         ordering_by_rmw: false,
+        preserve_signed_zeros: true,
     }
 }
 

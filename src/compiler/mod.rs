@@ -70,6 +70,10 @@ pub struct Target {
     /// llvmpipe). Orders and fences are then kept by read-modify-writes instead
     /// (`lower/c11.rs`).
     pub ordering_by_rmw: bool,
+    /// Kernels ask the driver to keep signed zeros, infinities and NaNs of 32- and 64-bit floats
+    /// (SPIR-V `SignedZeroInfNanPreserve`): without it Vulkan lets the compiler drop the sign
+    /// of a zero, and NVIDIA's did (sinpi(1) was -0, CTS math_edge_cases).
+    pub preserve_signed_zeros: bool,
 }
 
 /// The device the compiler's unit tests compile for: 64-bit addresses, 8/16/64-bit integers and
@@ -96,6 +100,7 @@ pub(crate) fn test_target() -> Target {
         opencl_c_version: 300,
         clamp_array_indices: true,
         ordering_by_rmw: false,
+        preserve_signed_zeros: true,
     }
 }
 

@@ -64,6 +64,7 @@ pub fn write(
     constants: &naga::back::PipelineConstants,
     aliased: bool,
     clamp_array_indices: bool,
+    preserve_signed_zeros: bool,
 ) -> Result<Vec<u32>, String> {
     let ep = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
@@ -81,7 +82,8 @@ pub fn write(
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
-    Ok(super::atomic_order::apply(decorate(words, aliased)))
+    let words = super::atomic_order::apply(decorate(words, aliased));
+    Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
 
 /// An error's message followed by those of its causes.
@@ -143,6 +145,63 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     out
 }
 
+const OP_EXTENSION: u32 = 10;
+const OP_ENTRY_POINT: u32 = 15;
+const OP_EXECUTION_MODE: u32 = 16;
+const OP_CAPABILITY: u32 = 17;
+const OP_TYPE_FLOAT: u32 = 22;
+const CAPABILITY_SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4466;
+const MODE_SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4461;
+
+/// Asks the driver to keep signed zeros, infinities and NaNs of every float width the module
+/// uses (`SignedZeroInfNanPreserve`, from SPV_KHR_float_controls, core in Vulkan 1.2): OpenCL
+/// requires them, and without the mode a Vulkan compiler may drop the sign of a zero.
+pub fn preserve_float_specials(words: Vec<u32>) -> Vec<u32> {
+    let (mut after_capabilities, mut after_modes, mut entry, mut widths) = (None, None, None, Vec::new());
+    let mut i = HEADER_WORDS;
+    while let Some(&head) = words.get(i) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        if len == 0 {
+            break;
+        }
+        match op {
+            OP_CAPABILITY => after_capabilities = Some(i + len),
+            OP_ENTRY_POINT => {
+                entry = words.get(i + 2).copied();
+                after_modes = Some(i + len);
+            }
+            OP_EXECUTION_MODE => after_modes = Some(i + len),
+            // (16-bit floats would need a property of their own.)
+            OP_TYPE_FLOAT => widths.extend(words.get(i + 2).copied().filter(|&w| w != 16)),
+            _ => {}
+        }
+        i += len;
+    }
+    let (Some(caps_end), Some(modes_end), Some(entry)) = (after_capabilities, after_modes, entry) else { return words };
+    if widths.is_empty() {
+        return words;
+    }
+    let mut capability = vec![(2 << 16) | OP_CAPABILITY, CAPABILITY_SIGNED_ZERO_INF_NAN_PRESERVE];
+    capability.extend(extension("SPV_KHR_float_controls"));
+    let modes: Vec<u32> = widths.iter().flat_map(|&w| [(4 << 16) | OP_EXECUTION_MODE, entry, MODE_SIGNED_ZERO_INF_NAN_PRESERVE, w]).collect();
+    let mut out = Vec::with_capacity(words.len() + capability.len() + modes.len());
+    out.extend_from_slice(&words[..caps_end]);
+    out.extend(capability);
+    out.extend_from_slice(&words[caps_end..modes_end]);
+    out.extend(modes);
+    out.extend_from_slice(&words[modes_end..]);
+    out
+}
+
+/// An OpExtension instruction naming `name`.
+fn extension(name: &str) -> Vec<u32> {
+    let mut bytes = name.as_bytes().to_vec();
+    bytes.resize((bytes.len() / 4 + 1) * 4, 0);
+    let mut out = vec![(((1 + bytes.len() / 4) as u32) << 16) | OP_EXTENSION];
+    out.extend(bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    out
+}
+
 #[cfg(test)]
 pub mod tests {
     use super::*;
@@ -198,7 +257,7 @@ pub mod tests {
             incoming_ray_payload: None,
         });
         let info = validate(&module, &crate::compiler::lower::tests::target()).unwrap_or_else(|e| panic!("{e}"));
-        let err = write(&module, &info, &Default::default(), false, false).expect_err("the writer cannot write this");
+        let err = write(&module, &info, &Default::default(), false, false, true).expect_err("the writer cannot write this");
         assert!(err.starts_with("internal compiler error"), "{err}");
     }
 

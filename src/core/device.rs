@@ -77,6 +77,7 @@ impl Device {
             opencl_c_version: 300,
             clamp_array_indices: device_type == CL_DEVICE_TYPE_CPU,
             ordering_by_rmw: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
+            preserve_signed_zeros: gpu.props.signed_zero_preserve,
         };
         let base_align = (l.min_storage_buffer_offset_alignment).max(l.min_uniform_buffer_offset_alignment).max(LARGEST_TYPE);
         Ok(Device {

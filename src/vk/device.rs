@@ -39,6 +39,9 @@ pub struct Properties {
     pub driver_uuid: [u8; 16],
     pub driver_name: String,
     pub driver_id: vk::DriverId,
+    /// Shaders may ask that signed zeros, infinities and NaNs be kept (SPIR-V
+    /// `SignedZeroInfNanPreserve`) for 32- and 64-bit floats.
+    pub signed_zero_preserve: bool,
     pub driver_info: String,
     pub max_memory_allocation_size: u64,
     pub max_buffer_size: u64,
@@ -161,6 +164,7 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
         driver_uuid: v11.driver_uuid,
         driver_name: text(v12.driver_name_as_c_str()),
         driver_id: v12.driver_id,
+        signed_zero_preserve: v12.shader_signed_zero_inf_nan_preserve_float32 != 0 && v12.shader_signed_zero_inf_nan_preserve_float64 != 0,
         driver_info: text(v12.driver_info_as_c_str()),
         max_memory_allocation_size: v11.max_memory_allocation_size,
         max_buffer_size: v13.max_buffer_size,

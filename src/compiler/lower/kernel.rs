@@ -31,6 +31,8 @@ pub struct CompiledKernel {
     pub aliased: bool,
     /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
     pub clamp_array_indices: bool,
+    /// [`crate::compiler::Target::preserve_signed_zeros`] of that device.
+    pub preserve_signed_zeros: bool,
     pub module: Module,
     pub info: naga::valid::ModuleInfo,
 }
@@ -153,6 +155,6 @@ impl Kernel for CompiledKernel {
         for &n in null_args.iter().filter(|n| self.null_tested_args.contains(n)) {
             constants.insert(abi::null_arg_name(n), 1.0);
         }
-        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased, self.clamp_array_indices)).and_then(|words| words)
+        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased, self.clamp_array_indices, self.preserve_signed_zeros)).and_then(|words| words)
     }
 }

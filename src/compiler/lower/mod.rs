@@ -235,6 +235,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         printf_binding,
         aliased: abi.has_aliased_views(),
         clamp_array_indices: target.clamp_array_indices,
+        preserve_signed_zeros: target.preserve_signed_zeros,
         module,
         info,
     })
