@@ -338,19 +338,7 @@ impl Ctx<'_> {
 
     pub(super) fn load_access(&mut self, access: &Access, loc: Loc) -> R<Handle<Expression>> {
         match access {
-            Access::Ptr(p) => Ok(match self.wide_in_buffer(*p) {
-                // One load per 4-component part: NVIDIA's compiler reads a whole array value
-                // from a buffer at a third of the bandwidth.
-                Some((ty, parts)) => {
-                    let values = (0..parts).map(|k| {
-                        let part = self.b.member(*p, k);
-                        self.b.load(part)
-                    });
-                    let values = values.collect();
-                    self.b.compose(ty, values)
-                }
-                None => self.b.load(*p),
-            }),
+            Access::Ptr(p) => Ok(self.b.load(*p)),
             Access::Ptr16 { ptr, ty } => {
                 let v = self.b.load(*ptr);
                 let reg = reg_scalar(ty.element().unwrap_or(S::Short));
@@ -381,57 +369,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// For a pointer to an 8/16-component vector (an array of 4-component parts, `wide.rs`) in a
-    /// storage buffer: its naga type and number of parts.
-    fn wide_in_buffer(&self, p: Handle<Expression>) -> Option<(Handle<naga::Type>, u32)> {
-        // The steps from the buffer's variable to `p` (member indices; None for an element).
-        let mut path = Vec::new();
-        let mut at = p;
-        let global = loop {
-            at = match self.b.func.expressions[at] {
-                Expression::Access { base, .. } => {
-                    path.push(None);
-                    base
-                }
-                Expression::AccessIndex { base, index } => {
-                    path.push(Some(index));
-                    base
-                }
-                Expression::GlobalVariable(g) => break g,
-                _ => return None,
-            };
-        };
-        let var = &self.module.global_variables[global];
-        if !matches!(var.space, naga::AddressSpace::Storage { .. }) {
-            return None;
-        }
-        let mut ty = var.ty;
-        for step in path.iter().rev() {
-            ty = match (&self.module.types[ty].inner, step) {
-                (naga::TypeInner::Struct { members, .. }, Some(i)) => members.get(*i as usize)?.ty,
-                (naga::TypeInner::Array { base, .. }, _) => *base,
-                _ => return None,
-            };
-        }
-        match self.module.types[ty].inner {
-            naga::TypeInner::Array { base, size: naga::ArraySize::Constant(n), .. } if matches!(self.module.types[base].inner, naga::TypeInner::Vector { .. }) => {
-                Some((ty, n.get()))
-            }
-            _ => None,
-        }
-    }
-
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
-            Access::Ptr(p) => match self.wide_in_buffer(*p) {
-                Some((_, parts)) => {
-                    for k in 0..parts {
-                        let (part, v) = (self.b.member(*p, k), self.b.member(value, k));
-                        self.b.store(part, v);
-                    }
-                }
-                None => self.b.store(*p, value),
-            },
+            Access::Ptr(p) => self.b.store(*p, value),
             Access::Ptr16 { ptr, ty: elem } => {
                 let kind = reg_scalar(elem.element().unwrap_or(S::Short)).kind;
                 let narrow = self.b.cast(value, kind, Some(2));
