@@ -228,6 +228,23 @@ fn local_64_bit_atomics() {
     assert_eq!(&olds[8..], &want);
 }
 
+/// Float division where the divisor's reciprocal is subnormal: a driver dividing through the
+/// reciprocal while flushing subnormals gave 0 for a quotient near 2^-83 (NVIDIA, CTS
+/// bruteforce divide: 0x1.dea1fp44 / 0x1.5ad48ap127); within the 2.5 ulp OpenCL allows.
+#[test]
+fn float_division_by_the_largest_divisors() {
+    let src = "kernel void k(global float *x, global float *y, global float *q) { int i = get_global_id(0); q[i] = x[i] / y[i]; }";
+    let xs = [f32::from_bits(0x55ef_50f8), 1.0, -3.0e30, f32::MAX, 6.0, 1.0e-30, 2.0, 7.5];
+    let ys = [f32::from_bits(0x7f2d_6a45), f32::MAX, 2.0e38, 1.5e38, -1.0e38, 3.0e38, 3.0, f32::INFINITY];
+    let out = run(src, &[8, 1, 1], &[8, 1, 1], &[Arg::Buffer(floats(&xs)), Arg::Buffer(floats(&ys)), Arg::Buffer(floats(&[0.0; 8]))]);
+    let got = as_floats(buf(&out, 2));
+    for i in 0..8 {
+        let want = xs[i] / ys[i];
+        let ok = if want.is_normal() { ulps32(got[i], want) <= 3 } else { got[i] == want || common::flushed(want) == got[i] };
+        assert!(ok, "{} / {} = {} (want {want})", xs[i], ys[i], got[i]);
+    }
+}
+
 #[test]
 fn geometric_functions_at_the_ends_of_the_range() {
     // length, distance and normalize where the squares of the components overflow or

@@ -505,8 +505,25 @@ impl Ctx<'_> {
             BinaryOp::Shr => B::ShiftRight,
         };
         let y = if matches!(op, B::ShiftLeft | B::ShiftRight) { self.shift_count(y, ty, loc)? } else { y };
+        if op == B::Divide && ty.element() == Some(S::Float) {
+            return self.float_divide(x, y, ty, loc);
+        }
         let r = self.b.binary(op, x, y);
         Ok(self.normalize(r, ty))
+    }
+
+    /// `x / y` on floats, both scaled by 1/4 where `y`'s reciprocal would be subnormal
+    /// (|y| > 2^126): a driver that divides by multiplying with the reciprocal and flushes
+    /// subnormals gives 0 there (NVIDIA: 2^44 / 2^127 was 0, CTS bruteforce divide). The
+    /// scaling is exact but where `x / 4` is subnormal, and then so is the quotient.
+    fn float_divide(&mut self, x: Handle<Expression>, y: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let ay = self.b.math(naga::MathFunction::Abs, &[y]);
+        let limit = self.float_like(2f64.powi(126), ty, loc)?;
+        let huge = self.b.binary(B::Greater, ay, limit);
+        let quarter = self.float_like(0.25, ty, loc)?;
+        let (xq, yq) = (self.b.binary(B::Multiply, x, quarter), self.b.binary(B::Multiply, y, quarter));
+        let (x, y) = (self.b.select(huge, xq, x), self.b.select(huge, yq, y));
+        Ok(self.b.binary(B::Divide, x, y))
     }
 
     /// naga wants u32 shift counts of the same component count.
