@@ -228,6 +228,7 @@ impl Ctx<'_> {
             }
             MathFn::Hypot => self.hypot(v[0], v[1], arg_ty, loc)?,
             MathFn::Copysign => self.copysign(v[0], v[1], arg_ty),
+            MathFn::Divide if arg_ty.element() == Some(S::Float) => self.float_divide(v[0], v[1], arg_ty, loc)?,
             MathFn::Divide => self.b.binary(B::Divide, v[0], v[1]),
             MathFn::Recip => {
                 let one = self.float_like(1.0, arg_ty, loc)?;

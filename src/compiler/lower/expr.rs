@@ -516,7 +516,7 @@ impl Ctx<'_> {
     /// (|y| > 2^126): a driver that divides by multiplying with the reciprocal and flushes
     /// subnormals gives 0 there (NVIDIA: 2^44 / 2^127 was 0, CTS bruteforce divide). The
     /// scaling is exact but where `x / 4` is subnormal, and then so is the quotient.
-    fn float_divide(&mut self, x: Handle<Expression>, y: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    pub(super) fn float_divide(&mut self, x: Handle<Expression>, y: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let ay = self.b.math(naga::MathFunction::Abs, &[y]);
         let limit = self.float_like(2f64.powi(126), ty, loc)?;
         let huge = self.b.binary(B::Greater, ay, limit);

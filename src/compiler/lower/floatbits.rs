@@ -149,6 +149,10 @@ impl Ctx<'_> {
         let finite = self.b.binary(B::Less, a, inf);
         let keep = self.b.unary(naga::UnaryOperator::LogicalNot, finite);
         let keep = self.b.select(is_zero, is_zero, keep);
+        // A zero stays the zero of its sign; so does a subnormal that a device flushing them
+        // compares equal to 0 (itself would be a wrong result there).
+        let signed_zero = self.copysign(zero, x, ty);
+        let x = self.b.select(is_zero, signed_zero, x);
         Ok(self.b.select(keep, x, r))
     }
 
@@ -270,6 +274,9 @@ impl Ctx<'_> {
                 let m = self.b.cast(m, ScalarKind::Float, None);
                 let special = self.b.select(is_zero, is_zero, is_inf);
                 let special = self.b.select(is_nan, is_nan, special);
+                // (A subnormal that a flushing device compares equal to 0 gives 0.)
+                let signed_zero = self.copysign(zero, x, arg_ty);
+                let x = self.b.select(is_zero, signed_zero, x);
                 self.b.select(special, x, m)
             }
             MathFn::FrexpExponent => {

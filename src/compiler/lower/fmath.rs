@@ -1076,10 +1076,11 @@ impl Ctx<'_> {
         }
         let q = self.b.cast(q, ScalarKind::Sint, Some(4));
         let y = self.b.math(M::Ldexp, &[y, q]);
-        // 0, infinities and NaN pass through; the sign comes back.
+        // Zeros (and subnormals a device flushing them compares equal to 0: those give 0, not
+        // themselves), infinities and NaN pass through; the sign comes back.
         let (zero, inf) = (self.float_like(0.0, ty, loc)?, self.float_like(f64::INFINITY, ty, loc)?);
         let is_zero = self.b.binary(B::Equal, abs_x, zero);
-        let y = self.b.select(is_zero, abs_x, y);
+        let y = self.b.select(is_zero, zero, y);
         let is_inf = self.b.binary(B::Equal, abs_x, inf);
         let y = self.b.select(is_inf, abs_x, y);
         let y = self.copysign(y, x, ty);
