@@ -16,6 +16,7 @@
 //! orders both, so this is never weaker). `SequentiallyConsistent` is `AcquireRelease`, as
 //! Vulkan's memory model defines it.
 
+use super::spirv::{instructions, Inst};
 use std::collections::HashMap;
 
 /// The lowering's mark of a release before an atomic.
@@ -42,30 +43,6 @@ const ACQUIRE_RELEASE: u32 = 0x8;
 const UNIFORM_MEMORY: u32 = 0x40;
 const WORKGROUP_MEMORY: u32 = 0x100;
 const IMAGE_MEMORY: u32 = 0x800;
-const HEADER_WORDS: usize = 5;
-
-/// One instruction: where it starts, its length and opcode.
-#[derive(Clone, Copy)]
-struct Inst {
-    at: usize,
-    len: usize,
-    op: u32,
-}
-
-fn instructions(words: &[u32]) -> Vec<Inst> {
-    let mut list = Vec::new();
-    let mut at = HEADER_WORDS;
-    while let Some(&head) = words.get(at) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        if len == 0 {
-            break;
-        }
-        list.push(Inst { at, len, op });
-        at += len;
-    }
-    list
-}
-
 fn is_atomic(op: u32) -> bool {
     op == OP_ATOMIC_LOAD || op == OP_ATOMIC_STORE || op == OP_ATOMIC_COMPARE_EXCHANGE || ATOMIC_RMW.contains(&op)
 }

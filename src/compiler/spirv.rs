@@ -97,6 +97,29 @@ fn with_causes(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// One instruction of a SPIR-V module: where it starts, its length and opcode.
+#[derive(Clone, Copy)]
+pub struct Inst {
+    pub at: usize,
+    pub len: usize,
+    pub op: u32,
+}
+
+/// The instructions of `words`, after the header.
+pub fn instructions(words: &[u32]) -> Vec<Inst> {
+    let mut list = Vec::new();
+    let mut at = HEADER_WORDS;
+    while let Some(&head) = words.get(at) {
+        let (len, op) = ((head >> 16) as usize, head & 0xffff);
+        if len == 0 {
+            break;
+        }
+        list.push(Inst { at, len, op });
+        at += len;
+    }
+    list
+}
+
 const OP_VARIABLE: u32 = 59;
 const OP_DECORATE: u32 = 71;
 const OP_MEMBER_DECORATE: u32 = 72;
@@ -118,12 +141,7 @@ const HEADER_WORDS: usize = 5;
 pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     let mut first_decoration = None;
     let mut decorations = Vec::new();
-    let mut i = HEADER_WORDS;
-    while let Some(&head) = words.get(i) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        if len == 0 {
-            break;
-        }
+    for Inst { at: i, op, .. } in instructions(&words) {
         if matches!(op, OP_DECORATE | OP_MEMBER_DECORATE) && first_decoration.is_none() {
             first_decoration = Some(i);
         }
@@ -135,7 +153,6 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
         if let (Some(d), Some(&id)) = (decoration, words.get(i + 2)) {
             decorations.extend([(3 << 16) | OP_DECORATE, id, d]);
         }
-        i += len;
     }
     let Some(at) = first_decoration else { return words };
     let mut out = Vec::with_capacity(words.len() + decorations.len());
@@ -158,12 +175,7 @@ const MODE_SIGNED_ZERO_INF_NAN_PRESERVE: u32 = 4461;
 /// requires them, and without the mode a Vulkan compiler may drop the sign of a zero.
 pub fn preserve_float_specials(words: Vec<u32>) -> Vec<u32> {
     let (mut after_capabilities, mut after_modes, mut entry, mut widths) = (None, None, None, Vec::new());
-    let mut i = HEADER_WORDS;
-    while let Some(&head) = words.get(i) {
-        let (len, op) = ((head >> 16) as usize, head & 0xffff);
-        if len == 0 {
-            break;
-        }
+    for Inst { at: i, len, op } in instructions(&words) {
         match op {
             OP_CAPABILITY => after_capabilities = Some(i + len),
             OP_ENTRY_POINT => {
@@ -175,7 +187,6 @@ pub fn preserve_float_specials(words: Vec<u32>) -> Vec<u32> {
             OP_TYPE_FLOAT => widths.extend(words.get(i + 2).copied().filter(|&w| w != 16)),
             _ => {}
         }
-        i += len;
     }
     let (Some(caps_end), Some(modes_end), Some(entry)) = (after_capabilities, after_modes, entry) else { return words };
     if widths.is_empty() {
