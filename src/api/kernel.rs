@@ -102,6 +102,8 @@ entry! {
                 }
                 ArgValue::Pod(std::slice::from_raw_parts(value as *const u8, size).to_vec())
             }
+            // No build produces these until images are supported (`docs/design.md`, "Images").
+            ArgKind::Image { .. } | ArgKind::Sampler { .. } => return Err(CL_INVALID_ARG_VALUE),
         };
         k.set_arg(index as usize, v);
         Ok(())

@@ -143,6 +143,51 @@ pub enum ArgKind {
     /// A value argument, copied at `offset` (bytes) into the push constants (`uniform: false`) or
     /// into the POD uniform buffer (`uniform: true`, see [`Kernel::pod_uniform`]).
     Pod { offset: u32, size: u32, uniform: bool },
+    /// An image (`image1d_t` … `image3d_t`), bound at `binding` as [`ImageAccess`] says. Its
+    /// `cl_image_format` is copied as two `u32` (`image_channel_order`, then
+    /// `image_channel_data_type`, the host's `CL_*` values) at `info` (bytes) into the push
+    /// constants (`uniform: false`) or the POD uniform buffer: `get_image_channel_*` return
+    /// them and the shader's sampling reads the order (the border colour of `CL_ADDRESS_CLAMP`).
+    Image { binding: u32, dim: ImageDim, access: ImageAccess, info: u32, uniform: bool },
+    /// A `sampler_t`: its [`sampler_bits`] as one `u32` at `offset` in the push constants or
+    /// the POD uniform buffer.
+    Sampler { offset: u32, uniform: bool },
+}
+
+/// The shape of an image argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageDim {
+    D1,
+    /// `image1d_buffer_t`: a texel buffer view of a buffer.
+    D1Buffer,
+    D1Array,
+    D2,
+    D2Array,
+    D3,
+}
+
+/// How a kernel accesses an image argument, which fixes its descriptor type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageAccess {
+    /// `read_only`: a sampled image (`VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`, a uniform texel buffer
+    /// for `image1d_buffer_t`) read texel by texel (`OpImageFetch`). OpenCL's sampling
+    /// (normalized coordinates, addressing, filtering) is computed in the shader, exactly as
+    /// the specification defines it, so no Vulkan sampler is bound. The view may swizzle (the
+    /// runtime emulates channel orders Vulkan lacks that way).
+    Read,
+    /// `write_only`: a storage image (`VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`, a storage texel buffer
+    /// for `image1d_buffer_t`) declared with the `Unknown` format
+    /// (`shaderStorageImageWriteWithoutFormat`); its view never swizzles.
+    Write,
+}
+
+/// A sampler as kernels see it (the values of OpenCL C's `CLK_*` sampler macros, combined with
+/// `|`): bit 0 normalized coordinates, bits 1–3 the addressing mode (`CL_ADDRESS_NONE` … 
+/// `CL_ADDRESS_MIRRORED_REPEAT` counted from 0), bit 4 linear filtering.
+pub fn sampler_bits(normalized: bool, addressing: u32, filter: u32) -> u32 {
+    const ADDRESS_NONE: u32 = 0x1130;
+    const FILTER_NEAREST: u32 = 0x1140;
+    u32::from(normalized) | (addressing.wrapping_sub(ADDRESS_NONE) & 7) << 1 | (filter.wrapping_sub(FILTER_NEAREST) & 1) << 4
 }
 
 /// A kernel argument with the reflection data `clGetKernelArgInfo` reports.
