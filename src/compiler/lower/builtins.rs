@@ -19,12 +19,15 @@ impl Ctx<'_> {
             // A fence on no memory (`mem_fence(0)`, a relaxed or work-item-scope
             // `atomic_work_item_fence`) orders nothing.
             Builtin::Fence(_, flags) if !flags.local && !flags.global => Ok(Val::Void),
-            Builtin::Fence(..) if self.target.ordering_by_rmw => {
-                self.rmw_fence();
-                Ok(Val::Void)
-            }
             Builtin::Fence(_, flags) => {
-                self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+                // A fence on global memory orders it for other work-groups too, whose plain
+                // accesses must then bypass non-coherent caches (CTS c11_atomics atomic_flag).
+                self.orders_global |= flags.global;
+                if self.target.ordering_by_rmw {
+                    self.rmw_fence();
+                } else {
+                    self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+                }
                 Ok(Val::Void)
             }
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
