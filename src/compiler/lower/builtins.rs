@@ -30,6 +30,11 @@ impl Ctx<'_> {
                 }
                 Ok(Val::Void)
             }
+            Builtin::SubGroupBarrier(flags) => {
+                self.b.stmt(Statement::ControlBarrier(barrier_flags(flags) | naga::Barrier::SUB_GROUP));
+                Ok(Val::Void)
+            }
+            Builtin::Collective(group, c) => self.collective(group, c, args, ty, loc),
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
             Builtin::C11Atomic(op, order, flags) => self.c11_atomic(op, order, flags, args, loc),
             Builtin::GetFence => self.get_fence(args, loc).map(Val::V),
@@ -65,6 +70,9 @@ impl Ctx<'_> {
     }
 
     fn work_item(&mut self, f: WorkItemFn, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        if f.is_sub_group() {
+            return Ok(self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, f));
+        }
         let dim = match args.first() {
             Some(a) => {
                 let v = self.eval_value(a)?;

@@ -688,6 +688,54 @@ pub enum WorkItemFn {
     GlobalLinearId,
     /// No argument: the work-item's linear position in its group.
     LocalLinearId,
+    /// The sub-group functions of `cl_khr_subgroups` (no argument; `uint` results): the size
+    /// of this work-item's sub-group, the largest sub-group of the dispatch, the sub-groups
+    /// of this work-group (and of a whole one), the work-item's sub-group and its place in it.
+    SubGroupSize,
+    MaxSubGroupSize,
+    NumSubGroups,
+    EnqueuedNumSubGroups,
+    SubGroupId,
+    SubGroupLocalId,
+}
+
+impl WorkItemFn {
+    pub fn is_sub_group(self) -> bool {
+        use WorkItemFn::*;
+        matches!(self, SubGroupSize | MaxSubGroupSize | NumSubGroups | EnqueuedNumSubGroups | SubGroupId | SubGroupLocalId)
+    }
+}
+
+/// The work-items a collective function spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    WorkGroup,
+    SubGroup,
+}
+
+/// The combining operation of a reduction or scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupOp {
+    Add,
+    Min,
+    Max,
+}
+
+/// A collective function: every work-item of the group calls it and gets a value made of
+/// the arguments of all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    /// `int` predicate → `int` 1 if it is non-zero for every (any) work-item, else 0.
+    All,
+    Any,
+    /// `(value, id…)`: the value of the work-item at the local id (the sub-group local id;
+    /// one to three `size_t` ids of a work-group).
+    Broadcast,
+    Reduce(GroupOp),
+    ScanInclusive(GroupOp),
+    /// The first work-item gets the operation's identity (0, the type's largest value for
+    /// `min`, its smallest for `max`; ±INFINITY for floats).
+    ScanExclusive(GroupOp),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -930,6 +978,11 @@ pub enum Builtin {
     WorkItem(WorkItemFn),
     /// `barrier(flags)` / `work_group_barrier(flags)`; no arguments left.
     Barrier(FenceFlags),
+    /// `sub_group_barrier(flags)`; no arguments left.
+    SubGroupBarrier(FenceFlags),
+    /// A work-group or sub-group collective function; the arguments as [`Collective`] says,
+    /// ids as `uint`.
+    Collective(Group, Collective),
     /// `mem_fence` / `read_mem_fence` / `write_mem_fence`; no arguments left.
     Fence(FenceKind, FenceFlags),
     Math(MathFn, Precision),
