@@ -129,3 +129,51 @@ fn sub_group_work_item_functions_and_votes() {
     s.check("work_group_broadcast(x, 2, 1)", &s.get::<i32>(&out, 48), &want);
     s.finish();
 }
+
+#[test]
+fn sub_group_shuffles_ballots_and_votes() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    let size = sub_group_size();
+    let x: Vec<i32> = values(N, 11);
+    let (input, out) = (s.buf(&x), s.zeros::<u32>(12 * N));
+    s.run("sub_group_extensions", &[Arg::Buf(&input), Arg::Buf(&out)], &[N], Some(&[LOCAL]));
+    let mut want = Vec::new();
+    for i in 0..N {
+        let g = group_of(i, Some(size));
+        let (lane, n) = (i - g.start, g.len());
+        let at = |l: usize| x[g.start + l] as u32;
+        let odd = |l: usize| x[g.start + l] & 1 != 0;
+        let ballot: Vec<usize> = (0..n).filter(|&l| odd(l)).collect();
+        let mask = |range: std::ops::Range<usize>| range.filter(|&l| l < 32).fold(0u32, |m, l| m | 1 << l);
+        // Lanes out of the sub-group read an undefined value: those results are not checked.
+        let xor = if lane ^ 1 < n { at(lane ^ 1) } else { u32::MAX };
+        let down = if lane + 1 < n { at(lane + 1) } else { u32::MAX };
+        let lsb_msb = ballot.first().map_or(0, |&l| l as u32) + 100 * ballot.last().map_or(0, |&l| l as u32);
+        let elect_group: Vec<usize> = (0..n).filter(|&l| x[g.start + l] & 2 != 0).collect();
+        let elect = if x[i] & 2 == 0 { 7 } else { u32::from(elect_group.first() == Some(&lane)) };
+        let all_equal = u32::from((0..n).all(|l| (x[g.start + l] > 0) == (x[g.start] > 0)));
+        want.extend([
+            at(n - 1 - lane),
+            xor,
+            if lane >= 2 { at(lane - 2) } else { 0 },
+            down,
+            ballot.len() as u32,
+            ballot.iter().filter(|&&l| l <= lane).count() as u32,
+            ballot.iter().filter(|&&l| l < lane).count() as u32,
+            lsb_msb,
+            u32::from(odd(lane)) + 2 * u32::from(odd(0)),
+            mask(0..lane) + mask(lane..lane + 1) + (mask(lane + 1..n) & 0xff),
+            elect,
+            all_equal,
+        ]);
+    }
+    let got = s.get::<u32>(&out, 12 * N);
+    let names = ["shuffle", "shuffle_xor", "shuffle_up", "shuffle_down", "ballot_bit_count", "ballot_inclusive_scan", "ballot_exclusive_scan", "find_lsb + 100 find_msb", "inverse_ballot + 2 bit_extract", "lt + eq + gt masks", "elect", "all_equal"];
+    for (k, name) in names.iter().enumerate() {
+        let pick = |v: &[u32]| -> Vec<u32> { (0..N).map(|i| v[12 * i + k]).collect() };
+        let (g, w) = (pick(&got), pick(&want));
+        let defined: Vec<usize> = (0..N).filter(|&i| w[i] != u32::MAX).collect();
+        s.check(&format!("sub_group {name}"), &defined.iter().map(|&i| g[i]).collect::<Vec<_>>(), &defined.iter().map(|&i| w[i]).collect::<Vec<_>>());
+    }
+    s.finish();
+}

@@ -55,6 +55,9 @@ pub const ATOMIC_FEATURES: [&str; 3] = ["__opencl_c_atomic_order_acq_rel", "__op
 /// sub-groups, which Vulkan does not promise.
 pub const SUBGROUP_FEATURES: [&str; 2] = ["__opencl_c_subgroups", "__opencl_c_work_group_collective_functions"];
 
+/// The sub-group extensions of a device with sub-groups.
+pub const SUBGROUP_EXTENSIONS: [&str; 4] = ["cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative", "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_vote"];
+
 /// The macros every program starts with, as `(name, replacement)`; a function-like macro's
 /// name carries its parameter list.
 pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, String)> {
@@ -124,6 +127,9 @@ fn supported_extensions(target: &Target) -> Vec<&'static str> {
     }
     if target.fp16 {
         exts.push("cl_khr_fp16");
+    }
+    if target.subgroups {
+        exts.extend(SUBGROUP_EXTENSIONS);
     }
     exts
 }

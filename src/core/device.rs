@@ -139,6 +139,9 @@ impl Device {
         if self.target.fp64 {
             list.push(("cl_khr_fp64", v1));
         }
+        if self.target.subgroups {
+            list.extend(crate::compiler::preprocess::SUBGROUP_EXTENSIONS.map(|e| (e, v1)));
+        }
         list
     }
 

@@ -50,3 +50,25 @@ kernel void broadcast_2d(global const int *in, global int *o) {
     sub_group_barrier(CLK_LOCAL_MEM_FENCE);
     o[i] = work_group_broadcast(in[i], 2, 1);
 }
+
+// cl_khr_subgroup_shuffle, _shuffle_relative, _ballot and _non_uniform_vote: 12 results per
+// work-item.
+kernel void sub_group_extensions(global const int *in, global uint *o) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    uint lane = get_sub_group_local_id(), size = get_sub_group_size();
+    global uint *r = o + 12 * i;
+    r[0] = sub_group_shuffle(x, size - 1 - lane);
+    r[1] = sub_group_shuffle_xor(x, 1);
+    r[2] = lane >= 2 ? sub_group_shuffle_up(x, 2) : 0;
+    r[3] = sub_group_shuffle_down(x, 1);
+    uint4 b = sub_group_ballot(x & 1);
+    r[4] = sub_group_ballot_bit_count(b);
+    r[5] = sub_group_ballot_inclusive_scan(b);
+    r[6] = sub_group_ballot_exclusive_scan(b);
+    r[7] = sub_group_ballot_find_lsb(b) + 100 * sub_group_ballot_find_msb(b);
+    r[8] = sub_group_inverse_ballot(b) + 2 * sub_group_ballot_bit_extract(b, 0);
+    r[9] = get_sub_group_lt_mask().x + get_sub_group_eq_mask().x + (get_sub_group_gt_mask().x & 0xff);
+    r[10] = (x & 2) ? sub_group_elect() : 7;
+    r[11] = sub_group_non_uniform_all_equal(x > 0 ? 1 : 2) + 10 * sub_group_broadcast_first(lane);
+}

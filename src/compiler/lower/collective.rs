@@ -5,7 +5,7 @@
 
 use super::expr::Val;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{Collective, Expr, Group, GroupOp, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{BallotFn, Collective, Expr, Group, GroupOp, MaskKind, ShuffleKind, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, CollectiveOperation as Co, Expression, Handle, MathFunction as M, Statement, SubgroupOperation as So};
 
@@ -22,6 +22,11 @@ fn subgroup_op(op: GroupOp) -> So {
 impl Ctx<'_> {
     /// A collective call: every work-item of the group reaches it (OpenCL C requires it).
     pub(super) fn collective(&mut self, group: Group, c: Collective, args: &[Expr], ty: &T, loc: Loc) -> R<Val> {
+        match c {
+            Collective::Elect => return Ok(Val::V(self.elect())),
+            Collective::Ballot(BallotFn::Mask(k)) => return Ok(Val::V(self.lane_mask(k))),
+            _ => {}
+        }
         let values = args.iter().map(|a| self.eval_value(a)).collect::<R<Vec<_>>>()?;
         let Some((&value, ids)) = values.split_first() else {
             return Err(LowerError::new(loc, "internal: a collective function without arguments"));
@@ -36,6 +41,27 @@ impl Ctx<'_> {
                 let ty = self.naga_ty(ty, loc)?;
                 self.work_group_broadcast(value, ids, ty)
             }
+            Collective::Shuffle(kind) => {
+                let at = ids.first().copied().unwrap_or(value);
+                let mode = match kind {
+                    ShuffleKind::Index | ShuffleKind::Broadcast => naga::GatherMode::Shuffle(at),
+                    ShuffleKind::Xor => naga::GatherMode::ShuffleXor(at),
+                    ShuffleKind::Up => naga::GatherMode::ShuffleUp(at),
+                    ShuffleKind::Down => naga::GatherMode::ShuffleDown(at),
+                    ShuffleKind::First => naga::GatherMode::BroadcastFirst,
+                };
+                self.gather_value(mode, value, ty, loc)?
+            }
+            Collective::AllEqual => {
+                let value_ty = self.naga_ty(&args[0].ty, loc)?;
+                let first = self.subgroup_shuffle(naga::GatherMode::BroadcastFirst, value, value_ty);
+                let same = self.b.binary(B::Equal, value, first);
+                let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
+                let all = self.subgroup_collective(So::All, Co::Reduce, same, bool_ty);
+                self.int_of(all)
+            }
+            Collective::Elect => return Err(LowerError::new(loc, "internal: sub_group_elect with arguments")),
+            Collective::Ballot(f) => self.ballot(f, value, ids.first().copied()),
             Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) => {
                 let naga_ty = self.naga_ty(ty, loc)?;
                 let how = match c {
@@ -74,8 +100,158 @@ impl Ctx<'_> {
                 self.b.binary(B::Equal, r, one)
             }
         };
+        self.int_of(truth)
+    }
+
+    /// A subgroup gather of a value of model type `ty`: vectors of 8 and 16, arrays of
+    /// 4-component parts in registers, part by part.
+    fn gather_value(&mut self, mode: naga::GatherMode, value: H, ty: &T, loc: Loc) -> R<H> {
+        let naga_ty = self.naga_ty(ty, loc)?;
+        let T::Vector(s, n @ (8 | 16)) = *ty else {
+            return Ok(self.subgroup_shuffle(mode, value, naga_ty));
+        };
+        let part_ty = self.naga_ty(&T::Vector(s, 4), loc)?;
+        let parts = (0..u32::from(n) / 4)
+            .map(|i| {
+                let part = self.b.expr(Expression::AccessIndex { base: value, index: i });
+                self.subgroup_shuffle(mode, part, part_ty)
+            })
+            .collect();
+        Ok(self.b.compose(naga_ty, parts))
+    }
+
+    /// `int` 1 for true, 0 for false.
+    fn int_of(&mut self, truth: H) -> H {
         let (one, zero) = (self.b.i32(1), self.b.i32(0));
         self.b.select(truth, one, zero)
+    }
+
+    /// `sub_group_elect`: the active work-item of least local id.
+    fn elect(&mut self) -> H {
+        let lane = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupLocalId);
+        let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let first = self.subgroup_shuffle(naga::GatherMode::BroadcastFirst, lane, u32_ty);
+        let me = self.b.binary(B::Equal, lane, first);
+        self.int_of(me)
+    }
+
+    /// A function of `cl_khr_subgroup_ballot` on `value` (a predicate or a ballot) and `index`.
+    fn ballot(&mut self, f: BallotFn, value: H, index: Option<H>) -> H {
+        let lane = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupLocalId);
+        let count = |cx: &mut Self, bits: H| {
+            let counts = cx.b.math(M::CountOneBits, &[bits]);
+            let parts: Vec<H> = (0..4).map(|c| cx.b.expr(Expression::AccessIndex { base: counts, index: c })).collect();
+            parts.into_iter().reduce(|a, b| cx.b.binary(B::Add, a, b)).unwrap_or(counts)
+        };
+        match f {
+            BallotFn::Ballot => {
+                let zero = self.b.i32(0);
+                let predicate = Some(self.b.binary(B::NotEqual, value, zero));
+                let result = self.b.expr(Expression::SubgroupBallotResult);
+                self.b.stmt(Statement::SubgroupBallot { result, predicate });
+                result
+            }
+            BallotFn::Inverse | BallotFn::BitExtract => {
+                let i = index.unwrap_or(lane);
+                let k5 = self.b.u32(5);
+                let word = self.b.binary(B::ShiftRight, i, k5);
+                // An index past the ballot reads no bit (a clamped word, shifted out below).
+                let three = self.b.u32(3);
+                let word = self.b.math(M::Min, &[word, three]);
+                let component = self.b.expr(Expression::Access { base: value, index: word });
+                let k31 = self.b.u32(31);
+                let shift = self.b.binary(B::And, i, k31);
+                let bit = self.b.binary(B::ShiftRight, component, shift);
+                let one = self.b.u32(1);
+                let bit = self.b.binary(B::And, bit, one);
+                let k128 = self.b.u32(128);
+                let inside = self.b.binary(B::Less, i, k128);
+                let set = self.b.binary(B::Equal, bit, one);
+                let set = self.b.binary(B::LogicalAnd, set, inside);
+                self.int_of(set)
+            }
+            BallotFn::BitCount | BallotFn::FindLsb | BallotFn::FindMsb => {
+                let size = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupSize);
+                let valid = self.below(size);
+                let bits = self.b.binary(B::And, value, valid);
+                match f {
+                    BallotFn::BitCount => count(self, bits),
+                    _ => self.find_bit(bits, f == BallotFn::FindLsb),
+                }
+            }
+            BallotFn::InclusiveScan | BallotFn::ExclusiveScan => {
+                let end = if f == BallotFn::InclusiveScan {
+                    let one = self.b.u32(1);
+                    self.b.binary(B::Add, lane, one)
+                } else {
+                    lane
+                };
+                let upto = self.below(end);
+                let bits = self.b.binary(B::And, value, upto);
+                count(self, bits)
+            }
+            BallotFn::Mask(k) => self.lane_mask(k),
+        }
+    }
+
+    /// The lowest (highest) set bit of a ballot; undefined (here 0) with none set.
+    fn find_bit(&mut self, bits: H, lowest: bool) -> H {
+        let mut found = self.b.u32(0);
+        // Later components win for the highest bit, earlier ones for the lowest.
+        let order: Vec<u32> = if lowest { (0..4).rev().collect() } else { (0..4).collect() };
+        for c in order {
+            let word = self.b.expr(Expression::AccessIndex { base: bits, index: c });
+            let bit = self.b.math(if lowest { M::FirstTrailingBit } else { M::FirstLeadingBit }, &[word]);
+            let base = self.b.u32(32 * c);
+            let at = self.b.binary(B::Add, base, bit);
+            let zero = self.b.u32(0);
+            let some = self.b.binary(B::NotEqual, word, zero);
+            found = self.b.select(some, at, found);
+        }
+        found
+    }
+
+    /// The ballot of the sub-group's work-items whose local ids compare with this one's as
+    /// `k` says.
+    fn lane_mask(&mut self, k: MaskKind) -> H {
+        let lane = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupLocalId);
+        let one = self.b.u32(1);
+        let next = self.b.binary(B::Add, lane, one);
+        let (lt, le) = (self.below(lane), self.below(next));
+        if matches!(k, MaskKind::Lt | MaskKind::Le | MaskKind::Eq) {
+            return match k {
+                MaskKind::Lt => lt,
+                MaskKind::Le => le,
+                _ => self.b.binary(B::ExclusiveOr, le, lt),
+            };
+        }
+        let size = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupSize);
+        let all = self.below(size);
+        let not = if k == MaskKind::Gt { le } else { lt };
+        let not = self.b.unary(naga::UnaryOperator::BitwiseNot, not);
+        self.b.binary(B::And, all, not)
+    }
+
+    /// The ballot of local ids below `n` (`n` ≤ 128).
+    fn below(&mut self, n: H) -> H {
+        let words: Vec<H> = (0..4)
+            .map(|c| {
+                let (lo, hi) = (self.b.u32(32 * c), self.b.u32(32 * c + 32));
+                let k = self.b.math(M::Clamp, &[n, lo, hi]);
+                let k = self.b.binary(B::Subtract, k, lo);
+                let one = self.b.u32(1);
+                let k31 = self.b.u32(31);
+                let shift = self.b.math(M::Min, &[k, k31]);
+                let bit = self.b.binary(B::ShiftLeft, one, shift);
+                let partial = self.b.binary(B::Subtract, bit, one);
+                let k32 = self.b.u32(32);
+                let full = self.b.binary(B::Equal, k, k32);
+                let ones = self.b.u32(u32::MAX);
+                self.b.select(full, ones, partial)
+            })
+            .collect();
+        let uvec4 = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size: naga::VectorSize::Quad, scalar: naga::Scalar::U32 });
+        self.b.compose(uvec4, words)
     }
 
     /// A subgroup reduction or scan. naga scans only sums and products (as WGSL does): the

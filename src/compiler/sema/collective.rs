@@ -2,7 +2,7 @@
 //! work-group collective functions of OpenCL C 2.0 (`__opencl_c_work_group_collective_functions`):
 //! the names, their overloads and where they exist.
 
-use super::model::{Builtin, Collective, Expr, ExprKind, Group, GroupOp, Scalar, Type, WorkItemFn};
+use super::model::{BallotFn, Builtin, Collective, Expr, ExprKind, Group, GroupOp, MaskKind, Scalar, ShuffleKind, Type, WorkItemFn};
 use super::overload::{form, Elems, Widths};
 use super::builtins::G1;
 use super::Sema;
@@ -24,6 +24,9 @@ pub(super) fn sub_group_item(name: &str) -> Option<WorkItemFn> {
 
 /// `work_group_reduce_add` → (work-group, reduce with add), and the like.
 pub(super) fn collective(name: &str) -> Option<(Group, Collective)> {
+    if let Some(c) = sub_group_only(name) {
+        return Some((Group::SubGroup, c));
+    }
     let (group, rest) = match name.strip_prefix("work_group_") {
         Some(rest) => (Group::WorkGroup, rest),
         None => (Group::SubGroup, name.strip_prefix("sub_group_")?),
@@ -51,6 +54,42 @@ pub(super) fn collective(name: &str) -> Option<(Group, Collective)> {
     Some((group, c))
 }
 
+/// The functions of the `cl_khr_subgroup_*` extensions (shuffle, shuffle_relative,
+/// non_uniform_vote, ballot).
+fn sub_group_only(name: &str) -> Option<Collective> {
+    use BallotFn::*;
+    let mask = |k| Some(Collective::Ballot(Mask(k)));
+    match name {
+        "get_sub_group_eq_mask" => return mask(MaskKind::Eq),
+        "get_sub_group_ge_mask" => return mask(MaskKind::Ge),
+        "get_sub_group_gt_mask" => return mask(MaskKind::Gt),
+        "get_sub_group_le_mask" => return mask(MaskKind::Le),
+        "get_sub_group_lt_mask" => return mask(MaskKind::Lt),
+        _ => {}
+    }
+    Some(match name.strip_prefix("sub_group_")? {
+        "shuffle" => Collective::Shuffle(ShuffleKind::Index),
+        "shuffle_xor" => Collective::Shuffle(ShuffleKind::Xor),
+        "shuffle_up" => Collective::Shuffle(ShuffleKind::Up),
+        "shuffle_down" => Collective::Shuffle(ShuffleKind::Down),
+        "non_uniform_broadcast" => Collective::Shuffle(ShuffleKind::Broadcast),
+        "broadcast_first" => Collective::Shuffle(ShuffleKind::First),
+        "elect" => Collective::Elect,
+        "non_uniform_all" => Collective::All,
+        "non_uniform_any" => Collective::Any,
+        "non_uniform_all_equal" => Collective::AllEqual,
+        "ballot" => Collective::Ballot(Ballot),
+        "inverse_ballot" => Collective::Ballot(Inverse),
+        "ballot_bit_extract" => Collective::Ballot(BitExtract),
+        "ballot_bit_count" => Collective::Ballot(BitCount),
+        "ballot_inclusive_scan" => Collective::Ballot(InclusiveScan),
+        "ballot_exclusive_scan" => Collective::Ballot(ExclusiveScan),
+        "ballot_find_lsb" => Collective::Ballot(FindLsb),
+        "ballot_find_msb" => Collective::Ballot(FindMsb),
+        _ => return None,
+    })
+}
+
 impl Sema<'_> {
     /// Sub-group functions exist where the device has sub-groups; work-group collectives,
     /// built on them, from OpenCL C 2.0.
@@ -67,7 +106,7 @@ impl Sema<'_> {
     /// reductions and scans of `int`, `uint`, `long`, `ulong`, `float`, `double` (and `half`
     /// where the device has it) scalars.
     pub(super) fn collective_call(&mut self, (group, c): (Group, Collective), name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
-        let int = Type::Scalar(Scalar::Int);
+        let (int, uint) = (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::UInt));
         let (ty, args) = match c {
             Collective::All | Collective::Any => {
                 self.arity(name, &args, 1, loc)?;
@@ -86,11 +125,53 @@ impl Sema<'_> {
                 value.extend(self.scalar_args(name, ids, &id_ty, loc)?);
                 (ty, value)
             }
+            Collective::Shuffle(kind) => {
+                self.arity(name, &args, if kind == ShuffleKind::First { 1 } else { 2 }, loc)?;
+                let mut args = args;
+                let index = args.split_off(1);
+                // The broadcasts of cl_khr_subgroup_ballot take vectors too.
+                let widths = if matches!(kind, ShuffleKind::Broadcast | ShuffleKind::First) { Widths::All } else { Widths::Scalar };
+                let (ty, mut value) = self.resolve(name, args, &[form(Elems::All, widths, G1)], loc)?;
+                value.extend(self.scalar_args(name, index, &uint, loc)?);
+                (ty, value)
+            }
+            Collective::Elect => {
+                self.arity(name, &args, 0, loc)?;
+                (int, args)
+            }
+            Collective::AllEqual => {
+                self.arity(name, &args, 1, loc)?;
+                (int, self.resolve(name, args, &[form(Elems::All, Widths::Scalar, G1)], loc)?.1)
+            }
+            Collective::Ballot(f) => self.ballot_args(f, name, args, loc)?,
             _ => {
                 self.arity(name, &args, 1, loc)?;
                 self.resolve(name, args, &[form(Elems::Collective, Widths::Scalar, G1)], loc)?
             }
         };
         Some(Expr { kind: ExprKind::Builtin(Builtin::Collective(group, c), args), ty, loc })
+    }
+
+    /// The result type and converted arguments of a ballot function.
+    fn ballot_args(&mut self, f: BallotFn, name: &str, args: Vec<Expr>, loc: Loc) -> Option<(Type, Vec<Expr>)> {
+        let (int, uint, uint4) = (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::UInt), Type::Vector(Scalar::UInt, 4));
+        let (params, result): (&[&Type], Type) = match f {
+            BallotFn::Ballot => (&[&int], uint4.clone()),
+            BallotFn::Inverse => (&[&uint4], int.clone()),
+            BallotFn::BitExtract => (&[&uint4, &uint], int.clone()),
+            BallotFn::Mask(_) => (&[], uint4.clone()),
+            _ => (&[&uint4], uint.clone()),
+        };
+        self.arity(name, &args, params.len(), loc)?;
+        let mut converted = Vec::new();
+        for (a, p) in args.into_iter().zip(params) {
+            // Scalars convert as arguments do; a ballot must be a `uint4` already.
+            let fits = matches!((&a.ty, p), (Type::Scalar(_), Type::Scalar(_))) || a.ty == **p;
+            if !fits {
+                return self.err(a.loc, format!("'{name}' takes '{}', not '{}'", self.type_str(p), self.type_str(&a.ty)));
+            }
+            converted.push(self.convert(a, p));
+        }
+        Some((result, converted))
     }
 }
