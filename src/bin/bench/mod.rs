@@ -5,6 +5,7 @@ pub mod suite;
 pub mod report;
 mod compute;
 mod fft;
+mod image;
 mod memory;
 mod overhead;
 mod reduce;

@@ -3,7 +3,7 @@
 
 use super::memory::{Stream, Transfer};
 use super::overhead::Span;
-use super::{compute, fft, memory, overhead, reduce, sgemm};
+use super::{compute, fft, image, memory, overhead, reduce, sgemm};
 use crate::cl;
 use crate::cl::Placement;
 use std::fmt::Debug;
@@ -95,6 +95,7 @@ pub enum Unit {
     Micros,
     PerSecond,
     Millis,
+    Gpixels,
 }
 
 impl Unit {
@@ -106,6 +107,7 @@ impl Unit {
             Unit::Micros => "µs",
             Unit::PerSecond => "1/s",
             Unit::Millis => "ms",
+            Unit::Gpixels => "Gpixel/s",
         }
     }
 
@@ -167,6 +169,9 @@ pub const BENCHES: &[Bench] = &[
     Bench { name: "map for reading, USE_HOST_PTR", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map, Placement::UseHostPtr) },
     Bench { name: "fill buffer (clEnqueueFillBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Fill, Placement::Device) },
     Bench { name: "copy buffer (clEnqueueCopyBuffer)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Copy, Placement::Device) },
+    Bench { name: "copy image 2D RGBA8 (clEnqueueCopyImage)", unit: Unit::GBps, run: image::copy },
+    Bench { name: "fill image 2D RGBA float (clEnqueueFillImage)", unit: Unit::GBps, run: image::fill },
+    Bench { name: "bilinear 2× resize RGBA8 (read_imagef)", unit: Unit::Gpixels, run: image::resize },
 ];
 
 /// Runs `once` (which returns seconds) once to warm up and then `repeats` times; the median.

@@ -173,6 +173,73 @@ impl Env {
         Ok(Mapping { env: self, mem: m.0, ptr, len: m.1 })
     }
 
+    /// A 2D image of `width` × `height` texels of `format`; `Mem`'s size is its bytes.
+    pub fn image2d(&self, format: cl_image_format, width: usize, height: usize, texel: usize) -> Result<Mem> {
+        let desc = cl_image_desc {
+            image_type: CL_MEM_OBJECT_IMAGE2D,
+            image_width: width,
+            image_height: height,
+            image_depth: 1,
+            image_array_size: 1,
+            image_row_pitch: 0,
+            image_slice_pitch: 0,
+            num_mip_levels: 0,
+            num_samples: 0,
+            buffer: null_mut(),
+        };
+        let mut err = 0;
+        // SAFETY: valid context; format and descriptor live on this frame.
+        let m = unsafe { clCreateImage(self.context, CL_MEM_READ_WRITE, &format, &desc, null_mut(), &mut err) };
+        check(err, "clCreateImage")?;
+        Ok(Mem(m, width * height * texel))
+    }
+
+    /// Writes `data` (tightly packed rows) into all of 2D image `m` of `width` × `height`.
+    pub fn write_image<T: Copy>(&self, m: &Mem, width: usize, height: usize, data: &[T]) -> Result<()> {
+        if std::mem::size_of_val(data) != m.1 {
+            return Err("image data of the wrong size".into());
+        }
+        let region = [width, height, 1];
+        // SAFETY: `data` holds the image's bytes; the call blocks.
+        check(unsafe { clEnqueueWriteImage(self.queue, m.0, CL_TRUE, [0; 3].as_ptr(), region.as_ptr(), 0, 0, data.as_ptr().cast(), 0, null(), null_mut()) }, "clEnqueueWriteImage")
+    }
+
+    /// Reads all of 2D image `m` of `width` × `height` into `data` (tightly packed rows).
+    pub fn read_image<T: Copy>(&self, m: &Mem, width: usize, height: usize, data: &mut [T]) -> Result<()> {
+        if std::mem::size_of_val(data) != m.1 {
+            return Err("image data of the wrong size".into());
+        }
+        let region = [width, height, 1];
+        // SAFETY: `data` has room for the image's bytes; the call blocks.
+        check(unsafe { clEnqueueReadImage(self.queue, m.0, CL_TRUE, [0; 3].as_ptr(), region.as_ptr(), 0, 0, data.as_mut_ptr().cast(), 0, null(), null_mut()) }, "clEnqueueReadImage")
+    }
+
+    /// Copies all of 2D image `src` into `dst` (same format and size).
+    pub fn copy_image(&self, src: &Mem, dst: &Mem, width: usize, height: usize) -> Result<Event> {
+        let mut ev = null_mut();
+        let region = [width, height, 1];
+        // SAFETY: valid images of at least `region`.
+        check(unsafe { clEnqueueCopyImage(self.queue, src.0, dst.0, [0; 3].as_ptr(), [0; 3].as_ptr(), region.as_ptr(), 0, null(), &mut ev) }, "clEnqueueCopyImage")?;
+        Ok(Event(ev))
+    }
+
+    /// Fills all of 2D image `m` with `color` (a `float4`, for a normalized or float format).
+    pub fn fill_image(&self, m: &Mem, width: usize, height: usize, color: [f32; 4]) -> Result<Event> {
+        let mut ev = null_mut();
+        let region = [width, height, 1];
+        // SAFETY: the colour is copied by the call.
+        check(unsafe { clEnqueueFillImage(self.queue, m.0, color.as_ptr().cast(), [0; 3].as_ptr(), region.as_ptr(), 0, null(), &mut ev) }, "clEnqueueFillImage")?;
+        Ok(Event(ev))
+    }
+
+    pub fn sampler(&self, normalized: bool, addressing: cl_addressing_mode, filter: cl_filter_mode) -> Result<Sampler> {
+        let mut err = 0;
+        // SAFETY: valid context.
+        let s = unsafe { clCreateSampler(self.context, cl_bool::from(normalized), addressing, filter, &mut err) };
+        check(err, "clCreateSampler")?;
+        Ok(Sampler(s))
+    }
+
     pub fn program(&self, source: &str, options: &str) -> Result<Program> {
         let src = CString::new(source).map_err(|e| e.to_string())?;
         let opts = CString::new(options).map_err(|e| e.to_string())?;
@@ -228,6 +295,15 @@ impl Drop for Env {
 }
 
 pub struct Mem(pub cl_mem, pub usize);
+
+pub struct Sampler(pub cl_sampler);
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        // SAFETY: created by `Env::sampler`.
+        unsafe { clReleaseSampler(self.0) };
+    }
+}
 
 /// Where a buffer of `Env::buffer_in` lives.
 #[derive(Clone, Copy)]
@@ -336,6 +412,10 @@ impl Kernel {
         // SAFETY: `value` lives across the call, which copies it.
         check(unsafe { clSetKernelArg(self.0, index, std::mem::size_of::<T>(), (&value as *const T).cast()) }, "clSetKernelArg")?;
         Ok(self)
+    }
+
+    pub fn sampler(&self, index: u32, s: &Sampler) -> Result<&Self> {
+        self.arg(index, s.0)
     }
 
     pub fn mem(&self, index: u32, m: &Mem) -> Result<&Self> {
