@@ -126,7 +126,8 @@ impl Kernel {
         let mut keep: Vec<Arc<Mem>> = Vec::new();
         let mut bind = |weak: &Weak<Mem>| {
             let m = live_mem(weak)?;
-            let bound = Bound::Buffer { raw: m.buffer.raw, capacity: m.buffer.size, offset: m.base, size: m.size as u64 };
+            let b = m.buf()?;
+            let bound = Bound::Buffer { raw: b.raw, capacity: b.size, offset: m.base, size: m.size as u64 };
             keep.push(m);
             Ok(bound)
         };

@@ -86,6 +86,8 @@ impl Properties {
 }
 
 pub struct Gpu {
+    /// The instance's functions, for physical-device queries after opening (image formats).
+    pub instance: ash::Instance,
     pub physical: vk::PhysicalDevice,
     pub props: Properties,
     pub features: Features,
@@ -367,6 +369,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     };
     let cpu = props.base.device_type == vk::PhysicalDeviceType::CPU;
     Ok(Gpu {
+        instance: inst.clone(),
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
         props,
