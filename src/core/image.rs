@@ -657,8 +657,9 @@ mod tests {
         assert_eq!(f32_to_f16(f32::INFINITY), 0x7c00);
         assert_eq!(f32_to_f16(f32::NAN) & 0x7e00, 0x7e00);
         // 1 + 2^-11 is halfway between 1 and the next half: ties to even (1).
-        assert_eq!(f32_to_f16(1.0 + f32::EPSILON * 1024.0), 0x3c00);
-        assert_eq!(f32_to_f16(1.0 + 3.0 * f32::EPSILON * 1024.0), 0x3c02);
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11)), 0x3c00);
+        assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11) * 1.01), 0x3c01);
         // Subnormals: 2^-24 is the smallest; 2^-25 ties to 0; just above it rounds up.
         assert_eq!(f32_to_f16(2f32.powi(-24)), 1);
         assert_eq!(f32_to_f16(2f32.powi(-25)), 0);
