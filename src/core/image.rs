@@ -14,7 +14,9 @@ use crate::cl::object::{Header, Kind};
 use crate::cl::types::*;
 use crate::vk::batch::Batch;
 use crate::vk::image::{self as vkimage, format_properties, transfer_barrier, Shape, TexelView};
+use crate::compiler::{ImageAccess, ImageDim};
 use crate::vk::memory::{Buffer, Placement};
+use crate::vk::pipeline::Resource;
 use crate::vk::vk;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -445,8 +447,20 @@ impl Mem {
         }))
     }
 
+    /// What a kernel argument of this image binds: the sampled view to read, the storage view
+    /// to write, or the texel-buffer view of an `IMAGE1D_BUFFER`.
+    pub fn image_resource(&self, device: &Device, dim: ImageDim, access: ImageAccess) -> CLResult<Resource> {
+        let image = self.img()?;
+        Ok(match (&image.texels, access) {
+            (Texels::Buffer(_), _) if dim == ImageDim::D1Buffer => Resource::Texels(self.texel_view(device)?.raw),
+            (Texels::Image(i), ImageAccess::Read) => Resource::Image(i.sampled),
+            (Texels::Image(i), ImageAccess::Write) => Resource::Image(i.storage.ok_or(CL_INVALID_KERNEL_ARGS)?),
+            _ => return Err(CL_INVALID_KERNEL_ARGS),
+        })
+    }
+
     /// The texel-buffer view of an `IMAGE1D_BUFFER` image, made on first use.
-    pub fn texel_view(&self, device: &Device) -> CLResult<Arc<TexelView>> {
+    fn texel_view(&self, device: &Device) -> CLResult<Arc<TexelView>> {
         let image = self.img()?;
         let Texels::Buffer(view) = &image.texels else { return Err(CL_INVALID_MEM_OBJECT) };
         if let Some(v) = view.get() {
