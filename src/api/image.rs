@@ -337,9 +337,12 @@ entry! {
     }
 }
 
+/// A copy between an image and a buffer: image, buffer, origin and region.
+type ImageBufferCopy = (Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3]);
+
 /// The checks of a copy between an image and a buffer: the region in the image, and the
 /// packed region's bytes from `offset` in the buffer.
-unsafe fn image_buffer_copy(q: &Queue, image: cl_mem, buffer: cl_mem, origin: *const usize, region: *const usize, offset: usize) -> CLResult<(Arc<Mem>, Arc<Mem>, [usize; 3], [usize; 3])> {
+unsafe fn image_buffer_copy(q: &Queue, image: cl_mem, buffer: cl_mem, origin: *const usize, region: *const usize, offset: usize) -> CLResult<ImageBufferCopy> {
     let i = image_for(q, image)?;
     let b = buffer_for(q, buffer)?;
     let (o, r) = image_region(&i, origin, region)?;
