@@ -646,3 +646,17 @@ fn samplers_are_made_queried_and_released() {
     assert!(d.is_null());
     assert_eq!(err, CL_INVALID_VALUE, "a property given twice");
 }
+
+#[test]
+fn images_are_no_buffer_arguments() {
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void k(global int *p) { p[0] = 1; }");
+    let k = kernel(program, "k");
+    let m = image(&env, rgba8(), SHAPES[2]);
+    let code = unsafe { clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), (&m.0 as *const cl_mem).cast()) };
+    assert_eq!(code, CL_INVALID_MEM_OBJECT);
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}
