@@ -227,7 +227,7 @@ entry! {
             CL_IMAGE_SLICE_PITCH => Ok(d.slice_pitch.into()),
             CL_IMAGE_WIDTH => Ok(d.width.into()),
             // 0 for the types without the dimension.
-            CL_IMAGE_HEIGHT => Ok(if d.height > 1 || matches!(d.ty, CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY | CL_MEM_OBJECT_IMAGE3D) { d.height } else { 0 }.into()),
+            CL_IMAGE_HEIGHT => Ok(if matches!(d.ty, CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY | CL_MEM_OBJECT_IMAGE3D) { d.height } else { 0 }.into()),
             CL_IMAGE_DEPTH => Ok(if d.ty == CL_MEM_OBJECT_IMAGE3D { d.depth } else { 0 }.into()),
             CL_IMAGE_ARRAY_SIZE => Ok(d.array_size.into()),
             CL_IMAGE_BUFFER => Ok(m.parent.as_ref().map_or(std::ptr::null_mut(), handle_of).into()),

@@ -97,7 +97,11 @@ fn vk_format(channels: usize, data_type: cl_channel_type) -> vk::Format {
         CL_SIGNED_INT32 => [F::R32_SINT, F::R32G32_SINT, F::R32G32B32A32_SINT],
         _ => [F::R32_SFLOAT, F::R32G32_SFLOAT, F::R32G32B32A32_SFLOAT],
     };
-    table[[0, 0, 1, 1, 2][channels]]
+    match channels {
+        1 => table[0],
+        2 => table[1],
+        _ => table[2],
+    }
 }
 
 fn swizzle(r: vk::ComponentSwizzle, g: vk::ComponentSwizzle, b: vk::ComponentSwizzle, a: vk::ComponentSwizzle) -> Option<vk::ComponentMapping> {
@@ -113,17 +117,18 @@ pub fn format(order: cl_channel_order, data_type: cl_channel_type) -> CLResult<F
     }
     let plain = |channels: usize| (vk_format(channels, data_type), None, channels * channel_bytes(data_type));
     // Vulkan lacks these orders: a format of the same bytes, swizzled when kernels read it.
+    let swizzled = |channels: usize, mapping| (vk_format(channels, data_type), mapping, channels * channel_bytes(data_type));
     let (vk, swizzle, element) = match order {
         CL_R => plain(1),
         CL_RG => plain(2),
         CL_RGBA => plain(4),
-        CL_A => (plain(1).0, swizzle(S::ZERO, S::ZERO, S::ZERO, S::R), plain(1).2),
-        CL_INTENSITY => (plain(1).0, swizzle(S::R, S::R, S::R, S::R), plain(1).2),
-        CL_LUMINANCE => (plain(1).0, swizzle(S::R, S::R, S::R, S::ONE), plain(1).2),
-        CL_RA => (plain(2).0, swizzle(S::R, S::ZERO, S::ZERO, S::G), plain(2).2),
+        CL_A => swizzled(1, swizzle(S::ZERO, S::ZERO, S::ZERO, S::R)),
+        CL_INTENSITY => swizzled(1, swizzle(S::R, S::R, S::R, S::R)),
+        CL_LUMINANCE => swizzled(1, swizzle(S::R, S::R, S::R, S::ONE)),
+        CL_RA => swizzled(2, swizzle(S::R, S::ZERO, S::ZERO, S::G)),
         // Memory holds A, R, G, B: Vulkan's R is OpenCL's alpha.
-        CL_ARGB => (plain(4).0, swizzle(S::G, S::B, S::A, S::R), 4),
-        CL_ABGR => (plain(4).0, swizzle(S::A, S::B, S::G, S::R), 4),
+        CL_ARGB => swizzled(4, swizzle(S::G, S::B, S::A, S::R)),
+        CL_ABGR => swizzled(4, swizzle(S::A, S::B, S::G, S::R)),
         CL_BGRA => {
             let vk = match data_type {
                 CL_UNORM_INT8 => vk::Format::B8G8R8A8_UNORM,
@@ -143,7 +148,7 @@ pub fn format(order: cl_channel_order, data_type: cl_channel_type) -> CLResult<F
     Ok(Format { order, data_type, vk, swizzle, element })
 }
 
-/// The Vulkan image type, view type and whether the third coordinate counts array layers.
+/// The Vulkan image type and view type of an OpenCL image type.
 fn vk_type(ty: cl_mem_object_type) -> (vk::ImageType, vk::ImageViewType) {
     match ty {
         CL_MEM_OBJECT_IMAGE1D | CL_MEM_OBJECT_IMAGE1D_BUFFER => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D),
@@ -172,7 +177,7 @@ pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags
         }
         needed |= vk::FormatFeatureFlags::STORAGE_IMAGE;
     }
-    props.optimal_tiling_features.contains(needed) && vkimage::max_extent(&device.gpu, format.vk, vk_type(ty).0, writes).is_some()
+    props.optimal_tiling_features.contains(needed) && vkimage::can_make(&device.gpu, format.vk, vk_type(ty).0, writes)
 }
 
 /// Kernels may write images of this format (it has a storage view).
@@ -223,6 +228,7 @@ pub struct Image {
     pub texels: Texels,
 }
 
+/// Where an image's texels live.
 pub enum Texels {
     Image(Arc<vkimage::Image>),
     /// An `IMAGE1D_BUFFER`: the texels are the memory object's buffer; kernels see it through
@@ -253,10 +259,10 @@ impl Mem {
                 let upload = if initial { Some(unsafe { stage_in(&device, host_ptr.cast(), desc.row_pitch, desc.slice_pitch, format.element, extent)? }) } else { None };
                 let ready = image.clone();
                 run_now(&device, move |batch| {
+                    // The transition's barrier orders the copy after it.
                     ready.to_general(batch.cmd());
                     if let Some(u) = upload {
-                        transfer_barrier(&batch.gpu().clone(), batch.cmd());
-                        ready.copy_from(batch.cmd(), &u, &[image_copy(0, &desc, [0; 3], extent)]);
+                        ready.copy_from(batch.cmd(), &u, &[layered_copy(0, desc.layered(), [0; 3], extent)]);
                         batch.keep(u);
                     }
                     batch.keep(ready);
@@ -485,10 +491,6 @@ fn new_vk_image(device: &Device, format: &Format, desc: &Desc) -> CLResult<vkima
 
 /// The Vulkan copy of a box (`origin`, `extent` with slices third) of an image and tightly
 /// packed texels at `offset` in a buffer.
-fn image_copy(offset: u64, desc: &Desc, origin: [usize; 3], extent: [usize; 3]) -> vk::BufferImageCopy {
-    layered_copy(offset, desc.layered(), origin, extent)
-}
-
 fn layered_copy(offset: u64, layered: bool, origin: [usize; 3], extent: [usize; 3]) -> vk::BufferImageCopy {
     let (offset3, extent3, layers) = vk_box(layered, origin, extent);
     vk::BufferImageCopy { buffer_offset: offset, buffer_row_length: 0, buffer_image_height: 0, image_subresource: layers, image_offset: offset3, image_extent: extent3 }
@@ -530,8 +532,8 @@ fn record_copy(device: &Device, batch: &mut Batch, src: End, dst: End, texels: u
     Ok(())
 }
 
-/// Vulkan copies images to and from buffer offsets that are multiples of the texel size and
-/// of 4.
+/// Vulkan copies images to and from buffer offsets that are multiples of the texel size;
+/// offsets are kept to multiples of 4 as well, which Vulkan 1.0 required.
 fn aligned(offset: u64, element: usize) -> bool {
     offset.is_multiple_of(4) && offset.is_multiple_of(element as u64)
 }

@@ -40,11 +40,10 @@ pub fn format_properties(gpu: &Gpu, format: vk::Format) -> vk::FormatProperties 
     unsafe { gpu.instance.get_physical_device_format_properties(gpu.physical, format) }
 }
 
-/// The largest image Vulkan allows for `format` with the given shape type, or `None` where it
-/// cannot make one at all.
-pub fn max_extent(gpu: &Gpu, format: vk::Format, ty: vk::ImageType, storage: bool) -> Option<vk::ImageFormatProperties> {
+/// Whether Vulkan makes images of `format` and type `ty` with the usage ferrocl gives them.
+pub fn can_make(gpu: &Gpu, format: vk::Format, ty: vk::ImageType, storage: bool) -> bool {
     // SAFETY: a valid physical device of the instance.
-    unsafe { gpu.instance.get_physical_device_image_format_properties(gpu.physical, format, ty, vk::ImageTiling::OPTIMAL, usage(storage), vk::ImageCreateFlags::empty()) }.ok()
+    unsafe { gpu.instance.get_physical_device_image_format_properties(gpu.physical, format, ty, vk::ImageTiling::OPTIMAL, usage(storage), vk::ImageCreateFlags::empty()) }.is_ok()
 }
 
 fn usage(storage: bool) -> vk::ImageUsageFlags {
