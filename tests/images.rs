@@ -250,6 +250,31 @@ fn image1d_buffer_shares_its_buffer() {
     assert_eq!(mem_info::<cl_mem_object_type>(m.0, CL_MEM_TYPE), CL_MEM_OBJECT_IMAGE1D_BUFFER);
     // Read-write, inherited from the buffer.
     assert_eq!(mem_info::<cl_mem_flags>(m.0, CL_MEM_FLAGS) & CL_MEM_READ_WRITE, CL_MEM_READ_WRITE);
+
+    // Copies to and from a 1D image, a fill and a map reach the buffer's bytes too.
+    let one_d = image(&env, rgba8(), SHAPES[0]);
+    let texels_1d = pattern(37 * 4, 42);
+    write(&env, one_d.0, [0; 3], [37, 1, 1], [0, 0], &texels_1d);
+    let (from, to, n) = ([5usize, 0, 0], [20usize, 0, 0], [9usize, 1, 1]);
+    ok(unsafe { clEnqueueCopyImage(env.queue, one_d.0, m.0, from.as_ptr(), to.as_ptr(), n.as_ptr(), 0, null(), null_mut()) });
+    expected[80..116].copy_from_slice(&texels_1d[20..56]);
+    ok(unsafe { clEnqueueCopyImage(env.queue, m.0, one_d.0, [0usize; 3].as_ptr(), [30usize, 0, 0].as_ptr(), [7usize, 1, 1].as_ptr(), 0, null(), null_mut()) });
+    let mut expected_1d = texels_1d.clone();
+    expected_1d[120..148].copy_from_slice(&expected[0..28]);
+    assert_eq!(read(&env, one_d.0, [0; 3], [37, 1, 1], [0, 0], 148), expected_1d, "1D buffer image to 1D image");
+    let colour = [9u32, 300, 7, 1];
+    ok(unsafe { clEnqueueFillImage(env.queue, m.0, colour.as_ptr().cast(), [45usize, 0, 0].as_ptr(), [5usize, 1, 1].as_ptr(), 0, null(), null_mut()) });
+    for t in 45..50 {
+        expected[4 * t..4 * t + 4].copy_from_slice(&[9, 255, 7, 1]);
+    }
+    assert_eq!(env.read(&buffer, 0, bytes.len()), expected, "copy into and fill of the 1D buffer image");
+    let (mut row, mut err) = (0usize, 0);
+    let p = unsafe { clEnqueueMapImage(env.queue, m.0, CL_TRUE, CL_MAP_READ, [10usize, 0, 0].as_ptr(), [4usize, 1, 1].as_ptr(), &mut row, null_mut(), 0, null(), null_mut(), &mut err) };
+    ok(err);
+    assert_eq!(row, 16);
+    assert_eq!(unsafe { std::slice::from_raw_parts(p as *const u8, 16) }, &expected[40..56]);
+    ok(unsafe { clEnqueueUnmapMemObject(env.queue, m.0, p, 0, null(), null_mut()) });
+    env.finish();
 }
 
 #[test]
