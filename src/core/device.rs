@@ -30,6 +30,7 @@ pub struct Device {
 object!(Device, Device, CL_INVALID_DEVICE);
 
 /// What images of a device may be (see [`Device::image_limits`]).
+#[derive(Default)]
 pub struct ImageLimits {
     /// `CL_DEVICE_IMAGE2D_MAX_WIDTH`, also the limit of 1D widths.
     pub width: usize,
@@ -44,10 +45,10 @@ pub struct ImageLimits {
     pub write_args: u32,
     /// `CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT` and `CL_DEVICE_IMAGE_PITCH_ALIGNMENT`.
     pub base_align: u32,
+    /// `CL_DEVICE_MAX_SAMPLERS`: samplers are value words, not descriptors; the OpenCL minimum.
+    pub samplers: u32,
 }
 
-/// `CL_DEVICE_MAX_SAMPLERS`: samplers are value words, not descriptors; the OpenCL minimum.
-pub const MAX_SAMPLERS: u32 = 16;
 
 /// Bytes of the largest OpenCL C type, `long16`: the minimum base alignment.
 const LARGEST_TYPE: u64 = 128;
@@ -141,7 +142,16 @@ impl Device {
     /// support checks this in one place (`api::image::images_usable`).
     pub const IMAGE_SUPPORT: bool = false;
 
-    /// The image limits OpenCL reports, from Vulkan's.
+    /// The image limits `clGetDeviceInfo` reports: 0 without image support, as OpenCL asks.
+    pub fn reported_image_limits(&self) -> ImageLimits {
+        if Self::IMAGE_SUPPORT {
+            self.image_limits()
+        } else {
+            ImageLimits::default()
+        }
+    }
+
+    /// The limits of images, from Vulkan's (what image creation checks).
     pub fn image_limits(&self) -> ImageLimits {
         let l = self.limits();
         let push = self.gpu.props.max_push_descriptors.min(l.max_per_stage_resources);
@@ -156,6 +166,7 @@ impl Device {
             write_args: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images).min(push),
             // Vulkan counts bytes, OpenCL pixels: as many pixels is at least as strict.
             base_align: l.min_texel_buffer_offset_alignment as u32,
+            samplers: 16,
         }
     }
 

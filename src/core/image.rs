@@ -193,7 +193,8 @@ pub struct Desc {
     pub height: usize,
     pub depth: usize,
     pub array_size: usize,
-    /// Pitches of the host memory of a `USE_HOST_PTR` image, else of tightly packed texels.
+    /// The pitches given with the initial host memory (`COPY_HOST_PTR` or `USE_HOST_PTR`),
+    /// else of tightly packed texels.
     pub row_pitch: usize,
     pub slice_pitch: usize,
 }

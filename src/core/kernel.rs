@@ -216,7 +216,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
     // Only the NULL arguments the kernel compares with NULL need a pipeline of their own.
     let null_args: Vec<usize> = (0..args.len()).filter(|i| matches!(args[*i], Bound::Null) && compiled.null_tested_args().contains(i)).collect();
     let pipeline = pipeline(device, exe, k, range.local.map(|l| l as u32), local_sizes, null_args)?;
-    let mut buffers = Vec::new();
+    let mut descriptors = Vec::new();
     let mut keep: Vec<Arc<Buffer>> = Vec::new();
     let mut push = vec![0u8; compiled.push_constants_size() as usize];
     let mut pod_uniform = compiled.pod_uniform().map(|(b, size)| (b, vec![0u8; size as usize]));
@@ -235,13 +235,13 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
             (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { raw, capacity, offset, size }) => {
                 let uniform = *descriptor == DescriptorKind::Uniform;
                 let range = bound_range(device, capacity - offset, size, uniform)?;
-                buffers.extend(bindings.iter().map(|&b| pipeline::Bound::buffer(Binding::buffer(b, uniform), raw, offset, range)));
+                descriptors.extend(bindings.iter().map(|&b| pipeline::Bound::buffer(Binding::buffer(b, uniform), raw, offset, range)));
             }
             (ArgKind::Pod { offset, size, uniform }, Bound::Pod(bytes)) => {
                 put(&mut push, &mut pod_uniform, *uniform, *offset, &bytes[..(*size as usize).min(bytes.len())]);
             }
             (ArgKind::Image { binding, dim, access, info, uniform }, Bound::Image { resource, info: words }) => {
-                buffers.push(pipeline::Bound { binding: Binding { binding: *binding, descriptor: image_descriptor(*dim, *access) }, resource });
+                descriptors.push(pipeline::Bound { binding: Binding { binding: *binding, descriptor: image_descriptor(*dim, *access) }, resource });
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 put(&mut push, &mut pod_uniform, *uniform, *info, &bytes);
             }
@@ -251,25 +251,25 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         }
     }
     for (binding, uniform, buffer) in constants(device, exe, k)?.iter() {
-        buffers.push(pipeline::Bound::buffer(Binding::buffer(*binding, *uniform), buffer.raw, 0, buffer.size));
+        descriptors.push(pipeline::Bound::buffer(Binding::buffer(*binding, *uniform), buffer.raw, 0, buffer.size));
         keep.push(buffer.clone());
     }
     if let Some(g) = globals.filter(|_| !compiled.globals_bindings().is_empty()) {
         for &binding in compiled.globals_bindings() {
-            buffers.push(pipeline::Bound::buffer(Binding::buffer(binding, false), g.raw, 0, g.size));
+            descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, false), g.raw, 0, g.size));
         }
         keep.push(g);
     }
     if let Some((binding, bytes)) = pod_uniform {
         let ubo = upload(device, &bytes)?;
-        buffers.push(pipeline::Bound::buffer(Binding::buffer(binding, true), ubo.raw, 0, ubo.size));
+        descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, true), ubo.raw, 0, ubo.size));
         keep.push(ubo);
     }
     let printf = match compiled.printf_binding() {
         Some(binding) => {
             let p = super::printf::LaunchBuffer::new(device)?;
             let range = u64::from(compiler::printf::BUFFER_SIZE);
-            buffers.push(pipeline::Bound::buffer(Binding::buffer(binding, false), p.raw(), 0, range));
+            descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, false), p.raw(), 0, range));
             Some((p, exe.clone()))
         }
         None => None,
@@ -279,7 +279,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         if let Some((p, _)) = &printf {
             p.record_reset(batch);
         }
-        record_dispatch(batch, &pipeline, &buffers, &mut push, GROUP_OFFSET_AT, &groups);
+        record_dispatch(batch, &pipeline, &descriptors, &mut push, GROUP_OFFSET_AT, &groups);
         batch.keep((pipeline, keep));
         Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
     }))
