@@ -160,12 +160,15 @@ fn vk_type(ty: cl_mem_object_type) -> (vk::ImageType, vk::ImageViewType) {
 }
 
 /// Whether `device` holds images of `format` and type `ty` that kernels use as `flags` say:
-/// read where Vulkan samples the format, written where it stores it (unswizzled formats only);
-/// an `IMAGE1D_BUFFER` needs texel-buffer support for both, since every buffer may be viewed
-/// either way, and cannot swizzle.
+/// read where Vulkan samples the format, written where it stores it (unswizzled formats only,
+/// and only where kernels may write without a format); an `IMAGE1D_BUFFER` needs texel-buffer
+/// support for both, since every buffer may be viewed either way, and cannot swizzle.
 pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags: cl_mem_flags) -> bool {
     let props = format_properties(&device.gpu, format.vk);
     let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE) != 0;
+    if writes && !device.gpu.features.image_write_without_format {
+        return false;
+    }
     if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER {
         let texel = vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER | vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER;
         return format.swizzle.is_none() && props.buffer_features.contains(texel);

@@ -29,6 +29,9 @@ pub struct Features {
     /// Out-of-bounds buffer accesses stay inside the buffer (a faulty kernel cannot reach
     /// other memory).
     pub robust_buffer_access: bool,
+    /// Kernels write storage images and texel buffers declared without a format
+    /// (`shaderStorageImageWriteWithoutFormat`): how `write_only` images are bound.
+    pub image_write_without_format: bool,
 }
 
 /// Properties read once from the physical device.
@@ -228,6 +231,7 @@ impl Gpu {
             buffer_device_address: f12.buffer_device_address != 0,
             host_query_reset: f12.host_query_reset != 0,
             robust_buffer_access: core.robust_buffer_access != 0,
+            image_write_without_format: core.shader_storage_image_write_without_format != 0,
         };
         let extensions = Extensions { pci, host_import, calibrated, copy_family };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
@@ -287,7 +291,8 @@ fn create_device(
         .robust_buffer_access(f.robust_buffer_access)
         .shader_int64(f.int64)
         .shader_int16(f.int16)
-        .shader_float64(f.fp64);
+        .shader_float64(f.fp64)
+        .shader_storage_image_write_without_format(f.image_write_without_format);
     let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
         .storage_buffer16_bit_access(f.storage_16bit)
         .uniform_and_storage_buffer16_bit_access(s11.uniform_and_storage_buffer16_bit_access != 0)
