@@ -193,3 +193,86 @@ impl Drop for TexelView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vk::batch::Batch;
+    use crate::vk::instance::Instance;
+    use crate::vk::memory::Placement;
+    use crate::vk::pipeline::{record_dispatch, Binding, Bound, Descriptor, Pipeline, Resource};
+
+    /// Reads texels of a sampled image and stores them into a storage image, one work-item per
+    /// texel.
+    const COPY: &str = "
+        @group(0) @binding(0) var src: texture_2d<f32>;
+        @group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;
+        @compute @workgroup_size(1)
+        fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+            textureStore(dst, vec2<i32>(id.xy), textureLoad(src, vec2<i32>(id.xy), 0));
+        }";
+
+    fn spirv(source: &str) -> Vec<u32> {
+        use naga::back::spv;
+        let module = naga::front::wgsl::parse_str(source).expect("WGSL");
+        let flags = (naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
+        let info = naga::valid::Validator::new(flags.0, flags.1).validate(&module).expect("valid module");
+        let pipeline = spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: "main".into() };
+        spv::write_vec(&module, &info, &spv::Options::default(), Some(&pipeline)).expect("SPIR-V")
+    }
+
+    fn shape(size: u32) -> Shape {
+        Shape { ty: vk::ImageType::TYPE_2D, view: vk::ImageViewType::TYPE_2D, extent: vk::Extent3D { width: size, height: size, depth: 1 }, layers: 1 }
+    }
+
+    /// Kernels bind a swizzled sampled view and a storage view by pushed descriptors, with the
+    /// images in the `GENERAL` layout (an `R8` image read as `CL_A`: alpha is its byte).
+    #[test]
+    fn images_bind_through_pushed_descriptors() {
+        std::env::set_var("FERROCL_VALIDATION", "1");
+        // The instance outlives the device, whose completion thread never ends.
+        let instance = Box::leak(Box::new(Instance::new().expect("a Vulkan instance")));
+        // SAFETY: plain enumeration on a live instance.
+        let physical = unsafe { instance.raw.enumerate_physical_devices() }.expect("devices")[0];
+        let gpu = Gpu::open(instance, physical).expect("a Vulkan device");
+        const N: u32 = 4;
+        let texels = (N * N) as usize;
+        let alpha = vk::ComponentMapping { r: vk::ComponentSwizzle::ZERO, g: vk::ComponentSwizzle::ZERO, b: vk::ComponentSwizzle::ZERO, a: vk::ComponentSwizzle::R };
+        let src = Image::new(&gpu, vk::Format::R8_UNORM, shape(N), alpha, false).expect("sampled image");
+        let dst = Image::new(&gpu, vk::Format::R8G8B8A8_UNORM, shape(N), vk::ComponentMapping::default(), true).expect("storage image");
+        let upload = Buffer::new(&gpu, 256, Placement::Upload).expect("upload");
+        let readback = Buffer::new(&gpu, 256, Placement::Readback).expect("readback");
+        let bytes: Vec<u8> = (0..texels).map(|i| (i * 13 + 7) as u8).collect();
+        // SAFETY: the new buffer is mapped and holds 256 bytes.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), upload.mapped().expect("mapped").as_ptr(), texels) };
+        let all = |offset| vk::BufferImageCopy {
+            buffer_offset: offset,
+            image_subresource: vk::ImageSubresourceLayers { aspect_mask: vk::ImageAspectFlags::COLOR, mip_level: 0, base_array_layer: 0, layer_count: 1 },
+            image_extent: vk::Extent3D { width: N, height: N, depth: 1 },
+            ..Default::default()
+        };
+        let bindings = [Binding { binding: 0, descriptor: Descriptor::SampledImage }, Binding { binding: 1, descriptor: Descriptor::StorageImage }];
+        let pipeline = Pipeline::new(&gpu, &spirv(COPY), &bindings, 0).expect("pipeline");
+        let bound = [Bound { binding: bindings[0], resource: Resource::Image(src.sampled) }, Bound { binding: bindings[1], resource: Resource::Image(dst.storage.expect("storage view")) }];
+
+        let mut batch = Batch::new(&gpu, false).expect("batch");
+        batch.begin_command(true);
+        src.to_general(batch.cmd());
+        dst.to_general(batch.cmd());
+        src.copy_from(batch.cmd(), &upload, &[all(0)]);
+        batch.end_command(Box::new(|_| {}));
+        batch.begin_command(true);
+        record_dispatch(&batch, &pipeline, &bound, &mut [], 0, &[([0; 3], [N, N, 1])]);
+        batch.end_command(Box::new(|_| {}));
+        batch.begin_command(true);
+        dst.copy_to(batch.cmd(), &readback, &[all(0)]);
+        batch.end_command(Box::new(|_| {}));
+        let (value, _) = batch.submit().expect("submitted");
+        gpu.tracker.wait_for(&gpu, value);
+
+        // SAFETY: the copy has completed; the buffer holds the texels.
+        let out = unsafe { std::slice::from_raw_parts(readback.mapped().expect("mapped").as_ptr(), 4 * texels) };
+        let expected: Vec<u8> = bytes.iter().flat_map(|&b| [0, 0, 0, b]).collect();
+        assert_eq!(out, &expected[..]);
+    }
+}
