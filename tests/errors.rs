@@ -250,15 +250,3 @@ fn host_access_flags_forbid_transfers_and_maps() {
     assert_eq!(unsafe { clEnqueueUnmapMemObject(q, rw.0, null_mut(), 0, null(), null_mut()) }, CL_INVALID_VALUE);
     env.finish();
 }
-
-#[test]
-fn unsupported_features_answer_with_errors() {
-    let env = Env::new();
-    let mut n = 99;
-    ok(unsafe { clGetSupportedImageFormats(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, null_mut(), &mut n) });
-    assert_eq!(n, 0, "no image formats without image support");
-    let mut err = 1;
-    let sampler = unsafe { clCreateSampler(env.context, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, &mut err) };
-    assert!(sampler.is_null());
-    assert_eq!(err, CL_INVALID_OPERATION);
-}

@@ -14,6 +14,30 @@ use std::ptr::{null, null_mut};
 
 const SOURCE: &str = "kernel void k(global int *p, local int *t) { t[get_local_id(0)] = 1; p[get_global_id(0)] += t[0]; }";
 
+/// A 16 × 16 RGBA image holding `value` in every byte, and a sampler.
+fn image_and_sampler(context: cl_context, value: u8) -> (cl_mem, cl_sampler) {
+    let format = cl_image_format { image_channel_order: CL_RGBA, image_channel_data_type: CL_UNORM_INT8 };
+    let desc = cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: 16,
+        image_height: 16,
+        image_depth: 0,
+        image_array_size: 0,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: null_mut(),
+    };
+    let texels = vec![value; 16 * 16 * 4];
+    let mut err = 0;
+    let image = unsafe { clCreateImage(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format, &desc, texels.as_ptr() as *mut _, &mut err) };
+    ok(err);
+    let sampler = unsafe { clCreateSampler(context, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, &mut err) };
+    ok(err);
+    (image, sampler)
+}
+
 /// Every object kind, made, used and released (some while their commands run).
 fn workload() {
     let device = device();
@@ -32,6 +56,9 @@ fn workload() {
         let gate = user_event(context);
         let (n, local) = (256usize, 64usize);
         let mut events = [null_mut(); 3];
+        let (image, sampler) = image_and_sampler(context, round as u8);
+        let (origin, texels) = ([0usize; 3], [16usize, 16, 1]);
+        let (mut image_events, mut row_pitch) = ([null_mut(); 2], 0usize);
         unsafe {
             ok(clEnqueueFillBuffer(q, mem, (&round as *const i32).cast(), 4, 0, 4096, 1, &gate, &mut events[0]));
             set_arg(clone, 0, &sub);
@@ -39,6 +66,11 @@ fn workload() {
             ok(clEnqueueNDRangeKernel(ooo, clone, 1, null(), &n, &local, 1, &events[0], &mut events[1]));
             let p = clEnqueueMapBuffer(ooo, mem, CL_FALSE, CL_MAP_READ, 0, 4096, 1, &events[1], &mut events[2], &mut err);
             ok(err);
+            let colour = [0.5f32; 4];
+            ok(clEnqueueFillImage(q, image, colour.as_ptr().cast(), origin.as_ptr(), texels.as_ptr(), 1, &gate, &mut image_events[0]));
+            let ip = clEnqueueMapImage(q, image, CL_FALSE, CL_MAP_READ, origin.as_ptr(), texels.as_ptr(), &mut row_pitch, null_mut(), 0, null(), &mut image_events[1], &mut err);
+            ok(err);
+            ok(clFlush(q));
             ok(clFlush(ooo));
             // Everything released while the commands wait for the gate.
             for object in [k, clone] {
@@ -46,7 +78,12 @@ fn workload() {
             }
             ok(clReleaseProgram(program));
             ok(clReleaseMemObject(sub));
+            ok(clReleaseSampler(sampler));
             ok(clSetUserEventStatus(gate, CL_COMPLETE));
+            ok(clWaitForEvents(1, &image_events[1]));
+            ok(clEnqueueUnmapMemObject(q, image, ip, 0, null(), null_mut()));
+            ok(clReleaseMemObject(image));
+            image_events.iter().for_each(|&e| ok(clReleaseEvent(e)));
             ok(clWaitForEvents(1, &events[2]));
             ok(clEnqueueUnmapMemObject(ooo, mem, p, 0, null(), null_mut()));
             ok(clReleaseMemObject(mem));

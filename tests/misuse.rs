@@ -1144,9 +1144,9 @@ unsafe fn rects(t: &T) {
     t.wait_lists(|n, l| a.clEnqueueCopyBufferRect(q, m, dst, z, z, r, 0, 0, 0, 0, n, l, null_mut()));
 }
 
-/// CL_DEVICE_IMAGE_SUPPORT is CL_FALSE: making an image or a sampler is CL_INVALID_OPERATION,
-/// and no memory object is an image (a buffer given for one is CL_INVALID_MEM_OBJECT; a queue
-/// of a device without images makes CL_INVALID_OPERATION apply to the same calls).
+/// Images and samplers: bad contexts, and buffers where images belong (images themselves are
+/// tested in images.rs). The host side of images works while CL_DEVICE_IMAGE_SUPPORT is still
+/// false (CL_INVALID_OPERATION would apply to the same calls on a device without images).
 unsafe fn images(t: &T) {
     let (a, o) = (t.a, t.o);
     let (c, q, m) = (o.context, o.queue, o.mem);
@@ -1159,13 +1159,32 @@ unsafe fn images(t: &T) {
     desc[2] = 4;
     let d = desc.as_ptr().cast();
     let rw = CL_MEM_READ_WRITE;
-    let image2d = |c: H| err(|e| a.clCreateImage2D(c, rw, f, 4, 4, 0, null_mut(), e));
-    let image3d = |c: H| err(|e| a.clCreateImage3D(c, rw, f, 4, 4, 4, 0, 0, null_mut(), e));
-    let image = |c: H| err(|e| a.clCreateImage(c, rw, f, d, null_mut(), e));
-    let with_props = |c: H| err(|e| a.clCreateImageWithProperties(c, null(), rw, f, d, null_mut(), e));
+    // The code, releasing what was made.
+    let made = |h: H, code: cl_int| {
+        if !h.is_null() {
+            ok(a.clReleaseMemObject(h));
+        }
+        code
+    };
+    let image2d = |c: H| {
+        let mut e = UNWRITTEN;
+        made(a.clCreateImage2D(c, rw, f, 4, 4, 0, null_mut(), &mut e), e)
+    };
+    let image3d = |c: H| {
+        let mut e = UNWRITTEN;
+        made(a.clCreateImage3D(c, rw, f, 4, 4, 4, 0, 0, null_mut(), &mut e), e)
+    };
+    let image = |c: H| {
+        let mut e = UNWRITTEN;
+        made(a.clCreateImage(c, rw, f, d, null_mut(), &mut e), e)
+    };
+    let with_props = |c: H| {
+        let mut e = UNWRITTEN;
+        made(a.clCreateImageWithProperties(c, null(), rw, f, d, null_mut(), &mut e), e)
+    };
     for create in [&image2d as &dyn Fn(H) -> cl_int, &image3d, &image, &with_props] {
         t.handle(Kind::Context, CL_INVALID_CONTEXT, create);
-        t.is("no device supports images", create(c), CL_INVALID_OPERATION);
+        t.is("a 4 × 4 RGBA image", create(c), CL_SUCCESS);
     }
     let formats = |c: H, flags: cl_ulong, ty: cl_uint, n: cl_uint, out: Ptr, count: *mut cl_uint| a.clGetSupportedImageFormats(c, flags, ty, n, out, count);
     let (mut list, mut count) = ([0u64; 4], 0u32);
@@ -1202,10 +1221,7 @@ unsafe fn images(t: &T) {
     }
 
     t.handle(Kind::Context, CL_INVALID_CONTEXT, |c| err(|e| a.clCreateSampler(c, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, e)));
-    t.is("no device supports images", err(|e| a.clCreateSampler(c, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, e)), CL_INVALID_OPERATION);
     t.handle(Kind::Context, CL_INVALID_CONTEXT, |c| err(|e| a.clCreateSamplerWithProperties(c, null(), e)));
-    t.is("no device supports images", err(|e| a.clCreateSamplerWithProperties(c, null(), e)), CL_INVALID_OPERATION);
-    // No sampler can exist: every handle is a bad one.
     t.handle(Kind::Sampler, CL_INVALID_SAMPLER, |s| a.clRetainSampler(s));
     t.handle(Kind::Sampler, CL_INVALID_SAMPLER, |s| a.clReleaseSampler(s));
     t.handle(Kind::Sampler, CL_INVALID_SAMPLER, |s| a.clGetSamplerInfo(s, CL_SAMPLER_REFERENCE_COUNT, 64, v, null_mut()));

@@ -94,16 +94,19 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_MAX_CLOCK_FREQUENCY => 0u32.into(),
         CL_DEVICE_ADDRESS_BITS => t.address_bits.into(),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => d.max_alloc_size.into(),
-        CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS | CL_DEVICE_MAX_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_SAMPLERS => 0u32.into(),
-        CL_DEVICE_IMAGE2D_MAX_WIDTH
-        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_WIDTH
-        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_DEPTH
-        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => 0usize.into(),
-        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => 0u32.into(),
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(Device::IMAGE_SUPPORT),
+        // Every image limit is 0 while CL_DEVICE_IMAGE_SUPPORT is false.
+        CL_DEVICE_MAX_READ_IMAGE_ARGS => d.reported_image_limits().read_args.into(),
+        CL_DEVICE_MAX_WRITE_IMAGE_ARGS => d.reported_image_limits().write_args.into(),
+        // read_write images need shaderStorageImageReadWithoutFormat (docs/design.md, "Images").
+        CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => 0u32.into(),
+        CL_DEVICE_MAX_SAMPLERS => d.reported_image_limits().samplers.into(),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH => d.reported_image_limits().width.into(),
+        CL_DEVICE_IMAGE2D_MAX_HEIGHT => d.reported_image_limits().height.into(),
+        CL_DEVICE_IMAGE3D_MAX_WIDTH | CL_DEVICE_IMAGE3D_MAX_HEIGHT | CL_DEVICE_IMAGE3D_MAX_DEPTH => d.reported_image_limits().size_3d.into(),
+        CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => d.reported_image_limits().buffer.into(),
+        CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => d.reported_image_limits().array.into(),
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => d.reported_image_limits().base_align.into(),
         CL_DEVICE_MAX_PARAMETER_SIZE => 1024usize.into(),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => ((d.base_align * 8) as u32).into(),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => 128u32.into(),

@@ -7,11 +7,12 @@ use super::info::{self, Info};
 use super::queue::queue;
 use crate::cl::types::*;
 use super::util::{finish_enqueue, wait_list};
-use crate::compiler::{AddressQualifier, ArgKind};
+use crate::compiler::{AddressQualifier, ArgKind, ImageAccess, ImageDim};
 use crate::core::device::Device;
 use crate::core::kernel::{ArgValue, Kernel, NdRange};
 use crate::core::memory::Mem;
 use crate::core::program::Program;
+use crate::core::sampler::Sampler;
 use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
@@ -79,10 +80,24 @@ entry! {
                 }
                 let handle = if value.is_null() { std::ptr::null_mut() } else { *(value as *const cl_mem) };
                 let mem = if handle.is_null() { None } else { Some(get::<Mem>(handle)?) };
-                if mem.as_ref().is_some_and(|m| !Arc::ptr_eq(&m.context, &k.program.context)) {
+                if mem.as_ref().is_some_and(|m| !Arc::ptr_eq(&m.context, &k.program.context) || m.image.is_some()) {
                     return Err(CL_INVALID_MEM_OBJECT);
                 }
                 ArgValue::Buffer(mem.as_ref().map(Arc::downgrade))
+            }
+            ArgKind::Image { dim, access, .. } => ArgValue::Image(Arc::downgrade(&image_arg(&k, size, value, dim, access)?)),
+            ArgKind::Sampler { .. } => {
+                if size != std::mem::size_of::<cl_sampler>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                if value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                let sampler = get::<Sampler>(*(value as *const cl_sampler))?;
+                if !Arc::ptr_eq(&sampler.context, &k.program.context) {
+                    return Err(CL_INVALID_SAMPLER);
+                }
+                ArgValue::Sampler(sampler.bits())
             }
             ArgKind::Local { .. } => {
                 if !value.is_null() {
@@ -102,12 +117,42 @@ entry! {
                 }
                 ArgValue::Pod(std::slice::from_raw_parts(value as *const u8, size).to_vec())
             }
-            // No build produces these until images are supported (`docs/design.md`, "Images").
-            ArgKind::Image { .. } | ArgKind::Sampler { .. } => return Err(CL_INVALID_ARG_VALUE),
         };
         k.set_arg(index as usize, v);
         Ok(())
     }
+}
+
+/// The image an image argument is set to: an image of the kernel's context whose type is the
+/// argument's, and that kernels may access as the argument does.
+unsafe fn image_arg(k: &Kernel, size: usize, value: *const c_void, dim: ImageDim, access: ImageAccess) -> CLResult<Arc<Mem>> {
+    if size != std::mem::size_of::<cl_mem>() {
+        return Err(CL_INVALID_ARG_SIZE);
+    }
+    if value.is_null() {
+        return Err(CL_INVALID_ARG_VALUE);
+    }
+    let m = get::<Mem>(*(value as *const cl_mem))?;
+    if !Arc::ptr_eq(&m.context, &k.program.context) {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    let ty = m.image.as_ref().ok_or(CL_INVALID_ARG_VALUE)?.desc.ty;
+    let expected = match dim {
+        ImageDim::D1 => CL_MEM_OBJECT_IMAGE1D,
+        ImageDim::D1Buffer => CL_MEM_OBJECT_IMAGE1D_BUFFER,
+        ImageDim::D1Array => CL_MEM_OBJECT_IMAGE1D_ARRAY,
+        ImageDim::D2 => CL_MEM_OBJECT_IMAGE2D,
+        ImageDim::D2Array => CL_MEM_OBJECT_IMAGE2D_ARRAY,
+        ImageDim::D3 => CL_MEM_OBJECT_IMAGE3D,
+    };
+    let forbidden = match access {
+        ImageAccess::Read => CL_MEM_WRITE_ONLY,
+        ImageAccess::Write => CL_MEM_READ_ONLY,
+    };
+    if ty != expected || m.flags & forbidden != 0 {
+        return Err(CL_INVALID_ARG_VALUE);
+    }
+    Ok(m)
 }
 
 entry! {
@@ -212,7 +257,11 @@ entry! {
         }
         let answer = match param {
             CL_KERNEL_ARG_ADDRESS_QUALIFIER => Ok(Info::value(address_qualifier(arg.address))),
-            CL_KERNEL_ARG_ACCESS_QUALIFIER => Ok(Info::value(CL_KERNEL_ARG_ACCESS_NONE)),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => Ok(Info::value(match arg.kind {
+                ArgKind::Image { access: ImageAccess::Read, .. } => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                ArgKind::Image { access: ImageAccess::Write, .. } => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                _ => CL_KERNEL_ARG_ACCESS_NONE,
+            })),
             CL_KERNEL_ARG_TYPE_NAME => Ok(arg.type_name.as_str().into()),
             CL_KERNEL_ARG_TYPE_QUALIFIER => Ok(Info::value(arg.type_qualifiers)),
             CL_KERNEL_ARG_NAME => Ok(arg.name.as_str().into()),
@@ -315,7 +364,7 @@ unsafe fn enqueue_kernel(q: cl_command_queue, kernel: cl_kernel, work_dim: u32, 
     // A kernel without buffer arguments cannot race with other commands; printf output is
     // memory the host reads.
     let info = k.info();
-    let touches_memory = info.args().iter().any(|a| matches!(a.kind, ArgKind::Buffer { .. })) || info.printf_binding().is_some();
+    let touches_memory = info.args().iter().any(|a| matches!(a.kind, ArgKind::Buffer { .. } | ArgKind::Image { .. })) || info.printf_binding().is_some();
     let ev = if touches_memory { q.enqueue(ty, deps, work) } else { q.enqueue_independent(ty, deps, work) };
     finish_enqueue(&q, ev, false, event)
 }

@@ -12,10 +12,9 @@ use crate::core::memory::{HostPtr, Mem, Rect};
 use crate::core::queue::{Queue, Work};
 use std::sync::Arc;
 
-const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+pub(super) const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 const HOST_ACCESS: cl_mem_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
-const CL_MEM_KERNEL_READ_AND_WRITE: cl_mem_flags = 1 << 12;
 
 /// Checks a memory object's flags: known bits, one access mode, one host access mode, and
 /// `USE_HOST_PTR` alone among the host-pointer flags.
@@ -61,7 +60,7 @@ entry! {
 }
 
 /// Flags of a sub-buffer: what is not given is inherited; nothing may widen the parent's access.
-fn sub_buffer_flags(parent: cl_mem_flags, flags: cl_mem_flags) -> CLResult<cl_mem_flags> {
+pub(super) fn sub_buffer_flags(parent: cl_mem_flags, flags: cl_mem_flags) -> CLResult<cl_mem_flags> {
     check_flags(flags)?;
     let widens_device = (parent & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
         || (parent & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0);
@@ -79,7 +78,7 @@ fn sub_buffer_flags(parent: cl_mem_flags, flags: cl_mem_flags) -> CLResult<cl_me
 entry! {
     fn clCreateSubBuffer(buffer: cl_mem, flags: cl_mem_flags, kind: cl_buffer_create_type, info: *const c_void; errcode_ret) -> CLResult<cl_mem> {
         let parent = get::<Mem>(buffer)?;
-        if parent.parent.is_some() {
+        if parent.parent.is_some() || parent.image.is_some() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
         let flags = sub_buffer_flags(parent.flags, flags)?;
@@ -116,7 +115,7 @@ entry! {
     fn clGetMemObjectInfo(mem: cl_mem, param: cl_mem_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
         let m = get::<Mem>(mem)?;
         let answer = match param {
-            CL_MEM_TYPE => Ok(Info::value(CL_MEM_OBJECT_BUFFER)),
+            CL_MEM_TYPE => Ok(Info::value(m.image.as_ref().map_or(CL_MEM_OBJECT_BUFFER, |i| i.desc.ty))),
             CL_MEM_FLAGS => Ok(Info::value(m.flags)),
             CL_MEM_SIZE => Ok(m.size.into()),
             CL_MEM_HOST_PTR => Ok(m.host_ptr.into()),
@@ -144,8 +143,8 @@ entry! {
     }
 }
 
-/// A buffer used by a command of `q`: same context, and on the queue's device.
-fn buffer_for(q: &Queue, mem: cl_mem) -> CLResult<Arc<Mem>> {
+/// A memory object used by a command of `q`: same context, and on the queue's device.
+pub(super) fn mem_for(q: &Queue, mem: cl_mem) -> CLResult<Arc<Mem>> {
     let m = get::<Mem>(mem)?;
     if !Arc::ptr_eq(&m.context, &q.context) {
         return Err(CL_INVALID_CONTEXT);
@@ -154,7 +153,16 @@ fn buffer_for(q: &Queue, mem: cl_mem) -> CLResult<Arc<Mem>> {
     Ok(m)
 }
 
-fn host_may(m: &Mem, forbidden: cl_mem_flags) -> CLResult<()> {
+/// A buffer (not an image) used by a command of `q`.
+pub(super) fn buffer_for(q: &Queue, mem: cl_mem) -> CLResult<Arc<Mem>> {
+    let m = mem_for(q, mem)?;
+    if m.image.is_some() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    Ok(m)
+}
+
+pub(super) fn host_may(m: &Mem, forbidden: cl_mem_flags) -> CLResult<()> {
     if m.flags & forbidden != 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -169,7 +177,7 @@ fn in_bounds(offset: usize, size: usize, total: usize) -> CLResult<()> {
 }
 
 /// Enqueues `work` after the wait list, then blocks or returns the event as asked.
-unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_event, blocking: bool, event: *mut cl_event, work: impl FnOnce() -> CLResult<Work>) -> CLResult<()> {
+pub(super) unsafe fn submit(q: &Queue, ty: cl_command_type, n: cl_uint, list: *const cl_event, blocking: bool, event: *mut cl_event, work: impl FnOnce() -> CLResult<Work>) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
     let ev = q.enqueue(ty, deps, work()?);
     finish_enqueue(q, ev, blocking, event)
@@ -250,11 +258,15 @@ entry! {
     }
 }
 
+fn same_buffer(a: &Mem, b: &Mem) -> bool {
+    a.buffer.as_ref().zip(b.buffer.as_ref()).is_some_and(|(x, y)| Arc::ptr_eq(x, y))
+}
+
 /// Two buffers overlap if they share memory and their byte ranges intersect.
 fn overlap(a: &Mem, a_off: usize, b: &Mem, b_off: usize, size: usize) -> bool {
     let a0 = a.base + a_off as u64;
     let b0 = b.base + b_off as u64;
-    Arc::ptr_eq(&a.buffer, &b.buffer) && a0 < b0 + size as u64 && b0 < a0 + size as u64
+    same_buffer(a, b) && a0 < b0 + size as u64 && b0 < a0 + size as u64
 }
 
 entry! {
@@ -365,7 +377,7 @@ entry! {
         if Arc::ptr_eq(&s, &d) && pitches(&sr) != pitches(&dr) {
             return Err(CL_INVALID_VALUE);
         }
-        if Arc::ptr_eq(&s.buffer, &d.buffer) && rects_overlap(&s, &sr, &d, &dr, extent) {
+        if same_buffer(&s, &d) && rects_overlap(&s, &sr, &d, &dr, extent) {
             return Err(CL_MEM_COPY_OVERLAP);
         }
         submit(&q, CL_COMMAND_COPY_BUFFER_RECT, n, list, false, event, || s.copy_rect(&q.device, &d, sr, dr, extent))
@@ -415,24 +427,31 @@ entry! {
     }
 }
 
+/// Checks map flags: known bits, `WRITE_INVALIDATE_REGION` alone, and the host access the
+/// object allows.
+pub(super) fn check_map_flags(m: &Mem, flags: cl_map_flags) -> CLResult<()> {
+    let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+    if flags & !known != 0 || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0 && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0) {
+        return Err(CL_INVALID_VALUE);
+    }
+    if flags & CL_MAP_READ != 0 {
+        host_may(m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+    }
+    if flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
+        host_may(m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+    }
+    Ok(())
+}
+
 entry! {
     fn clEnqueueMapBuffer(q: cl_command_queue, mem: cl_mem, blocking: cl_bool, flags: cl_map_flags, offset: usize, size: usize, n: cl_uint, list: *const cl_event, event: *mut cl_event; errcode_ret) -> CLResult<*mut c_void> {
         let q = queue(q)?;
         let m = buffer_for(&q, mem)?;
-        let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        if flags & !known != 0 || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0 && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0) {
-            return Err(CL_INVALID_VALUE);
-        }
         if size == 0 {
             return Err(CL_INVALID_VALUE);
         }
         in_bounds(offset, size, m.size)?;
-        if flags & CL_MAP_READ != 0 {
-            host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        }
-        if flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
-            host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
-        }
+        check_map_flags(&m, flags)?;
         let deps = wait_list(&q, n, list)?;
         let mut now = None;
         if let Some(ev) = (blocking != 0).then(|| q.execute_now(CL_COMMAND_MAP_BUFFER, &deps, || { now = m.map_by_engine(&q.device, flags, offset, size); now.is_some() })).flatten() {
@@ -449,7 +468,7 @@ entry! {
 entry! {
     fn clEnqueueUnmapMemObject(q: cl_command_queue, mem: cl_mem, ptr: *mut c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
         let q = queue(q)?;
-        let m = buffer_for(&q, mem)?;
+        let m = mem_for(&q, mem)?;
         submit(&q, CL_COMMAND_UNMAP_MEM_OBJECT, n, list, false, event, || m.unmap(&q.device, ptr))
     }
 }

@@ -2,7 +2,7 @@
 //! Entry points of optional features this driver does not report: each validates its
 //! arguments as far as the spec asks without the feature, then returns the error the spec gives
 //! when no device supports it.
-//! Images: CL_DEVICE_IMAGE_SUPPORT is false. SVM, pipes, IL, sub-groups, device timers, on-device
+//! SVM, pipes, IL, sub-groups, device timers, on-device
 //! queues and program-scope destructors: their capability queries report none. GL/EGL sharing
 //! and native kernels are not in the extension list or the execution capabilities.
 
@@ -33,53 +33,6 @@ fn queue(q: cl_command_queue, err: cl_int) -> CLResult<()> {
     get::<Queue>(q)?;
     Err(err)
 }
-
-entry! { fn clCreateImage2D(c: cl_context, f: cl_mem_flags, fmt: CPtr, w: usize, h: usize, p: usize, host: Ptr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
-entry! { fn clCreateImage3D(c: cl_context, f: cl_mem_flags, fmt: CPtr, w: usize, h: usize, d: usize, rp: usize, sp: usize, host: Ptr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
-entry! { fn clCreateImage(c: cl_context, f: cl_mem_flags, fmt: CPtr, desc: CPtr, host: Ptr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
-entry! { fn clCreateImageWithProperties(c: cl_context, props: CPtr, f: cl_mem_flags, fmt: CPtr, desc: CPtr, host: Ptr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
-
-const IMAGE_TYPES: [cl_mem_object_type; 6] = [
-    CL_MEM_OBJECT_IMAGE1D,
-    CL_MEM_OBJECT_IMAGE1D_BUFFER,
-    CL_MEM_OBJECT_IMAGE1D_ARRAY,
-    CL_MEM_OBJECT_IMAGE2D,
-    CL_MEM_OBJECT_IMAGE2D_ARRAY,
-    CL_MEM_OBJECT_IMAGE3D,
-];
-
-entry! {
-    fn clGetSupportedImageFormats(c: cl_context, f: cl_mem_flags, ty: cl_mem_object_type, n: cl_uint, formats: Ptr, count: *mut cl_uint) -> CLResult<()> {
-        get::<Context>(c)?;
-        // The arguments are checked as they would be with image support; the list is empty.
-        super::memory::check_flags(f)?;
-        if !IMAGE_TYPES.contains(&ty) || (n == 0 && !formats.is_null()) {
-            return Err(CL_INVALID_VALUE);
-        }
-        super::util::write_opt(count, 0);
-        Ok(())
-    }
-}
-
-// No image object can exist, so every image handle is invalid.
-entry! { fn clGetImageInfo(m: cl_mem, p: cl_image_info, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_MEM_OBJECT) } }
-entry! { fn clEnqueueReadImage(q: cl_command_queue, m: cl_mem, b: cl_bool, o: Sizes, r: Sizes, rp: usize, sp: usize, p: Ptr, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_MEM_OBJECT) } }
-entry! { fn clEnqueueWriteImage(q: cl_command_queue, m: cl_mem, b: cl_bool, o: Sizes, r: Sizes, rp: usize, sp: usize, p: CPtr, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_MEM_OBJECT) } }
-entry! { fn clEnqueueCopyImage(q: cl_command_queue, s: cl_mem, d: cl_mem, so: Sizes, d_o: Sizes, r: Sizes, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_MEM_OBJECT) } }
-entry! { fn clEnqueueCopyImageToBuffer(q: cl_command_queue, s: cl_mem, d: cl_mem, so: Sizes, r: Sizes, off: usize, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_MEM_OBJECT) } }
-entry! { fn clEnqueueCopyBufferToImage(q: cl_command_queue, s: cl_mem, d: cl_mem, off: usize, d_o: Sizes, r: Sizes, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_MEM_OBJECT) } }
-entry! { fn clEnqueueFillImage(q: cl_command_queue, m: cl_mem, c: CPtr, o: Sizes, r: Sizes, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_MEM_OBJECT) } }
-entry! {
-    fn clEnqueueMapImage(q: cl_command_queue, m: cl_mem, b: cl_bool, f: cl_map_flags, o: Sizes, r: Sizes, rp: *mut usize, sp: *mut usize, n: cl_uint, l: Events, e: *mut cl_event; errcode_ret) -> CLResult<Ptr> {
-        queue(q, CL_INVALID_MEM_OBJECT).map(|()| std::ptr::null_mut())
-    }
-}
-
-entry! { fn clCreateSampler(c: cl_context, norm: cl_bool, a: cl_addressing_mode, f: cl_filter_mode; errcode_ret) -> CLResult<cl_sampler> { context(c, CL_INVALID_OPERATION) } }
-entry! { fn clCreateSamplerWithProperties(c: cl_context, p: CPtr; errcode_ret) -> CLResult<cl_sampler> { context(c, CL_INVALID_OPERATION) } }
-entry! { fn clRetainSampler(s: cl_sampler) -> CLResult<()> { Err(CL_INVALID_SAMPLER) } }
-entry! { fn clReleaseSampler(s: cl_sampler) -> CLResult<()> { Err(CL_INVALID_SAMPLER) } }
-entry! { fn clGetSamplerInfo(s: cl_sampler, p: cl_sampler_info, z: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_SAMPLER) } }
 
 entry! {
     fn clEnqueueNativeKernel(q: cl_command_queue, f: CPtr, args: Ptr, cb: usize, nm: cl_uint, ml: *const cl_mem, loc: *const CPtr, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> {

@@ -64,6 +64,7 @@ pub const CL_QUEUE_PROPERTIES_ARRAY: cl_uint = 0x1098;
 pub const CL_MEM_PROPERTIES: cl_uint = 0x110A;
 pub const CL_PIPE_PROPERTIES: cl_uint = 0x1122;
 pub const CL_SAMPLER_PROPERTIES: cl_uint = 0x1158;
+pub const CL_MEM_KERNEL_READ_AND_WRITE: cl_mem_flags = 1 << 12;
 pub const CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT: cl_uint = 0x116A;
 pub const CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT: cl_uint = 0x116B;
 pub const CL_COMMAND_SVM_MIGRATE_MEM: cl_uint = 0x120E;

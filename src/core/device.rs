@@ -29,6 +29,27 @@ pub struct Device {
 }
 object!(Device, Device, CL_INVALID_DEVICE);
 
+/// What images of a device may be (see [`Device::image_limits`]).
+#[derive(Default)]
+pub struct ImageLimits {
+    /// `CL_DEVICE_IMAGE2D_MAX_WIDTH`, also the limit of 1D widths.
+    pub width: usize,
+    pub height: usize,
+    /// `CL_DEVICE_IMAGE3D_MAX_WIDTH`, `_HEIGHT` and `_DEPTH`.
+    pub size_3d: usize,
+    /// `CL_DEVICE_IMAGE_MAX_BUFFER_SIZE` in texels.
+    pub buffer: usize,
+    pub array: usize,
+    /// Image arguments a kernel may take: every one is a pushed descriptor.
+    pub read_args: u32,
+    pub write_args: u32,
+    /// `CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT` and `CL_DEVICE_IMAGE_PITCH_ALIGNMENT`.
+    pub base_align: u32,
+    /// `CL_DEVICE_MAX_SAMPLERS`: samplers are value words, not descriptors; the OpenCL minimum.
+    pub samplers: u32,
+}
+
+
 /// Bytes of the largest OpenCL C type, `long16`: the minimum base alignment.
 const LARGEST_TYPE: u64 = 128;
 
@@ -115,6 +136,39 @@ impl Device {
 
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
         self.gpu.props.limits()
+    }
+
+    /// `CL_DEVICE_IMAGE_SUPPORT`. False until kernels can use images (the compiler's half);
+    /// the image API works regardless, and what the specification makes fail without image
+    /// support checks this in one place (`api::image::images_usable`).
+    pub const IMAGE_SUPPORT: bool = false;
+
+    /// The image limits `clGetDeviceInfo` reports: 0 without image support, as OpenCL asks.
+    pub fn reported_image_limits(&self) -> ImageLimits {
+        if Self::IMAGE_SUPPORT {
+            self.image_limits()
+        } else {
+            ImageLimits::default()
+        }
+    }
+
+    /// The limits of images, from Vulkan's (what image creation checks).
+    pub fn image_limits(&self) -> ImageLimits {
+        let l = self.limits();
+        let push = self.gpu.props.max_push_descriptors.min(l.max_per_stage_resources);
+        ImageLimits {
+            // 1D images share the 2D width limit in OpenCL.
+            width: l.max_image_dimension1_d.min(l.max_image_dimension2_d) as usize,
+            height: l.max_image_dimension2_d as usize,
+            size_3d: l.max_image_dimension3_d as usize,
+            buffer: l.max_texel_buffer_elements as usize,
+            array: l.max_image_array_layers as usize,
+            read_args: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images).min(push),
+            write_args: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images).min(push),
+            // Vulkan counts bytes, OpenCL pixels: as many pixels is at least as strict.
+            base_align: l.min_texel_buffer_offset_alignment as u32,
+            samplers: 16,
+        }
     }
 
     /// Extensions with their versions; the compiler's predefined macros follow the same flags.

@@ -8,9 +8,9 @@ use super::queue::Work;
 use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
-use crate::compiler::{self, ArgKind, DescriptorKind, LAUNCH_BLOCK_SIZE};
+use crate::compiler::{self, ArgKind, DescriptorKind, ImageAccess, ImageDim, LAUNCH_BLOCK_SIZE};
 use crate::vk::memory::{Buffer, Placement};
-use crate::vk::pipeline::{record_dispatch, Binding, BoundBuffer, Pipeline};
+use crate::vk::pipeline::{self, record_dispatch, Binding, Descriptor, Pipeline, Resource};
 use crate::vk::vk;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -21,8 +21,11 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 #[derive(Clone)]
 pub enum ArgValue {
     Buffer(Option<Weak<Mem>>),
+    Image(Weak<Mem>),
     Local(u32),
     Pod(Vec<u8>),
+    /// A sampler's word (`compiler::sampler_bits`).
+    Sampler(u32),
 }
 
 #[repr(C)]
@@ -121,20 +124,33 @@ impl Kernel {
             return Err(CL_OUT_OF_RESOURCES);
         }
         let values = self.args().clone();
-        // The buffers as they are now, kept by the command until it completes: later
-        // clSetKernelArg or clReleaseMemObject calls must not free them early.
+        // The buffers and images as they are now, kept by the command until it completes:
+        // later clSetKernelArg or clReleaseMemObject calls must not free them early.
         let mut keep: Vec<Arc<Mem>> = Vec::new();
         let mut bind = |weak: &Weak<Mem>| {
             let m = live_mem(weak)?;
-            let bound = Bound::Buffer { raw: m.buffer.raw, capacity: m.buffer.size, offset: m.base, size: m.size as u64 };
+            let b = m.buf()?;
+            let bound = Bound::Buffer { raw: b.raw, capacity: b.size, offset: m.base, size: m.size as u64 };
             keep.push(m);
             Ok(bound)
         };
-        let args = values.iter().map(|v| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
+        let mut images: Vec<Arc<Mem>> = Vec::new();
+        let mut bind_image = |weak: &Weak<Mem>, kind: &ArgKind| {
+            let m = live_mem(weak)?;
+            let ArgKind::Image { dim, access, .. } = kind else { return Err(CL_INVALID_KERNEL_ARGS) };
+            let (resource, format) = (m.image_resource(device, *dim, *access)?, &m.img()?.format);
+            let bound = Bound::Image { resource, info: [format.order, format.data_type] };
+            images.push(m);
+            Ok(bound)
+        };
+        let kinds = self.info().args().iter().map(|a| &a.kind);
+        let args = values.iter().zip(kinds).map(|(v, kind)| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
             ArgValue::Buffer(Some(weak)) => bind(weak),
             ArgValue::Buffer(None) => Ok(Bound::Null),
+            ArgValue::Image(weak) => bind_image(weak, kind),
             ArgValue::Local(n) => Ok(Bound::Local(*n)),
             ArgValue::Pod(bytes) => Ok(Bound::Pod(bytes.clone())),
+            ArgValue::Sampler(bits) => Ok(Bound::Pod(bits.to_le_bytes().to_vec())),
         });
         let args = args.collect::<CLResult<Vec<_>>>()?;
         // An empty grid (OpenCL 2.1+) runs nothing; its event completes when its turn comes.
@@ -145,7 +161,7 @@ impl Kernel {
         let work = plan(device, &exe, k, range, args, globals)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
-            batch.keep((kernel, keep));
+            batch.keep((kernel, keep, images));
             work(batch)
         }))
     }
@@ -158,15 +174,37 @@ fn live_mem(weak: &Weak<Mem>) -> CLResult<Arc<Mem>> {
     weak.upgrade().filter(|m| m.header().ref_count() > 0).ok_or(CL_INVALID_KERNEL_ARGS)
 }
 
-/// A kernel argument resolved for one launch. The caller keeps bound buffers alive until the
-/// command has executed.
+/// A kernel argument resolved for one launch. The caller keeps bound buffers and images alive
+/// until the command has executed.
 pub enum Bound {
     /// `size` bytes at `offset` of a Vulkan buffer of `capacity` bytes.
     Buffer { raw: vk::Buffer, capacity: u64, offset: u64, size: u64 },
     /// A NULL buffer: the kernel sees NULL, and a small buffer fills its bindings.
     Null,
+    /// An image's view, and its channel order and data type (the info words).
+    Image { resource: Resource, info: [u32; 2] },
     Local(u32),
+    /// Value bytes (a sampler's too: one word).
     Pod(Vec<u8>),
+}
+
+/// The descriptor of an image argument.
+pub fn image_descriptor(dim: ImageDim, access: ImageAccess) -> Descriptor {
+    match (dim == ImageDim::D1Buffer, access) {
+        (true, ImageAccess::Read) => Descriptor::UniformTexelBuffer,
+        (true, ImageAccess::Write) => Descriptor::StorageTexelBuffer,
+        (false, ImageAccess::Read) => Descriptor::SampledImage,
+        (false, ImageAccess::Write) => Descriptor::StorageImage,
+    }
+}
+
+/// Copies value bytes to `offset` of the push constants, or of the POD uniform buffer.
+fn put(push: &mut [u8], pod_uniform: &mut Option<(u32, Vec<u8>)>, uniform: bool, offset: u32, bytes: &[u8]) {
+    let dst = if uniform { pod_uniform.as_mut().map(|(_, v)| v.as_mut_slice()) } else { Some(push) };
+    let o = offset as usize;
+    if let Some(slot) = dst.and_then(|d| d.get_mut(o..o + bytes.len())) {
+        slot.copy_from_slice(bytes);
+    }
 }
 
 /// The dispatch of kernel `k` of `exe` over `range` with `args`: pipeline, descriptors and push
@@ -178,7 +216,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
     // Only the NULL arguments the kernel compares with NULL need a pipeline of their own.
     let null_args: Vec<usize> = (0..args.len()).filter(|i| matches!(args[*i], Bound::Null) && compiled.null_tested_args().contains(i)).collect();
     let pipeline = pipeline(device, exe, k, range.local.map(|l| l as u32), local_sizes, null_args)?;
-    let mut buffers = Vec::new();
+    let mut descriptors = Vec::new();
     let mut keep: Vec<Arc<Buffer>> = Vec::new();
     let mut push = vec![0u8; compiled.push_constants_size() as usize];
     let mut pod_uniform = compiled.pod_uniform().map(|(b, size)| (b, vec![0u8; size as usize]));
@@ -197,39 +235,41 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
             (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { raw, capacity, offset, size }) => {
                 let uniform = *descriptor == DescriptorKind::Uniform;
                 let range = bound_range(device, capacity - offset, size, uniform)?;
-                buffers.extend(bindings.iter().map(|&b| BoundBuffer { binding: Binding { binding: b, uniform }, buffer: raw, offset, range }));
+                descriptors.extend(bindings.iter().map(|&b| pipeline::Bound::buffer(Binding::buffer(b, uniform), raw, offset, range)));
             }
             (ArgKind::Pod { offset, size, uniform }, Bound::Pod(bytes)) => {
-                let dst = if *uniform { pod_uniform.as_mut().map(|(_, v)| v) } else { Some(&mut push) };
-                let (o, s) = (*offset as usize, *size as usize);
-                if let Some(slot) = dst.and_then(|d| d.get_mut(o..o + s)) {
-                    slot.copy_from_slice(&bytes[..s.min(bytes.len())]);
-                }
+                put(&mut push, &mut pod_uniform, *uniform, *offset, &bytes[..(*size as usize).min(bytes.len())]);
             }
+            (ArgKind::Image { binding, dim, access, info, uniform }, Bound::Image { resource, info: words }) => {
+                descriptors.push(pipeline::Bound { binding: Binding { binding: *binding, descriptor: image_descriptor(*dim, *access) }, resource });
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                put(&mut push, &mut pod_uniform, *uniform, *info, &bytes);
+            }
+            (ArgKind::Sampler { offset, uniform }, Bound::Pod(bytes)) => put(&mut push, &mut pod_uniform, *uniform, *offset, &bytes),
             (ArgKind::Local { .. }, Bound::Local(_)) => {}
             _ => return Err(CL_INVALID_KERNEL_ARGS),
         }
     }
     for (binding, uniform, buffer) in constants(device, exe, k)?.iter() {
-        buffers.push(BoundBuffer { binding: Binding { binding: *binding, uniform: *uniform }, buffer: buffer.raw, offset: 0, range: buffer.size });
+        descriptors.push(pipeline::Bound::buffer(Binding::buffer(*binding, *uniform), buffer.raw, 0, buffer.size));
         keep.push(buffer.clone());
     }
     if let Some(g) = globals.filter(|_| !compiled.globals_bindings().is_empty()) {
         for &binding in compiled.globals_bindings() {
-            buffers.push(BoundBuffer { binding: Binding { binding, uniform: false }, buffer: g.raw, offset: 0, range: g.size });
+            descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, false), g.raw, 0, g.size));
         }
         keep.push(g);
     }
     if let Some((binding, bytes)) = pod_uniform {
         let ubo = upload(device, &bytes)?;
-        buffers.push(BoundBuffer { binding: Binding { binding, uniform: true }, buffer: ubo.raw, offset: 0, range: ubo.size });
+        descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, true), ubo.raw, 0, ubo.size));
         keep.push(ubo);
     }
     let printf = match compiled.printf_binding() {
         Some(binding) => {
             let p = super::printf::LaunchBuffer::new(device)?;
             let range = u64::from(compiler::printf::BUFFER_SIZE);
-            buffers.push(BoundBuffer { binding: Binding { binding, uniform: false }, buffer: p.raw(), offset: 0, range });
+            descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, false), p.raw(), 0, range));
             Some((p, exe.clone()))
         }
         None => None,
@@ -239,7 +279,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         if let Some((p, _)) = &printf {
             p.record_reset(batch);
         }
-        record_dispatch(batch, &pipeline, &buffers, &mut push, GROUP_OFFSET_AT, &groups);
+        record_dispatch(batch, &pipeline, &descriptors, &mut push, GROUP_OFFSET_AT, &groups);
         batch.keep((pipeline, keep));
         Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
     }))
@@ -337,15 +377,16 @@ fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {
         .args()
         .iter()
         .filter_map(|a| match &a.kind {
-            ArgKind::Buffer { bindings, descriptor } => Some(bindings.iter().map(|&b| Binding { binding: b, uniform: *descriptor == DescriptorKind::Uniform }).collect::<Vec<_>>()),
+            ArgKind::Buffer { bindings, descriptor } => Some(bindings.iter().map(|&b| Binding::buffer(b, *descriptor == DescriptorKind::Uniform)).collect::<Vec<_>>()),
+            ArgKind::Image { binding, dim, access, .. } => Some(vec![Binding { binding: *binding, descriptor: image_descriptor(*dim, *access) }]),
             _ => None,
         })
         .flatten()
         .collect();
-    out.extend(k.constant_data().iter().map(|c| Binding { binding: c.binding, uniform: c.descriptor == DescriptorKind::Uniform }));
-    out.extend(k.globals_bindings().iter().map(|&binding| Binding { binding, uniform: false }));
-    out.extend(k.pod_uniform().map(|(b, _)| Binding { binding: b, uniform: true }));
-    out.extend(k.printf_binding().map(|binding| Binding { binding, uniform: false }));
+    out.extend(k.constant_data().iter().map(|c| Binding::buffer(c.binding, c.descriptor == DescriptorKind::Uniform)));
+    out.extend(k.globals_bindings().iter().map(|&binding| Binding::buffer(binding, false)));
+    out.extend(k.pod_uniform().map(|(b, _)| Binding::buffer(b, true)));
+    out.extend(k.printf_binding().map(|binding| Binding::buffer(binding, false)));
     out
 }
 

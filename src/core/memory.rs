@@ -3,6 +3,7 @@
 use super::context::{Callback, Context};
 use super::builtins::ELEMENT;
 use super::device::Device;
+use super::image::{Image, MapRegion};
 use super::queue::{HostStep, Queue, Work};
 use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
@@ -21,14 +22,14 @@ unsafe impl Send for HostPtr {}
 
 impl HostPtr {
     /// The pointer; closures call this so they capture the `Send` wrapper, not the field.
-    fn get(self) -> *mut u8 {
+    pub(super) fn get(self) -> *mut u8 {
         self.0
     }
 }
 
 #[repr(C)]
 pub struct Mem {
-    header: Header,
+    pub(super) header: Header,
     pub context: Arc<Context>,
     pub flags: cl_mem_flags,
     pub size: usize,
@@ -38,11 +39,15 @@ pub struct Mem {
     pub parent: Option<Arc<Mem>>,
     /// Offset in the parent of a sub-buffer.
     pub origin: usize,
-    pub buffer: Arc<Buffer>,
+    /// The Vulkan buffer of a buffer, a sub-buffer or an `IMAGE1D_BUFFER` image (its buffer's);
+    /// `None` for the other images, whose texels live in a Vulkan image (`image`).
+    pub buffer: Option<Arc<Buffer>>,
+    /// What makes this object an image.
+    pub image: Option<Image>,
     /// Offset of this object's first byte in `buffer`.
     pub base: u64,
-    maps: Mutex<Vec<Mapping>>,
-    destructors: Mutex<Vec<Callback<ObjectCallback<cl_mem>>>>,
+    pub(super) maps: Mutex<Vec<Mapping>>,
+    pub(super) destructors: Mutex<Vec<Callback<ObjectCallback<cl_mem>>>>,
 }
 object!(Mem, Mem, CL_INVALID_MEM_OBJECT);
 
@@ -52,12 +57,14 @@ unsafe impl Sync for Mem {}
 
 /// A live map of a region: where the application sees it, and the staging memory behind it
 /// when the buffer itself cannot be mapped there.
-struct Mapping {
-    ptr: usize,
-    offset: usize,
-    size: usize,
-    write: bool,
-    staging: Option<Arc<Staging>>,
+pub(super) struct Mapping {
+    pub ptr: usize,
+    pub offset: usize,
+    pub size: usize,
+    pub write: bool,
+    pub staging: Option<Arc<Staging>>,
+    /// The region of an image mapping (a buffer's is `offset` and `size`).
+    pub image: Option<MapRegion>,
 }
 
 /// Kernels access buffers in words of this many bytes at least.
@@ -68,14 +75,14 @@ pub const WORD: u64 = 4;
 const PIPELINED_READ: usize = 8 << 20;
 const READ_CHUNK: usize = 16 << 20;
 
-fn device_error(_: vk::Result) -> cl_int {
+pub(super) fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
 }
 
 /// Records a copy of `regions` (src offset, dst offset, size) between two Vulkan buffers: one
 /// region by the copy kernel where it can (`vkCmdCopyBuffer` crawls on some GPUs, from VRAM to
 /// host memory most of all), anything else by `vkCmdCopyBuffer`.
-fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, regions: &[vk::BufferCopy]) -> CLResult<()> {
+pub(super) fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, regions: &[vk::BufferCopy]) -> CLResult<()> {
     if let (Some(b), [r]) = (device.builtins(), regions) {
         if b.copy(device, batch, (src, r.src_offset), (dst, r.dst_offset), r.size)? {
             return Ok(());
@@ -86,21 +93,21 @@ fn copy_regions(device: &Device, batch: &mut Batch, src: &Buffer, dst: &Buffer, 
     Ok(())
 }
 
-fn span(src: u64, dst: u64, size: u64) -> vk::BufferCopy {
+pub(super) fn span(src: u64, dst: u64, size: u64) -> vk::BufferCopy {
     vk::BufferCopy { src_offset: src, dst_offset: dst, size }
 }
 
-fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Staging>> {
+pub(super) fn staging(device: &Device, size: usize, placement: Placement) -> CLResult<Arc<Staging>> {
     StagingPool::get(&device.gpu, size as u64, placement).map(Arc::new).map_err(device_error)
 }
 
 /// Copies `len` bytes into mapped memory.
-unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+pub(super) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
     // Large copies on several threads: one does not saturate host memory.
     crate::vk::transfer::parallel_copy(src, dst, len);
 }
 
-fn mapped(buffer: &Buffer) -> CLResult<*mut u8> {
+pub(super) fn mapped(buffer: &Buffer) -> CLResult<*mut u8> {
     buffer.mapped().map(|p| p.as_ptr()).ok_or(CL_OUT_OF_RESOURCES)
 }
 
@@ -127,7 +134,7 @@ pub struct Rect {
 }
 
 impl Rect {
-    fn rows(&self, region: [usize; 3]) -> impl Iterator<Item = usize> {
+    pub(super) fn rows(&self, region: [usize; 3]) -> impl Iterator<Item = usize> {
         rect_rows(self.origin, region, self.row_pitch, self.slice_pitch)
     }
 }
@@ -153,7 +160,8 @@ impl Mem {
             properties,
             parent: None,
             origin: 0,
-            buffer,
+            buffer: Some(buffer),
+            image: None,
             base: 0,
             maps: Mutex::default(),
             destructors: Mutex::default(),
@@ -172,13 +180,19 @@ impl Mem {
             parent: Some(parent.clone()),
             origin,
             buffer: parent.buffer.clone(),
+            image: None,
             base: parent.base + origin as u64,
             maps: Mutex::default(),
             destructors: Mutex::default(),
         })
     }
 
-    fn maps(&self) -> MutexGuard<'_, Vec<Mapping>> {
+    /// The Vulkan buffer behind a buffer (the API passes images elsewhere).
+    pub fn buf(&self) -> CLResult<&Arc<Buffer>> {
+        self.buffer.as_ref().ok_or(CL_INVALID_MEM_OBJECT)
+    }
+
+    pub(super) fn maps(&self) -> MutexGuard<'_, Vec<Mapping>> {
         self.maps.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -204,7 +218,7 @@ impl Mem {
     /// # Safety
     /// `src` holds the host rectangle, which the caller has checked.
     pub unsafe fn write_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], src: *const u8) -> bool {
-        let Some(base) = self.buffer.mapped() else { return false };
+        let Some(base) = self.buffer.as_ref().and_then(|b| b.mapped()) else { return false };
         let base = base.as_ptr().wrapping_add(self.base as usize);
         for (b, h) in buf.rows(region).zip(host.rows(region)) {
             // SAFETY: both rectangles were checked by the API; nothing else uses the buffer now.
@@ -218,7 +232,7 @@ impl Mem {
     /// # Safety
     /// `dst` has room for the host rectangle, which the caller has checked.
     pub unsafe fn read_mapped(&self, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
-        let Some(base) = self.buffer.mapped().filter(|_| self.buffer.host_cached()) else { return false };
+        let Some(base) = self.buffer.as_ref().filter(|b| b.host_cached()).and_then(|b| b.mapped()) else { return false };
         let base = base.as_ptr().wrapping_add(self.base as usize);
         for (b, h) in buf.rows(region).zip(host.rows(region)) {
             // SAFETY: both rectangles were checked by the API; the buffer is idle.
@@ -235,7 +249,7 @@ impl Mem {
     /// `dst` has room for the host rectangle, which the caller has checked.
     pub unsafe fn read_by_engine(&self, device: &Device, buf: Rect, host: Rect, region: [usize; 3], dst: *mut u8) -> bool {
         let gpu = &device.gpu;
-        let Some(engine) = &gpu.copy_engine else { return false };
+        let (Some(engine), Some(buffer)) = (&gpu.copy_engine, &self.buffer) else { return false };
         let Ok(rows) = per_row(region, buf.rows(region).zip(host.rows(region))) else { return false };
         let host_end = rows.iter().map(|(_, h)| h + region[0]).max().unwrap_or(0);
         let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
@@ -246,7 +260,7 @@ impl Mem {
         }
         let copy = |to: vk::Buffer, at: &dyn Fn(usize, usize) -> u64| {
             let Ok(regions) = per_row(region, rows.iter().enumerate().map(|(i, (b, h))| span(self.base + *b as u64, at(i, *h), region[0] as u64))) else { return false };
-            engine.copy_and_wait(gpu, self.buffer.raw, to, &regions, after).is_ok()
+            engine.copy_and_wait(gpu, buffer.raw, to, &regions, after).is_ok()
         };
         if let Some((imported, offset)) = engine.import(gpu, dst, host_end) {
             return copy(imported.buffer, &|_, h| offset + h as u64);
@@ -268,11 +282,12 @@ impl Mem {
     /// # Safety
     /// `dst` has room for `len` bytes.
     unsafe fn read_pipelined(&self, device: &Device, engine: &CopyEngine, offset: u64, dst: *mut u8, len: usize, after: u64) -> bool {
+        let Some(buffer) = &self.buffer else { return false };
         let chunk = READ_CHUNK.min(len);
         let (Ok(a), Ok(b)) = (staging(device, chunk, Placement::Readback), staging(device, chunk, Placement::Readback)) else { return false };
         let (Ok(pa), Ok(pb)) = (mapped(&a), mapped(&b)) else { return false };
         let bounce = Bounce { buffers: [(a.raw, pa.cast_const()), (b.raw, pb.cast_const())], chunk: chunk as u64 };
-        engine.read_through(&device.gpu, (self.buffer.raw, offset), dst, len as u64, &bounce, after).is_ok()
+        engine.read_through(&device.gpu, (buffer.raw, offset), dst, len as u64, &bounce, after).is_ok()
     }
 
     /// `clEnqueueWriteBuffer(Rect)`: the data is copied into staging now, so the application's
@@ -291,7 +306,7 @@ impl Mem {
         let regions = per_row(region, buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, true)))?;
         let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
-            copy_regions(&device, batch, &upload, &mem.buffer, &regions)?;
+            copy_regions(&device, batch, &upload, mem.buf()?, &regions)?;
             batch.keep((upload, mem));
             Ok(None)
         }))
@@ -307,7 +322,7 @@ impl Mem {
         let regions = per_row(region, buf.rows(region).enumerate().map(|(i, b)| region_in(self, i * row, b, row, false)))?;
         let (mem, device) = (self.clone(), device.clone());
         Ok(Box::new(move |batch| {
-            copy_regions(&device, batch, &mem.buffer, &readback, &regions)?;
+            copy_regions(&device, batch, mem.buf()?, &readback, &regions)?;
             batch.keep(mem);
             let src = HostPtr(mapped(&readback)?);
             Ok(Some(Box::new(move || {
@@ -326,7 +341,7 @@ impl Mem {
         let regions = per_row(region, rows.map(|(s, d)| span(self.base + s as u64, dst.base + d as u64, region[0] as u64)))?;
         let (src, dst, device) = (self.clone(), dst.clone(), device.clone());
         Ok(Box::new(move |batch| {
-            copy_regions(&device, batch, &src.buffer, &dst.buffer, &regions)?;
+            copy_regions(&device, batch, src.buf()?, dst.buf()?, &regions)?;
             batch.keep((src, dst));
             Ok(None)
         }))
@@ -343,7 +358,7 @@ impl Mem {
             let device = device.clone();
             return Ok(Box::new(move |batch| {
                 if let Some(b) = device.builtins() {
-                    b.fill(&device, batch, (&mem.buffer, start), size as u64, value)?;
+                    b.fill(&device, batch, (mem.buf()?, start), size as u64, value)?;
                 }
                 batch.keep(mem);
                 Ok(None)
@@ -352,7 +367,7 @@ impl Mem {
         if let Some(word) = fill_word(pattern).filter(|_| start.is_multiple_of(4) && size.is_multiple_of(4)) {
             return Ok(Box::new(move |batch| {
                 // SAFETY: recording; the range is 4-byte aligned and inside the buffer.
-                unsafe { batch.gpu().device.cmd_fill_buffer(batch.cmd(), mem.buffer.raw, start, size as u64, word) };
+                unsafe { batch.gpu().device.cmd_fill_buffer(batch.cmd(), mem.buf()?.raw, start, size as u64, word) };
                 batch.keep(mem);
                 Ok(None)
             }));
@@ -368,7 +383,7 @@ impl Mem {
         let regions: Vec<_> = (0..size).step_by(chunk).map(|at| span(0, start + at as u64, chunk.min(size - at) as u64)).collect();
         let device = device.clone();
         Ok(Box::new(move |batch| {
-            copy_regions(&device, batch, &upload, &mem.buffer, &regions)?;
+            copy_regions(&device, batch, &upload, mem.buf()?, &regions)?;
             batch.keep((upload, mem));
             Ok(None)
         }))
@@ -380,17 +395,18 @@ impl Mem {
     pub fn map_by_engine(&self, device: &Device, flags: cl_map_flags, offset: usize, size: usize) -> Option<*mut c_void> {
         let gpu = &device.gpu;
         let engine = gpu.copy_engine.as_ref()?;
-        let reads = flags & CL_MAP_READ != 0 && !self.buffer.host_cached();
+        let buffer = self.buffer.as_ref()?;
+        let reads = flags & CL_MAP_READ != 0 && !buffer.host_cached();
         if !reads || !self.host_ptr.is_null() {
             return None;
         }
         let readback = staging(device, size, Placement::Readback).ok()?;
         let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
         let region = [span(self.base + offset as u64, 0, size as u64)];
-        engine.copy_and_wait(gpu, self.buffer.raw, readback.raw, &region, after).ok()?;
+        engine.copy_and_wait(gpu, buffer.raw, readback.raw, &region, after).ok()?;
         let ptr = mapped(&readback).ok()?;
         let write = flags & CL_MAP_WRITE != 0;
-        self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: Some(readback) });
+        self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: Some(readback), image: None });
         Some(ptr.cast())
     }
 
@@ -401,20 +417,21 @@ impl Mem {
         let invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
         // Reads of uncached mappings (a GPU's VRAM seen through the BAR) crawl: map those for
         // reading through cached staging memory; writes go straight to the mapping.
-        let slow_reads = flags & CL_MAP_READ != 0 && !self.buffer.host_cached();
-        let direct = self.host_ptr.is_null() && self.buffer.mapped().is_some() && !slow_reads;
+        let buffer = self.buf()?;
+        let slow_reads = flags & CL_MAP_READ != 0 && !buffer.host_cached();
+        let direct = self.host_ptr.is_null() && buffer.mapped().is_some() && !slow_reads;
         let staging_buf = if direct { None } else { Some(staging(device, size, Placement::Readback)?) };
         let ptr = match (&staging_buf, self.host_ptr.is_null()) {
-            (None, _) => mapped(&self.buffer)?.wrapping_add(self.base as usize + offset),
+            (None, _) => mapped(buffer)?.wrapping_add(self.base as usize + offset),
             (Some(_), false) => self.host_ptr.cast::<u8>().wrapping_add(offset),
             (Some(s), true) => mapped(s)?,
         };
-        self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: staging_buf.clone() });
+        self.maps().push(Mapping { ptr: ptr as usize, offset, size, write, staging: staging_buf.clone(), image: None });
         let (mem, device) = (self.clone(), device.clone());
         let host = HostPtr(ptr);
         let work: Work = Box::new(move |batch| {
             let Some(s) = staging_buf.filter(|_| !invalidate) else { return Ok(None) };
-            copy_regions(&device, batch, &mem.buffer, &s, &[span(mem.base + offset as u64, 0, size as u64)])?;
+            copy_regions(&device, batch, mem.buf()?, &s, &[span(mem.base + offset as u64, 0, size as u64)])?;
             let into_host_ptr = !mem.host_ptr.is_null();
             batch.keep(mem);
             let src = HostPtr(mapped(&s)?);
@@ -438,6 +455,9 @@ impl Mem {
             maps.remove(i)
         };
         let (mem, device) = (self.clone(), device.clone());
+        if let Some(region) = mapping.image {
+            return mem.unmap_image(device, mapping, region);
+        }
         let source = match mapping.staging {
             Some(_) if !mapping.write => None,
             Some(s) if self.host_ptr.is_null() => Some(s),
@@ -451,7 +471,7 @@ impl Mem {
         };
         Ok(Box::new(move |batch| {
             if let Some(s) = source {
-                copy_regions(&device, batch, &s, &mem.buffer, &[span(0, mem.base + mapping.offset as u64, mapping.size as u64)])?;
+                copy_regions(&device, batch, &s, mem.buf()?, &[span(0, mem.base + mapping.offset as u64, mapping.size as u64)])?;
                 batch.keep(s);
             }
             batch.keep(mem);
@@ -496,14 +516,23 @@ fn upload_now(device: &Device, buffer: &Arc<Buffer>, offset: u64, data: &[u8]) -
     let upload = staging(device, data.len(), Placement::Upload)?;
     // SAFETY: staging holds `data.len()` bytes.
     unsafe { copy_bytes(data.as_ptr(), mapped(&upload)?, data.len()) };
+    run_now(device, |batch| {
+        copy_regions(device, batch, &upload, buffer, &[span(0, offset, data.len() as u64)])?;
+        batch.keep((upload, buffer.clone()));
+        Ok(())
+    })
+}
+
+/// Records one command into a batch of its own, submits it and waits for it: the set-up of a
+/// new memory object, before any queue can use it.
+pub(super) fn run_now(device: &Device, record: impl FnOnce(&mut Batch) -> CLResult<()>) -> CLResult<()> {
     let mut batch = Batch::new(&device.gpu, false).map_err(device_error)?;
     let (tx, rx) = std::sync::mpsc::channel();
     batch.begin_command(true);
-    copy_regions(device, &mut batch, &upload, buffer, &[span(0, offset, data.len() as u64)])?;
+    record(&mut batch)?;
     batch.end_command(Box::new(move |r| {
         let _ = tx.send(r.is_ok());
     }));
-    batch.keep((upload, buffer.clone()));
     batch.submit();
     match rx.recv() {
         Ok(true) => Ok(()),

@@ -31,6 +31,9 @@ pub struct Features {
     pub robust_buffer_access: bool,
     /// Subgroup operations on 8/16/64-bit integers and 16-bit floats.
     pub subgroup_extended_types: bool,
+    /// Kernels write storage images and texel buffers declared without a format
+    /// (`shaderStorageImageWriteWithoutFormat`): how `write_only` images are bound.
+    pub image_write_without_format: bool,
 }
 
 /// Properties read once from the physical device.
@@ -91,6 +94,8 @@ impl Properties {
 }
 
 pub struct Gpu {
+    /// The instance's functions, for physical-device queries after opening (image formats).
+    pub instance: ash::Instance,
     pub physical: vk::PhysicalDevice,
     pub props: Properties,
     pub features: Features,
@@ -242,6 +247,7 @@ impl Gpu {
             host_query_reset: f12.host_query_reset != 0,
             robust_buffer_access: core.robust_buffer_access != 0,
             subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
+            image_write_without_format: core.shader_storage_image_write_without_format != 0,
         };
         let extensions = Extensions { pci, host_import, calibrated, copy_family };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
@@ -301,7 +307,8 @@ fn create_device(
         .robust_buffer_access(f.robust_buffer_access)
         .shader_int64(f.int64)
         .shader_int16(f.int16)
-        .shader_float64(f.fp64);
+        .shader_float64(f.fp64)
+        .shader_storage_image_write_without_format(f.image_write_without_format);
     let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
         .storage_buffer16_bit_access(f.storage_16bit)
         .uniform_and_storage_buffer16_bit_access(s11.uniform_and_storage_buffer16_bit_access != 0)
@@ -384,6 +391,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     };
     let cpu = props.base.device_type == vk::PhysicalDeviceType::CPU;
     Ok(Gpu {
+        instance: inst.clone(),
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
         props,

@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod clock;
 pub mod device;
+pub mod image;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;

@@ -1,16 +1,38 @@
 //! Compute pipelines: one per specialised kernel, with a push-descriptor set layout so binding a
-//! kernel's buffers costs no descriptor-set allocation.
+//! kernel's buffers and images costs no descriptor-set allocation.
 
 use super::device::Gpu;
 use ash::vk;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// One buffer binding a kernel declares.
+/// What one binding of a kernel holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Descriptor {
+    StorageBuffer,
+    UniformBuffer,
+    /// A `read_only` image.
+    SampledImage,
+    /// A `write_only` image.
+    StorageImage,
+    /// A `read_only` `image1d_buffer_t`.
+    UniformTexelBuffer,
+    /// A `write_only` `image1d_buffer_t`.
+    StorageTexelBuffer,
+}
+
+/// One binding a kernel declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Binding {
     pub binding: u32,
-    pub uniform: bool,
+    pub descriptor: Descriptor,
+}
+
+impl Binding {
+    /// A storage or uniform buffer binding.
+    pub fn buffer(binding: u32, uniform: bool) -> Binding {
+        Binding { binding, descriptor: if uniform { Descriptor::UniformBuffer } else { Descriptor::StorageBuffer } }
+    }
 }
 
 pub struct Pipeline {
@@ -22,27 +44,33 @@ pub struct Pipeline {
 }
 
 fn descriptor_type(b: &Binding) -> vk::DescriptorType {
-    if b.uniform {
-        vk::DescriptorType::UNIFORM_BUFFER
-    } else {
-        vk::DescriptorType::STORAGE_BUFFER
+    match b.descriptor {
+        Descriptor::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
+        Descriptor::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        Descriptor::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+        Descriptor::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+        Descriptor::UniformTexelBuffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+        Descriptor::StorageTexelBuffer => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
     }
 }
 
-/// Whether one pushed descriptor set can hold `bindings`: a kernel may take more buffer
-/// arguments than the device binds (lavapipe pushes 32 descriptors).
+/// Whether one pushed descriptor set can hold `bindings`: a kernel may take more buffer or
+/// image arguments than the device binds (lavapipe pushes 32 descriptors). Vulkan counts
+/// uniform texel buffers among sampled images and storage texel buffers among storage images.
 fn bindable(gpu: &Gpu, bindings: &[Binding]) -> bool {
+    use Descriptor as D;
     let l = gpu.props.limits();
-    let uniform = bindings.iter().filter(|b| b.uniform).count() as u32;
-    let storage = bindings.len() as u32 - uniform;
+    let count = |kinds: &[Descriptor]| bindings.iter().filter(|b| kinds.contains(&b.descriptor)).count() as u32;
     bindings.len() as u32 <= gpu.props.max_push_descriptors.min(l.max_per_stage_resources)
-        && storage <= l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers)
-        && uniform <= l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers)
+        && count(&[D::StorageBuffer]) <= l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers)
+        && count(&[D::UniformBuffer]) <= l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers)
+        && count(&[D::SampledImage, D::UniformTexelBuffer]) <= l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images)
+        && count(&[D::StorageImage, D::StorageTexelBuffer]) <= l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images)
 }
 
 impl Pipeline {
     /// The pipeline of a compute shader; `ERROR_TOO_MANY_OBJECTS` where the device cannot bind
-    /// that many buffers.
+    /// that many buffers or images.
     pub fn new(gpu: &Arc<Gpu>, spirv: &[u32], bindings: &[Binding], push_size: u32) -> Result<Pipeline, vk::Result> {
         if !bindable(gpu, bindings) {
             return Err(vk::Result::ERROR_TOO_MANY_OBJECTS);
@@ -101,26 +129,68 @@ impl Drop for Pipeline {
     }
 }
 
-/// A buffer range bound to one binding of a dispatch.
-pub struct BoundBuffer {
+/// What a dispatch binds at one binding.
+pub enum Resource {
+    /// A buffer range.
+    Buffer { buffer: vk::Buffer, offset: u64, range: u64 },
+    /// An image view (in the `GENERAL` layout).
+    Image(vk::ImageView),
+    /// A texel-buffer view.
+    Texels(vk::BufferView),
+}
+
+/// A resource bound to one binding of a dispatch.
+pub struct Bound {
     pub binding: Binding,
-    pub buffer: vk::Buffer,
-    pub offset: u64,
-    pub range: u64,
+    pub resource: Resource,
+}
+
+impl Bound {
+    pub fn buffer(binding: Binding, buffer: vk::Buffer, offset: u64, range: u64) -> Bound {
+        Bound { binding, resource: Resource::Buffer { buffer, offset, range } }
+    }
+}
+
+/// The descriptor writes of `bound`, pointing into the three info arrays (one entry each per
+/// binding, the unused ones default).
+type Infos = (Vec<[vk::DescriptorBufferInfo; 1]>, Vec<[vk::DescriptorImageInfo; 1]>, Vec<[vk::BufferView; 1]>);
+
+fn infos(bound: &[Bound]) -> Infos {
+    let buffers = bound.iter().map(|b| match b.resource {
+        Resource::Buffer { buffer, offset, range } => [vk::DescriptorBufferInfo { buffer, offset, range }],
+        _ => Default::default(),
+    });
+    let images = bound.iter().map(|b| match b.resource {
+        Resource::Image(view) => [vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: view, image_layout: vk::ImageLayout::GENERAL }],
+        _ => Default::default(),
+    });
+    let texels = bound.iter().map(|b| match b.resource {
+        Resource::Texels(view) => [view],
+        _ => Default::default(),
+    });
+    (buffers.collect(), images.collect(), texels.collect())
+}
+
+fn writes<'a>(bound: &[Bound], (buffers, images, texels): &'a Infos) -> Vec<vk::WriteDescriptorSet<'a>> {
+    let write = |i: usize, b: &Bound| {
+        let w = vk::WriteDescriptorSet::default().dst_binding(b.binding.binding).descriptor_type(descriptor_type(&b.binding));
+        match b.resource {
+            Resource::Buffer { .. } => w.buffer_info(&buffers[i]),
+            Resource::Image(_) => w.image_info(&images[i]),
+            Resource::Texels(_) => w.texel_buffer_view(&texels[i]),
+        }
+    };
+    bound.iter().enumerate().map(|(i, b)| write(i, b)).collect()
 }
 
 /// Records a dispatch: pipeline, pushed descriptors and constants, then the work-groups.
 /// `groups` is a list of (group offset written at `group_offset_at` in the push constants,
 /// group counts), one per `vkCmdDispatch`.
-pub fn record_dispatch(batch: &super::batch::Batch, pipeline: &Pipeline, buffers: &[BoundBuffer], push: &mut [u8], group_offset_at: usize, groups: &[([u32; 3], [u32; 3])]) {
+pub fn record_dispatch(batch: &super::batch::Batch, pipeline: &Pipeline, bound: &[Bound], push: &mut [u8], group_offset_at: usize, groups: &[([u32; 3], [u32; 3])]) {
     let d = &batch.gpu().device;
     let cmd = batch.cmd();
-    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers.iter().map(|b| [vk::DescriptorBufferInfo { buffer: b.buffer, offset: b.offset, range: b.range }]).collect();
-    let writes: Vec<_> = buffers
-        .iter()
-        .zip(&infos)
-        .map(|(b, info)| vk::WriteDescriptorSet::default().dst_binding(b.binding.binding).descriptor_type(descriptor_type(&b.binding)).buffer_info(info))
-        .collect();
+    let infos = infos(bound);
+    let writes = writes(bound, &infos);
     // SAFETY: the batch is recording; every handle is kept alive by the batch.
     unsafe {
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
