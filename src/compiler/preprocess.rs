@@ -87,6 +87,8 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     flag("__opencl_c_fp64", cl3 && target.fp64);
     flag("__opencl_c_program_scope_global_variables", cl3);
     flag("__opencl_c_generic_address_space", cl3);
+    flag("__opencl_c_images", cl3);
+    flag("__opencl_c_3d_image_writes", cl3);
     for feature in ATOMIC_FEATURES {
         flag(feature, cl3);
     }

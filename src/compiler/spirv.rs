@@ -82,7 +82,7 @@ pub fn write(
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
-    let words = super::atomic_order::apply(decorate(words, aliased));
+    let words = super::atomic_order::apply(decorate(unknown_image_formats(words), aliased));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
 
@@ -159,6 +159,51 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     out.extend_from_slice(&words[..at]);
     out.extend(decorations);
     out.extend_from_slice(&words[at..]);
+    out
+}
+
+const OP_TYPE_IMAGE: u32 = 25;
+const OP_LOAD: u32 = 61;
+const OP_IMAGE_QUERY_SIZE_LOD: u32 = 103;
+const OP_IMAGE_QUERY_SIZE: u32 = 104;
+const CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT: u32 = 56;
+/// `OpTypeImage`'s Sampled operand for a storage image.
+const IMAGE_STORAGE: u32 = 2;
+
+/// Storage images (the `write_only` image arguments) get the `Unknown` format, which naga
+/// cannot write: the lowering declares them with a stand-in format of their channels' kind
+/// (`lower/abi.rs`), and OpenCL binds images of any format there
+/// (`shaderStorageImageWriteWithoutFormat`). naga also queries an array's layers with
+/// `OpImageQuerySizeLod`, which only sampled images have: a storage image's is
+/// `OpImageQuerySize`.
+pub fn unknown_image_formats(words: Vec<u32>) -> Vec<u32> {
+    let list = instructions(&words);
+    let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
+    let storage_types: Vec<u32> = list.iter().filter(|i| i.op == OP_TYPE_IMAGE && word(i, 7) == IMAGE_STORAGE).map(|i| word(i, 1)).collect();
+    if storage_types.is_empty() {
+        return words;
+    }
+    let storage_images: Vec<u32> = list.iter().filter(|i| i.op == OP_LOAD && storage_types.contains(&word(i, 1))).map(|i| word(i, 2)).collect();
+    let has_capability = list.iter().any(|i| i.op == OP_CAPABILITY && word(i, 1) == CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT);
+    let mut out = Vec::with_capacity(words.len() + 2);
+    out.extend_from_slice(&words[..HEADER_WORDS.min(words.len())]);
+    if !has_capability {
+        out.extend([(2 << 16) | OP_CAPABILITY, CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT]);
+    }
+    for i in &list {
+        let inst = &words[i.at..i.at + i.len];
+        match i.op {
+            OP_TYPE_IMAGE if word(i, 7) == IMAGE_STORAGE && i.len > 8 => {
+                out.extend_from_slice(&inst[..8]);
+                out.push(0); // Unknown
+                out.extend_from_slice(&inst[9..]);
+            }
+            OP_IMAGE_QUERY_SIZE_LOD if storage_images.contains(&word(i, 3)) => {
+                out.extend([(4 << 16) | OP_IMAGE_QUERY_SIZE, word(i, 1), word(i, 2), word(i, 3)]);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+    }
     out
 }
 

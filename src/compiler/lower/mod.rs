@@ -16,6 +16,7 @@ mod floatbits;
 mod fmath;
 mod fold;
 mod generic;
+mod image;
 mod geometric;
 mod intfn;
 pub mod kernel;
@@ -95,6 +96,8 @@ enum Slot {
     Ptr(Option<PtrVar>, Handle<LocalVariable>),
     /// An addressed private variable: at this byte offset of the private arena.
     Arena(u32),
+    /// An image parameter: the kernel's image argument it stands for, once bound.
+    Image(Option<usize>),
 }
 
 /// One inlined function instance.
@@ -189,6 +192,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         printf_buffer: None,
     };
     cx.kernel_body(id)?;
+    cx.abi.declare_unused_images(&mut cx.module);
     let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
@@ -260,6 +264,8 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                 model::Type::Pointer { quals, space, .. } => {
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
+                model::Type::Image(dim, access) => ParamDecl::Image { dim: *dim, access: *access },
+                model::Type::Sampler => ParamDecl::Sampler,
                 ty if program.types.size_of(ty) > MAX_VALUE_ARGUMENT => {
                     return Err(LowerError::new(local.loc, "a value argument of more than 64 KiB is not supported"));
                 }
@@ -285,6 +291,8 @@ fn reflect_args(func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
             let local = func.locals.get(p.local.0 as usize);
             let (address, quals) = match local.map(|l| &l.ty) {
                 Some(model::Type::Pointer { space, quals, .. }) => (*space, *quals),
+                // clGetKernelArgInfo: images are in the global address space.
+                Some(model::Type::Image(..)) => (AddressQualifier::Global, model::Quals::default()),
                 _ => (AddressQualifier::Private, model::Quals::default()),
             };
             let mut bits = 0u64;

@@ -154,7 +154,6 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
 /// Built-in functions of OpenCL C that this compiler does not provide, by family.
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
         _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
         _ => return None,
     })
@@ -226,6 +225,9 @@ impl Sema<'_> {
         }
         if let Some(i) = integer(name) {
             return self.int_call(i, name, args, loc);
+        }
+        if super::image::is_image_builtin(name) {
+            return self.image_call(name, args, loc);
         }
         if self.is_c11_atomic(name) {
             return self.c11_atomic_call(name, args, loc);
