@@ -266,7 +266,7 @@ impl Abi {
     /// (`None`: a query, which works with any kind; float until a read or write fixes it).
     /// `None` if `arg` is no image, or its kind was fixed to another. A `read_only` image is a
     /// sampled image; a `write_only` one a storage image whose stand-in format the SPIR-V
-    /// post-pass replaces by `Unknown` (`spirv::unknown_image_formats`).
+    /// post-pass replaces by `Unknown` (`spirv::image_fixes`).
     pub fn image_var(&mut self, module: &mut Module, arg: usize, kind: Option<naga::ScalarKind>) -> Option<Handle<GlobalVariable>> {
         let binding = self.next_binding;
         let Some(Param::Image { dim, access, var, .. }) = self.params.get_mut(arg) else { return None };

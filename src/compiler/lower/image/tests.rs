@@ -29,3 +29,116 @@ fn read_image_2d_with_a_constant_sampler() {
          }",
     );
 }
+
+/// (type name, int coordinate, float coordinate, has height, has depth, arrayed)
+const SHAPES: [(&str, &str, &str, bool, bool, bool); 5] = [
+    ("image1d_t", "int", "float", false, false, false),
+    ("image1d_array_t", "int2", "float2", false, false, true),
+    ("image2d_t", "int2", "float2", true, false, false),
+    ("image2d_array_t", "int4", "float4", true, false, true),
+    ("image3d_t", "int4", "float4", true, true, false),
+];
+
+#[test]
+fn every_read_form_builds_for_every_shape() {
+    for (ty, int, float, ..) in SHAPES {
+        let src = format!(
+            "constant sampler_t c = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_MIRRORED_REPEAT | CLK_FILTER_LINEAR;
+             kernel void k(read_only {ty} f, read_only {ty} i, __read_only {ty} u, sampler_t s, global float4 *o, global int4 *oi, global uint4 *ou) {{
+                 const sampler_t n = CLK_ADDRESS_CLAMP_TO_EDGE;
+                 int g = get_global_id(0);
+                 {int} ic = ({int})(g);
+                 {float} fc = ({float})(g * 0.25f);
+                 o[g] = read_imagef(f, s, fc) + read_imagef(f, s, ic) + read_imagef(f, c, fc) + read_imagef(f, n, ic) + read_imagef(f, ic)
+                      + read_imagef(f, CLK_ADDRESS_REPEAT | CLK_NORMALIZED_COORDS_TRUE, fc);
+                 oi[g] = read_imagei(i, s, fc) + read_imagei(i, s, ic) + read_imagei(i, ic) + read_imagei(i, c, fc);
+                 ou[g] = read_imageui(u, s, fc) + read_imageui(u, n, ic) + read_imageui(u, ic);
+             }}"
+        );
+        let p = validated(&src);
+        let args = p.kernels[0].args();
+        assert_eq!(args[0].type_name, ty);
+        assert!(matches!(args[3].kind, ArgKind::Sampler { .. }), "{:?}", args[3].kind);
+        assert_eq!(args[3].type_name, "sampler_t");
+    }
+}
+
+#[test]
+fn every_write_form_and_query_builds_for_every_shape() {
+    for (ty, int, _, height, depth, arrayed) in SHAPES {
+        let mut queries = String::from("get_image_width(f) + get_image_channel_order(i) + get_image_channel_data_type(u)");
+        if height {
+            queries += " + get_image_height(f) + get_image_dim(i).y";
+        }
+        if depth {
+            queries += " + get_image_depth(u) + get_image_dim(f).z";
+        }
+        if arrayed {
+            queries += " + (int)get_image_array_size(i)";
+        }
+        let src = format!(
+            "kernel void k(write_only {ty} f, __write_only {ty} i, write_only {ty} u, read_only {ty} r, global int *o) {{
+                 int g = get_global_id(0);
+                 {int} c = ({int})(g);
+                 write_imagef(f, c, (float4)(1.0f, 0.5f, 0.25f, g));
+                 write_imagei(i, c, (int4)(-1, 2, -3, g));
+                 write_imageui(u, c, (uint4)(1, 2, 3, g));
+                 o[g] = {queries} + get_image_width(r){}{};
+             }}",
+            if arrayed { " + (int)get_image_array_size(r)" } else { "" },
+            if height { " + get_image_dim(r).x" } else { "" },
+        );
+        validated(&src);
+    }
+}
+
+#[test]
+fn image_and_sampler_arguments_in_the_abi() {
+    let p = validated(
+        "kernel void k(global float4 *o, read_only image2d_t a, float x, write_only image3d_t b, sampler_t s) {
+             o[0] = read_imagef(a, s, (float2)(x, 0.0f));
+             write_imagef(b, (int4)(0), o[1]);
+         }",
+    );
+    let args = p.kernels[0].args();
+    let ArgKind::Image { binding: a, dim: ImageDim::D2, access: ImageAccess::Read, info: ia, uniform: false } = args[1].kind else {
+        panic!("{:?}", args[1].kind)
+    };
+    let ArgKind::Pod { offset: x, .. } = args[2].kind else { panic!() };
+    let ArgKind::Image { binding: b, dim: ImageDim::D3, access: ImageAccess::Write, info: ib, uniform: false } = args[3].kind else {
+        panic!("{:?}", args[3].kind)
+    };
+    let ArgKind::Sampler { offset: s, uniform: false } = args[4].kind else { panic!() };
+    let ArgKind::Buffer { bindings, .. } = &args[0].kind else { panic!() };
+    // Fresh bindings, and value slots after the launch block that do not overlap.
+    assert!(a != b && !bindings.contains(&a) && !bindings.contains(&b));
+    let mut slots = [(ia, 8), (x, 4), (ib, 8), (s, 4)];
+    slots.sort();
+    assert!(slots[0].0 >= crate::compiler::LAUNCH_BLOCK_SIZE);
+    assert!(slots.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0), "{slots:?}");
+    assert_eq!(args[1].address, crate::compiler::AddressQualifier::Global);
+    assert_eq!(args[1].type_name, "image2d_t");
+}
+
+#[test]
+fn images_pass_through_functions() {
+    validated(
+        "float4 get(read_only image2d_t img, sampler_t s, int2 at) { return read_imagef(img, s, at); }
+         void put(write_only image2d_t img, int2 at, float4 v) { write_imagef(img, at, v); }
+         kernel void k(read_only image2d_t src, write_only image2d_t dst, sampler_t s) {
+             int2 at = (int2)(get_global_id(0), get_global_id(1));
+             put(dst, at, get(src, s, at) + get(src, CLK_ADDRESS_CLAMP, at));
+         }",
+    );
+}
+
+#[test]
+fn an_image_read_as_float_and_as_int_is_an_error() {
+    let err = build(
+        "kernel void k(read_only image2d_t img, global int4 *o) { o[0] = read_imagei(img, (int2)(0)) + convert_int4(read_imagef(img, (int2)(0))); }",
+        "",
+        &target(),
+    )
+    .expect_err("one image, two channel types");
+    assert!(format!("{err:?}").contains("image 'img' is read or written both as float and as integer data"), "{err:?}");
+}
