@@ -98,7 +98,7 @@ impl Sema<'_> {
         }
         match decl.ty {
             Type::Image(..) => return self.err(loc, format!("'{name}': an image can only be a function parameter")),
-            Type::Sampler => return self.sampler_var(init, name, loc),
+            Type::Sampler => return self.sampler_var(decl.space, init, name, loc),
             _ => {}
         }
         match decl.space.map(|s| s.0) {

@@ -3,7 +3,7 @@
 //! (`read_image*`, `write_image*`, `get_image_*`) with clang's overload resolution of their
 //! coordinates.
 
-use super::model::{Builtin, Expr, ExprKind, ImageAccess, ImageDim, ImageQuery, PlaceKind, Scalar, Type};
+use super::model::{Builtin, Expr, ExprKind, ImageAccess, ImageDim, ImageQuery, PlaceKind, Scalar, Space, Type};
 use super::overload::{rank, Rank};
 use super::scope::Symbol;
 use super::{expr::Val, Sema};
@@ -65,7 +65,10 @@ pub fn is_image_builtin(name: &str) -> bool {
 impl Sema<'_> {
     /// A `sampler_t` variable: initialized by a constant (OpenCL C 1.2 §6.12.14.1), it is that
     /// constant wherever it is named, so nothing stores or modifies it.
-    pub(super) fn sampler_var(&mut self, init: Option<&ast::Initializer>, name: &str, loc: Loc) -> Option<()> {
+    pub(super) fn sampler_var(&mut self, space: Option<(Space, Loc)>, init: Option<&ast::Initializer>, name: &str, loc: Loc) -> Option<()> {
+        if let Some((s @ (Space::Global | Space::Local | Space::Generic), at)) = space {
+            return self.err(at, format!("sampler '{name}' cannot be declared in the {} address space", super::space_name(s)));
+        }
         let Some(ast::Initializer::Expr(e)) = init else {
             return self.err(loc, format!("sampler '{name}' must be initialized with a sampler value (CLK_* flags)"));
         };

@@ -353,7 +353,7 @@ impl Sema<'_> {
         }
         match decl.ty {
             Type::Image(..) => return self.err(loc, format!("'{name}': an image can only be a function parameter")),
-            Type::Sampler => return self.sampler_var(init, name, loc).map(|_| None),
+            Type::Sampler => return self.sampler_var(decl.space, init, name, loc).map(|_| None),
             _ => {}
         }
         self.check_half_value(&decl.ty, loc)?;

@@ -800,6 +800,8 @@ fn image_and_sampler_rules() {
     first_error("struct S { sampler_t s; };", 1, 22, "member 's' of type 'sampler_t' is not allowed");
     first_error("image2d_t f(image2d_t i) { return i; }", 1, 11, "function 'f' returning 'read_only image2d_t' is not allowed");
     first_error("constant sampler_t s;", 1, 20, "sampler 's' must be initialized");
+    first_error("global sampler_t s = 0;", 1, 1, "sampler 's' cannot be declared in the __global address space");
+    first_error("kernel void k(read_only int x) {}", 1, 15, "access qualifiers apply to images, not to 'int'");
     first_error("constant sampler_t s = 0x40;", 1, 24, "0x40 is not a sampler value");
     first_error("constant sampler_t s = 0xe;", 1, 24, "0xe is not a sampler value");
     first_error(&k("image2d_t i2;"), 2, 11, "'i2': an image can only be a function parameter");

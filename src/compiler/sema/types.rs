@@ -185,6 +185,7 @@ impl Sema<'_> {
         match &spec.ty {
             TypeSpec::Builtin(name) => match image_dim(name) {
                 Some(dim) => self.image_type(dim, spec),
+                None if spec.access.is_some() => self.err(spec.loc, format!("access qualifiers apply to images, not to '{name}'")),
                 None => self.builtin_type(name, spec.loc),
             },
             TypeSpec::Typedef(name) => match self.scopes.lookup(name) {

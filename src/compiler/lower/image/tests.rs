@@ -142,3 +142,40 @@ fn an_image_read_as_float_and_as_int_is_an_error() {
     .expect_err("one image, two channel types");
     assert!(format!("{err:?}").contains("image 'img' is read or written both as float and as integer data"), "{err:?}");
 }
+
+#[test]
+fn half_reads_and_writes_with_fp16() {
+    let target = crate::compiler::Target { fp16: true, ..target() };
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(read_only image2d_t r, write_only image2d_t w, sampler_t s) {
+            int2 at = (int2)(get_global_id(0), 0);
+            write_imageh(w, at, read_imageh(r, s, (float2)(0.5f)) + read_imageh(r, at));
+        }";
+    let (_, p) = build(src, "", &target).unwrap_or_else(|e| panic!("{e:?}"));
+    spirv_val(&p.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")));
+}
+
+/// The `CLK_*` sampler macros combine into `compiler::sampler_bits` of the host's values.
+#[test]
+fn sampler_macros_are_sampler_bits() {
+    use crate::compiler::options::BuildOptions;
+    let macros = crate::compiler::preprocess::predefined_macros(&target(), &BuildOptions::default());
+    let value = |name: &str| {
+        let text = &macros.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name}")).1;
+        match text.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16).unwrap(),
+            None => text.parse::<u32>().unwrap(),
+        }
+    };
+    let addressing = ["NONE", "CLAMP_TO_EDGE", "CLAMP", "REPEAT", "MIRRORED_REPEAT"];
+    for (normalized, n) in [(false, "FALSE"), (true, "TRUE")] {
+        for (mode, a) in addressing.iter().enumerate() {
+            for (filter, f) in ["NEAREST", "LINEAR"].iter().enumerate() {
+                let bits = value(&format!("CLK_NORMALIZED_COORDS_{n}")) | value(&format!("CLK_ADDRESS_{a}")) | value(&format!("CLK_FILTER_{f}"));
+                // CL_ADDRESS_NONE = 0x1130 ..., CL_FILTER_NEAREST = 0x1140, CL_FILTER_LINEAR = 0x1141.
+                assert_eq!(bits, crate::compiler::sampler_bits(normalized, 0x1130 + mode as u32, 0x1140 + filter as u32), "{n} {a} {f}");
+            }
+        }
+    }
+    assert_eq!((value("CLK_RGBA"), value("CLK_UNORM_INT8"), value("CLK_ABGR"), value("CLK_UNORM_INT_101010_2")), (0x10B5, 0x10D2, 0x10C3, 0x10E0));
+}
