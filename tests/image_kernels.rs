@@ -88,8 +88,8 @@ impl RefImage {
         let linear = s.linear && filter;
         // Per axis: the indices (nearest: one; linear: i0, i1) and the weight of i1.
         let mut axes: Vec<(Vec<i64>, f32)> = Vec::new();
-        for k in 0..n {
-            let (c, w) = (coord[k], self.size[k] as i64);
+        for (&c, &size) in coord.iter().zip(&self.size) {
+            let w = size as i64;
             let wf = w as f32;
             let u = match s.addressing {
                 CL_ADDRESS_REPEAT => (c - c.floor()) * wf,
