@@ -171,6 +171,12 @@ fn sampler(env: &Env, s: SamplerDesc) -> Sampler {
 /// An image of `ty` with `size` (width, height, depth) and `layers` (0 unless an array),
 /// holding `bytes` (none: uninitialized).
 fn image(env: &Env, ty: cl_mem_object_type, order: cl_uint, data_type: cl_uint, size: [usize; 3], layers: usize, bytes: &[u8]) -> Image {
+    image_with(env, ty, order, data_type, size, layers, bytes, null_mut())
+}
+
+/// The same, of a buffer for `CL_MEM_OBJECT_IMAGE1D_BUFFER`.
+#[allow(clippy::too_many_arguments)]
+fn image_with(env: &Env, ty: cl_mem_object_type, order: cl_uint, data_type: cl_uint, size: [usize; 3], layers: usize, bytes: &[u8], buffer: cl_mem) -> Image {
     let format = cl_image_format { image_channel_order: order, image_channel_data_type: data_type };
     // Extents the type does not have are left 0.
     let height = if matches!(ty, CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY | CL_MEM_OBJECT_IMAGE3D) { size[1] } else { 0 };
@@ -185,7 +191,7 @@ fn image(env: &Env, ty: cl_mem_object_type, order: cl_uint, data_type: cl_uint, 
         image_slice_pitch: 0,
         num_mip_levels: 0,
         num_samples: 0,
-        buffer: null_mut(),
+        buffer,
     };
     let flags = CL_MEM_READ_WRITE | if bytes.is_empty() { 0 } else { CL_MEM_COPY_HOST_PTR };
     let host = if bytes.is_empty() { null_mut() } else { bytes.as_ptr() as *mut c_void };
@@ -600,5 +606,34 @@ fn images_through_helpers() {
         })
         .collect();
     check("copy through helpers", &got, &want, 1e-6);
+    unsafe { clReleaseProgram(program) };
+}
+
+/// `image1d_buffer_t`: texel buffers read and written by index, over buffers.
+#[test]
+#[ignore = "needs the runtime half"]
+fn image1d_buffers() {
+    let env = Env::new();
+    let n = 37;
+    let src: Vec<u16> = (0..n * 4).map(|i| (i * 1009 % 65536) as u16).collect();
+    let src_buf = env.buffer_from(&as_bytes(&src));
+    let dst_buf = env.buffer(CL_MEM_READ_WRITE, n * 16);
+    let a = image_with(&env, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_UNSIGNED_INT16, [n, 1, 1], 0, &[], src_buf.0);
+    let b = image_with(&env, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_SIGNED_INT32, [n, 1, 1], 0, &[], dst_buf.0);
+    let program = build(
+        env.context,
+        env.device,
+        "kernel void k(read_only image1d_buffer_t a, write_only image1d_buffer_t b) {
+             int i = get_global_id(0);
+             uint4 v = read_imageui(a, i);
+             write_imagei(b, i, convert_int4(v) - (int4)(get_image_width(a), get_image_width(b), get_image_channel_data_type(a), i));
+         }",
+    );
+    run(&env, program, "k", &[A::Img(&a), A::Img(&b)], &[n]);
+    let got: Vec<i32> = get(&env, &dst_buf, n * 4);
+    let want: Vec<i32> = src.chunks(4).enumerate().flat_map(|(i, c)| {
+        [i32::from(c[0]) - n as i32, i32::from(c[1]) - n as i32, i32::from(c[2]) - CL_UNSIGNED_INT16 as i32, i32::from(c[3]) - i as i32]
+    }).collect();
+    assert_eq!(got, want);
     unsafe { clReleaseProgram(program) };
 }

@@ -290,6 +290,16 @@ impl Abi {
         }
     }
 
+    /// The bindings of the `image1d_buffer_t` arguments (declared as 1D images, made texel
+    /// buffers by `spirv::texel_buffers`).
+    pub fn texel_buffer_bindings(&self) -> Vec<u32> {
+        let bindings = self.params.iter().filter_map(|p| match p {
+            Param::Image { dim: ImageDim::D1Buffer, var: Some(v), .. } => Some(v.binding),
+            _ => None,
+        });
+        bindings.collect()
+    }
+
     /// Declares the image arguments the kernel never used, so each has its binding.
     pub fn declare_unused_images(&mut self, module: &mut Module) {
         for arg in 0..self.num_args {

@@ -237,9 +237,12 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         local_arena,
         globals_bindings,
         printf_binding,
-        aliased: abi.has_aliased_views(),
-        clamp_array_indices: target.clamp_array_indices,
-        preserve_signed_zeros: target.preserve_signed_zeros,
+        finish: crate::compiler::spirv::Finish {
+            aliased: abi.has_aliased_views(),
+            clamp_array_indices: target.clamp_array_indices,
+            preserve_signed_zeros: target.preserve_signed_zeros,
+            texel_buffers: abi.texel_buffer_bindings(),
+        },
         module,
         info,
     })

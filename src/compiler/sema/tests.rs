@@ -794,7 +794,7 @@ fn image_and_sampler_rules() {
     assert_eq!(args[1].kind, ExprKind::Int(0x1 | 0x6 | 0x10), "a sampler constant is its bits");
     let k = |body: &str| format!("kernel void k(read_only image2d_t img, write_only image2d_t w, sampler_t s, global float4 *o) {{\n{body}\n}}");
     first_error("kernel void k(read_write image2d_t img) {}", 1, 15, "read_write images are not supported");
-    first_error("kernel void k(image1d_buffer_t img) {}", 1, 15, "image1d_buffer_t is not supported yet");
+    first_error("kernel void k(image1d_buffer_t img, sampler_t s, global float4 *o) { o[0] = read_imagef(img, s, 0); }", 1, 77, "no overload of 'read_imagef' takes ('read_only image1d_buffer_t', 'sampler_t', 'int')");
     first_error("kernel void k(image2d_t *img) {}", 1, 25, "a pointer to 'read_only image2d_t' is not allowed");
     first_error("kernel void k(image2d_t img[2]) {}", 1, 28, "an array of 'read_only image2d_t' is not allowed");
     first_error("struct S { sampler_t s; };", 1, 22, "member 's' of type 'sampler_t' is not allowed");

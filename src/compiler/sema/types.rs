@@ -137,9 +137,6 @@ impl Sema<'_> {
             Some(ast::Access::WriteOnly) => ImageAccess::Write,
             Some(ast::Access::ReadWrite) => return self.err(spec.loc, "read_write images are not supported"),
         };
-        if dim == ImageDim::D1Buffer {
-            return self.err(spec.loc, "image1d_buffer_t is not supported yet");
-        }
         Some(Type::Image(dim, access))
     }
 

@@ -179,3 +179,26 @@ fn sampler_macros_are_sampler_bits() {
     }
     assert_eq!((value("CLK_RGBA"), value("CLK_UNORM_INT8"), value("CLK_ABGR"), value("CLK_UNORM_INT_101010_2")), (0x10B5, 0x10D2, 0x10C3, 0x10E0));
 }
+
+/// `image1d_buffer_t` is a texel buffer: uniform for `read_only`, storage for `write_only`.
+#[test]
+fn texel_buffers() {
+    let p = validated(
+        "kernel void k(read_only image1d_buffer_t a, read_only image1d_buffer_t b, read_only image1d_t c, write_only image1d_buffer_t w, __write_only image1d_buffer_t wi) {
+             int i = get_global_id(0);
+             float4 v = read_imagef(a, i) + read_imagef(b, i + 1) + read_imagef(c, i) + (float4)(get_image_width(a) + get_image_width(w));
+             write_imagef(w, i, v);
+             write_imagei(wi, i, (int4)(get_image_channel_order(wi)));
+         }",
+    );
+    let words = p.kernels[0].specialize([8, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+    // OpTypeImage (25) of dimension Buffer (5): one sampled float, one storage float and one
+    // storage int type.
+    let insts = crate::compiler::spirv::instructions(&words);
+    let buffers: Vec<u32> = insts.iter().filter(|i| i.op == 25 && words[i.at + 3] == 5).map(|i| words[i.at + 7]).collect();
+    assert_eq!(buffers.iter().filter(|&&s| s == 1).count(), 1, "{buffers:?}");
+    assert_eq!(buffers.iter().filter(|&&s| s == 2).count(), 2, "{buffers:?}");
+    let ArgKind::Image { dim: ImageDim::D1Buffer, access: ImageAccess::Write, .. } = p.kernels[0].args()[3].kind else { panic!() };
+    let err = build("kernel void k(read_only image1d_buffer_t a, sampler_t s, global float4 *o) { o[0] = read_imagef(a, s, 0); }", "", &target()).expect_err("no sampler");
+    assert!(format!("{err:?}").contains("no overload of 'read_imagef'"), "{err:?}");
+}
