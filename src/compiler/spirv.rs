@@ -89,7 +89,7 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
-    let words = texel_buffers(image_fixes(words), buffers);
+    let words = texel_buffers(unknown_image_formats(words), buffers);
     let words = super::atomic_order::apply(decorate(words, aliased));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
@@ -170,38 +170,27 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     out
 }
 
-const OP_TYPE_INT: u32 = 21;
 const OP_TYPE_IMAGE: u32 = 25;
-const OP_VECTOR_SHUFFLE: u32 = 79;
-const OP_COMPOSITE_EXTRACT: u32 = 81;
 const OP_LOAD: u32 = 61;
-const OP_IMAGE_QUERY_SIZE_LOD: u32 = 103;
-const OP_IMAGE_QUERY_SIZE: u32 = 104;
 const CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT: u32 = 56;
 /// `OpTypeImage`'s Sampled operand for a storage image.
 const IMAGE_STORAGE: u32 = 2;
 
-/// What naga writes wrong or cannot write for images:
-/// - Storage images (the `write_only` image arguments) get the `Unknown` format: the lowering
-///   declares them with a stand-in format of their channels' kind (`lower/abi.rs`), and OpenCL
-///   binds images of any format there (`shaderStorageImageWriteWithoutFormat`).
-/// - naga queries an array's layers with `OpImageQuerySizeLod`, which only sampled images
-///   have: a storage image's is `OpImageQuerySize`.
-/// - naga takes the width of a 1D array from its size query with an `OpVectorShuffle` of one
-///   component to a scalar, which is invalid: it is an `OpCompositeExtract`.
-pub fn image_fixes(words: Vec<u32>) -> Vec<u32> {
+/// Storage images (the `write_only` image arguments) get the `Unknown` format, which naga
+/// cannot write: the lowering declares them with a stand-in format of their channels' kind
+/// (`lower/abi.rs`), and OpenCL binds images of any format there
+/// (`shaderStorageImageWriteWithoutFormat`).
+pub fn unknown_image_formats(words: Vec<u32>) -> Vec<u32> {
     let list = instructions(&words);
     let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
-    if !list.iter().any(|i| i.op == OP_TYPE_IMAGE) {
+    let storage_types: Vec<u32> = list.iter().filter(|i| i.op == OP_TYPE_IMAGE && word(i, 7) == IMAGE_STORAGE).map(|i| word(i, 1)).collect();
+    if storage_types.is_empty() {
         return words;
     }
-    let storage_types: Vec<u32> = list.iter().filter(|i| i.op == OP_TYPE_IMAGE && word(i, 7) == IMAGE_STORAGE).map(|i| word(i, 1)).collect();
-    let storage_images: Vec<u32> = list.iter().filter(|i| i.op == OP_LOAD && storage_types.contains(&word(i, 1))).map(|i| word(i, 2)).collect();
-    let scalar_types: Vec<u32> = list.iter().filter(|i| matches!(i.op, OP_TYPE_INT | OP_TYPE_FLOAT)).map(|i| word(i, 1)).collect();
     let has_capability = list.iter().any(|i| i.op == OP_CAPABILITY && word(i, 1) == CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT);
     let mut out = Vec::with_capacity(words.len() + 2);
     out.extend_from_slice(&words[..HEADER_WORDS.min(words.len())]);
-    if !has_capability && !storage_types.is_empty() {
+    if !has_capability {
         out.extend([(2 << 16) | OP_CAPABILITY, CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT]);
     }
     for i in &list {
@@ -211,12 +200,6 @@ pub fn image_fixes(words: Vec<u32>) -> Vec<u32> {
                 out.extend_from_slice(&inst[..8]);
                 out.push(0); // Unknown
                 out.extend_from_slice(&inst[9..]);
-            }
-            OP_IMAGE_QUERY_SIZE_LOD if storage_images.contains(&word(i, 3)) => {
-                out.extend([(4 << 16) | OP_IMAGE_QUERY_SIZE, word(i, 1), word(i, 2), word(i, 3)]);
-            }
-            OP_VECTOR_SHUFFLE if i.len == 6 && scalar_types.contains(&word(i, 1)) => {
-                out.extend([(5 << 16) | OP_COMPOSITE_EXTRACT, word(i, 1), word(i, 2), word(i, 3), word(i, 5)]);
             }
             _ => out.extend_from_slice(inst),
         }
@@ -235,7 +218,7 @@ const CAPABILITY_IMAGE_BUFFER: u32 = 47;
 /// declares them as 1D images at `bindings`, and this pass gives each such variable an image
 /// type of `Buffer` dimension (of its own, as another 1D image may share the first) with the
 /// capability it needs (`SampledBuffer` read, `ImageBuffer` written). Texel buffers have no
-/// levels: their fetches lose the `Lod` operand, their size queries are `OpImageQuerySize`.
+/// levels: their fetches lose the `Lod` operand.
 pub fn texel_buffers(words: Vec<u32>, bindings: &[u32]) -> Vec<u32> {
     if bindings.is_empty() {
         return words;
@@ -297,9 +280,6 @@ pub fn texel_buffers(words: Vec<u32>, bindings: &[u32]) -> Vec<u32> {
             }
             OP_IMAGE_FETCH if values.contains(&word(i, 3)) => {
                 out.extend([(5 << 16) | OP_IMAGE_FETCH, word(i, 1), word(i, 2), word(i, 3), word(i, 4)]);
-            }
-            OP_IMAGE_QUERY_SIZE_LOD if values.contains(&word(i, 3)) => {
-                out.extend([(4 << 16) | OP_IMAGE_QUERY_SIZE, word(i, 1), word(i, 2), word(i, 3)]);
             }
             _ => out.extend_from_slice(inst),
         }

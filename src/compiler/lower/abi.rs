@@ -5,7 +5,7 @@
 //! words beside the value arguments) and samplers (a value word).
 
 use super::builder::{intern, scalar_ty, FnBuilder};
-use crate::compiler::{ArgKind, DescriptorKind, ImageAccess, ImageDim, DESCRIPTOR_SET, LAUNCH_BLOCK_SIZE};
+use crate::compiler::{ArgKind, DescriptorKind, ImageAccess, ImageDim, DESCRIPTOR_SET, IMAGE_INFO_WORDS, LAUNCH_BLOCK_SIZE};
 use naga::{
     AddressSpace, ArraySize, Block, Expression, Function, GlobalVariable, Handle, MemoryDecorations, Module,
     Override, ResourceBinding, Scalar, Span, Statement, StorageAccess, StructMember, Type, TypeInner,
@@ -88,19 +88,11 @@ pub enum Param {
     Pod { member: u32, offset: u32, size: u32, uniform: bool, words: bool },
     /// A `sampler_t`: a `u32` value argument.
     Sampler { member: u32, offset: u32, uniform: bool },
-    /// An image: its variable, binding and the channel kind its reads or writes fixed (made
-    /// at first use, see `lower/image.rs`), and the member holding its channel order and data
-    /// type.
-    Image { dim: ImageDim, access: ImageAccess, var: Option<ImageVar>, member: u32, offset: u32, uniform: bool },
-}
-
-/// The variable of an image argument.
-#[derive(Clone, Copy)]
-pub struct ImageVar {
-    pub var: Handle<GlobalVariable>,
-    pub binding: u32,
-    /// The channels' kind, once a read or write fixed it (queries work with any).
-    pub kind: Option<naga::ScalarKind>,
+    /// An image: its binding, and its variable with the channel kind its reads or writes
+    /// fixed (made at first use, see `lower/image.rs`; a kernel that only queries the image
+    /// has none); and the member holding its `IMAGE_INFO_WORDS` (as u32 words in the uniform:
+    /// `words`).
+    Image { dim: ImageDim, access: ImageAccess, var: Option<(Handle<GlobalVariable>, naga::ScalarKind)>, binding: Option<u32>, member: u32, offset: u32, uniform: bool, words: bool },
 }
 
 /// Places value arguments in the push constants, and past `max_push` bytes in the POD
@@ -205,10 +197,12 @@ impl Abi {
                     Param::Sampler { member, offset, uniform }
                 }
                 ParamDecl::Image { dim, access } => {
-                    // `image_channel_order`, `image_channel_data_type`.
-                    let words = pod_words_type(module, 8);
-                    let (member, offset, uniform, _) = blocks.place(module, &words);
-                    Param::Image { dim: *dim, access: *access, var: None, member, offset, uniform }
+                    let size = IMAGE_INFO_WORDS * 4;
+                    let count = std::num::NonZeroU32::MIN.saturating_add(IMAGE_INFO_WORDS - 1);
+                    let ty = intern(module, TypeInner::Array { base: u32_ty, size: ArraySize::Constant(count), stride: 4 });
+                    let info = PodField { ty, size, align: 4, slot: size, words: false };
+                    let (member, offset, uniform, words) = blocks.place(module, &info);
+                    Param::Image { dim: *dim, access: *access, var: None, binding: None, member, offset, uniform, words }
                 }
             });
         }
@@ -262,51 +256,65 @@ impl Abi {
         Some(var)
     }
 
-    /// The variable of image argument `arg`, declared at first use with channels of `kind`
-    /// (`None`: a query, which works with any kind; float until a read or write fixes it).
-    /// `None` if `arg` is no image, or its kind was fixed to another. A `read_only` image is a
-    /// sampled image; a `write_only` one a storage image whose stand-in format the SPIR-V
-    /// post-pass replaces by `Unknown` (`spirv::image_fixes`).
-    pub fn image_var(&mut self, module: &mut Module, arg: usize, kind: Option<naga::ScalarKind>) -> Option<Handle<GlobalVariable>> {
-        let binding = self.next_binding;
+    /// The variable of image argument `arg`, declared at first use with channels of `kind`.
+    /// `None` if `arg` is no image, or was declared with another kind. A `read_only` image is
+    /// a sampled image; a `write_only` one a storage image whose stand-in format the SPIR-V
+    /// post-pass replaces by `Unknown` (`spirv::unknown_image_formats`).
+    pub fn image_var(&mut self, module: &mut Module, arg: usize, kind: naga::ScalarKind) -> Option<Handle<GlobalVariable>> {
+        let binding = self.image_binding(arg)?;
         let Some(Param::Image { dim, access, var, .. }) = self.params.get_mut(arg) else { return None };
-        let ty = image_type(module, *dim, *access, kind.unwrap_or(naga::ScalarKind::Float));
-        match var {
-            Some(ImageVar { kind: Some(k), .. }) if kind.is_some_and(|want| want != *k) => None,
-            Some(v) => {
-                if v.kind.is_none() && kind.is_some() {
-                    // Only queries used it so far: their results do not depend on the kind.
-                    module.global_variables[v.var].ty = ty;
-                    v.kind = kind;
-                }
-                Some(v.var)
-            }
+        match *var {
+            Some((v, k)) => (k == kind).then_some(v),
             None => {
+                let ty = image_type(module, *dim, *access, kind);
                 let v = resource(module, &format!("image{arg}"), AddressSpace::Handle, binding, ty);
-                *var = Some(ImageVar { var: v, binding, kind });
-                self.next_binding += 1;
+                *var = Some((v, kind));
                 Some(v)
             }
         }
     }
 
-    /// The bindings of the `image1d_buffer_t` arguments (declared as 1D images, made texel
-    /// buffers by `spirv::texel_buffers`).
+    /// The binding of image argument `arg`, taken at first use.
+    fn image_binding(&mut self, arg: usize) -> Option<u32> {
+        let next = self.next_binding;
+        let Some(Param::Image { binding, .. }) = self.params.get_mut(arg) else { return None };
+        if binding.is_none() {
+            *binding = Some(next);
+            self.next_binding += 1;
+        }
+        *binding
+    }
+
+    /// Gives a binding to the image arguments the kernel did not read or write (the runtime
+    /// binds every image; the shader declares none there).
+    pub fn bind_unused_images(&mut self) {
+        for arg in 0..self.num_args {
+            self.image_binding(arg);
+        }
+    }
+
+    /// The bindings of the `image1d_buffer_t` arguments the kernel reads or writes (declared as
+    /// 1D images, made texel buffers by `spirv::texel_buffers`).
     pub fn texel_buffer_bindings(&self) -> Vec<u32> {
         let bindings = self.params.iter().filter_map(|p| match p {
-            Param::Image { dim: ImageDim::D1Buffer, var: Some(v), .. } => Some(v.binding),
+            Param::Image { dim: ImageDim::D1Buffer, var: Some(_), binding, .. } => *binding,
             _ => None,
         });
         bindings.collect()
     }
 
-    /// Declares the image arguments the kernel never used, so each has its binding.
-    pub fn declare_unused_images(&mut self, module: &mut Module) {
-        for arg in 0..self.num_args {
-            if matches!(self.params[arg], Param::Image { var: None, .. }) {
-                self.image_var(module, arg, None);
-            }
-        }
+    /// Word `k` of image argument `arg`'s `IMAGE_INFO_WORDS`.
+    pub fn image_info_word(&self, b: &mut FnBuilder, arg: usize, k: u32) -> Option<Handle<Expression>> {
+        let Some(&Param::Image { words, .. }) = self.params.get(arg) else { return None };
+        let info = self.pod_pointer(b, arg)?;
+        // In the uniform the words travel as `array<vec4<u32>, 2>` (see `pod_words_type`).
+        let p = if words {
+            let quad = b.member(info, k / 4);
+            b.member(quad, k % 4)
+        } else {
+            b.member(info, k)
+        };
+        Some(b.load(p))
     }
 
     /// Makes writable the read-only views that the entry point stores to: a `const __global`
@@ -392,8 +400,8 @@ impl Abi {
                     ArgKind::Pod { offset: *offset, size: *size, uniform: *uniform }
                 }
                 Param::Sampler { offset, uniform, .. } => ArgKind::Sampler { offset: *offset, uniform: *uniform },
-                Param::Image { dim, access, var, offset, uniform, .. } => ArgKind::Image {
-                    binding: var.map_or(u32::MAX, |v| v.binding),
+                Param::Image { dim, access, binding, offset, uniform, .. } => ArgKind::Image {
+                    binding: binding.unwrap_or(u32::MAX),
                     dim: *dim,
                     access: *access,
                     info: *offset,

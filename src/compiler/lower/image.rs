@@ -3,8 +3,9 @@
 //! is read texel by texel (`ImageLoad`, SPIR-V `OpImageFetch`); OpenCL's sampling is computed
 //! here from the specification's formulas (OpenCL 3.0 API §"Image addressing and filtering"):
 //! normalized coordinates, the addressing modes, nearest and linear filtering, and the border
-//! colour of `CL_ADDRESS_CLAMP`, which depends on the channel order the runtime passes in the
-//! image's format words. A sampler is its `compiler::sampler_bits`: a constant sampler picks
+//! colour of `CL_ADDRESS_CLAMP`, which depends on the channel order. The image's order, data
+//! type and extent come in its info words (`compiler::IMAGE_INFO_WORDS`), which the queries
+//! read too, so an image the kernel only queries is never touched. A sampler is its `compiler::sampler_bits`: a constant sampler picks
 //! the code for its mode; one known only at run time selects between the modes' results.
 
 use super::expr::Val;
@@ -133,8 +134,8 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// The image `e` with channels of `kind` (`None`: any, for a query).
-    fn image(&mut self, e: &Expr, kind: Option<K>) -> R<Image> {
+    /// The image `e`, read or written as channels of `kind`.
+    fn image(&mut self, e: &Expr, kind: K) -> R<Image> {
         let T::Image(dim, _) = e.ty else { return Err(LowerError::new(e.loc, "internal: an image expected")) };
         let arg = self.image_arg(e)?;
         let Some(var) = self.abi.image_var(&mut self.module, arg, kind) else {
@@ -143,7 +144,7 @@ impl Ctx<'_> {
             return Err(LowerError::new(e.loc, format!("image '{name}' is read or written both as float and as integer data, but an image has one channel type")));
         };
         let var = self.b.expr(Expression::GlobalVariable(var));
-        Ok(Image { arg, dim, var, kind: kind.unwrap_or(K::Float) })
+        Ok(Image { arg, dim, var, kind })
     }
 
     pub(super) fn image_builtin(&mut self, bi: crate::compiler::sema::model::Builtin, args: &[Expr], ty: &T, loc: Loc) -> R<Val> {
@@ -162,7 +163,7 @@ impl Ctx<'_> {
     /// `read_image*`: the texel (float reads filtered as the sampler says) as a 4-vector.
     fn read_image(&mut self, elem: S, image: &Expr, sampler: Option<&Expr>, coord: &Expr) -> R<H> {
         let kind = kind_of(elem);
-        let img = self.image(image, Some(kind))?;
+        let img = self.image(image, kind)?;
         let float_coords = coord.ty.element() == Some(S::Float);
         let mode = match sampler {
             None => FETCH,
@@ -171,14 +172,14 @@ impl Ctx<'_> {
         let c = self.eval_value(coord)?;
         let width = coord.ty.width();
         let comps: Vec<H> = (0..u32::from(width)).map(|k| if width == 1 { c } else { self.b.member(c, k) }).collect();
-        let sizes = self.image_sizes(&img);
+        let sizes = self.image_sizes(img.arg, img.dim, image.loc)?;
         let layer = match arrayed(img.dim) {
-            true => Some(self.layer(&img, comps[axes(img.dim) as usize], float_coords)),
+            true => Some(self.layer(img.arg, comps[axes(img.dim) as usize], float_coords, image.loc)?),
             false => None,
         };
         let border = match mode.border {
             Flag::Known(false) => None,
-            _ => Some(self.border_colour(&img)),
+            _ => Some(self.border_colour(&img, image.loc)?),
         };
         let n = axes(img.dim) as usize;
         if !float_coords {
@@ -257,34 +258,33 @@ impl Ctx<'_> {
         super::builder::intern(&mut self.module, TypeInner::Vector { size: VectorSize::Quad, scalar })
     }
 
-    /// The image's size along each spatial axis, as `int`s.
-    fn image_sizes(&mut self, img: &Image) -> Vec<H> {
-        let size = self.b.expr(Expression::ImageQuery { image: img.var, query: naga::ImageQuery::Size { level: None } });
-        let n = axes(img.dim);
-        (0..n)
-            .map(|k| {
-                let s = if n == 1 { size } else { self.b.member(size, k) };
-                self.b.cast(s, K::Sint, None)
-            })
-            .collect()
+    /// Word `k` of image argument `arg`'s info words, as an `int`.
+    fn info_word(&mut self, arg: usize, k: u32, loc: Loc) -> R<H> {
+        let w = self.abi.image_info_word(&mut self.b, arg, k).ok_or_else(|| LowerError::new(loc, "internal: image info words"))?;
+        Ok(self.b.cast(w, K::Sint, None))
     }
 
-    fn layers(&mut self, img: &Image) -> H {
-        self.b.expr(Expression::ImageQuery { image: img.var, query: naga::ImageQuery::NumLayers })
+    /// The image's size along each spatial axis (info words 2, 3, 4).
+    fn image_sizes(&mut self, arg: usize, dim: ImageDim, loc: Loc) -> R<Vec<H>> {
+        (0..axes(dim)).map(|k| self.info_word(arg, 2 + k, loc)).collect()
+    }
+
+    /// The layers of an array (info word 5).
+    fn layers(&mut self, arg: usize, loc: Loc) -> R<H> {
+        self.info_word(arg, 5, loc)
     }
 
     /// The layer of an array read: float coordinates round to the nearest even integer, then
     /// both kinds clamp to the layers there are.
-    fn layer(&mut self, img: &Image, t: H, float_coords: bool) -> H {
+    fn layer(&mut self, arg: usize, t: H, float_coords: bool, loc: Loc) -> R<H> {
         let t = if float_coords {
             let r = self.b.math(M::Round, &[t]);
             self.b.cast(r, K::Sint, Some(4))
         } else {
             t
         };
-        let layers = self.layers(img);
-        let layers = self.b.cast(layers, K::Sint, None);
-        self.clamp_index(t, layers)
+        let layers = self.layers(arg, loc)?;
+        Ok(self.clamp_index(t, layers))
     }
 
     /// `clamp(i, 0, n - 1)`.
@@ -430,17 +430,10 @@ impl Ctx<'_> {
         }
     }
 
-    /// Word `k` of the image's format words (0: channel order, 1: channel data type).
-    fn format_word(&mut self, img: &Image, k: u32, loc: Loc) -> R<H> {
-        let p = self.abi.pod_pointer(&mut self.b, img.arg).ok_or_else(|| LowerError::new(loc, "internal: image format words"))?;
-        let words = self.b.load(p);
-        Ok(self.b.member(words, k))
-    }
-
     /// `CL_ADDRESS_CLAMP`'s colour outside the image: (0, 0, 0, 0), or (0, 0, 0, 1) for the
     /// channel orders without alpha.
-    fn border_colour(&mut self, img: &Image) -> H {
-        let order = self.format_word(img, 0, Loc::default()).unwrap_or_else(|_| self.b.u32(CL_R));
+    fn border_colour(&mut self, img: &Image, loc: Loc) -> R<H> {
+        let order = self.abi.image_info_word(&mut self.b, img.arg, 0).ok_or_else(|| LowerError::new(loc, "internal: image info words"))?;
         let base = self.b.u32(CL_R);
         let rel = self.b.binary(B::Subtract, order, base);
         let (mask, count, low5, one) = (self.b.u32(NO_ALPHA_ORDERS), self.b.u32(ORDERS), self.b.u32(31), self.b.u32(1));
@@ -459,13 +452,13 @@ impl Ctx<'_> {
             _ => (self.b.u32(0), bit),
         };
         let ty = self.vec4_ty(img.kind);
-        self.b.compose(ty, vec![zero, zero, zero, alpha])
+        Ok(self.b.compose(ty, vec![zero, zero, zero, alpha]))
     }
 
     /// `write_image*`: stores `color` at `coord` (OpenCL leaves a write outside the image
     /// undefined; on a device running kernels in the host process it is skipped).
     fn write_image(&mut self, elem: S, image: &Expr, coord: &Expr, color: &Expr) -> R<()> {
-        let img = self.image(image, Some(kind_of(elem)))?;
+        let img = self.image(image, kind_of(elem))?;
         let c = self.eval_value(coord)?;
         let value = self.eval_value(color)?;
         let n = axes(img.dim);
@@ -479,11 +472,10 @@ impl Ctx<'_> {
             self.b.stmt(store);
             return Ok(());
         }
-        let sizes = self.image_sizes(&img);
+        let sizes = self.image_sizes(img.arg, img.dim, image.loc)?;
         let mut bounds: Vec<(H, H)> = spatial.into_iter().zip(sizes).collect();
         if let Some(l) = layer {
-            let layers = self.layers(&img);
-            bounds.push((l, self.b.cast(layers, K::Sint, None)));
+            bounds.push((l, self.layers(img.arg, image.loc)?));
         }
         let mut inside = None;
         for (i, n) in bounds {
@@ -505,30 +497,23 @@ impl Ctx<'_> {
         }
     }
 
-    /// `get_image_*`.
+    /// `get_image_*`: the image's info words.
     fn image_query(&mut self, q: ImageQuery, image: &Expr, ty: &T, loc: Loc) -> R<H> {
-        let img = self.image(image, None)?;
+        let T::Image(dim, _) = image.ty else { return Err(LowerError::new(loc, "internal: an image expected")) };
+        let arg = self.image_arg(image)?;
         match q {
-            ImageQuery::ChannelOrder | ImageQuery::ChannelDataType => {
-                let w = self.format_word(&img, u32::from(q == ImageQuery::ChannelDataType), loc)?;
-                Ok(self.b.cast(w, K::Sint, None))
-            }
+            ImageQuery::ChannelOrder => self.info_word(arg, 0, loc),
+            ImageQuery::ChannelDataType => self.info_word(arg, 1, loc),
+            ImageQuery::Width => self.info_word(arg, 2, loc),
+            ImageQuery::Height => self.info_word(arg, 3, loc),
+            ImageQuery::Depth => self.info_word(arg, 4, loc),
             ImageQuery::ArraySize => {
-                let layers = self.layers(&img);
+                let w = self.abi.image_info_word(&mut self.b, arg, 5).ok_or_else(|| LowerError::new(loc, "internal: image info words"))?;
                 let wide = ty.element().is_some_and(|s| s.size() == 8);
-                Ok(if wide { self.b.cast(layers, K::Uint, Some(8)) } else { layers })
-            }
-            ImageQuery::Width | ImageQuery::Height | ImageQuery::Depth => {
-                let axis = match q {
-                    ImageQuery::Width => 0,
-                    ImageQuery::Height => 1,
-                    _ => 2,
-                };
-                let sizes = self.image_sizes(&img);
-                sizes.get(axis).copied().ok_or_else(|| LowerError::new(loc, "internal: image axis"))
+                Ok(if wide { self.b.cast(w, K::Uint, Some(8)) } else { w })
             }
             ImageQuery::Dim => {
-                let mut sizes = self.image_sizes(&img);
+                let mut sizes = self.image_sizes(arg, dim, loc)?;
                 if sizes.len() == 3 {
                     sizes.push(self.b.i32(0));
                 }

@@ -192,7 +192,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         printf_buffer: None,
     };
     cx.kernel_body(id)?;
-    cx.abi.declare_unused_images(&mut cx.module);
+    cx.abi.bind_unused_images();
     let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();

@@ -112,7 +112,8 @@ fn image_and_sampler_arguments_in_the_abi() {
     let ArgKind::Buffer { bindings, .. } = &args[0].kind else { panic!() };
     // Fresh bindings, and value slots after the launch block that do not overlap.
     assert!(a != b && !bindings.contains(&a) && !bindings.contains(&b));
-    let mut slots = [(ia, 8), (x, 4), (ib, 8), (s, 4)];
+    let info = crate::compiler::IMAGE_INFO_WORDS * 4;
+    let mut slots = [(ia, info), (x, 4), (ib, info), (s, 4)];
     slots.sort();
     assert!(slots[0].0 >= crate::compiler::LAUNCH_BLOCK_SIZE);
     assert!(slots.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0), "{slots:?}");
@@ -201,4 +202,34 @@ fn texel_buffers() {
     let ArgKind::Image { dim: ImageDim::D1Buffer, access: ImageAccess::Write, .. } = p.kernels[0].args()[3].kind else { panic!() };
     let err = build("kernel void k(read_only image1d_buffer_t a, sampler_t s, global float4 *o) { o[0] = read_imagef(a, s, 0); }", "", &target()).expect_err("no sampler");
     assert!(format!("{err:?}").contains("no overload of 'read_imagef'"), "{err:?}");
+}
+
+/// A kernel that only queries an image never declares it (its view may have any format), and
+/// images past the push constants have their words in the POD uniform.
+#[test]
+fn queried_images_are_not_declared_and_words_spill_to_the_uniform() {
+    let p = validated(
+        "kernel void k(read_only image2d_array_t a, write_only image3d_t b, global int *o) {
+             o[0] = get_image_width(a) + get_image_height(a) + (int)get_image_array_size(a) + get_image_channel_order(a)
+                  + get_image_depth(b) + get_image_dim(b).z + get_image_channel_data_type(b);
+         }",
+    );
+    let words = p.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+    let insts = crate::compiler::spirv::instructions(&words);
+    assert!(!insts.iter().any(|i| i.op == 25), "no OpTypeImage");
+    let args = p.kernels[0].args();
+    let (ArgKind::Image { binding: a, .. }, ArgKind::Image { binding: b, .. }) = (&args[0].kind, &args[1].kind) else { panic!() };
+    assert!(a != b && *a != u32::MAX && *b != u32::MAX);
+    // With 64 bytes of push constants, the second image's words are in the uniform.
+    let small = crate::compiler::Target { max_push_constants_size: 64, ..target() };
+    let src = "kernel void k(read_only image2d_t a, read_only image2d_t b, sampler_t s, global float4 *o) {
+                   o[0] = read_imagef(a, s, (float2)(0.5f)) + read_imagef(b, CLK_ADDRESS_CLAMP, (int2)(get_image_width(b), 0));
+               }";
+    let (_, p) = build(src, "", &small).unwrap_or_else(|e| panic!("{e:?}"));
+    spirv_val(&p.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")));
+    let kinds: Vec<bool> = p.kernels[0].args().iter().filter_map(|a| match a.kind {
+        ArgKind::Image { uniform, .. } | ArgKind::Sampler { uniform, .. } => Some(uniform),
+        _ => None,
+    }).collect();
+    assert_eq!(kinds, [false, true, true]);
 }
