@@ -1369,7 +1369,7 @@ unsafe fn kernels(t: &T) {
     t.is("built without -cl-kernel-arg-info", a.clGetKernelArgInfo(from_binary, 0, CL_KERNEL_ARG_NAME, 256, v, null_mut()), CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
     ok(a.clReleaseKernel(from_binary));
 
-    // Sub-groups are unsupported (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0).
+    // Sub-group queries: a local size of 1 to 3 sizes, known parameters.
     let local = 1usize;
     let sub_groups: [&dyn Fn(H, H) -> cl_int; 2] = [
         &|k, d| a.clGetKernelSubGroupInfo(k, d, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, 8, ptr(&local), 256, v, null_mut()),
@@ -1378,8 +1378,10 @@ unsafe fn kernels(t: &T) {
     for query in sub_groups {
         t.handle(Kind::Kernel, CL_INVALID_KERNEL, |k| query(k, d));
         t.non_null_handles(Kind::Device, CL_INVALID_DEVICE, |d| query(k, d));
-        t.is("no sub-groups", query(k, d), CL_INVALID_OPERATION);
     }
+    t.is("a sub-group query with no local size", a.clGetKernelSubGroupInfo(k, d, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, 0, null(), 256, v, null_mut()), CL_INVALID_VALUE);
+    t.is("a sub-group query with four sizes", a.clGetKernelSubGroupInfo(k, d, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, 32, ptr(&[1usize; 4]), 256, v, null_mut()), CL_INVALID_VALUE);
+    t.is("an unknown sub-group query", a.clGetKernelSubGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, 8, ptr(&local), 256, v, null_mut()), CL_INVALID_VALUE);
 }
 
 /// `clSetKernelArg` on a copy of `k` (global int *p, int v, local int *l), and the SVM

@@ -159,11 +159,10 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => 0u32.into(),
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => (Device::MAX_GLOBAL_VARIABLE_SIZE as usize).into(),
         CL_DEVICE_MAX_PIPE_ARGS | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS | CL_DEVICE_PIPE_MAX_PACKET_SIZE => 0u32.into(),
-        CL_DEVICE_MAX_NUM_SUB_GROUPS => 0u32.into(),
-        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
-        | CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
-        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-        | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => (if t.subgroups { t.max_work_group_size.div_ceil(t.subgroup_size) } else { 0 }).into(),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(t.subgroups),
+        // Vulkan promises no forward progress between a work-group's subgroups.
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS | CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(true),
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => Device::ATOMIC_MEMORY_CAPABILITIES.into(),
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Device::ATOMIC_FENCE_CAPABILITIES.into(),

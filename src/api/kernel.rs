@@ -157,6 +157,42 @@ entry! {
     }
 }
 
+entry! {
+    fn clGetKernelSubGroupInfo(kernel: cl_kernel, device: cl_device_id, param: cl_kernel_sub_group_info, input_size: usize, input: *const c_void, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
+        let k = get::<Kernel>(kernel)?;
+        let d = query_device(&k, device)?;
+        if !d.target.subgroups {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let sub_group = d.target.subgroup_size as usize;
+        let max_items = d.target.max_work_group_size as usize;
+        let sizes = || -> CLResult<&[usize]> {
+            let n = input_size / std::mem::size_of::<usize>();
+            if input.is_null() || !input_size.is_multiple_of(std::mem::size_of::<usize>()) || !(1..=3).contains(&n) {
+                return Err(CL_INVALID_VALUE);
+            }
+            Ok(std::slice::from_raw_parts(input as *const usize, n))
+        };
+        let answer = match param {
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => Ok(sub_group.min(sizes()?.iter().product()).into()),
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => Ok(sizes()?.iter().product::<usize>().div_ceil(sub_group).into()),
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                let [count] = sizes()? else { return Err(CL_INVALID_VALUE) };
+                // Sub-groups are whole: `count` of them fill count · size work-items in x.
+                let dims = (size / std::mem::size_of::<usize>()).clamp(1, 3);
+                let items = count.checked_mul(sub_group).filter(|&n| n <= max_items).unwrap_or(0);
+                let mut local = vec![if items == 0 { 0 } else { 1 }; dims];
+                local[0] = items;
+                Ok(Info::slice(&local))
+            }
+            CL_KERNEL_MAX_NUM_SUB_GROUPS => Ok(max_items.div_ceil(sub_group).into()),
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => Ok(0usize.into()),
+            _ => Err(CL_INVALID_VALUE),
+        };
+        info::write(answer, size, value, size_ret)
+    }
+}
+
 fn address_qualifier(a: AddressQualifier) -> cl_kernel_arg_address_qualifier {
     match a {
         AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,

@@ -169,14 +169,6 @@ entry! {
     }
 }
 
-entry! {
-    fn clGetKernelSubGroupInfo(k: cl_kernel, d: cl_device_id, p: cl_uint, is: usize, iv: CPtr, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> {
-        // The device must be the kernel's, as for clGetKernelWorkGroupInfo; none has sub-groups.
-        let kernel = get::<Kernel>(k)?;
-        super::kernel::query_device(&kernel, d)?;
-        Err(CL_INVALID_OPERATION)
-    }
-}
 entry! { fn clCreateProgramWithIL(c: cl_context, il: CPtr, len: usize; errcode_ret) -> CLResult<cl_program> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clGetDeviceAndHostTimer(d: cl_device_id, dt: *mut cl_ulong, ht: *mut cl_ulong) -> CLResult<()> { get::<Device>(d)?; Err(CL_INVALID_OPERATION) } }
 entry! { fn clGetHostTimer(d: cl_device_id, ht: *mut cl_ulong) -> CLResult<()> { get::<Device>(d)?; Err(CL_INVALID_OPERATION) } }

@@ -206,6 +206,29 @@ mod tests {
     }
 
     #[test]
+    fn buffers_are_coherent_where_global_memory_is_ordered() {
+        let coherent = |body: &str| {
+            let src = format!("kernel void k(global int *o, global atomic_int *a) {{ {body} }}");
+            let program = build(&src, "-cl-std=CL3.0", &target()).unwrap_or_else(|e| panic!("{e:?}")).1;
+            let words = program.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            // OpDecorate (71) with Coherent (23)
+            let mut rest = words.get(5..).unwrap_or_default();
+            let mut n = 0;
+            while let Some(&w) = rest.first() {
+                n += usize::from(w & 0xffff == 71 && rest.get(2) == Some(&23));
+                rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
+            }
+            n > 0
+        };
+        assert!(!coherent("o[0] = atomic_load_explicit(a, memory_order_relaxed);"));
+        assert!(coherent("o[0] = atomic_load_explicit(a, memory_order_acquire);"));
+        assert!(coherent("o[0] = 1; atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);"));
+        assert!(coherent("o[0] = 1; mem_fence(CLK_GLOBAL_MEM_FENCE);"));
+        assert!(!coherent("o[0] = 1; atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_release, memory_scope_work_group);"));
+    }
+
+    #[test]
     fn counted_loops_are_unrolled_and_others_kept() {
         let kernel = |body: &str| {
             let src = format!("kernel void k(global float *o, int n) {{ float acc[4][4]; {body} }}");

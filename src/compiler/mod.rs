@@ -57,6 +57,10 @@ pub struct Target {
     pub max_work_item_sizes: [u32; 3],
     pub local_mem_size: u64,
     pub subgroup_size: u32,
+    /// Sub-groups (`cl_khr_subgroups`) and the work-group collective functions built on them:
+    /// compute shaders have Vulkan's subgroup operations, on every type OpenCL C's collectives
+    /// take (`shaderSubgroupExtendedTypes`).
+    pub subgroups: bool,
     /// `__OPENCL_C_VERSION__` of the highest OpenCL C the device reports, e.g. 300.
     pub opencl_c_version: u32,
     /// Clamp indices into `__local` and private arrays to the array. Needed where the device runs
@@ -97,6 +101,7 @@ pub(crate) fn test_target() -> Target {
         max_work_item_sizes: [1024, 1024, 64],
         local_mem_size: 49152,
         subgroup_size: 32,
+        subgroups: true,
         opencl_c_version: 300,
         clamp_array_indices: true,
         ordering_by_rmw: false,

@@ -50,6 +50,14 @@ pub struct Preprocessed {
 /// `docs/compiler.md`).
 pub const ATOMIC_FEATURES: [&str; 3] = ["__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"];
 
+/// The OpenCL C 3.0 features of a device with sub-groups (`Target::subgroups`). Not the
+/// `cl_khr_subgroups` extension: it requires independent forward progress between
+/// sub-groups, which Vulkan does not promise.
+pub const SUBGROUP_FEATURES: [&str; 2] = ["__opencl_c_subgroups", "__opencl_c_work_group_collective_functions"];
+
+/// The sub-group extensions of a device with sub-groups.
+pub const SUBGROUP_EXTENSIONS: [&str; 4] = ["cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative", "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_vote"];
+
 /// The macros every program starts with, as `(name, replacement)`; a function-like macro's
 /// name carries its parameter list.
 pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, String)> {
@@ -92,6 +100,9 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     for feature in ATOMIC_FEATURES {
         flag(feature, cl3);
     }
+    for feature in SUBGROUP_FEATURES {
+        flag(feature, cl3 && target.subgroups);
+    }
     if cl3 {
         // C11 atomics: deprecated in OpenCL C 3.0, still defined (as clang does).
         defs.push(("ATOMIC_VAR_INIT(x)".into(), "(x)".into()));
@@ -118,6 +129,9 @@ fn supported_extensions(target: &Target) -> Vec<&'static str> {
     }
     if target.fp16 {
         exts.push("cl_khr_fp16");
+    }
+    if target.subgroups {
+        exts.extend(SUBGROUP_EXTENSIONS);
     }
     exts
 }

@@ -26,12 +26,19 @@ pub fn capabilities(target: &Target) -> Capabilities {
     if target.fp16 && target.storage_16bit {
         caps |= Capabilities::SHADER_FLOAT16;
     }
+    if target.subgroups {
+        caps |= Capabilities::SUBGROUP | Capabilities::SUBGROUP_BARRIER;
+    }
     caps
 }
 
 /// Validates a module; the error text is an internal compiler error.
 pub fn validate(module: &naga::Module, target: &Target) -> Result<ModuleInfo, String> {
-    Validator::new(ValidationFlags::all(), capabilities(target))
+    let mut validator = Validator::new(ValidationFlags::all(), capabilities(target));
+    if target.subgroups {
+        validator.subgroup_stages(naga::valid::ShaderStages::COMPUTE).subgroup_operations(naga::valid::SubgroupOperationSet::all());
+    }
+    validator
         .validate(module)
         .map_err(|e| format!("internal compiler error: invalid IR: {}", e.emit_to_string("")))
 }

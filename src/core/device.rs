@@ -74,6 +74,7 @@ impl Device {
             max_work_item_sizes: l.max_compute_work_group_size,
             local_mem_size: l.max_compute_shared_memory_size as u64,
             subgroup_size: p.subgroup_size,
+            subgroups: p.subgroup_ops && gpu.features.subgroup_extended_types,
             opencl_c_version: 300,
             clamp_array_indices: device_type == CL_DEVICE_TYPE_CPU,
             ordering_by_rmw: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
@@ -138,6 +139,9 @@ impl Device {
         if self.target.fp64 {
             list.push(("cl_khr_fp64", v1));
         }
+        if self.target.subgroups {
+            list.extend(crate::compiler::preprocess::SUBGROUP_EXTENSIONS.map(|e| (e, v1)));
+        }
         list
     }
 
@@ -187,6 +191,9 @@ impl Device {
         list.push("__opencl_c_program_scope_global_variables");
         list.push("__opencl_c_generic_address_space");
         list.extend(crate::compiler::preprocess::ATOMIC_FEATURES);
+        if self.target.subgroups {
+            list.extend(crate::compiler::preprocess::SUBGROUP_FEATURES);
+        }
         list
     }
 }

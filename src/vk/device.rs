@@ -29,12 +29,17 @@ pub struct Features {
     /// Out-of-bounds buffer accesses stay inside the buffer (a faulty kernel cannot reach
     /// other memory).
     pub robust_buffer_access: bool,
+    /// Subgroup operations on 8/16/64-bit integers and 16-bit floats.
+    pub subgroup_extended_types: bool,
 }
 
 /// Properties read once from the physical device.
 pub struct Properties {
     pub base: vk::PhysicalDeviceProperties,
     pub subgroup_size: u32,
+    /// Compute shaders have the subgroup operations OpenCL's sub-groups and work-group
+    /// collectives are made of (basic, vote, arithmetic, ballot, shuffle).
+    pub subgroup_ops: bool,
     pub device_uuid: [u8; 16],
     pub driver_uuid: [u8; 16],
     pub driver_name: String,
@@ -132,6 +137,15 @@ fn has_extension(instance: &ash::Instance, physical: vk::PhysicalDevice, name: &
     exts.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
 }
 
+/// The subgroup operations OpenCL's sub-group functions need.
+const SUBGROUP_OPS: vk::SubgroupFeatureFlags = vk::SubgroupFeatureFlags::from_raw(
+    vk::SubgroupFeatureFlags::BASIC.as_raw()
+        | vk::SubgroupFeatureFlags::VOTE.as_raw()
+        | vk::SubgroupFeatureFlags::ARITHMETIC.as_raw()
+        | vk::SubgroupFeatureFlags::BALLOT.as_raw()
+        | vk::SubgroupFeatureFlags::SHUFFLE.as_raw(),
+);
+
 fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32, [pci, sm, import]: [bool; 3]) -> Properties {
     let mut v11 = vk::PhysicalDeviceVulkan11Properties::default();
     let mut v12 = vk::PhysicalDeviceVulkan12Properties::default();
@@ -160,6 +174,7 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
     Properties {
         base,
         subgroup_size: v11.subgroup_size.max(1),
+        subgroup_ops: v11.subgroup_supported_stages.contains(vk::ShaderStageFlags::COMPUTE) && v11.subgroup_supported_operations.contains(SUBGROUP_OPS),
         device_uuid: v11.device_uuid,
         driver_uuid: v11.driver_uuid,
         driver_name: text(v12.driver_name_as_c_str()),
@@ -226,6 +241,7 @@ impl Gpu {
             buffer_device_address: f12.buffer_device_address != 0,
             host_query_reset: f12.host_query_reset != 0,
             robust_buffer_access: core.robust_buffer_access != 0,
+            subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
         };
         let extensions = Extensions { pci, host_import, calibrated, copy_family };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
@@ -300,6 +316,7 @@ fn create_device(
         .storage_push_constant8(s12.storage_push_constant8 != 0)
         .shader_buffer_int64_atomics(f.int64_atomics)
         .shader_shared_int64_atomics(f.int64_atomics)
+        .shader_subgroup_extended_types(f.subgroup_extended_types)
         .uniform_buffer_standard_layout(s12.uniform_buffer_standard_layout != 0)
         .scalar_block_layout(s12.scalar_block_layout != 0)
         .vulkan_memory_model(s12.vulkan_memory_model != 0)

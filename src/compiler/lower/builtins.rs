@@ -19,14 +19,22 @@ impl Ctx<'_> {
             // A fence on no memory (`mem_fence(0)`, a relaxed or work-item-scope
             // `atomic_work_item_fence`) orders nothing.
             Builtin::Fence(_, flags) if !flags.local && !flags.global => Ok(Val::Void),
-            Builtin::Fence(..) if self.target.ordering_by_rmw => {
-                self.rmw_fence();
-                Ok(Val::Void)
-            }
             Builtin::Fence(_, flags) => {
-                self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+                // A fence on global memory orders it for other work-groups too, whose plain
+                // accesses must then bypass non-coherent caches (CTS c11_atomics atomic_flag).
+                self.orders_global |= flags.global;
+                if self.target.ordering_by_rmw {
+                    self.rmw_fence();
+                } else {
+                    self.b.stmt(Statement::MemoryBarrier(barrier_flags(flags)));
+                }
                 Ok(Val::Void)
             }
+            Builtin::SubGroupBarrier(flags) => {
+                self.b.stmt(Statement::ControlBarrier(barrier_flags(flags) | naga::Barrier::SUB_GROUP));
+                Ok(Val::Void)
+            }
+            Builtin::Collective(group, c) => self.collective(group, c, args, ty, loc),
             Builtin::Atomic(op) => self.atomic(op, args, ty, loc).map(Val::V),
             Builtin::C11Atomic(op, order, flags) => self.c11_atomic(op, order, flags, args, loc),
             Builtin::GetFence => self.get_fence(args, loc).map(Val::V),
@@ -63,6 +71,9 @@ impl Ctx<'_> {
     }
 
     fn work_item(&mut self, f: WorkItemFn, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        if f.is_sub_group() {
+            return Ok(self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, f));
+        }
         let dim = match args.first() {
             Some(a) => {
                 let v = self.eval_value(a)?;

@@ -578,29 +578,8 @@ impl Ctx<'_> {
         let start = self.b.math(M::Clamp, &[start, lo, hi]);
         let underflow = self.b.binary(B::Less, exp, base);
         let start = self.b.select(underflow, lo, start);
-        let k5 = u(self, 5);
-        let idx = self.b.binary(B::ShiftRight, start, k5);
-        let k31 = u(self, 31);
-        let sh = self.b.binary(B::And, start, k31);
+        let [w0, w1, w2] = self.two_over_pi_windows(table, start);
         let k32 = u(self, 32);
-        let back = self.b.binary(B::Subtract, k32, sh);
-        let tptr = self.b.expr(Expression::GlobalVariable(table));
-        let word = |cx: &mut Self, j: u32| {
-            let o = cx.b.u32(j);
-            let i = cx.b.binary(B::Add, idx, o);
-            let p = cx.b.index(tptr, i);
-            let w = cx.b.load(p);
-            cx.b.cast(w, ScalarKind::Uint, Some(8))
-        };
-        let window = |cx: &mut Self, j: u32| {
-            let (a, b) = (word(cx, j), word(cx, j + 1));
-            let up = cx.b.binary(B::ShiftLeft, a, k32);
-            let pair = cx.b.binary(B::InclusiveOr, up, b);
-            let w = cx.b.binary(B::ShiftRight, pair, back);
-            let mask = u64c(cx, 0xffff_ffff);
-            cx.b.binary(B::And, w, mask)
-        };
-        let (w0, w1, w2) = (window(self, 0), window(self, 1), window(self, 2));
         let m64 = self.b.cast(m, ScalarKind::Uint, Some(8));
         let (p0, p1, p2) = (self.b.binary(B::Multiply, m64, w0), self.b.binary(B::Multiply, m64, w1), self.b.binary(B::Multiply, m64, w2));
         let mask = u64c(self, 0xffff_ffff);
@@ -643,6 +622,35 @@ impl Ctx<'_> {
         let q = self.b.select(neg, nq, q);
         let nr = self.b.unary(naga::UnaryOperator::Negate, r);
         (q, self.b.select(neg, nr, r))
+    }
+
+    /// `N` consecutive 32-bit windows (as u64, most significant first) of the 2/π table,
+    /// starting at bit `start` (counted from the table's first bit).
+    pub(super) fn two_over_pi_windows<const N: usize>(&mut self, table: Handle<naga::GlobalVariable>, start: H) -> [H; N] {
+        let k5 = self.b.u32(5);
+        let idx = self.b.binary(B::ShiftRight, start, k5);
+        let k31 = self.b.u32(31);
+        let sh = self.b.binary(B::And, start, k31);
+        let k32 = self.b.u32(32);
+        let back = self.b.binary(B::Subtract, k32, sh);
+        let tptr = self.b.expr(Expression::GlobalVariable(table));
+        let word = |cx: &mut Self, j: usize| {
+            let o = cx.b.u32(j as u32);
+            let i = cx.b.binary(B::Add, idx, o);
+            let p = cx.b.index(tptr, i);
+            let w = cx.b.load(p);
+            cx.b.cast(w, ScalarKind::Uint, Some(8))
+        };
+        let low32 = self.b.lit(naga::Literal::U64(0xffff_ffff));
+        let mut windows = [start; N];
+        for (j, slot) in windows.iter_mut().enumerate() {
+            let (a, b) = (word(self, j), word(self, j + 1));
+            let up = self.b.binary(B::ShiftLeft, a, k32);
+            let pair = self.b.binary(B::InclusiveOr, up, b);
+            let w = self.b.binary(B::ShiftRight, pair, back);
+            *slot = self.b.binary(B::And, w, low32);
+        }
+        windows
     }
 
     /// The private table of 2/π bits (created on first use).

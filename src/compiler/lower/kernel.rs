@@ -3,7 +3,6 @@
 //! the overrides and writes SPIR-V.
 
 use super::abi::{self, Abi};
-use super::builder::FnBuilder;
 use super::arena::{self, LocalArena};
 use crate::compiler::{spirv, ConstantData, Kernel, KernelArg, KernelAttributes, Target};
 use naga::{EntryPoint, Expression, Module, ShaderStage, Span};
@@ -36,7 +35,7 @@ pub struct CompiledKernel {
 
 /// Makes `main` of `module` from the finished kernel body, with the work-group size taken
 /// from the `local_size_*` overrides.
-pub fn add_entry_point(module: &mut Module, abi: &Abi, body: FnBuilder) {
+pub fn add_entry_point(module: &mut Module, abi: &Abi, function: naga::Function) {
     let sizes = abi.local_size.map(|o| {
         Some(module.global_expressions.append(Expression::Override(o), Span::UNDEFINED))
     });
@@ -46,7 +45,7 @@ pub fn add_entry_point(module: &mut Module, abi: &Abi, body: FnBuilder) {
         early_depth_test: None,
         workgroup_size: [1, 1, 1],
         workgroup_size_overrides: Some(sizes),
-        function: body.finish(),
+        function,
         mesh_info: None,
         task_payload: None,
         incoming_ray_payload: None,

@@ -32,6 +32,7 @@ pub mod types;
 mod unroll;
 mod wide;
 pub mod workitem;
+mod collective;
 
 use crate::compiler::sema::model::{self, FuncId, Program};
 use crate::compiler::source::Loc;
@@ -153,6 +154,8 @@ struct Ctx<'p> {
     orders_global: bool,
     /// The workgroup word fences touch where read-modify-writes keep orders, once used.
     fence_word: Option<Handle<GlobalVariable>>,
+    /// The `__local` arrays of work-group collectives, one per value type, once used.
+    collective_scratch: HashMap<Handle<naga::Type>, Handle<GlobalVariable>>,
     /// The printf buffer and its binding, once a printf call is lowered.
     printf_buffer: Option<(Handle<GlobalVariable>, u32)>,
 }
@@ -190,6 +193,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         orders_global: false,
         fence_word: None,
         printf_buffer: None,
+        collective_scratch: HashMap::new(),
     };
     cx.kernel_body(id)?;
     cx.abi.bind_unused_images();
@@ -212,8 +216,10 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         .map(|w| program.types.size_of(&w.ty))
         .sum();
     let private_mem_size = func.locals.iter().map(|l| program.types.size_of(&l.ty)).sum();
-    let Ctx { mut module, abi, b, orders_global, .. } = cx;
-    kernel::add_entry_point(&mut module, &abi, b);
+    let Ctx { mut module, abi, b, orders_global, workitem, .. } = cx;
+    let mut main = b.finish();
+    workitem.finish(&mut module, &mut main);
+    kernel::add_entry_point(&mut module, &abi, main);
     abi.allow_stores(&mut module);
     if orders_global {
         kernel::make_buffers_coherent(&mut module);

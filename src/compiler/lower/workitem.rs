@@ -6,8 +6,8 @@ use super::abi::{self, Abi};
 use super::builder::{intern, FnBuilder};
 use crate::compiler::sema::model::WorkItemFn;
 use naga::{
-    AddressSpace, BinaryOperator as B, Binding, BuiltIn, Expression, FunctionArgument,
-    GlobalVariable, Handle, MemoryDecorations, Module, Scalar, Span, TypeInner, VectorSize,
+    AddressSpace, BinaryOperator as B, Binding, Block, BuiltIn, Expression, Function, FunctionArgument,
+    GlobalVariable, Handle, MemoryDecorations, Module, Scalar, Span, Statement, TypeInner, VectorSize,
 };
 
 /// The private copies of the built-in IDs.
@@ -17,6 +17,9 @@ pub struct WorkItem {
     /// The work-group size. Code reads it from this variable, not from the overrides: naga
     /// constant-folds expressions of overrides at specialisation and cannot fold every cast.
     local_size: Handle<GlobalVariable>,
+    /// Private copies of Vulkan's subgroup built-ins, made when a kernel first uses one (the
+    /// SPIR-V of other kernels stays free of subgroup capabilities).
+    subgroup: Vec<(BuiltIn, Handle<GlobalVariable>)>,
 }
 
 impl WorkItem {
@@ -33,7 +36,7 @@ impl WorkItem {
             };
             module.global_variables.append(var, Span::UNDEFINED)
         };
-        WorkItem { local_id: private("local_id"), group_id: private("group_id"), local_size: private("local_size") }
+        WorkItem { local_id: private("local_id"), group_id: private("group_id"), local_size: private("local_size"), subgroup: Vec::new() }
     }
 
     /// Adds the built-in arguments to `main` and stores them and the work-group size into the
@@ -58,6 +61,82 @@ impl WorkItem {
         let size = b.compose(uvec3, sizes);
         let ptr = b.expr(Expression::GlobalVariable(self.local_size));
         b.store(ptr, size);
+    }
+
+    /// Copies the subgroup built-ins the kernel used into their private variables, first
+    /// thing in `main`.
+    pub fn finish(&self, module: &mut Module, main: &mut Function) {
+        let u32_ty = intern(module, TypeInner::Scalar(Scalar::U32));
+        let mut copies = Block::new();
+        for &(builtin, var) in &self.subgroup {
+            let arg = main.arguments.len() as u32;
+            main.arguments.push(FunctionArgument { name: None, ty: u32_ty, binding: Some(Binding::BuiltIn(builtin)) });
+            // Arguments and globals are never emitted: the stores need no `Emit`.
+            let value = main.expressions.append(Expression::FunctionArgument(arg), Span::UNDEFINED);
+            let pointer = main.expressions.append(Expression::GlobalVariable(var), Span::UNDEFINED);
+            copies.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+        }
+        main.body.splice(0..0, copies);
+    }
+
+    /// The value of Vulkan's subgroup built-in `builtin` (u32).
+    fn subgroup_value(&mut self, module: &mut Module, b: &mut FnBuilder, builtin: BuiltIn) -> Handle<Expression> {
+        let var = match self.subgroup.iter().find(|(bi, _)| *bi == builtin) {
+            Some(&(_, var)) => var,
+            None => {
+                let ty = intern(module, TypeInner::Scalar(Scalar::U32));
+                let var = GlobalVariable { name: None, space: AddressSpace::Private, binding: None, ty, init: None, memory_decorations: MemoryDecorations::empty() };
+                let var = module.global_variables.append(var, Span::UNDEFINED);
+                self.subgroup.push((builtin, var));
+                var
+            }
+        };
+        let p = b.expr(Expression::GlobalVariable(var));
+        b.load(p)
+    }
+
+    /// The sub-group functions (u32). A Vulkan subgroup is an OpenCL sub-group: both number
+    /// a work-group's work-items in order of local linear id (the drivers ferrocl runs on do;
+    /// every sub-group but the last is full).
+    pub fn sub_group(&mut self, module: &mut Module, abi: &Abi, b: &mut FnBuilder, f: WorkItemFn) -> Handle<Expression> {
+        match f {
+            WorkItemFn::SubGroupId => self.subgroup_value(module, b, BuiltIn::SubgroupId),
+            WorkItemFn::SubGroupLocalId => self.subgroup_value(module, b, BuiltIn::SubgroupInvocationId),
+            WorkItemFn::NumSubGroups | WorkItemFn::EnqueuedNumSubGroups => {
+                // ⌈items / size⌉: lavapipe's NumSubgroups leaves out a partial last one.
+                let size = self.subgroup_value(module, b, BuiltIn::SubgroupSize);
+                let items = self.group_items(abi, b);
+                let one = b.u32(1);
+                let rounded = b.binary(B::Add, items, size);
+                let rounded = b.binary(B::Subtract, rounded, one);
+                b.binary(B::Divide, rounded, size)
+            }
+            WorkItemFn::MaxSubGroupSize => {
+                let size = self.subgroup_value(module, b, BuiltIn::SubgroupSize);
+                let items = self.group_items(abi, b);
+                b.math(naga::MathFunction::Min, &[size, items])
+            }
+            _ => {
+                // min(size, items - id · size): the last sub-group holds what is left.
+                let size = self.subgroup_value(module, b, BuiltIn::SubgroupSize);
+                let id = self.subgroup_value(module, b, BuiltIn::SubgroupId);
+                let items = self.group_items(abi, b);
+                let before = b.binary(B::Multiply, id, size);
+                let left = b.binary(B::Subtract, items, before);
+                b.math(naga::MathFunction::Min, &[size, left])
+            }
+        }
+    }
+
+    /// The work-items of the work-group.
+    pub fn group_items(&self, abi: &Abi, b: &mut FnBuilder) -> Handle<Expression> {
+        let mut n = b.u32(1);
+        for d in 0..3 {
+            let d = b.u32(d);
+            let s = self.per_dim(abi, b, WorkItemFn::LocalSize, d);
+            n = b.binary(B::Multiply, n, s);
+        }
+        n
     }
 
     /// The value (u32) of `f(dim)`; `dim` is a u32 expression. Out-of-range dimensions give

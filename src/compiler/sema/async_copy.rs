@@ -152,7 +152,7 @@ impl Sema<'_> {
 
     /// Arguments of scalar parameters of type `ty` (a size or a count), converted as a call's
     /// arguments are.
-    fn scalar_args(&mut self, name: &str, args: Vec<Expr>, ty: &Type, loc: Loc) -> Option<Vec<Expr>> {
+    pub(super) fn scalar_args(&mut self, name: &str, args: Vec<Expr>, ty: &Type, loc: Loc) -> Option<Vec<Expr>> {
         if args.iter().any(|a| !matches!(a.ty, Type::Scalar(_))) {
             return self.no_overload(name, &args, loc).map(|_| vec![]);
         }

@@ -4,9 +4,10 @@
 
 use super::consteval::{eval, CValue, Num};
 use super::model::{
-    AtomicOp, Builtin, Expr, ExprKind, FenceFlags, FenceKind, IntFn, MathFn, Precision,
+    AtomicOp, Builtin, Expr, ExprKind, FenceFlags, Group, FenceKind, IntFn, MathFn, Precision,
     Rounding, Scalar, Space, Type, WorkItemFn, CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE,
 };
+use super::collective::{collective, sub_group_item};
 use super::conv::to_unsigned;
 use super::overload::{form, Elems, Form, Widths, P};
 use super::Sema;
@@ -154,7 +155,8 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
 /// Built-in functions of OpenCL C that this compiler does not provide, by family.
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        _ if name.starts_with("work_group_") || name.starts_with("sub_group_") => "work-group and sub-group collective functions",
+        _ if name.starts_with("work_group_") => "work-group collective functions need OpenCL C 2.0 or later (-cl-std=CL3.0) and a device with sub-groups",
+        _ if name.starts_with("sub_group_") || name.contains("_sub_group") => "sub-group functions need a device with sub-groups",
         _ => return None,
     })
 }
@@ -229,6 +231,12 @@ impl Sema<'_> {
         if super::image::is_image_builtin(name) {
             return self.image_call(name, args, loc);
         }
+        if let Some(f) = sub_group_item(name).filter(|_| self.has_collectives(Group::SubGroup)) {
+            return self.sub_group_item_call(f, name, args, loc);
+        }
+        if let Some(c) = collective(name).filter(|(g, _)| self.has_collectives(*g)) {
+            return self.collective_call(c, name, args, loc);
+        }
         if self.is_c11_atomic(name) {
             return self.c11_atomic_call(name, args, loc);
         }
@@ -245,13 +253,14 @@ impl Sema<'_> {
             "shuffle" | "shuffle2" => self.shuffle_call(name, args, loc),
             "async_work_group_copy" | "async_work_group_strided_copy" => self.async_copy_call(name, args, loc),
             "wait_group_events" => self.wait_events_call(name, args, loc),
-            "async_work_group_copy_fence" => self.fence_call(None, name, args, loc),
+            "async_work_group_copy_fence" => self.fence_call(Builtin::Barrier, name, args, loc),
             "prefetch" => self.prefetch_call(name, args, loc),
             "printf" => self.printf_call(args, loc),
-            "barrier" | "work_group_barrier" => self.fence_call(None, name, args, loc),
-            "mem_fence" => self.fence_call(Some(FenceKind::Full), name, args, loc),
-            "read_mem_fence" => self.fence_call(Some(FenceKind::Read), name, args, loc),
-            "write_mem_fence" => self.fence_call(Some(FenceKind::Write), name, args, loc),
+            "barrier" | "work_group_barrier" => self.fence_call(Builtin::Barrier, name, args, loc),
+            "sub_group_barrier" if self.has_collectives(Group::SubGroup) => self.fence_call(Builtin::SubGroupBarrier, name, args, loc),
+            "mem_fence" => self.fence_call(|f| Builtin::Fence(FenceKind::Full, f), name, args, loc),
+            "read_mem_fence" => self.fence_call(|f| Builtin::Fence(FenceKind::Read, f), name, args, loc),
+            "write_mem_fence" => self.fence_call(|f| Builtin::Fence(FenceKind::Write, f), name, args, loc),
             "min" | "max" | "clamp" => self.min_max_call(name, args, loc),
             "to_global" | "to_local" | "to_private" | "get_fence" => self.generic_call(name, args, loc),
             "dot" | "length" | "distance" | "normalize" | "cross" => self.geometric_call(name, Elems::Float, args, loc),
@@ -303,7 +312,7 @@ impl Sema<'_> {
             return self.vstore_call(n, None, name, args, loc);
         }
         match unsupported(name) {
-            Some(what) => self.err(loc, format!("'{name}': {what} are not supported yet")),
+            Some(what) => self.err(loc, format!("'{name}' is not available: {what}")),
             None => self.err(loc, format!("call to undeclared function '{name}' (implicit declarations are not allowed in OpenCL C)")),
         }
     }
@@ -508,21 +517,24 @@ impl Sema<'_> {
         Some(Expr { kind: ExprKind::Float(value), ty: Type::Scalar(s), loc })
     }
 
-    /// `barrier(flags)` and the fences: the flags must be a constant.
-    fn fence_call(&mut self, kind: Option<FenceKind>, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
-        self.arity(name, &args, 1, loc)?;
+    /// `barrier(flags)` and the fences: the flags must be a constant. The barriers of OpenCL
+    /// C 2.0 (`work_group_barrier`, `sub_group_barrier`) may name a memory scope too, a
+    /// constant; the barrier's own scope serves every scope they may name.
+    fn fence_call(&mut self, make: fn(FenceFlags) -> Builtin, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let scoped = name.ends_with("group_barrier") && args.len() == 2;
+        self.arity(name, &args, if scoped { 2 } else { 1 }, loc)?;
         let bits = match eval(&args[0]) {
             Ok(CValue::Num(Num::I(v))) => v,
             _ => return self.err(args[0].loc, format!("the flags of '{name}' must be a constant (CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE)")),
         };
+        if scoped && !matches!(eval(&args[1]), Ok(CValue::Num(Num::I(_)))) {
+            return self.err(args[1].loc, format!("the memory scope of '{name}' must be a constant (memory_scope_work_group, ...)"));
+        }
         let flags = FenceFlags {
             local: bits & i128::from(CLK_LOCAL_MEM_FENCE as u8) != 0,
             global: bits & i128::from(CLK_GLOBAL_MEM_FENCE as u8) != 0,
         };
-        let b = match kind {
-            None => Builtin::Barrier(flags),
-            Some(k) => Builtin::Fence(k, flags),
-        };
+        let b = make(flags);
         Some(call(b, vec![], Type::Void, loc))
     }
 

@@ -5,6 +5,7 @@
 mod async_copy;
 mod atomics;
 mod builtins;
+mod collective;
 mod consteval;
 mod conv;
 mod decl;

@@ -711,6 +711,108 @@ pub enum WorkItemFn {
     GlobalLinearId,
     /// No argument: the work-item's linear position in its group.
     LocalLinearId,
+    /// The sub-group functions of `cl_khr_subgroups` (no argument; `uint` results): the size
+    /// of this work-item's sub-group, the largest sub-group of the dispatch, the sub-groups
+    /// of this work-group (and of a whole one), the work-item's sub-group and its place in it.
+    SubGroupSize,
+    MaxSubGroupSize,
+    NumSubGroups,
+    EnqueuedNumSubGroups,
+    SubGroupId,
+    SubGroupLocalId,
+}
+
+impl WorkItemFn {
+    pub fn is_sub_group(self) -> bool {
+        use WorkItemFn::*;
+        matches!(self, SubGroupSize | MaxSubGroupSize | NumSubGroups | EnqueuedNumSubGroups | SubGroupId | SubGroupLocalId)
+    }
+}
+
+/// The work-items a collective function spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    WorkGroup,
+    SubGroup,
+}
+
+/// The combining operation of a reduction or scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupOp {
+    Add,
+    Min,
+    Max,
+}
+
+/// A collective function: every work-item of the group calls it and gets a value made of
+/// the arguments of all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    /// `int` predicate → `int` 1 if it is non-zero for every (any) work-item, else 0.
+    All,
+    Any,
+    /// `(value, id…)`: the value of the work-item at the local id (the sub-group local id;
+    /// one to three `size_t` ids of a work-group).
+    Broadcast,
+    Reduce(GroupOp),
+    ScanInclusive(GroupOp),
+    /// The first work-item gets the operation's identity (0, the type's largest value for
+    /// `min`, its smallest for `max`; ±INFINITY for floats).
+    ScanExclusive(GroupOp),
+    /// `cl_khr_subgroup_shuffle(_relative)`: `(value, uint)`, the value of the sub-group's
+    /// work-item at that local id, at the id xor it, that many below, that many above.
+    Shuffle(ShuffleKind),
+    /// `cl_khr_subgroup_non_uniform_vote`: `int` 1 for one active work-item (no arguments);
+    /// whether every active work-item has the same value.
+    Elect,
+    AllEqual,
+    /// `cl_khr_subgroup_ballot`: see [`BallotFn`].
+    Ballot(BallotFn),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleKind {
+    Index,
+    Xor,
+    Up,
+    Down,
+    /// `sub_group_non_uniform_broadcast` (of `cl_khr_subgroup_ballot`): `Index` of any scalar
+    /// or vector type, from an id the active work-items agree on.
+    Broadcast,
+    /// `sub_group_broadcast_first(value)`: the value of the active work-item of least id.
+    First,
+}
+
+/// The functions of `cl_khr_subgroup_ballot`. A ballot is a `uint4` of one bit per sub-group
+/// local id (bit i of component i / 32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BallotFn {
+    /// `int` predicate → the ballot of the active work-items where it is non-zero.
+    Ballot,
+    /// ballot → `int`: the work-item's own bit.
+    Inverse,
+    /// `(ballot, uint index)` → `int`: bit `index`.
+    BitExtract,
+    /// ballot → `uint`: the set bits of the sub-group's work-items, all of them, those up to
+    /// and including this one, those before it.
+    BitCount,
+    InclusiveScan,
+    ExclusiveScan,
+    /// ballot → `uint`: the lowest and highest set bit of the sub-group's work-items.
+    FindLsb,
+    FindMsb,
+    /// No argument → the ballot of the work-items whose local id is equal to, greater or
+    /// equal, greater, less or equal, less than this one's.
+    Mask(MaskKind),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskKind {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -953,6 +1055,11 @@ pub enum Builtin {
     WorkItem(WorkItemFn),
     /// `barrier(flags)` / `work_group_barrier(flags)`; no arguments left.
     Barrier(FenceFlags),
+    /// `sub_group_barrier(flags)`; no arguments left.
+    SubGroupBarrier(FenceFlags),
+    /// A work-group or sub-group collective function; the arguments as [`Collective`] says,
+    /// ids as `uint`.
+    Collective(Group, Collective),
     /// `mem_fence` / `read_mem_fence` / `write_mem_fence`; no arguments left.
     Fence(FenceKind, FenceFlags),
     Math(MathFn, Precision),

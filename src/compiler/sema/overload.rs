@@ -33,6 +33,8 @@ pub(super) enum Elems {
     All,
     /// `uint` alone (the work-item functions).
     UInt,
+    /// `int`, `uint`, `long`, `ulong` and the floating types (the collective functions).
+    Collective,
 }
 
 /// The shapes `G` ranges over.
@@ -183,6 +185,7 @@ impl Sema<'_> {
             Elems::Narrow => ints.into_iter().filter(|s| s.size() < 4 || s.size() == 4 && self.target.int64).collect(),
             Elems::All => [ints, floats].concat(),
             Elems::UInt => vec![UInt],
+            Elems::Collective => [ints.into_iter().filter(|s| s.size() >= 4).collect(), floats].concat(),
         }
     }
 

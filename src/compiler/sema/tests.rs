@@ -1148,7 +1148,8 @@ fn math_functions_with_integer_operands() {
 
 #[test]
 fn unsupported_builtins_say_so() {
-    first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "collective functions are not supported yet");
+    // Work-group collectives are OpenCL C 2.0's (the default is 1.2).
+    first_error("kernel void k(global int *o) {\n  o[0] = work_group_reduce_add(o[1]);\n}", 2, 10, "need OpenCL C 2.0 or later");
     first_error("kernel void k(global int *o) {\n  o[0] = frobnicate(1);\n}", 2, 10, "call to undeclared function 'frobnicate'");
 }
 

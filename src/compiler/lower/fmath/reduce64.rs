@@ -74,30 +74,8 @@ impl Ctx<'_> {
         let start = self.b.binary(B::Subtract, e, base);
         let (lo, hi) = (u(self, 0), u(self, 32 * (TWO_OVER_PI.len() as u32 - 6) - 1));
         let start = self.b.math(M::Clamp, &[start, lo, hi]);
-        let k5 = u(self, 5);
-        let idx = self.b.binary(B::ShiftRight, start, k5);
-        let k31 = u(self, 31);
-        let sh = self.b.binary(B::And, start, k31);
-        let k32 = u(self, 32);
-        let back = self.b.binary(B::Subtract, k32, sh);
-        let tptr = self.b.expr(Expression::GlobalVariable(table));
-        let word = |cx: &mut Self, j: u32| {
-            let o = cx.b.u32(j);
-            let i = cx.b.binary(B::Add, idx, o);
-            let p = cx.b.index(tptr, i);
-            let v = cx.b.load(p);
-            cx.b.cast(v, ScalarKind::Uint, Some(8))
-        };
-        let low32 = w(self, 0xffff_ffff);
-        // W = w0 w1 ... w5 (w0 most significant), 32 bits each.
-        let mut win = Vec::new();
-        for j in 0..6 {
-            let (a, b) = (word(self, j), word(self, j + 1));
-            let up = self.b.binary(B::ShiftLeft, a, k32);
-            let pair = self.b.binary(B::InclusiveOr, up, b);
-            let v = self.b.binary(B::ShiftRight, pair, back);
-            win.push(self.b.binary(B::And, v, low32));
-        }
+        let win: [H; 6] = self.two_over_pi_windows(table, start);
+        let (k32, low32) = (u(self, 32), w(self, 0xffff_ffff));
         let ml = self.b.binary(B::And, m, low32);
         let mh = self.b.binary(B::ShiftRight, m, k32);
         // P = m W mod 2^192 in limbs L0 (bits 0-31) .. L5: limb j gathers the low halves of

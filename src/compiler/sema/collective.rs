@@ -1,0 +1,177 @@
+//! Sub-group functions (OpenCL C 3.0's `__opencl_c_subgroups`, `cl_khr_subgroups`'s set) and the
+//! work-group collective functions of OpenCL C 2.0 (`__opencl_c_work_group_collective_functions`):
+//! the names, their overloads and where they exist.
+
+use super::model::{BallotFn, Builtin, Collective, Expr, ExprKind, Group, GroupOp, MaskKind, Scalar, ShuffleKind, Type, WorkItemFn};
+use super::overload::{form, Elems, Widths};
+use super::builtins::G1;
+use super::Sema;
+use crate::compiler::source::Loc;
+
+/// The sub-group work-item functions.
+pub(super) fn sub_group_item(name: &str) -> Option<WorkItemFn> {
+    use WorkItemFn::*;
+    Some(match name {
+        "get_sub_group_size" => SubGroupSize,
+        "get_max_sub_group_size" => MaxSubGroupSize,
+        "get_num_sub_groups" => NumSubGroups,
+        "get_enqueued_num_sub_groups" => EnqueuedNumSubGroups,
+        "get_sub_group_id" => SubGroupId,
+        "get_sub_group_local_id" => SubGroupLocalId,
+        _ => return None,
+    })
+}
+
+/// `work_group_reduce_add` → (work-group, reduce with add), and the like.
+pub(super) fn collective(name: &str) -> Option<(Group, Collective)> {
+    if let Some(c) = sub_group_only(name) {
+        return Some((Group::SubGroup, c));
+    }
+    let (group, rest) = match name.strip_prefix("work_group_") {
+        Some(rest) => (Group::WorkGroup, rest),
+        None => (Group::SubGroup, name.strip_prefix("sub_group_")?),
+    };
+    let op = |s: &str| match s {
+        "add" => Some(GroupOp::Add),
+        "min" => Some(GroupOp::Min),
+        "max" => Some(GroupOp::Max),
+        _ => None,
+    };
+    let c = match rest {
+        "all" => Collective::All,
+        "any" => Collective::Any,
+        "broadcast" => Collective::Broadcast,
+        _ => {
+            if let Some(o) = rest.strip_prefix("reduce_") {
+                Collective::Reduce(op(o)?)
+            } else if let Some(o) = rest.strip_prefix("scan_inclusive_") {
+                Collective::ScanInclusive(op(o)?)
+            } else {
+                Collective::ScanExclusive(op(rest.strip_prefix("scan_exclusive_")?)?)
+            }
+        }
+    };
+    Some((group, c))
+}
+
+/// The functions of the `cl_khr_subgroup_*` extensions (shuffle, shuffle_relative,
+/// non_uniform_vote, ballot).
+fn sub_group_only(name: &str) -> Option<Collective> {
+    use BallotFn::*;
+    let mask = |k| Some(Collective::Ballot(Mask(k)));
+    match name {
+        "get_sub_group_eq_mask" => return mask(MaskKind::Eq),
+        "get_sub_group_ge_mask" => return mask(MaskKind::Ge),
+        "get_sub_group_gt_mask" => return mask(MaskKind::Gt),
+        "get_sub_group_le_mask" => return mask(MaskKind::Le),
+        "get_sub_group_lt_mask" => return mask(MaskKind::Lt),
+        _ => {}
+    }
+    Some(match name.strip_prefix("sub_group_")? {
+        "shuffle" => Collective::Shuffle(ShuffleKind::Index),
+        "shuffle_xor" => Collective::Shuffle(ShuffleKind::Xor),
+        "shuffle_up" => Collective::Shuffle(ShuffleKind::Up),
+        "shuffle_down" => Collective::Shuffle(ShuffleKind::Down),
+        "non_uniform_broadcast" => Collective::Shuffle(ShuffleKind::Broadcast),
+        "broadcast_first" => Collective::Shuffle(ShuffleKind::First),
+        "elect" => Collective::Elect,
+        "non_uniform_all" => Collective::All,
+        "non_uniform_any" => Collective::Any,
+        "non_uniform_all_equal" => Collective::AllEqual,
+        "ballot" => Collective::Ballot(Ballot),
+        "inverse_ballot" => Collective::Ballot(Inverse),
+        "ballot_bit_extract" => Collective::Ballot(BitExtract),
+        "ballot_bit_count" => Collective::Ballot(BitCount),
+        "ballot_inclusive_scan" => Collective::Ballot(InclusiveScan),
+        "ballot_exclusive_scan" => Collective::Ballot(ExclusiveScan),
+        "ballot_find_lsb" => Collective::Ballot(FindLsb),
+        "ballot_find_msb" => Collective::Ballot(FindMsb),
+        _ => return None,
+    })
+}
+
+impl Sema<'_> {
+    /// Sub-group functions exist where the device has sub-groups; work-group collectives,
+    /// built on them, from OpenCL C 2.0.
+    pub(super) fn has_collectives(&self, group: Group) -> bool {
+        self.target.subgroups && (group == Group::SubGroup || self.is_cl2())
+    }
+
+    pub(super) fn sub_group_item_call(&mut self, f: WorkItemFn, name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        self.arity(name, &args, 0, loc)?;
+        Some(Expr { kind: ExprKind::Builtin(Builtin::WorkItem(f), args), ty: Type::Scalar(Scalar::UInt), loc })
+    }
+
+    /// A collective call: `all`/`any` of an `int` predicate, `broadcast(value, ids…)`, and the
+    /// reductions and scans of `int`, `uint`, `long`, `ulong`, `float`, `double` (and `half`
+    /// where the device has it) scalars.
+    pub(super) fn collective_call(&mut self, (group, c): (Group, Collective), name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+        let (int, uint) = (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::UInt));
+        let (ty, args) = match c {
+            Collective::All | Collective::Any => {
+                self.arity(name, &args, 1, loc)?;
+                (int.clone(), self.scalar_args(name, args, &int, loc)?)
+            }
+            Collective::Broadcast => {
+                let ids = if group == Group::SubGroup { 1..=1 } else { 1..=3 };
+                if args.is_empty() || !ids.contains(&(args.len() - 1)) {
+                    let expected = if group == Group::SubGroup { "2" } else { "2 to 4" };
+                    return self.err(loc, format!("'{name}' takes {expected} arguments, but {} were given", args.len()));
+                }
+                let mut args = args;
+                let ids = args.split_off(1);
+                let (ty, mut value) = self.resolve(name, args, &[form(Elems::Collective, Widths::Scalar, G1)], loc)?;
+                let id_ty = if group == Group::SubGroup { Type::Scalar(Scalar::UInt) } else { self.size_type() };
+                value.extend(self.scalar_args(name, ids, &id_ty, loc)?);
+                (ty, value)
+            }
+            Collective::Shuffle(kind) => {
+                self.arity(name, &args, if kind == ShuffleKind::First { 1 } else { 2 }, loc)?;
+                let mut args = args;
+                let index = args.split_off(1);
+                // The broadcasts of cl_khr_subgroup_ballot take vectors too.
+                let widths = if matches!(kind, ShuffleKind::Broadcast | ShuffleKind::First) { Widths::All } else { Widths::Scalar };
+                let (ty, mut value) = self.resolve(name, args, &[form(Elems::All, widths, G1)], loc)?;
+                value.extend(self.scalar_args(name, index, &uint, loc)?);
+                (ty, value)
+            }
+            Collective::Elect => {
+                self.arity(name, &args, 0, loc)?;
+                (int, args)
+            }
+            Collective::AllEqual => {
+                self.arity(name, &args, 1, loc)?;
+                (int, self.resolve(name, args, &[form(Elems::All, Widths::Scalar, G1)], loc)?.1)
+            }
+            Collective::Ballot(f) => self.ballot_args(f, name, args, loc)?,
+            _ => {
+                self.arity(name, &args, 1, loc)?;
+                self.resolve(name, args, &[form(Elems::Collective, Widths::Scalar, G1)], loc)?
+            }
+        };
+        Some(Expr { kind: ExprKind::Builtin(Builtin::Collective(group, c), args), ty, loc })
+    }
+
+    /// The result type and converted arguments of a ballot function.
+    fn ballot_args(&mut self, f: BallotFn, name: &str, args: Vec<Expr>, loc: Loc) -> Option<(Type, Vec<Expr>)> {
+        let (int, uint, uint4) = (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::UInt), Type::Vector(Scalar::UInt, 4));
+        let (params, result): (&[&Type], Type) = match f {
+            BallotFn::Ballot => (&[&int], uint4.clone()),
+            BallotFn::Inverse => (&[&uint4], int.clone()),
+            BallotFn::BitExtract => (&[&uint4, &uint], int.clone()),
+            BallotFn::Mask(_) => (&[], uint4.clone()),
+            _ => (&[&uint4], uint.clone()),
+        };
+        self.arity(name, &args, params.len(), loc)?;
+        let mut converted = Vec::new();
+        for (a, p) in args.into_iter().zip(params) {
+            // Scalars convert as arguments do; a ballot must be a `uint4` already.
+            let fits = matches!((&a.ty, p), (Type::Scalar(_), Type::Scalar(_))) || a.ty == **p;
+            if !fits {
+                return self.err(a.loc, format!("'{name}' takes '{}', not '{}'", self.type_str(p), self.type_str(&a.ty)));
+            }
+            converted.push(self.convert(a, p));
+        }
+        Some((result, converted))
+    }
+}

@@ -1,0 +1,179 @@
+//! Sub-group functions and work-group collectives (`kernels/collectives.cl`) against
+//! references computed here from the sub-group size the device reports: work-groups of 44
+//! work-items, so that sub-groups of 8 or 32 leave a partial one.
+mod common;
+#[path = "kernels/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+
+use common::*;
+use harness::{values, Arg, Suite};
+
+const LOCAL: usize = 44;
+const GROUPS: usize = 2;
+const N: usize = LOCAL * GROUPS;
+
+fn sub_group_size() -> usize {
+    device_info::<usize>(CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
+}
+
+/// The work-items of item `i`'s group: its work-group, or its sub-group of size `s`.
+fn group_of(i: usize, s: Option<usize>) -> std::ops::Range<usize> {
+    let start = i - i % LOCAL;
+    match s {
+        None => start..start + LOCAL,
+        Some(s) => {
+            let first = start + (i - start) / s * s;
+            first..(first + s).min(start + LOCAL)
+        }
+    }
+}
+
+/// The ten results per work-item of `COLLECTIVES` in `collectives.cl`, from `combine` (add,
+/// min, max), the identities of min and max, and the broadcast local id.
+fn reference<T: Copy>(x: &[T], s: Option<usize>, ops: [fn(T, T) -> T; 3], zero: T, top: T, bottom: T, id: usize) -> Vec<T> {
+    let mut out = vec![zero; 10 * N];
+    for i in 0..N {
+        let g = group_of(i, s);
+        let fold = |range: std::ops::Range<usize>, op: fn(T, T) -> T, identity: T| x[range].iter().fold(identity, |a, &b| op(a, b));
+        for (k, (op, identity)) in ops.iter().zip([zero, top, bottom]).enumerate() {
+            out[k * N + i] = fold(g.clone(), *op, identity);
+            out[(3 + k) * N + i] = fold(g.start..i + 1, *op, identity);
+            out[(6 + k) * N + i] = fold(g.start..i, *op, identity);
+        }
+        out[9 * N + i] = x[g.start + id];
+    }
+    out
+}
+
+macro_rules! check_int {
+    ($s:expr, $t:ty, $cl:expr, $seed:expr) => {{
+        let x: Vec<$t> = values(N, $seed);
+        let ops: [fn($t, $t) -> $t; 3] = [<$t>::wrapping_add, std::cmp::min, std::cmp::max];
+        check_type(&$s, $cl, &x, ops, 0, <$t>::MAX, <$t>::MIN);
+    }};
+}
+
+macro_rules! check_float {
+    ($s:expr, $t:ty, $cl:expr) => {{
+        // Small integers: every order of addition gives the same sums.
+        let x: Vec<$t> = values::<u8>(N, 7).iter().map(|&b| b as $t - 128.0).collect();
+        let ops: [fn($t, $t) -> $t; 3] = [|a, b| a + b, <$t>::min, <$t>::max];
+        check_type(&$s, $cl, &x, ops, 0.0, <$t>::INFINITY, <$t>::NEG_INFINITY);
+    }};
+}
+
+fn check_type<T: Copy + PartialEq + std::fmt::Debug>(s: &Suite, name: &str, x: &[T], ops: [fn(T, T) -> T; 3], zero: T, top: T, bottom: T) {
+    let sub = Some(sub_group_size());
+    for (group, size, id) in [("work_group", None, 5), ("sub_group", sub, 1)] {
+        let (input, out) = (s.buf(x), s.zeros::<T>(10 * N));
+        s.run(&format!("{group}_{name}"), &[Arg::Buf(&input), Arg::Buf(&out)], &[N], Some(&[LOCAL]));
+        let got = s.get::<T>(&out, 10 * N);
+        let want = reference(x, size, ops, zero, top, bottom, id);
+        let what = ["reduce_add", "reduce_min", "reduce_max", "scan_inclusive_add", "scan_inclusive_min", "scan_inclusive_max", "scan_exclusive_add", "scan_exclusive_min", "scan_exclusive_max", "broadcast"];
+        for (k, w) in what.iter().enumerate() {
+            s.check(&format!("{group}_{w}({name})"), &got[k * N..(k + 1) * N], &want[k * N..(k + 1) * N]);
+        }
+    }
+}
+
+#[test]
+fn collectives_of_every_type() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    check_int!(s, i32, "int", 1);
+    check_int!(s, u32, "uint", 2);
+    check_int!(s, i64, "long", 3);
+    check_int!(s, u64, "ulong", 4);
+    check_float!(s, f32, "float");
+    if device_info::<cl_ulong>(CL_DEVICE_DOUBLE_FP_CONFIG) != 0 {
+        check_float!(s, f64, "double");
+    }
+    s.finish();
+}
+
+#[test]
+fn sub_group_work_item_functions_and_votes() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    let size = sub_group_size();
+    let o = s.zeros::<u32>(6 * N);
+    s.run("sub_group_items", &[Arg::Buf(&o)], &[N], Some(&[LOCAL]));
+    let want: Vec<u32> = (0..N)
+        .flat_map(|i| {
+            let lid = i % LOCAL;
+            let g = group_of(i, Some(size));
+            let count = LOCAL.div_ceil(size);
+            [g.len(), size.min(LOCAL), count, count, lid / size, lid % size].map(|v| v as u32)
+        })
+        .collect();
+    s.check("sub-group work-item functions", &s.get::<u32>(&o, 6 * N), &want);
+
+    // Group 0 all set, group 1 one set, in sub-group terms too.
+    let pred: Vec<i32> = (0..N).map(|i| if i < LOCAL || i == LOCAL + 3 { 7 } else { 0 }).collect();
+    let (input, out) = (s.buf(&pred), s.zeros::<i32>(4 * N));
+    s.run("votes", &[Arg::Buf(&input), Arg::Buf(&out)], &[N], Some(&[LOCAL]));
+    let vote = |i: usize, sub: Option<usize>, all: bool| {
+        let g = group_of(i, sub);
+        i32::from(if all { pred[g].iter().all(|&p| p != 0) } else { pred[g].iter().any(|&p| p != 0) })
+    };
+    let want: Vec<i32> = [(None, true), (None, false), (Some(size), true), (Some(size), false)]
+        .iter()
+        .flat_map(|&(sub, all)| (0..N).map(move |i| vote(i, sub, all)))
+        .collect();
+    s.check("work_group/sub_group all and any", &s.get::<i32>(&out, 4 * N), &want);
+
+    // 2D work-groups of 4 × 3: the value of local id (2, 1) of each.
+    let x: Vec<i32> = values(8 * 6, 9);
+    let (input, out) = (s.buf(&x), s.zeros::<i32>(8 * 6));
+    s.run("broadcast_2d", &[Arg::Buf(&input), Arg::Buf(&out)], &[8, 6], Some(&[4, 3]));
+    let want: Vec<i32> = (0..48).map(|i| (i % 8 / 4 * 4 + 2, i / 8 / 3 * 3 + 1)).map(|(x0, y0)| x[y0 * 8 + x0]).collect();
+    s.check("work_group_broadcast(x, 2, 1)", &s.get::<i32>(&out, 48), &want);
+    s.finish();
+}
+
+#[test]
+fn sub_group_shuffles_ballots_and_votes() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    let size = sub_group_size();
+    let x: Vec<i32> = values(N, 11);
+    let (input, out) = (s.buf(&x), s.zeros::<u32>(12 * N));
+    s.run("sub_group_extensions", &[Arg::Buf(&input), Arg::Buf(&out)], &[N], Some(&[LOCAL]));
+    let mut want = Vec::new();
+    for i in 0..N {
+        let g = group_of(i, Some(size));
+        let (lane, n) = (i - g.start, g.len());
+        let at = |l: usize| x[g.start + l] as u32;
+        let odd = |l: usize| x[g.start + l] & 1 != 0;
+        let ballot: Vec<usize> = (0..n).filter(|&l| odd(l)).collect();
+        let mask = |range: std::ops::Range<usize>| range.filter(|&l| l < 32).fold(0u32, |m, l| m | 1 << l);
+        // Lanes out of the sub-group read an undefined value: those results are not checked.
+        let xor = if lane ^ 1 < n { at(lane ^ 1) } else { u32::MAX };
+        let down = if lane + 1 < n { at(lane + 1) } else { u32::MAX };
+        let lsb_msb = ballot.first().map_or(0, |&l| l as u32) + 100 * ballot.last().map_or(0, |&l| l as u32);
+        let elect_group: Vec<usize> = (0..n).filter(|&l| x[g.start + l] & 2 != 0).collect();
+        let elect = if x[i] & 2 == 0 { 7 } else { u32::from(elect_group.first() == Some(&lane)) };
+        let all_equal = u32::from((0..n).all(|l| (x[g.start + l] > 0) == (x[g.start] > 0)));
+        want.extend([
+            at(n - 1 - lane),
+            xor,
+            if lane >= 2 { at(lane - 2) } else { 0 },
+            down,
+            ballot.len() as u32,
+            ballot.iter().filter(|&&l| l <= lane).count() as u32,
+            ballot.iter().filter(|&&l| l < lane).count() as u32,
+            lsb_msb,
+            u32::from(odd(lane)) + 2 * u32::from(odd(0)),
+            mask(0..lane) + mask(lane..lane + 1) + (mask(lane + 1..n) & 0xff),
+            elect,
+            all_equal,
+        ]);
+    }
+    let got = s.get::<u32>(&out, 12 * N);
+    let names = ["shuffle", "shuffle_xor", "shuffle_up", "shuffle_down", "ballot_bit_count", "ballot_inclusive_scan", "ballot_exclusive_scan", "find_lsb + 100 find_msb", "inverse_ballot + 2 bit_extract", "lt + eq + gt masks", "elect", "all_equal"];
+    for (k, name) in names.iter().enumerate() {
+        let pick = |v: &[u32]| -> Vec<u32> { (0..N).map(|i| v[12 * i + k]).collect() };
+        let (g, w) = (pick(&got), pick(&want));
+        let defined: Vec<usize> = (0..N).filter(|&i| w[i] != u32::MAX).collect();
+        s.check(&format!("sub_group {name}"), &defined.iter().map(|&i| g[i]).collect::<Vec<_>>(), &defined.iter().map(|&i| w[i]).collect::<Vec<_>>());
+    }
+    s.finish();
+}
