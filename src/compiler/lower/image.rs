@@ -89,15 +89,6 @@ fn kind_of(elem: S) -> K {
     }
 }
 
-fn vector_size(n: u32) -> Option<VectorSize> {
-    match n {
-        2 => Some(VectorSize::Bi),
-        3 => Some(VectorSize::Tri),
-        4 => Some(VectorSize::Quad),
-        _ => None,
-    }
-}
-
 /// The settings of sampler value `bits`, for a read with float coordinates (`float_coords`)
 /// into float texels (`filtered`: linear filtering applies).
 fn known_mode(bits: u32, float_coords: bool, filtered: bool) -> Mode {
@@ -421,7 +412,7 @@ impl Ctx<'_> {
 
     /// An image coordinate from `int` components.
     fn coordinate(&mut self, comps: Vec<H>) -> H {
-        match vector_size(comps.len() as u32) {
+        match super::types::vector_size(comps.len() as u8) {
             Some(size) => {
                 let ty = super::builder::intern(&mut self.module, TypeInner::Vector { size, scalar: naga::Scalar::I32 });
                 self.b.compose(ty, comps)
