@@ -637,3 +637,56 @@ fn image1d_buffers() {
     assert_eq!(got, want);
     unsafe { clReleaseProgram(program) };
 }
+
+/// The orders' texels as `read_imagef` returns them (missing colour channels 0, missing alpha
+/// 1, intensity and luminance replicated) and `CL_ADDRESS_CLAMP`'s border colour: alpha 1
+/// for the orders without alpha, else 0. Orders the device does not support are skipped.
+#[test]
+#[ignore = "needs the runtime half"]
+fn channel_orders_and_border_colours() {
+    let env = Env::new();
+    let mut count = 0;
+    let n = unsafe {
+        clGetSupportedImageFormats(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, null_mut(), &mut count);
+        count
+    };
+    let mut formats = vec![cl_image_format { image_channel_order: 0, image_channel_data_type: 0 }; n as usize];
+    ok(unsafe { clGetSupportedImageFormats(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, n, formats.as_mut_ptr(), null_mut()) });
+    let program = build(
+        env.context,
+        env.device,
+        "kernel void k(read_only image2d_t img, global float4 *o) {
+             const sampler_t s = CLK_ADDRESS_CLAMP;
+             o[0] = read_imagef(img, s, (int2)(0, 0));
+             o[1] = read_imagef(img, s, (int2)(-1, 0));
+             o[2] = read_imagef(img, s, (float2)(0.5f, 7.5f));
+         }",
+    );
+    // (order, channels, texel from channel bytes 10, 20, 30, 40 / 255, border alpha)
+    let orders: [(cl_uint, usize, [f64; 4], f64); 9] = [
+        (CL_R, 1, [10.0, 0.0, 0.0, 255.0], 1.0),
+        (CL_A, 1, [0.0, 0.0, 0.0, 10.0], 0.0),
+        (CL_RG, 2, [10.0, 20.0, 0.0, 255.0], 1.0),
+        (CL_RA, 2, [10.0, 0.0, 0.0, 20.0], 0.0),
+        (CL_RGBA, 4, [10.0, 20.0, 30.0, 40.0], 0.0),
+        (CL_BGRA, 4, [30.0, 20.0, 10.0, 40.0], 0.0),
+        (CL_ARGB, 4, [20.0, 30.0, 40.0, 10.0], 0.0),
+        (CL_INTENSITY, 1, [10.0, 10.0, 10.0, 10.0], 0.0),
+        (CL_LUMINANCE, 1, [10.0, 10.0, 10.0, 255.0], 1.0),
+    ];
+    let mut tested = 0;
+    for (order, channels, texel, alpha) in orders {
+        if !formats.iter().any(|f| f.image_channel_order == order && f.image_channel_data_type == CL_UNORM_INT8) {
+            continue;
+        }
+        tested += 1;
+        let bytes: Vec<u8> = [10u8, 20, 30, 40][..channels].to_vec();
+        let img = image(&env, CL_MEM_OBJECT_IMAGE2D, order, CL_UNORM_INT8, [1, 1, 1], 0, &bytes);
+        let o = env.buffer(CL_MEM_READ_WRITE, 48);
+        run(&env, program, "k", &[A::Img(&img), A::Buf(&o)], &[1]);
+        let want = [texel.map(|c| c / 255.0), [0.0, 0.0, 0.0, alpha], [0.0, 0.0, 0.0, alpha]];
+        check(&format!("order {order:#x}"), &get::<f32>(&env, &o, 12), &want, 1e-6);
+    }
+    assert!(tested >= 3, "only {tested} orders supported");
+    unsafe { clReleaseProgram(program) };
+}
