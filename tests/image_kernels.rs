@@ -650,7 +650,7 @@ fn channel_orders_and_border_colours() {
         clGetSupportedImageFormats(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, null_mut(), &mut count);
         count
     };
-    let mut formats = vec![cl_image_format { image_channel_order: 0, image_channel_data_type: 0 }; n as usize];
+    let mut formats: Vec<cl_image_format> = (0..n).map(|_| cl_image_format { image_channel_order: 0, image_channel_data_type: 0 }).collect();
     ok(unsafe { clGetSupportedImageFormats(env.context, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, n, formats.as_mut_ptr(), null_mut()) });
     let program = build(
         env.context,
