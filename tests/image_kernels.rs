@@ -171,12 +171,12 @@ fn sampler(env: &Env, s: SamplerDesc) -> Sampler {
 /// An image of `ty` with `size` (width, height, depth) and `layers` (0 unless an array),
 /// holding `bytes` (none: uninitialized).
 fn image(env: &Env, ty: cl_mem_object_type, order: cl_uint, data_type: cl_uint, size: [usize; 3], layers: usize, bytes: &[u8]) -> Image {
-    image_with(env, ty, order, data_type, size, layers, bytes, null_mut())
+    image_with(env, CL_MEM_READ_WRITE, ty, order, data_type, size, layers, bytes, null_mut())
 }
 
-/// The same, of a buffer for `CL_MEM_OBJECT_IMAGE1D_BUFFER`.
+/// The same with `flags`, and the buffer of a `CL_MEM_OBJECT_IMAGE1D_BUFFER`.
 #[allow(clippy::too_many_arguments)]
-fn image_with(env: &Env, ty: cl_mem_object_type, order: cl_uint, data_type: cl_uint, size: [usize; 3], layers: usize, bytes: &[u8], buffer: cl_mem) -> Image {
+fn image_with(env: &Env, flags: cl_mem_flags, ty: cl_mem_object_type, order: cl_uint, data_type: cl_uint, size: [usize; 3], layers: usize, bytes: &[u8], buffer: cl_mem) -> Image {
     let format = cl_image_format { image_channel_order: order, image_channel_data_type: data_type };
     // Extents the type does not have are left 0.
     let height = if matches!(ty, CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY | CL_MEM_OBJECT_IMAGE3D) { size[1] } else { 0 };
@@ -193,7 +193,7 @@ fn image_with(env: &Env, ty: cl_mem_object_type, order: cl_uint, data_type: cl_u
         num_samples: 0,
         buffer,
     };
-    let flags = CL_MEM_READ_WRITE | if bytes.is_empty() { 0 } else { CL_MEM_COPY_HOST_PTR };
+    let flags = flags | if bytes.is_empty() { 0 } else { CL_MEM_COPY_HOST_PTR };
     let host = if bytes.is_empty() { null_mut() } else { bytes.as_ptr() as *mut c_void };
     let mut err = 0;
     let mem = unsafe { clCreateImage(env.context, flags, &format, &desc, host, &mut err) };
@@ -618,8 +618,8 @@ fn image1d_buffers() {
     let src: Vec<u16> = (0..n * 4).map(|i| (i * 1009 % 65536) as u16).collect();
     let src_buf = env.buffer_from(&as_bytes(&src));
     let dst_buf = env.buffer(CL_MEM_READ_WRITE, n * 16);
-    let a = image_with(&env, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_UNSIGNED_INT16, [n, 1, 1], 0, &[], src_buf.0);
-    let b = image_with(&env, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_SIGNED_INT32, [n, 1, 1], 0, &[], dst_buf.0);
+    let a = image_with(&env, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_UNSIGNED_INT16, [n, 1, 1], 0, &[], src_buf.0);
+    let b = image_with(&env, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_SIGNED_INT32, [n, 1, 1], 0, &[], dst_buf.0);
     let program = build(
         env.context,
         env.device,
@@ -681,7 +681,7 @@ fn channel_orders_and_border_colours() {
         }
         tested += 1;
         let bytes: Vec<u8> = [10u8, 20, 30, 40][..channels].to_vec();
-        let img = image(&env, CL_MEM_OBJECT_IMAGE2D, order, CL_UNORM_INT8, [1, 1, 1], 0, &bytes);
+        let img = image_with(&env, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, order, CL_UNORM_INT8, [1, 1, 1], 0, &bytes, null_mut());
         let o = env.buffer(CL_MEM_READ_WRITE, 48);
         run(&env, program, "k", &[A::Img(&img), A::Buf(&o)], &[1]);
         let want = [texel.map(|c| c / 255.0), [0.0, 0.0, 0.0, alpha], [0.0, 0.0, 0.0, alpha]];
