@@ -185,10 +185,23 @@ impl Ctx<'_> {
         })
     }
 
+    /// The value of a sampler expression known at compile time: a constant (a `sampler_t`
+    /// constant, or an integer constant converted), or a parameter given one.
+    pub(super) fn constant_sampler(&self, e: &Expr) -> Option<u32> {
+        match (&e.kind, &e.ty) {
+            (ExprKind::Int(bits), T::Sampler) => Some(*bits as u32),
+            (ExprKind::Load(place), T::Sampler) => {
+                let PlaceKind::Local(id) = place.kind else { return None };
+                self.frames.last()?.samplers.iter().find(|s| s.0 == id).map(|s| s.1)
+            }
+            _ => None,
+        }
+    }
+
     /// The settings of a sampler argument: folded from a constant, else tested at run time.
     fn sampler_mode(&mut self, sampler: &Expr, float_coords: bool, filtered: bool) -> R<Mode> {
-        if let (ExprKind::Int(bits), T::Sampler) = (&sampler.kind, &sampler.ty) {
-            return Ok(known_mode(*bits as u32, float_coords, filtered));
+        if let Some(bits) = self.constant_sampler(sampler) {
+            return Ok(known_mode(bits, float_coords, filtered));
         }
         let bits = self.eval_value(sampler)?;
         let mut flag = |mask: u32, shift: u32, value: u32| {

@@ -114,11 +114,14 @@ struct Frame {
     current_ptr: Vec<place::Ptr>,
     /// Counters of the loops being unrolled, with their value in the copy being lowered.
     counters: Vec<(model::LocalId, Handle<naga::Expression>)>,
+    /// The `sampler_t` parameters given a constant sampler (which sema lets nothing modify):
+    /// image reads through them fold their mode (`image.rs`).
+    samplers: Vec<(model::LocalId, u32)>,
 }
 
 impl Frame {
     fn new(func: FuncId, locals: Vec<Slot>, ret: Option<(Option<Slot>, Handle<LocalVariable>)>) -> Self {
-        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new() }
+        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new(), samplers: Vec::new() }
     }
 }
 

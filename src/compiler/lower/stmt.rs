@@ -370,6 +370,7 @@ impl<'p> Ctx<'p> {
         let callee = self.function(id)?;
         // Arguments are evaluated in the caller's frame.
         let vals = args.iter().map(|a| self.eval(a)).collect::<R<Vec<_>>>()?;
+        let samplers: Vec<(LocalId, u32)> = callee.params.iter().zip(args).filter_map(|(p, a)| Some((p.local, self.constant_sampler(a)?))).collect();
         let locals = self.fresh_locals(id, callee)?;
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
         let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
@@ -387,7 +388,9 @@ impl<'p> Ctx<'p> {
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        self.frames.push(Frame::new(id, locals, Some((ret_slot, flag))));
+        let mut frame = Frame::new(id, locals, Some((ret_slot, flag)));
+        frame.samplers = samplers;
+        self.frames.push(frame);
         let r = self.inline_body(callee, vals);
         let frame = self.frames.pop();
         r?;

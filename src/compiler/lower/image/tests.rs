@@ -233,3 +233,25 @@ fn queried_images_are_not_declared_and_words_spill_to_the_uniform() {
     }).collect();
     assert_eq!(kinds, [false, true, true]);
 }
+
+/// A constant sampler passed to a helper folds there as it does in the kernel: no run-time
+/// tests of its bits (no `OpSelect`), where a sampler argument needs them.
+#[test]
+fn constant_samplers_fold_through_helpers() {
+    let selects = |sampler: &str| {
+        let src = format!(
+            "float4 get(read_only image2d_t img, sampler_t s, float2 at) {{ return read_imagef(img, s, at); }}
+             float4 pass(read_only image2d_t img, sampler_t s, float2 at) {{ return get(img, s, at); }}
+             kernel void k(read_only image2d_t img, sampler_t arg, global float4 *o) {{
+                 const sampler_t edge = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_CLAMP_TO_EDGE;
+                 o[0] = pass(img, {sampler}, (float2)(0.5f));
+             }}"
+        );
+        let p = validated(&src);
+        let words = p.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+        crate::compiler::spirv::instructions(&words).iter().filter(|i| i.op == 169).count()
+    };
+    assert_eq!(selects("edge"), 0);
+    assert_eq!(selects("CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR"), 0);
+    assert!(selects("arg") > 0);
+}
