@@ -59,6 +59,7 @@ fn target() -> Target {
         max_work_item_sizes: [256, 256, 64],
         local_mem_size: 32768,
         subgroup_size: 32,
+        subgroups: true,
         opencl_c_version: 300,
         clamp_array_indices: true,
         ordering_by_rmw: false,

@@ -149,15 +149,23 @@ pub enum ArgKind {
     /// into the POD uniform buffer (`uniform: true`, see [`Kernel::pod_uniform`]).
     Pod { offset: u32, size: u32, uniform: bool },
     /// An image (`image1d_t` … `image3d_t`), bound at `binding` as [`ImageAccess`] says. Its
-    /// `cl_image_format` is copied as two `u32` (`image_channel_order`, then
-    /// `image_channel_data_type`, the host's `CL_*` values) at `info` (bytes) into the push
-    /// constants (`uniform: false`) or the POD uniform buffer: `get_image_channel_*` return
-    /// them and the shader's sampling reads the order (the border colour of `CL_ADDRESS_CLAMP`).
+    /// format and extent are copied as [`IMAGE_INFO_WORDS`] `u32`s at `info` (bytes) into the
+    /// push constants (`uniform: false`) or the POD uniform buffer: `image_channel_order`,
+    /// `image_channel_data_type` (the host's `CL_*` values), then the image's width, height,
+    /// depth and array size (as `clCreateImage` made it; the width in texels for
+    /// `image1d_buffer_t`; the kernel reads only those its image type has). The queries
+    /// (`get_image_*`) return them, and the shader's sampling reads them (the extent to
+    /// address texels, the order for the border colour of `CL_ADDRESS_CLAMP`): a kernel that
+    /// only queries an image does not touch the image itself, so its view's format need not
+    /// match a channel type the kernel never declares.
     Image { binding: u32, dim: ImageDim, access: ImageAccess, info: u32, uniform: bool },
     /// A `sampler_t`: its [`sampler_bits`] as one `u32` at `offset` in the push constants or
     /// the POD uniform buffer.
     Sampler { offset: u32, uniform: bool },
 }
+
+/// The `u32` words of an image argument's format and extent, see [`ArgKind::Image`].
+pub const IMAGE_INFO_WORDS: u32 = 6;
 
 /// The shape of an image argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

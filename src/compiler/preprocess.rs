@@ -95,6 +95,8 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     flag("__opencl_c_fp64", cl3 && target.fp64);
     flag("__opencl_c_program_scope_global_variables", cl3);
     flag("__opencl_c_generic_address_space", cl3);
+    flag("__opencl_c_images", cl3);
+    flag("__opencl_c_3d_image_writes", cl3);
     for feature in ATOMIC_FEATURES {
         flag(feature, cl3);
     }
@@ -1239,7 +1241,7 @@ puts( "The first, second, and third items." );
     fn predefined_and_command_line_macros() {
         let r = run_with(
             "__OPENCL_VERSION__ __OPENCL_C_VERSION__ CL_VERSION_1_2 CL_VERSION_3_0 __ENDIAN_LITTLE__ A B F(3)\n\
-             #if defined(cl_khr_int64_base_atomics) && !defined(cl_khr_fp64) && !defined(__IMAGE_SUPPORT__)\nok\n#endif\n\
+             #if defined(cl_khr_int64_base_atomics) && !defined(cl_khr_fp64) && defined(__IMAGE_SUPPORT__)\nok\n#endif\n\
              #ifdef __opencl_c_int64\nbad\n#endif\n#ifdef __FAST_RELAXED_MATH__\nfast\n#endif\n",
             "-D A -DB=5 -D 'F(x)=x+x'",
             &[],

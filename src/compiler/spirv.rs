@@ -63,16 +63,23 @@ fn writer_options(clamp_array_indices: bool) -> spv::Options<'static> {
     }
 }
 
+/// How [`write`] writes and finishes a kernel's SPIR-V.
+#[derive(Clone, Debug, Default)]
+pub struct Finish {
+    /// Buffers are seen through several views: `Aliased` (see [`decorate`]).
+    pub aliased: bool,
+    /// [`crate::compiler::Target::clamp_array_indices`] of the device it is built for.
+    pub clamp_array_indices: bool,
+    /// [`crate::compiler::Target::preserve_signed_zeros`] of that device.
+    pub preserve_signed_zeros: bool,
+    /// The bindings of `image1d_buffer_t` arguments (see [`texel_buffers`]).
+    pub texel_buffers: Vec<u32>,
+}
+
 /// Resolves the overrides of `module` (`constants` by override name) and writes the SPIR-V of
-/// its entry point `main`, decorated by `decorate`.
-pub fn write(
-    module: &naga::Module,
-    info: &ModuleInfo,
-    constants: &naga::back::PipelineConstants,
-    aliased: bool,
-    clamp_array_indices: bool,
-    preserve_signed_zeros: bool,
-) -> Result<Vec<u32>, String> {
+/// its entry point `main`, finished as `finish` says.
+pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::PipelineConstants, finish: &Finish) -> Result<Vec<u32>, String> {
+    let Finish { aliased, clamp_array_indices, preserve_signed_zeros, texel_buffers: ref buffers } = *finish;
     let ep = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
         .map_err(|e| format!("internal compiler error: specialisation: {}", with_causes(&e)))?;
@@ -89,6 +96,7 @@ pub fn write(
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
+    let words = texel_buffers(unknown_image_formats(words), buffers);
     let words = super::atomic_order::apply(decorate(words, aliased));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
@@ -166,6 +174,127 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     out.extend_from_slice(&words[..at]);
     out.extend(decorations);
     out.extend_from_slice(&words[at..]);
+    out
+}
+
+const OP_TYPE_IMAGE: u32 = 25;
+const OP_LOAD: u32 = 61;
+const CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT: u32 = 56;
+/// `OpTypeImage`'s Sampled operand for a storage image.
+const IMAGE_STORAGE: u32 = 2;
+
+/// Storage images (the `write_only` image arguments) get the `Unknown` format, which naga
+/// cannot write: the lowering declares them with a stand-in format of their channels' kind
+/// (`lower/abi.rs`), and OpenCL binds images of any format there
+/// (`shaderStorageImageWriteWithoutFormat`).
+pub fn unknown_image_formats(words: Vec<u32>) -> Vec<u32> {
+    let list = instructions(&words);
+    let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
+    let storage_types: Vec<u32> = list.iter().filter(|i| i.op == OP_TYPE_IMAGE && word(i, 7) == IMAGE_STORAGE).map(|i| word(i, 1)).collect();
+    if storage_types.is_empty() {
+        return words;
+    }
+    let has_capability = list.iter().any(|i| i.op == OP_CAPABILITY && word(i, 1) == CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT);
+    let mut out = Vec::with_capacity(words.len() + 2);
+    out.extend_from_slice(&words[..HEADER_WORDS.min(words.len())]);
+    if !has_capability {
+        out.extend([(2 << 16) | OP_CAPABILITY, CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT]);
+    }
+    for i in &list {
+        let inst = &words[i.at..i.at + i.len];
+        match i.op {
+            OP_TYPE_IMAGE if word(i, 7) == IMAGE_STORAGE && i.len > 8 => {
+                out.extend_from_slice(&inst[..8]);
+                out.push(0); // Unknown
+                out.extend_from_slice(&inst[9..]);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+    }
+    out
+}
+
+const OP_TYPE_POINTER: u32 = 32;
+const OP_IMAGE_FETCH: u32 = 95;
+const DECORATION_BINDING: u32 = 33;
+const DIM_BUFFER: u32 = 5;
+const CAPABILITY_SAMPLED_BUFFER: u32 = 46;
+const CAPABILITY_IMAGE_BUFFER: u32 = 47;
+
+/// `image1d_buffer_t` arguments are texel buffers, which naga cannot declare: the lowering
+/// declares them as 1D images at `bindings`, and this pass gives each such variable an image
+/// type of `Buffer` dimension (of its own, as another 1D image may share the first) with the
+/// capability it needs (`SampledBuffer` read, `ImageBuffer` written). Texel buffers have no
+/// levels: their fetches lose the `Lod` operand.
+pub fn texel_buffers(words: Vec<u32>, bindings: &[u32]) -> Vec<u32> {
+    if bindings.is_empty() {
+        return words;
+    }
+    let list = instructions(&words);
+    let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
+    let vars: Vec<u32> = list.iter().filter(|i| i.op == OP_DECORATE && word(i, 2) == DECORATION_BINDING && bindings.contains(&word(i, 3))).map(|i| word(i, 1)).collect();
+    let mut bound = words.get(3).copied().unwrap_or(0);
+    let mut fresh = || {
+        bound += 1;
+        bound - 1
+    };
+    let var_pointers: Vec<(u32, u32)> = list.iter().filter(|i| i.op == OP_VARIABLE && vars.contains(&word(i, 2))).map(|v| (word(v, 2), word(v, 1))).collect();
+    // Per pointer type of such variables: the new image and pointer types (one pair for all
+    // variables of one type: SPIR-V forbids declaring a type twice).
+    let mut pointers: Vec<u32> = var_pointers.iter().map(|v| v.1).collect();
+    pointers.sort_unstable();
+    pointers.dedup();
+    let retyped: Vec<(u32, u32, u32)> = pointers.into_iter().map(|p| (p, fresh(), fresh())).collect();
+    let new_types = |var: u32| var_pointers.iter().find(|v| v.0 == var).and_then(|v| retyped.iter().find(|r| r.0 == v.1)).copied();
+    let image_type = |id: u32| list.iter().find(|i| i.op == OP_TYPE_IMAGE && word(i, 1) == id);
+    let mut values = Vec::new();
+    let mut capabilities = Vec::new();
+    let mut out = Vec::with_capacity(words.len() + 16 * retyped.len());
+    out.extend_from_slice(&words[..HEADER_WORDS.min(words.len())]);
+    if let Some(b) = out.get_mut(3) {
+        *b = bound;
+    }
+    for i in &list {
+        let inst = &words[i.at..i.at + i.len];
+        match i.op {
+            OP_TYPE_POINTER => {
+                out.extend_from_slice(inst);
+                let new = retyped.iter().find(|r| r.0 == word(i, 1));
+                if let (Some(&(_, image, pointer)), Some(t)) = (new, image_type(word(i, 3))) {
+                    let mut ty = words[t.at..t.at + t.len].to_vec();
+                    ty[1] = image;
+                    ty[3] = DIM_BUFFER;
+                    ty[8] = 0; // Unknown
+                    capabilities.push(if ty[7] == IMAGE_STORAGE { CAPABILITY_IMAGE_BUFFER } else { CAPABILITY_SAMPLED_BUFFER });
+                    out.extend(ty);
+                    out.extend([(4 << 16) | OP_TYPE_POINTER, pointer, word(i, 2), image]);
+                }
+            }
+            OP_VARIABLE => {
+                let mut v = inst.to_vec();
+                if let Some((_, _, pointer)) = new_types(word(i, 2)) {
+                    v[1] = pointer;
+                }
+                out.extend(v);
+            }
+            OP_LOAD => {
+                let mut v = inst.to_vec();
+                if let Some((_, image, _)) = new_types(word(i, 3)) {
+                    v[1] = image;
+                    values.push(word(i, 2));
+                }
+                out.extend(v);
+            }
+            OP_IMAGE_FETCH if values.contains(&word(i, 3)) => {
+                out.extend([(5 << 16) | OP_IMAGE_FETCH, word(i, 1), word(i, 2), word(i, 3), word(i, 4)]);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+    }
+    capabilities.sort_unstable();
+    capabilities.dedup();
+    let caps: Vec<u32> = capabilities.into_iter().flat_map(|c| [(2 << 16) | OP_CAPABILITY, c]).collect();
+    out.splice(HEADER_WORDS..HEADER_WORDS, caps);
     out
 }
 
@@ -275,7 +404,8 @@ pub mod tests {
             incoming_ray_payload: None,
         });
         let info = validate(&module, &crate::compiler::lower::tests::target()).unwrap_or_else(|e| panic!("{e}"));
-        let err = write(&module, &info, &Default::default(), false, false, true).expect_err("the writer cannot write this");
+        let finish = Finish { preserve_signed_zeros: true, ..Finish::default() };
+        let err = write(&module, &info, &Default::default(), &finish).expect_err("the writer cannot write this");
         assert!(err.starts_with("internal compiler error"), "{err}");
     }
 

@@ -30,9 +30,9 @@ const RULE_VIOLATIONS: &[(&str, &str, u32, u32, &str)] = &[
     ("A12", "global int counter;\nkernel void k(global int *p) { p[0] = counter; }\n", 1, 12, "must be declared in the __constant address space"),
     ("A13", "private int f(void) { return 1; }\nkernel void k(global int *p) { }\n", 1, 1, "return type of 'f' cannot be qualified with __private"),
     ("A13", "local int * private f(local int *p) { return p; }\nkernel void k(global int *p) { }\n", 1, 13, "return type of 'f' cannot be qualified with __private"),
-    // Images are not supported yet: an image argument fails clearly (replace with the A14 rules
-    // once they are, e.g. `img[0]` must be an error).
-    ("A14", "kernel void k(read_only image2d_t img, global float4 *o) {\n}\n", 1, 15, "image and sampler types ('image2d_t') are not supported yet"),
+    ("A14", "kernel void k(read_only image2d_t img, global float4 *o) {\n  o[0] = img[0];\n}\n", 2, 10, "an image ('read_only image2d_t') can only be passed to a function"),
+    ("A14", "kernel void k(read_only image2d_t img, global float4 *o) {\n  global float4 *p = (global float4 *)img;\n}\n", 2, 39, "an image ('read_only image2d_t') can only be passed to a function"),
+    ("A14", "kernel void k(local image2d_t img) {\n}\n", 1, 15, "parameter 'img' cannot be declared in the __local address space"),
     ("A15", "kernel void k(const global int *p) {\n  p[0] = 1;\n}\n", 2, 8, "cannot assign to a const-qualified location"),
     ("A17", "kernel void k(global int *p) {\n  int *q = p;\n}\n", 2, 12, "pointers to __global and __private are not compatible"),
 ];

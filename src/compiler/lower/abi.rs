@@ -1,10 +1,11 @@
 //! The kernel interface as the runtime sees it (contract in `compiler/mod.rs`): buffer views in
 //! descriptor set 0, the push-constant block (launch block then value arguments), the POD
-//! uniform for value arguments that do not fit, and `__local` argument arrays sized by
-//! overrides at specialisation.
+//! uniform for value arguments that do not fit, `__local` argument arrays sized by
+//! overrides at specialisation, and images (a binding, made at first use, plus their format
+//! words beside the value arguments) and samplers (a value word).
 
 use super::builder::{intern, scalar_ty, FnBuilder};
-use crate::compiler::{ArgKind, DescriptorKind, DESCRIPTOR_SET, LAUNCH_BLOCK_SIZE};
+use crate::compiler::{ArgKind, DescriptorKind, ImageAccess, ImageDim, DESCRIPTOR_SET, IMAGE_INFO_WORDS, LAUNCH_BLOCK_SIZE};
 use naga::{
     AddressSpace, ArraySize, Block, Expression, Function, GlobalVariable, Handle, MemoryDecorations, Module,
     Override, ResourceBinding, Scalar, Span, Statement, StorageAccess, StructMember, Type, TypeInner,
@@ -85,6 +86,46 @@ pub enum Param {
     /// Value argument: member `member` of the push-constant or POD-uniform struct, carried as
     /// u32 words when `words`.
     Pod { member: u32, offset: u32, size: u32, uniform: bool, words: bool },
+    /// A `sampler_t`: a `u32` value argument.
+    Sampler { member: u32, offset: u32, uniform: bool },
+    /// An image: its binding, and its variable with the channel kind its reads or writes
+    /// fixed (made at first use, see `lower/image.rs`; a kernel that only queries the image
+    /// has none); and the member holding its `IMAGE_INFO_WORDS` (as u32 words in the uniform:
+    /// `words`).
+    Image { dim: ImageDim, access: ImageAccess, var: Option<(Handle<GlobalVariable>, naga::ScalarKind)>, binding: Option<u32>, member: u32, offset: u32, uniform: bool, words: bool },
+}
+
+/// Places value arguments in the push constants, and past `max_push` bytes in the POD
+/// uniform.
+struct PodBlocks {
+    push_members: Vec<StructMember>,
+    uniform_members: Vec<StructMember>,
+    push_end: u32,
+    uniform_end: u32,
+    max_push: u32,
+}
+
+impl PodBlocks {
+    /// Adds `f`; its member index, byte offset, whether it is in the uniform and whether it
+    /// travels as words.
+    fn place(&mut self, module: &mut Module, f: &PodField) -> (u32, u32, bool, bool) {
+        let offset = align_up(self.push_end, f.align);
+        let in_push = offset.saturating_add(f.size) <= self.max_push;
+        // The uniform block has std140-like rules naga enforces: anything but words may break
+        // them there, so arguments in the uniform always travel as words.
+        let f = if in_push || f.words { f.clone() } else { pod_words_type(module, f.size) };
+        let (members, end) = if in_push {
+            (&mut self.push_members, &mut self.push_end)
+        } else {
+            (&mut self.uniform_members, &mut self.uniform_end)
+        };
+        // Uniform layout: members start on 16 bytes when they are structs/arrays.
+        let offset = align_up(*end, f.align);
+        let member = members.len() as u32;
+        members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
+        *end = offset.saturating_add(f.slot.max(f.size));
+        (member, offset, !in_push, f.words)
+    }
 }
 
 /// The kernel interface under construction.
@@ -127,10 +168,13 @@ impl Abi {
                 stride: 4,
             },
         );
-        let mut push_members =
-            vec![StructMember { name: Some("launch".into()), ty: launch_ty, binding: None, offset: 0 }];
-        let mut uniform_members = Vec::new();
-        let (mut push_end, mut uniform_end) = (LAUNCH_BLOCK_SIZE, 0u32);
+        let mut blocks = PodBlocks {
+            push_members: vec![StructMember { name: Some("launch".into()), ty: launch_ty, binding: None, offset: 0 }],
+            uniform_members: Vec::new(),
+            push_end: LAUNCH_BLOCK_SIZE,
+            uniform_end: 0,
+            max_push,
+        };
         let mut params = Vec::new();
         let mut locals = 0;
         for arg in args {
@@ -144,25 +188,25 @@ impl Abi {
                     Param::Local { var, elem_size: *elem_size, ordinal: locals - 1 }
                 }
                 ParamDecl::Pod(f) => {
-                    let offset = align_up(push_end, f.align);
-                    let in_push = offset.saturating_add(f.size) <= max_push;
-                    // The uniform block has std140-like rules naga enforces: anything but words
-                    // may break them there, so arguments in the uniform always travel as words.
-                    let f = if in_push || f.words { f.clone() } else { pod_words_type(module, f.size) };
-                    let (members, end) = if in_push {
-                        (&mut push_members, &mut push_end)
-                    } else {
-                        (&mut uniform_members, &mut uniform_end)
-                    };
-                    // Uniform layout: members start on 16 bytes when they are structs/arrays.
-                    let offset = align_up(*end, f.align);
-                    let member = members.len() as u32;
-                    members.push(StructMember { name: None, ty: f.ty, binding: None, offset });
-                    *end = offset.saturating_add(f.slot.max(f.size));
-                    Param::Pod { member, offset, size: f.size, uniform: !in_push, words: f.words }
+                    let (member, offset, uniform, words) = blocks.place(module, f);
+                    Param::Pod { member, offset, size: f.size, uniform, words }
+                }
+                ParamDecl::Sampler => {
+                    let word = PodField { ty: u32_ty, size: 4, align: 4, slot: 4, words: true };
+                    let (member, offset, uniform, _) = blocks.place(module, &word);
+                    Param::Sampler { member, offset, uniform }
+                }
+                ParamDecl::Image { dim, access } => {
+                    let size = IMAGE_INFO_WORDS * 4;
+                    let count = std::num::NonZeroU32::MIN.saturating_add(IMAGE_INFO_WORDS - 1);
+                    let ty = intern(module, TypeInner::Array { base: u32_ty, size: ArraySize::Constant(count), stride: 4 });
+                    let info = PodField { ty, size, align: 4, slot: size, words: false };
+                    let (member, offset, uniform, words) = blocks.place(module, &info);
+                    Param::Image { dim: *dim, access: *access, var: None, binding: None, member, offset, uniform, words }
                 }
             });
         }
+        let PodBlocks { push_members, uniform_members, push_end, uniform_end, .. } = blocks;
         let push_size = align_up(push_end, 4);
         let push_ty = intern(module, TypeInner::Struct { members: push_members, span: push_size });
         let push = module.global_variables.append(
@@ -210,6 +254,67 @@ impl Abi {
         bindings.push(binding);
         self.next_binding += 1;
         Some(var)
+    }
+
+    /// The variable of image argument `arg`, declared at first use with channels of `kind`.
+    /// `None` if `arg` is no image, or was declared with another kind. A `read_only` image is
+    /// a sampled image; a `write_only` one a storage image whose stand-in format the SPIR-V
+    /// post-pass replaces by `Unknown` (`spirv::unknown_image_formats`).
+    pub fn image_var(&mut self, module: &mut Module, arg: usize, kind: naga::ScalarKind) -> Option<Handle<GlobalVariable>> {
+        let binding = self.image_binding(arg)?;
+        let Some(Param::Image { dim, access, var, .. }) = self.params.get_mut(arg) else { return None };
+        match *var {
+            Some((v, k)) => (k == kind).then_some(v),
+            None => {
+                let ty = image_type(module, *dim, *access, kind);
+                let v = resource(module, &format!("image{arg}"), AddressSpace::Handle, binding, ty);
+                *var = Some((v, kind));
+                Some(v)
+            }
+        }
+    }
+
+    /// The binding of image argument `arg`, taken at first use.
+    fn image_binding(&mut self, arg: usize) -> Option<u32> {
+        let next = self.next_binding;
+        let Some(Param::Image { binding, .. }) = self.params.get_mut(arg) else { return None };
+        if binding.is_none() {
+            *binding = Some(next);
+            self.next_binding += 1;
+        }
+        *binding
+    }
+
+    /// Gives a binding to the image arguments the kernel did not read or write (the runtime
+    /// binds every image; the shader declares none there).
+    pub fn bind_unused_images(&mut self) {
+        for arg in 0..self.num_args {
+            self.image_binding(arg);
+        }
+    }
+
+    /// The bindings of the `image1d_buffer_t` arguments the kernel reads or writes (declared as
+    /// 1D images, made texel buffers by `spirv::texel_buffers`).
+    pub fn texel_buffer_bindings(&self) -> Vec<u32> {
+        let bindings = self.params.iter().filter_map(|p| match p {
+            Param::Image { dim: ImageDim::D1Buffer, var: Some(_), binding, .. } => *binding,
+            _ => None,
+        });
+        bindings.collect()
+    }
+
+    /// Word `k` of image argument `arg`'s `IMAGE_INFO_WORDS`.
+    pub fn image_info_word(&self, b: &mut FnBuilder, arg: usize, k: u32) -> Option<Handle<Expression>> {
+        let Some(&Param::Image { words, .. }) = self.params.get(arg) else { return None };
+        let info = self.pod_pointer(b, arg)?;
+        // In the uniform the words travel as `array<vec4<u32>, 2>` (see `pod_words_type`).
+        let p = if words {
+            let quad = b.member(info, k / 4);
+            b.member(quad, k % 4)
+        } else {
+            b.member(info, k)
+        };
+        Some(b.load(p))
     }
 
     /// Makes writable the read-only views that the entry point stores to: a `const __global`
@@ -294,6 +399,14 @@ impl Abi {
                 Param::Pod { offset, size, uniform, .. } => {
                     ArgKind::Pod { offset: *offset, size: *size, uniform: *uniform }
                 }
+                Param::Sampler { offset, uniform, .. } => ArgKind::Sampler { offset: *offset, uniform: *uniform },
+                Param::Image { dim, access, binding, offset, uniform, .. } => ArgKind::Image {
+                    binding: binding.unwrap_or(u32::MAX),
+                    dim: *dim,
+                    access: *access,
+                    info: *offset,
+                    uniform: *uniform,
+                },
             })
             .collect()
     }
@@ -306,9 +419,13 @@ impl Abi {
         b.load(p)
     }
 
-    /// Pointer to the value argument `arg` (push constants or POD uniform).
+    /// Pointer to the value argument `arg` (push constants or POD uniform): a value, a
+    /// sampler, or the format words of an image.
     pub fn pod_pointer(&self, b: &mut FnBuilder, arg: usize) -> Option<Handle<Expression>> {
-        let Some(Param::Pod { member, uniform, .. }) = self.params.get(arg) else { return None };
+        let (member, uniform) = match self.params.get(arg)? {
+            Param::Pod { member, uniform, .. } | Param::Sampler { member, uniform, .. } | Param::Image { member, uniform, .. } => (member, uniform),
+            _ => return None,
+        };
         let var = if *uniform { self.pod_uniform?.0 } else { self.push };
         let base = b.expr(Expression::GlobalVariable(var));
         Some(b.member(base, *member))
@@ -338,6 +455,31 @@ pub enum ParamDecl {
     Buffer { read_only: bool },
     Local { elem_ty: Handle<Type>, elem_size: u32, name: String },
     Pod(PodField),
+    Sampler,
+    Image { dim: ImageDim, access: ImageAccess },
+}
+
+/// The naga type of an image of shape `dim` with channels of `kind`.
+fn image_type(module: &mut Module, dim: ImageDim, access: ImageAccess, kind: naga::ScalarKind) -> Handle<Type> {
+    let (dim, arrayed) = match dim {
+        ImageDim::D1 | ImageDim::D1Buffer => (naga::ImageDimension::D1, false),
+        ImageDim::D1Array => (naga::ImageDimension::D1, true),
+        ImageDim::D2 => (naga::ImageDimension::D2, false),
+        ImageDim::D2Array => (naga::ImageDimension::D2, true),
+        ImageDim::D3 => (naga::ImageDimension::D3, false),
+    };
+    let class = match access {
+        ImageAccess::Read => naga::ImageClass::Sampled { kind, multi: false },
+        ImageAccess::Write => {
+            let format = match kind {
+                naga::ScalarKind::Sint => naga::StorageFormat::Rgba32Sint,
+                naga::ScalarKind::Uint => naga::StorageFormat::Rgba32Uint,
+                _ => naga::StorageFormat::Rgba32Float,
+            };
+            naga::ImageClass::Storage { format, access: StorageAccess::STORE }
+        }
+    };
+    intern(module, TypeInner::Image { dim, arrayed, class })
 }
 
 fn resource(module: &mut Module, name: &str, space: AddressSpace, binding: u32, ty: Handle<Type>) -> Handle<GlobalVariable> {

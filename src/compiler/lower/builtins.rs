@@ -43,6 +43,7 @@ impl Ctx<'_> {
                 _ => Err(LowerError::new(loc, "internal: a built-in loop needs a condition and a body")),
             },
             Builtin::Prefetch => Ok(Val::Void),
+            Builtin::ReadImage { .. } | Builtin::WriteImage(_) | Builtin::ImageQuery(_) => self.image_builtin(bi, args, ty, loc),
             Builtin::Printf(id) => self.printf(id, args, loc).map(Val::V),
             Builtin::Any | Builtin::All => self.any_all(bi == Builtin::All, args, ty, loc).map(Val::V),
             Builtin::Vload(n) | Builtin::VloadHalf(n) => self.vload(n, args, ty, loc).map(Val::V),

@@ -11,6 +11,8 @@ use naga::{BinaryOperator as B, Expression, Handle, Literal, ScalarKind, UnaryOp
 pub enum Val {
     V(Handle<Expression>),
     P(Ptr),
+    /// An image: the kernel argument it is.
+    Image(usize),
     Void,
 }
 
@@ -18,6 +20,9 @@ impl Ctx<'_> {
     pub(super) fn eval(&mut self, e: &Expr) -> R<Val> {
         if e.ty.is_pointer() {
             return self.eval_ptr(e).map(Val::P);
+        }
+        if let T::Image(..) = e.ty {
+            return self.image_arg(e).map(Val::Image);
         }
         Ok(match &e.kind {
             ExprKind::Call(f, args) => return self.inline_call(*f, args, e.loc),
@@ -257,6 +262,9 @@ impl Ctx<'_> {
     }
 
     fn int_literal(&mut self, v: u64, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        if *ty == T::Sampler {
+            return Ok(self.b.u32(v as u32));
+        }
         let lit = match ty.element() {
             Some(S::Bool) => Literal::Bool(v != 0),
             Some(S::Char | S::Short | S::Int) => Literal::I32(v as i64 as i32),

@@ -27,11 +27,8 @@ pub struct CompiledKernel {
     pub globals_bindings: Vec<u32>,
     /// Where the printf buffer is bound (none if the kernel never calls printf).
     pub printf_binding: Option<u32>,
-    pub aliased: bool,
-    /// [`crate::compiler::Target::clamp_array_indices`] of the device it was built for.
-    pub clamp_array_indices: bool,
-    /// [`crate::compiler::Target::preserve_signed_zeros`] of that device.
-    pub preserve_signed_zeros: bool,
+    /// How its SPIR-V is finished after naga's writer.
+    pub finish: spirv::Finish,
     pub module: Module,
     pub info: naga::valid::ModuleInfo,
 }
@@ -154,6 +151,6 @@ impl Kernel for CompiledKernel {
         for &n in null_args.iter().filter(|n| self.null_tested_args.contains(n)) {
             constants.insert(abi::null_arg_name(n), 1.0);
         }
-        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, self.aliased, self.clamp_array_indices, self.preserve_signed_zeros)).and_then(|words| words)
+        crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, &self.finish)).and_then(|words| words)
     }
 }

@@ -16,6 +16,7 @@ mod floatbits;
 mod fmath;
 mod fold;
 mod generic;
+mod image;
 mod geometric;
 mod intfn;
 pub mod kernel;
@@ -96,6 +97,8 @@ enum Slot {
     Ptr(Option<PtrVar>, Handle<LocalVariable>),
     /// An addressed private variable: at this byte offset of the private arena.
     Arena(u32),
+    /// An image parameter: the kernel's image argument it stands for, once bound.
+    Image(Option<usize>),
 }
 
 /// One inlined function instance.
@@ -111,11 +114,14 @@ struct Frame {
     current_ptr: Vec<place::Ptr>,
     /// Counters of the loops being unrolled, with their value in the copy being lowered.
     counters: Vec<(model::LocalId, Handle<naga::Expression>)>,
+    /// The `sampler_t` parameters given a constant sampler (which sema lets nothing modify):
+    /// image reads through them fold their mode (`image.rs`).
+    samplers: Vec<(model::LocalId, u32)>,
 }
 
 impl Frame {
     fn new(func: FuncId, locals: Vec<Slot>, ret: Option<(Option<Slot>, Handle<LocalVariable>)>) -> Self {
-        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new() }
+        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new(), samplers: Vec::new() }
     }
 }
 
@@ -193,6 +199,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         collective_scratch: HashMap::new(),
     };
     cx.kernel_body(id)?;
+    cx.abi.bind_unused_images();
     let local_arena = cx.size_arenas();
     let args = reflect_args(func, &cx.abi);
     let constant_data = cx.constant_data();
@@ -239,9 +246,12 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         local_arena,
         globals_bindings,
         printf_binding,
-        aliased: abi.has_aliased_views(),
-        clamp_array_indices: target.clamp_array_indices,
-        preserve_signed_zeros: target.preserve_signed_zeros,
+        finish: crate::compiler::spirv::Finish {
+            aliased: abi.has_aliased_views(),
+            clamp_array_indices: target.clamp_array_indices,
+            preserve_signed_zeros: target.preserve_signed_zeros,
+            texel_buffers: abi.texel_buffer_bindings(),
+        },
         module,
         info,
     })
@@ -266,6 +276,8 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                 model::Type::Pointer { quals, space, .. } => {
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
+                model::Type::Image(dim, access) => ParamDecl::Image { dim: *dim, access: *access },
+                model::Type::Sampler => ParamDecl::Sampler,
                 ty if program.types.size_of(ty) > MAX_VALUE_ARGUMENT => {
                     return Err(LowerError::new(local.loc, "a value argument of more than 64 KiB is not supported"));
                 }
@@ -291,6 +303,8 @@ fn reflect_args(func: &model::Function, abi: &Abi) -> Vec<KernelArg> {
             let local = func.locals.get(p.local.0 as usize);
             let (address, quals) = match local.map(|l| &l.ty) {
                 Some(model::Type::Pointer { space, quals, .. }) => (*space, *quals),
+                // clGetKernelArgInfo: images are in the global address space.
+                Some(model::Type::Image(..)) => (AddressQualifier::Global, model::Quals::default()),
                 _ => (AddressQualifier::Private, model::Quals::default()),
             };
             let mut bits = 0u64;

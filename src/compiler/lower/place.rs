@@ -112,6 +112,7 @@ impl Ctx<'_> {
                     Slot::Var(v) => Root::Local(v),
                     Slot::Ptr(..) => Root::PtrVar(self.here(*id)),
                     Slot::Arena(byte) => return Ok(self.arena_ptr(Region::PrivateArena, byte, &place.ty, Space::Private)),
+                    Slot::Image(_) => return Err(LowerError::new(place.loc, "internal: an image as a place")),
                 };
                 Ok(Ptr { root, view: None, steps: Vec::new(), space: Space::Private, seen_as: None })
             }
@@ -757,7 +758,7 @@ impl Ctx<'_> {
     pub(super) fn store_ptr_slot(&mut self, slot: Slot, ptr: Ptr, loc: Loc) -> R<Slot> {
         let (var, index) = match slot {
             Slot::Ptr(v, index) => (v, index),
-            Slot::Var(_) | Slot::Arena(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
+            Slot::Var(_) | Slot::Arena(_) | Slot::Image(_) => return Err(LowerError::new(loc, "internal: not a pointer variable")),
         };
         let (prefix, last) = match ptr.steps.split_last() {
             Some((Step::Index(i), rest)) => (rest, Some(*i)),
@@ -848,7 +849,7 @@ impl Ctx<'_> {
                 Ok(Ptr { root, view: v.view, steps, space: v.space, seen_as: v.seen_as })
             }
             Slot::Ptr(None, _) => Err(LowerError::new(loc, "pointer variable used before it is given a value")),
-            Slot::Var(_) | Slot::Arena(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),
+            Slot::Var(_) | Slot::Arena(_) | Slot::Image(_) => Err(LowerError::new(loc, "internal: not a pointer variable")),
         }
     }
 

@@ -40,7 +40,9 @@ impl<'p> Ctx<'p> {
         (0u32..)
             .zip(&func.locals)
             .map(|(n, l)| {
-                Ok(if l.ty.is_pointer() {
+                Ok(if let model::Type::Image(..) = l.ty {
+                    Slot::Image(None)
+                } else if l.ty.is_pointer() {
                     Slot::Ptr(None, self.b.local(&format!("{}_index", l.name), u32_ty))
                 } else if self.points_to.is_addressed(Object::Private(id.0, n)) {
                     Slot::Arena(self.arena_alloc(Region::PrivateArena, &l.ty, l.loc)?)
@@ -66,7 +68,7 @@ impl<'p> Ctx<'p> {
                 let access = self.ptr_access(&ptr, loc)?;
                 self.store_access(&access, v, &ty, loc)
             }
-            Slot::Ptr(..) => Err(LowerError::new(loc, "internal: a value stored into a pointer variable")),
+            Slot::Ptr(..) | Slot::Image(_) => Err(LowerError::new(loc, "internal: a value stored into a pointer or image variable")),
         }
     }
 
@@ -90,6 +92,12 @@ impl<'p> Ctx<'p> {
                 return self.assign_ptr_var(self.here(id), ptr, loc);
             }
             Some(AbiParam::Local { var, .. }) => super::place::Root::Global(*var),
+            Some(AbiParam::Image { .. }) => return self.bind_image(id, n, loc),
+            Some(AbiParam::Sampler { .. }) => {
+                let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: sampler"))?;
+                let v = self.b.load(src);
+                return self.store_local(id, v, loc);
+            }
             Some(AbiParam::Pod { words, .. }) => {
                 let words = *words;
                 let src = self.abi.pod_pointer(&mut self.b, n).ok_or_else(|| LowerError::new(loc, "internal: pod"))?;
@@ -341,7 +349,7 @@ impl<'p> Ctx<'p> {
             (Some(e), None) => {
                 self.eval(e)?;
             }
-            (Some(e), Some(Slot::Arena(_))) => return Err(LowerError::new(e.loc, "internal: a result in the arena")),
+            (Some(e), Some(Slot::Arena(_) | Slot::Image(_))) => return Err(LowerError::new(e.loc, "internal: a result in the arena")),
             (None, _) => {}
         }
         let t = self.b.lit(naga::Literal::Bool(true));
@@ -362,6 +370,7 @@ impl<'p> Ctx<'p> {
         let callee = self.function(id)?;
         // Arguments are evaluated in the caller's frame.
         let vals = args.iter().map(|a| self.eval(a)).collect::<R<Vec<_>>>()?;
+        let samplers: Vec<(LocalId, u32)> = callee.params.iter().zip(args).filter_map(|(p, a)| Some((p.local, self.constant_sampler(a)?))).collect();
         let locals = self.fresh_locals(id, callee)?;
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
         let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
@@ -379,7 +388,9 @@ impl<'p> Ctx<'p> {
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        self.frames.push(Frame::new(id, locals, Some((ret_slot, flag))));
+        let mut frame = Frame::new(id, locals, Some((ret_slot, flag)));
+        frame.samplers = samplers;
+        self.frames.push(frame);
         let r = self.inline_body(callee, vals);
         let frame = self.frames.pop();
         r?;
@@ -389,7 +400,7 @@ impl<'p> Ctx<'p> {
                 Val::V(self.b.load(p))
             }
             Some(slot @ Slot::Ptr(..)) => Val::P(self.load_ptr_slot(&slot, loc)?),
-            Some(Slot::Arena(_)) => return Err(LowerError::new(loc, "internal: a result in the arena")),
+            Some(Slot::Arena(_) | Slot::Image(_)) => return Err(LowerError::new(loc, "internal: a result in the arena")),
             None => Val::Void,
         })
     }
@@ -398,6 +409,7 @@ impl<'p> Ctx<'p> {
         for (p, v) in callee.params.iter().zip(vals) {
             match v {
                 Val::P(ptr) => self.assign_ptr_var(self.here(p.local), ptr, callee.loc)?,
+                Val::Image(arg) => self.bind_image(p.local, arg, callee.loc)?,
                 Val::V(v) => self.store_local(p.local, v, callee.loc)?,
                 Val::Void => return Err(LowerError::new(callee.loc, "internal: void argument")),
             }

@@ -132,7 +132,7 @@ fn vector_add_int_and_float() {
         bindings.sort();
         assert_eq!(bindings, vec![0, 1, 2]);
         assert_eq!(k[0].push_constants_size(), crate::compiler::LAUNCH_BLOCK_SIZE);
-        assert!(!k[0].aliased);
+        assert!(!k[0].finish.aliased);
     }
 }
 
@@ -314,7 +314,7 @@ fn char_and_short_buffers_and_arguments() {
     assert_eq!(args[4].kind, ArgKind::Pod { offset: 44, size: 4, uniform: false });
     // `a` is read through words and written through atomic words: two views, aliased.
     assert!(matches!(&args[0].kind, ArgKind::Buffer { bindings, .. } if bindings.len() == 2));
-    assert!(k[0].aliased);
+    assert!(k[0].finish.aliased);
 }
 
 /// A kernel evaluating each `(builtin, argument types, result type)` on zero-valued locals.

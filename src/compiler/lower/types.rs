@@ -71,8 +71,9 @@ impl TypeMap {
             // (`region.rs`, "stored pointers").
             T::Pointer { .. } if types.pointer_size == 4 => intern(module, TypeInner::Scalar(naga::Scalar::U32)),
             T::Pointer { .. } => return Err(LowerError::new(loc, "pointers held in memory with 64-bit addresses are not supported yet")),
-            T::Void => {
-                return Err(LowerError::new(loc, "internal: no naga type for void"))
+            T::Sampler => intern(module, TypeInner::Scalar(naga::Scalar::U32)),
+            T::Void | T::Image(..) => {
+                return Err(LowerError::new(loc, "internal: no naga value type for void or an image"))
             }
         })
     }
@@ -219,6 +220,6 @@ pub fn has_narrow(types: &model::Types, ty: &T) -> bool {
         // them: they always go through words.
         T::Record(id) => types.record(*id).is_some_and(|r| r.is_union || r.packed || r.members.iter().any(|m| has_narrow(types, &m.ty))),
         T::Pointer { .. } => true,
-        T::Void => false,
+        T::Void | T::Image(..) | T::Sampler => false,
     }
 }

@@ -118,6 +118,58 @@ const FP16: &[(&str, &str)] = &[
     ("M_SQRT1_2_H", "((half)0.707106781186547524401f)"),
 ];
 
+/// The sampler flags (their `|` is `compiler::sampler_bits`), and the channel orders and data
+/// types `get_image_channel_order`/`_data_type` return (the host's `CL_*` values).
+const IMAGES: &[(&str, &str)] = &[
+    ("__IMAGE_SUPPORT__", "1"),
+    ("CLK_NORMALIZED_COORDS_FALSE", "0"),
+    ("CLK_NORMALIZED_COORDS_TRUE", "1"),
+    ("CLK_ADDRESS_NONE", "0"),
+    ("CLK_ADDRESS_CLAMP_TO_EDGE", "2"),
+    ("CLK_ADDRESS_CLAMP", "4"),
+    ("CLK_ADDRESS_REPEAT", "6"),
+    ("CLK_ADDRESS_MIRRORED_REPEAT", "8"),
+    ("CLK_FILTER_NEAREST", "0"),
+    ("CLK_FILTER_LINEAR", "0x10"),
+    ("CLK_R", "0x10b0"),
+    ("CLK_A", "0x10b1"),
+    ("CLK_RG", "0x10b2"),
+    ("CLK_RA", "0x10b3"),
+    ("CLK_RGB", "0x10b4"),
+    ("CLK_RGBA", "0x10b5"),
+    ("CLK_BGRA", "0x10b6"),
+    ("CLK_ARGB", "0x10b7"),
+    ("CLK_INTENSITY", "0x10b8"),
+    ("CLK_LUMINANCE", "0x10b9"),
+    ("CLK_Rx", "0x10ba"),
+    ("CLK_RGx", "0x10bb"),
+    ("CLK_RGBx", "0x10bc"),
+    ("CLK_DEPTH", "0x10bd"),
+    ("CLK_DEPTH_STENCIL", "0x10be"),
+    ("CLK_sRGB", "0x10bf"),
+    ("CLK_sRGBx", "0x10c0"),
+    ("CLK_sRGBA", "0x10c1"),
+    ("CLK_sBGRA", "0x10c2"),
+    ("CLK_ABGR", "0x10c3"),
+    ("CLK_SNORM_INT8", "0x10d0"),
+    ("CLK_SNORM_INT16", "0x10d1"),
+    ("CLK_UNORM_INT8", "0x10d2"),
+    ("CLK_UNORM_INT16", "0x10d3"),
+    ("CLK_UNORM_SHORT_565", "0x10d4"),
+    ("CLK_UNORM_SHORT_555", "0x10d5"),
+    ("CLK_UNORM_INT_101010", "0x10d6"),
+    ("CLK_SIGNED_INT8", "0x10d7"),
+    ("CLK_SIGNED_INT16", "0x10d8"),
+    ("CLK_SIGNED_INT32", "0x10d9"),
+    ("CLK_UNSIGNED_INT8", "0x10da"),
+    ("CLK_UNSIGNED_INT16", "0x10db"),
+    ("CLK_UNSIGNED_INT32", "0x10dc"),
+    ("CLK_HALF_FLOAT", "0x10dd"),
+    ("CLK_FLOAT", "0x10de"),
+    ("CLK_UNORM_INT24", "0x10df"),
+    ("CLK_UNORM_INT_101010_2", "0x10e0"),
+];
+
 /// The standard macros for `target`, as `(name, replacement)`.
 pub fn standard_macros(target: &Target) -> Vec<(String, String)> {
     let fences = [
@@ -126,7 +178,7 @@ pub fn standard_macros(target: &Target) -> Vec<(String, String)> {
     ]
     .map(|(name, bit)| (name.to_string(), format!("{bit:#x}")));
     let optional = [(target.int64, INT64), (target.fp64, FP64), (target.fp16, FP16)];
-    let tables = std::iter::once(COMMON).chain(optional.iter().filter(|(on, _)| *on).map(|(_, t)| *t));
+    let tables = [COMMON, IMAGES].into_iter().chain(optional.iter().filter(|(on, _)| *on).map(|(_, t)| *t));
     fences
         .into_iter()
         .chain(tables.flatten().map(|(name, value)| (name.to_string(), value.to_string())))

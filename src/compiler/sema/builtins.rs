@@ -155,7 +155,6 @@ fn atomic(name: &str) -> Option<(AtomicOp, usize, bool)> {
 /// Built-in functions of OpenCL C that this compiler does not provide, by family.
 fn unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        _ if ["read_image", "write_image", "get_image_"].iter().any(|p| name.starts_with(p)) => "image functions",
         _ if name.starts_with("work_group_") => "work-group collective functions need OpenCL C 2.0 or later (-cl-std=CL3.0) and a device with sub-groups",
         _ if name.starts_with("sub_group_") || name.contains("_sub_group") => "sub-group functions need a device with sub-groups",
         _ => return None,
@@ -228,6 +227,9 @@ impl Sema<'_> {
         }
         if let Some(i) = integer(name) {
             return self.int_call(i, name, args, loc);
+        }
+        if super::image::is_image_builtin(name) {
+            return self.image_call(name, args, loc);
         }
         if let Some(f) = sub_group_item(name).filter(|_| self.has_collectives(Group::SubGroup)) {
             return self.sub_group_item_call(f, name, args, loc);

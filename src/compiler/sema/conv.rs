@@ -158,6 +158,7 @@ impl Sema<'_> {
         let loc = e.loc;
         match (&e.ty, ty) {
             (Type::Scalar(_), Type::Scalar(_) | Type::Vector(..)) => Some(self.convert(e, ty)),
+            (Type::Scalar(s), Type::Sampler) if s.is_integer() => self.int_to_sampler(e, what),
             (Type::Vector(..), Type::Vector(..)) => self.err(
                 loc,
                 format!(

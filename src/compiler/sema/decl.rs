@@ -96,6 +96,11 @@ impl Sema<'_> {
         if let Some(i) = init.filter(|_| decl.unsized_array) {
             decl.ty = self.sized_by_initializer(&decl.ty, i)?;
         }
+        match decl.ty {
+            Type::Image(..) => return self.err(loc, format!("'{name}': an image can only be a function parameter")),
+            Type::Sampler => return self.sampler_var(decl.space, init, name, loc),
+            _ => {}
+        }
         match decl.space.map(|s| s.0) {
             Some(Space::Constant) if is_extern && init.is_none() => self.extern_constant(decl, name, loc),
             Some(Space::Constant) => self.constant_var(decl, init, name, loc).map(|_| ()),
@@ -574,6 +579,7 @@ impl Sema<'_> {
         if matches!(ret.ty, Type::Array { .. }) {
             return self.err(loc, format!("function '{name}' cannot return an array"));
         }
+        self.check_not_opaque(&ret.ty, &format!("function '{name}' returning"), loc)?;
         let mut out = Vec::new();
         for p in params {
             let base = self.spec_type(&p.spec)?;

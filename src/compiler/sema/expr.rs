@@ -124,6 +124,7 @@ impl Sema<'_> {
                 }
                 self.check_half_value(&p.ty, loc)?;
                 self.check_not_atomic(&p.ty, loc)?;
+                self.check_not_image(&p.ty, loc)?;
                 let ty = p.ty.clone();
                 node(ExprKind::Load(Box::new(p)), ty, loc)
             }
@@ -159,6 +160,9 @@ impl Sema<'_> {
         if matches!(p.ty, Type::Array { .. }) {
             return self.err(loc, "arrays cannot be assigned");
         }
+        if matches!(p.ty, Type::Image(..) | Type::Sampler) {
+            return self.err(loc, format!("'{}' cannot be assigned or modified", self.type_str(&p.ty)));
+        }
         self.check_half_value(&p.ty, loc)?;
         self.check_not_atomic(&p.ty, loc)?;
         if let PlaceKind::Swizzle(_, idx) = &p.kind {
@@ -181,7 +185,7 @@ impl Sema<'_> {
         Some(Place { kind: PlaceKind::Deref(Box::new(ptr)), ty, space: Space::Private, is_const: false, loc })
     }
 
-    fn val(&mut self, e: &ast::Expr) -> Option<Val> {
+    pub(super) fn val(&mut self, e: &ast::Expr) -> Option<Val> {
         use ast::ExprKind as K;
         let loc = e.loc;
         let value = match &e.kind {
@@ -280,6 +284,7 @@ impl Sema<'_> {
 
     /// `sizeof`: folded, pointers are `address_bits / 8` bytes (A16).
     fn size_constant(&mut self, ty: &Type, loc: Loc) -> Option<Expr> {
+        self.check_not_opaque(ty, "sizeof of", loc)?;
         let size = self.size_of(ty);
         if size == 0 {
             return self.err(loc, format!("sizeof applied to an incomplete type '{}'", self.type_str(ty)));
@@ -315,6 +320,7 @@ impl Sema<'_> {
                 Some(Val::Place(Place { kind, ty: v.ty, space: v.space, is_const: v.is_const, loc }))
             }
             Some(Symbol::EnumConst(bits, ty)) => Some(Val::Value(int(bits, ty, loc))),
+            Some(Symbol::Sampler(bits)) => Some(Val::Value(node(ExprKind::Int(u64::from(bits)), Type::Sampler, loc))),
             Some(Symbol::Function(_)) => {
                 self.err(loc, format!("function '{name}' used as a value (function pointers are not supported)"))
             }
@@ -393,6 +399,7 @@ impl Sema<'_> {
                 if matches!(place.kind, PlaceKind::Swizzle(..)) || matches!(&place.kind, PlaceKind::Index(b, _) if matches!(b.ty, Type::Vector(..))) {
                     return self.err(loc, "cannot take the address of a vector component");
                 }
+                self.check_not_opaque(&place.ty, "the address of", loc)?;
                 let quals = Quals { is_const: place.is_const, is_volatile: false };
                 let ty = Type::Pointer { pointee: Box::new(place.ty.clone()), space: place.space, quals };
                 node(ExprKind::AddrOf(Box::new(place)), ty, loc)
@@ -803,7 +810,7 @@ impl Sema<'_> {
         let ast::ExprKind::Ident(name) = &callee.kind else {
             return self.err(loc, "only named functions can be called (function pointers are not supported)");
         };
-        let values = args.iter().map(|a| self.expr(a)).collect::<Option<Vec<_>>>()?;
+        let values = args.iter().map(|a| self.call_arg(a)).collect::<Option<Vec<_>>>()?;
         match self.scopes.lookup(name) {
             Some(Symbol::Function(index)) => {
                 let index = *index;

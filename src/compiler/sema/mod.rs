@@ -13,6 +13,7 @@ mod derived;
 mod expr;
 mod generic;
 mod goto;
+mod image;
 pub mod model;
 mod overload;
 mod printf;

@@ -40,6 +40,7 @@
 
 use crate::compiler::source::Loc;
 pub use crate::compiler::AddressQualifier as Space;
+pub use crate::compiler::{ImageAccess, ImageDim};
 
 /// A scalar type of OpenCL C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,6 +138,12 @@ pub enum Type {
     /// is `atomic_int`): the scalar's layout, reached only by the atomic built-ins. Never
     /// `bool`, `char`, `short` or `half`.
     Atomic(Scalar),
+    /// An image (`image2d_t` ...) with its access qualifier: only a parameter, passed on to
+    /// functions and the image built-ins (an image expression is always the load of one).
+    Image(ImageDim, ImageAccess),
+    /// `sampler_t`: its `compiler::sampler_bits` as a `uint` value that nothing else converts
+    /// to or from.
+    Sampler,
 }
 
 impl Type {
@@ -254,6 +261,8 @@ impl Types {
             Type::Array { elem, len } => self.size_of(elem).saturating_mul(u64::from(*len)),
             Type::Record(id) => self.record(*id).map_or(0, |r| u64::from(r.size)),
             Type::Atomic(s) => u64::from(s.size()),
+            Type::Image(..) => 0,
+            Type::Sampler => 4,
         }
     }
 
@@ -267,6 +276,8 @@ impl Types {
             Type::Array { elem, .. } => self.align_of(elem),
             Type::Record(id) => self.record(*id).map_or(1, |r| r.align),
             Type::Atomic(s) => s.size(),
+            Type::Image(..) => 1,
+            Type::Sampler => 4,
         }
     }
 }
@@ -672,6 +683,18 @@ pub struct FenceFlags {
 pub const CLK_LOCAL_MEM_FENCE: u64 = 1;
 pub const CLK_GLOBAL_MEM_FENCE: u64 = 2;
 
+/// The image queries: `int` results, `int2`/`int4` for `Dim`, `size_t` for `ArraySize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageQuery {
+    Width,
+    Height,
+    Depth,
+    ArraySize,
+    Dim,
+    ChannelDataType,
+    ChannelOrder,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkItemFn {
     GlobalId,
@@ -1074,6 +1097,14 @@ pub enum Builtin {
     Loop,
     /// `prefetch`: a hint that does nothing here; no arguments left.
     Prefetch,
+    /// `read_image{f,i,ui,h}(image, [sampler,] coord)`, the result a 4-vector of `elem`
+    /// (`float`, `int`, `uint` or `half`); `coord` is `int`/`float` or 2/4-vectors of them, as
+    /// the image's dimensions (and layer) need.
+    ReadImage { elem: Scalar, sampled: bool },
+    /// `write_image{f,i,ui,h}(image, coord, color)`: `coord` of `int`s, `color` a 4-vector.
+    WriteImage(Scalar),
+    /// `get_image_*(image)`.
+    ImageQuery(ImageQuery),
     /// `printf` call number `n` of the program ([`Program::printf`]): the arguments are the
     /// values its record stores, in order (see `compiler/printf.rs`); the result is `int`.
     Printf(u32),

@@ -84,7 +84,7 @@ pub(super) const fn form(elems: Elems, widths: Widths, params: &'static [P]) -> 
 
 /// How well an argument fits a parameter (clang's conversion ranks; lower is better).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Rank {
+pub(super) enum Rank {
     Exact,
     Promotion,
     Conversion,
@@ -144,7 +144,7 @@ fn param(p: P, s: Scalar, n: u8) -> Type {
 /// The rank of passing a value of type `arg` for a parameter of type `param`, or `None` when
 /// no implicit conversion exists (vectors convert to nothing but themselves; a pointer fits a
 /// pointer to the same type, in whatever address space).
-fn rank(arg: &Type, param: &Type) -> Option<Rank> {
+pub(super) fn rank(arg: &Type, param: &Type) -> Option<Rank> {
     if arg == param {
         return Some(Rank::Exact);
     }

@@ -27,6 +27,8 @@ pub enum Symbol {
     Function(usize),
     /// An enumerator: its bits (as `ExprKind::Int` holds them) and its type.
     EnumConst(u64, Scalar),
+    /// A `sampler_t` variable: its constant value (`compiler::sampler_bits`).
+    Sampler(u32),
     /// A typedef: its type, and the alignment an `aligned` attribute gave the typedef (0 for
     /// the type's own).
     Typedef(Type, u32),

@@ -351,6 +351,11 @@ impl Sema<'_> {
         if decl.ty == Type::Void {
             return self.err(loc, format!("variable '{name}' has type 'void'"));
         }
+        match decl.ty {
+            Type::Image(..) => return self.err(loc, format!("'{name}': an image can only be a function parameter")),
+            Type::Sampler => return self.sampler_var(decl.space, init, name, loc).map(|_| None),
+            _ => {}
+        }
         self.check_half_value(&decl.ty, loc)?;
         match decl.space.map(|s| s.0) {
             None | Some(Space::Private) => self.private_var(decl, init, name, loc).map(Some),

@@ -772,7 +772,56 @@ fn attributes_and_images() {
     let FunctionKind::Kernel(a) = &p.functions[0].kind else { panic!() };
     assert_eq!((a.work_group_size_hint, a.vec_type_hint.as_deref(), a.reqd_work_group_size), (Some([8, 4, 1]), Some("float4"), None));
     first_error("kernel __attribute__((reqd_work_group_size(2048, 1, 1))) void k() {}", 1, 23, "2048 work-items, more than the device's maximum work-group size 1024");
-    first_error("kernel void k(read_only image2d_t img) {}", 1, 15, "image and sampler types ('image2d_t') are not supported yet");
+    let p = ok("kernel void k(image2d_t a, __write_only image3d_t b) {}");
+    assert_eq!(local_ty(&p.functions[0], 0), &Type::Image(ImageDim::D2, ImageAccess::Read));
+    assert_eq!(local_ty(&p.functions[0], 1), &Type::Image(ImageDim::D3, ImageAccess::Write));
+}
+
+/// OpenCL C 1.2 §6.9 (images and samplers only as arguments and constants, no operations on
+/// them), §6.12.14 (the image built-ins), and what this device does not have.
+#[test]
+fn image_and_sampler_rules() {
+    let p = ok("constant sampler_t s = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
+        float4 f(read_only image2d_t i, sampler_t t) { return read_imagef(i, t, (float2)(0.5f)); }
+        kernel void k(read_only image2d_t img, global float4 *o) { const sampler_t n = 0; o[0] = f(img, s) + f(img, n) + f(img, 4); }");
+    let Stmt::Expr(store) = &kernel(&p, "k").body[0] else { panic!() };
+    let ExprKind::Assign { value, .. } = &store.kind else { panic!() };
+    let ExprKind::Binary(_, sum, third) = &value.kind else { panic!() };
+    let ExprKind::Call(_, args) = &third.kind else { panic!("{third:?}") };
+    assert_eq!((&args[1].kind, &args[1].ty), (&ExprKind::Int(4), &Type::Sampler), "an integer constant becomes a sampler");
+    let ExprKind::Binary(_, first, _) = &sum.kind else { panic!() };
+    let ExprKind::Call(_, args) = &first.kind else { panic!() };
+    assert_eq!(args[1].kind, ExprKind::Int(0x1 | 0x6 | 0x10), "a sampler constant is its bits");
+    let k = |body: &str| format!("kernel void k(read_only image2d_t img, write_only image2d_t w, sampler_t s, global float4 *o) {{\n{body}\n}}");
+    first_error("kernel void k(read_write image2d_t img) {}", 1, 15, "read_write images are not supported");
+    first_error("kernel void k(image1d_buffer_t img, sampler_t s, global float4 *o) { o[0] = read_imagef(img, s, 0); }", 1, 77, "no overload of 'read_imagef' takes ('read_only image1d_buffer_t', 'sampler_t', 'int')");
+    first_error("kernel void k(image2d_t *img) {}", 1, 25, "a pointer to 'read_only image2d_t' is not allowed");
+    first_error("kernel void k(image2d_t img[2]) {}", 1, 28, "an array of 'read_only image2d_t' is not allowed");
+    first_error("struct S { sampler_t s; };", 1, 22, "member 's' of type 'sampler_t' is not allowed");
+    first_error("image2d_t f(image2d_t i) { return i; }", 1, 11, "function 'f' returning 'read_only image2d_t' is not allowed");
+    first_error("constant sampler_t s;", 1, 20, "sampler 's' must be initialized");
+    first_error("global sampler_t s = 0;", 1, 1, "sampler 's' cannot be declared in the __global address space");
+    first_error("kernel void k(read_only int x) {}", 1, 15, "access qualifiers apply to images, not to 'int'");
+    first_error("constant sampler_t s = 0x40;", 1, 24, "0x40 is not a sampler value");
+    first_error("constant sampler_t s = 0xe;", 1, 24, "0xe is not a sampler value");
+    first_error(&k("image2d_t i2;"), 2, 11, "'i2': an image can only be a function parameter");
+    first_error(&k("int n = 2; sampler_t t = n;"), 2, 26, "a sampler is made only from an integer constant");
+    first_error(&k("sampler_t t = s;"), 2, 15, "sampler 't' must be initialized with a constant");
+    first_error(&k("s = 0;"), 2, 3, "'sampler_t' cannot be assigned or modified");
+    first_error(&k("o[0] = (float4)(s);"), 2, 8, "cannot cast 'sampler_t' to 'float4'");
+    first_error(&k("img = img;"), 2, 5, "'read_only image2d_t' cannot be assigned or modified");
+    first_error(&k("o[0].x = img + 1;"), 2, 10, "an image ('read_only image2d_t') can only be passed to a function");
+    first_error(&k("global void *p = &img;"), 2, 18, "the address of 'read_only image2d_t' is not allowed");
+    first_error(&k("o[0].x = sizeof(img);"), 2, 10, "sizeof of 'read_only image2d_t' is not allowed");
+    first_error(&k("o[0] = read_imagef(w, s, (int2)(0));"), 2, 8, "'read_imagef' needs a read_only image, not 'write_only image2d_t'");
+    first_error(&k("write_imagef(img, (int2)(0), o[0]);"), 2, 1, "'write_imagef' needs a write_only image, not 'read_only image2d_t'");
+    first_error(&k("o[0] = read_imagef(img, s, (int4)(0));"), 2, 8, "no overload of 'read_imagef' takes");
+    first_error(&k("o[0] = read_imagef(img, (float2)(0));"), 2, 8, "no overload of 'read_imagef' takes");
+    first_error(&k("o[0] = read_imagef(img, 1.0f, (int2)(0));"), 2, 8, "no overload of 'read_imagef' takes");
+    first_error(&k("o[0] = read_imageh(img, s, (int2)(0));"), 2, 8, "'read_imageh' needs the cl_khr_fp16 extension");
+    first_error(&k("o[0].x = get_image_depth(img);"), 2, 10, "no overload of 'get_image_depth' takes ('read_only image2d_t')");
+    first_error(&k("write_imageui(w, (int2)(0), o[0]);"), 2, 1, "no overload of 'write_imageui' takes");
+    first_error(&k("o[0].x = s == s;"), 2, 12, "invalid operands: 'sampler_t' and 'sampler_t'");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! enums, and the spelling of types in messages and in kernel-argument reflection.
 
 use super::consteval::{int_bits, int_value};
-use super::model::{Member, Quals, Record, RecordId, Scalar, Space, Type};
+use super::model::{ImageAccess, ImageDim, Member, Quals, Record, RecordId, Scalar, Space, Type};
 use super::scope::{Symbol, Tag};
 use super::{space_name, Sema};
 use crate::compiler::parse::ast::{self, Derived, TypeSpec};
@@ -32,6 +32,31 @@ fn fits(value: i128, s: Scalar) -> bool {
 
 fn enum_const(value: i128, ty: Scalar) -> Symbol {
     Symbol::EnumConst(int_bits(value, ty), ty)
+}
+
+/// The shape of an image type name.
+pub fn image_dim(name: &str) -> Option<ImageDim> {
+    Some(match name {
+        "image1d_t" => ImageDim::D1,
+        "image1d_buffer_t" => ImageDim::D1Buffer,
+        "image1d_array_t" => ImageDim::D1Array,
+        "image2d_t" => ImageDim::D2,
+        "image2d_array_t" => ImageDim::D2Array,
+        "image3d_t" => ImageDim::D3,
+        _ => return None,
+    })
+}
+
+/// The OpenCL C name of an image type.
+pub fn image_type_name(dim: ImageDim) -> &'static str {
+    match dim {
+        ImageDim::D1 => "image1d_t",
+        ImageDim::D1Buffer => "image1d_buffer_t",
+        ImageDim::D1Array => "image1d_array_t",
+        ImageDim::D2 => "image2d_t",
+        ImageDim::D2Array => "image2d_array_t",
+        ImageDim::D3 => "image3d_t",
+    }
 }
 
 /// A record's members as they are laid out.
@@ -89,8 +114,9 @@ impl Sema<'_> {
             "size_t" | "uintptr_t" => Type::Scalar(if wide { Scalar::ULong } else { Scalar::UInt }),
             "ptrdiff_t" | "intptr_t" => Type::Scalar(if wide { Scalar::Long } else { Scalar::Int }),
             "cl_mem_fence_flags" => Type::Scalar(Scalar::UInt),
-            n if n.starts_with("image") || n == "sampler_t" => {
-                return self.err(loc, format!("image and sampler types ('{n}') are not supported yet"));
+            "sampler_t" => Type::Sampler,
+            n if image_dim(n).is_some() => {
+                return self.err(loc, format!("'{n}' needs an access qualifier here (read_only or write_only)"));
             }
             "event_t" => self.event_type(),
             n => match (scalar_by_name(n), vector_name_parts(n)) {
@@ -101,6 +127,26 @@ impl Sema<'_> {
         };
         self.check_type_supported(&ty, loc)?;
         Some(ty)
+    }
+
+    /// An image type with the access qualifier of `spec` (`read_only` when none is written).
+    /// `read_write` images need `__opencl_c_read_write_images`, which is not reported.
+    fn image_type(&mut self, dim: ImageDim, spec: &ast::DeclSpec) -> Option<Type> {
+        let access = match spec.access {
+            None | Some(ast::Access::ReadOnly) => ImageAccess::Read,
+            Some(ast::Access::WriteOnly) => ImageAccess::Write,
+            Some(ast::Access::ReadWrite) => return self.err(spec.loc, "read_write images are not supported"),
+        };
+        Some(Type::Image(dim, access))
+    }
+
+    /// Images and samplers are only parameters and values (OpenCL C 1.2 §6.9 b, c): there is
+    /// no `what` (a pointer to, an array of, a member, a return value) of them.
+    pub(super) fn check_not_opaque(&mut self, ty: &Type, what: &str, loc: Loc) -> Option<()> {
+        if matches!(ty, Type::Image(..) | Type::Sampler) {
+            return self.err(loc, format!("{what} '{}' is not allowed", self.type_str(ty)));
+        }
+        Some(())
     }
 
     /// `double` needs fp64, `long` needs 64-bit integers.
@@ -134,7 +180,11 @@ impl Sema<'_> {
             return self.err(at, "the generic address space needs OpenCL C 2.0 or 3.0 (-cl-std=CL3.0)");
         }
         match &spec.ty {
-            TypeSpec::Builtin(name) => self.builtin_type(name, spec.loc),
+            TypeSpec::Builtin(name) => match image_dim(name) {
+                Some(dim) => self.image_type(dim, spec),
+                None if spec.access.is_some() => self.err(spec.loc, format!("access qualifiers apply to images, not to '{name}'")),
+                None => self.builtin_type(name, spec.loc),
+            },
             TypeSpec::Typedef(name) => match self.scopes.lookup(name) {
                 Some(Symbol::Typedef(t, _)) => Some(t.clone()),
                 _ => self.err(spec.loc, format!("unknown type name '{name}'")),
@@ -161,7 +211,8 @@ impl Sema<'_> {
         for d in derived.iter().rev() {
             unsized_array = false;
             match d {
-                Derived::Pointer(q, _) => {
+                Derived::Pointer(q, at) => {
+                    self.check_not_opaque(&ty, "a pointer to", *at)?;
                     // OpenCL C 2.0/3.0: an unqualified pointee is in the generic address space.
                     let default = if self.is_cl2() { Space::Generic } else { Space::Private };
                     let space = if quals.generic.is_some() { Space::Generic } else { quals.space.map_or(default, |s| s.0) };
@@ -176,6 +227,7 @@ impl Sema<'_> {
                     if matches!(ty, Type::Void) {
                         return self.err(*at, "array of 'void'");
                     }
+                    self.check_not_opaque(&ty, "an array of", *at)?;
                     let len = match size {
                         Some(e) => self.array_len(e)?,
                         None => {
@@ -286,6 +338,7 @@ impl Sema<'_> {
                 if decl.unsized_array {
                     return self.err(loc, format!("member '{name}' has an incomplete type"));
                 }
+                self.check_not_opaque(&decl.ty, &format!("member '{name}' of type"), loc)?;
                 // `packed` on the record or the member gives alignment 1, where an `aligned`
                 // attribute of the member (not of its typedef) still raises it (as in gcc).
                 let member_packed = packed || [&d.spec.attrs, &id.declarator.attrs].iter().any(|a| a.iter().any(|a| a.name == "packed"));
@@ -432,6 +485,9 @@ impl Sema<'_> {
             }
             Type::Array { elem, len } => format!("{}[{len}]", self.type_str(elem)),
             Type::Atomic(s) => format!("atomic_{}", s.name()),
+            Type::Image(dim, ImageAccess::Read) => format!("read_only {}", image_type_name(*dim)),
+            Type::Image(dim, ImageAccess::Write) => format!("write_only {}", image_type_name(*dim)),
+            Type::Sampler => "sampler_t".into(),
             Type::Record(id) if self.event == Some(*id) => "event_t".into(),
             Type::Record(id) => match self.types.record(*id) {
                 Some(r) => format!("{} {}", if r.is_union { "union" } else { "struct" }, r.name),
