@@ -60,6 +60,7 @@ fn target() -> Target {
         local_mem_size: 32768,
         subgroup_size: 32,
         subgroups: true,
+        images: true,
         opencl_c_version: 300,
         clamp_array_indices: true,
         ordering_by_rmw: false,

@@ -298,7 +298,6 @@ kernel void fetch(read_only image2d_t img, global const int2 *c, global float4 *
 
 /// Every sampler on a 2D unorm image, passed as an argument and declared as a constant.
 #[test]
-#[ignore = "needs the runtime half"]
 fn read_imagef_2d_every_sampler() {
     let env = Env::new();
     let (w, h) = (5, 3);
@@ -335,7 +334,6 @@ fn read_imagef_2d_every_sampler() {
 /// Integer coordinates with unnormalized nearest samplers (clamp: the border), and
 /// samplerless reads.
 #[test]
-#[ignore = "needs the runtime half"]
 fn read_imagef_2d_int_coordinates() {
     let env = Env::new();
     let (w, h) = (5, 3);
@@ -365,7 +363,6 @@ fn read_imagef_2d_int_coordinates() {
 /// `read_imagei` and `read_imageui` (nearest; linear filtering does not apply to integer
 /// reads), with the border colour of orders with and without alpha.
 #[test]
-#[ignore = "needs the runtime half"]
 fn read_integer_images_and_border_colours() {
     let env = Env::new();
     let (w, h) = (4, 3);
@@ -405,7 +402,6 @@ fn read_integer_images_and_border_colours() {
 /// 1D, 1D array, 2D array and 3D float images: linear and nearest through the modes,
 /// arrays' layers rounded to the nearest even integer and clamped.
 #[test]
-#[ignore = "needs the runtime half"]
 fn read_imagef_other_shapes() {
     let env = Env::new();
     // (image type, OpenCL C type, float coordinate type, size, layers)
@@ -473,7 +469,6 @@ fn read_imagef_other_shapes() {
 
 /// `write_imagef`/`_i`/`_ui` to every shape, read back with clEnqueueReadImage.
 #[test]
-#[ignore = "needs the runtime half"]
 fn write_images() {
     let env = Env::new();
     let program = build(
@@ -525,7 +520,6 @@ fn write_images() {
 
 /// 3D writes (`cl_khr_3d_image_writes`).
 #[test]
-#[ignore = "needs the runtime half"]
 fn write_image_3d() {
     let env = Env::new();
     let program = build(
@@ -547,7 +541,6 @@ fn write_image_3d() {
 
 /// The image queries, of read and write images.
 #[test]
-#[ignore = "needs the runtime half"]
 fn image_queries() {
     let env = Env::new();
     let program = build(
@@ -578,7 +571,6 @@ fn image_queries() {
 
 /// Images and samplers passed on to helper functions, one sampler declared in the kernel.
 #[test]
-#[ignore = "needs the runtime half"]
 fn images_through_helpers() {
     let env = Env::new();
     let (w, h) = (5, 3);
@@ -611,7 +603,6 @@ fn images_through_helpers() {
 
 /// `image1d_buffer_t`: texel buffers read and written by index, over buffers.
 #[test]
-#[ignore = "needs the runtime half"]
 fn image1d_buffers() {
     let env = Env::new();
     let n = 37;
@@ -642,7 +633,6 @@ fn image1d_buffers() {
 /// 1, intensity and luminance replicated) and `CL_ADDRESS_CLAMP`'s border colour: alpha 1
 /// for the orders without alpha, else 0. Orders the device does not support are skipped.
 #[test]
-#[ignore = "needs the runtime half"]
 fn channel_orders_and_border_colours() {
     let env = Env::new();
     let mut count = 0;

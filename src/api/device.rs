@@ -94,7 +94,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_MAX_CLOCK_FREQUENCY => 0u32.into(),
         CL_DEVICE_ADDRESS_BITS => t.address_bits.into(),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => d.max_alloc_size.into(),
-        CL_DEVICE_IMAGE_SUPPORT => Info::bool(Device::IMAGE_SUPPORT),
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(d.image_support()),
         // Every image limit is 0 while CL_DEVICE_IMAGE_SUPPORT is false.
         CL_DEVICE_MAX_READ_IMAGE_ARGS => d.reported_image_limits().read_args.into(),
         CL_DEVICE_MAX_WRITE_IMAGE_ARGS => d.reported_image_limits().write_args.into(),

@@ -24,13 +24,9 @@ const IMAGE_TYPES: [cl_mem_object_type; 6] = [
     CL_MEM_OBJECT_IMAGE3D,
 ];
 
-/// Whether the context's devices take images. The specification fails image creation with
-/// `CL_INVALID_OPERATION` on devices without `CL_DEVICE_IMAGE_SUPPORT`; until kernels can use
-/// images (`Device::IMAGE_SUPPORT` false) the host side works regardless, so that it can be
-/// tested. Flip `REFUSE_WITHOUT_SUPPORT` to follow the specification to the letter.
-fn images_usable(c: &Context) -> CLResult<()> {
-    const REFUSE_WITHOUT_SUPPORT: bool = false;
-    if REFUSE_WITHOUT_SUPPORT && !Device::IMAGE_SUPPORT && !c.devices.is_empty() {
+/// `CL_INVALID_OPERATION` where no device of the context supports images.
+pub(super) fn images_usable(c: &Context) -> CLResult<()> {
+    if !c.devices.iter().any(|d| d.image_support()) {
         return Err(CL_INVALID_OPERATION);
     }
     Ok(())

@@ -13,6 +13,7 @@ const ADDRESSING: [cl_addressing_mode; 5] = [CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_T
 
 fn create(context: cl_context, normalized: cl_bool, addressing: cl_addressing_mode, filter: cl_filter_mode, props: Vec<cl_sampler_properties>) -> CLResult<cl_sampler> {
     let c = get::<Context>(context)?;
+    super::image::images_usable(&c)?;
     let valid_bool = normalized == CL_TRUE || normalized == CL_FALSE;
     if !valid_bool || !ADDRESSING.contains(&addressing) || ![CL_FILTER_NEAREST, CL_FILTER_LINEAR].contains(&filter) {
         return Err(CL_INVALID_VALUE);

@@ -61,6 +61,10 @@ pub struct Target {
     /// compute shaders have Vulkan's subgroup operations, on every type OpenCL C's collectives
     /// take (`shaderSubgroupExtendedTypes`).
     pub subgroups: bool,
+    /// Images and samplers (`__IMAGE_SUPPORT__`, `__opencl_c_images`,
+    /// `__opencl_c_3d_image_writes`): `write_only` images are storage images without a format
+    /// (`shaderStorageImageWriteWithoutFormat`).
+    pub images: bool,
     /// `__OPENCL_C_VERSION__` of the highest OpenCL C the device reports, e.g. 300.
     pub opencl_c_version: u32,
     /// Clamp indices into `__local` and private arrays to the array. Needed where the device runs
@@ -102,6 +106,7 @@ pub(crate) fn test_target() -> Target {
         local_mem_size: 49152,
         subgroup_size: 32,
         subgroups: true,
+        images: true,
         opencl_c_version: 300,
         clamp_array_indices: true,
         ordering_by_rmw: false,

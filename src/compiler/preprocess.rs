@@ -55,6 +55,9 @@ pub const ATOMIC_FEATURES: [&str; 3] = ["__opencl_c_atomic_order_acq_rel", "__op
 /// sub-groups, which Vulkan does not promise.
 pub const SUBGROUP_FEATURES: [&str; 2] = ["__opencl_c_subgroups", "__opencl_c_work_group_collective_functions"];
 
+/// The OpenCL C 3.0 features of a device with images (`Target::images`).
+pub const IMAGE_FEATURES: [&str; 2] = ["__opencl_c_images", "__opencl_c_3d_image_writes"];
+
 /// The sub-group extensions of a device with sub-groups.
 pub const SUBGROUP_EXTENSIONS: [&str; 4] = ["cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative", "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_vote"];
 
@@ -95,8 +98,10 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     flag("__opencl_c_fp64", cl3 && target.fp64);
     flag("__opencl_c_program_scope_global_variables", cl3);
     flag("__opencl_c_generic_address_space", cl3);
-    flag("__opencl_c_images", cl3);
-    flag("__opencl_c_3d_image_writes", cl3);
+    for feature in IMAGE_FEATURES {
+        flag(feature, cl3 && target.images);
+    }
+    flag("__IMAGE_SUPPORT__", target.images);
     for feature in ATOMIC_FEATURES {
         flag(feature, cl3);
     }
@@ -132,6 +137,9 @@ fn supported_extensions(target: &Target) -> Vec<&'static str> {
     }
     if target.subgroups {
         exts.extend(SUBGROUP_EXTENSIONS);
+    }
+    if target.images {
+        exts.push("cl_khr_3d_image_writes");
     }
     exts
 }

@@ -96,6 +96,7 @@ impl Device {
             local_mem_size: l.max_compute_shared_memory_size as u64,
             subgroup_size: p.subgroup_size,
             subgroups: p.subgroup_ops && gpu.features.subgroup_extended_types,
+            images: gpu.features.image_write_without_format,
             opencl_c_version: 300,
             clamp_array_indices: device_type == CL_DEVICE_TYPE_CPU,
             ordering_by_rmw: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
@@ -138,14 +139,14 @@ impl Device {
         self.gpu.props.limits()
     }
 
-    /// `CL_DEVICE_IMAGE_SUPPORT`. False until kernels can use images (the compiler's half);
-    /// the image API works regardless, and what the specification makes fail without image
-    /// support checks this in one place (`api::image::images_usable`).
-    pub const IMAGE_SUPPORT: bool = false;
+    /// `CL_DEVICE_IMAGE_SUPPORT`: kernels can write images (see `Target::images`).
+    pub fn image_support(&self) -> bool {
+        self.target.images
+    }
 
     /// The image limits `clGetDeviceInfo` reports: 0 without image support, as OpenCL asks.
     pub fn reported_image_limits(&self) -> ImageLimits {
-        if Self::IMAGE_SUPPORT {
+        if self.image_support() {
             self.image_limits()
         } else {
             ImageLimits::default()
@@ -195,6 +196,9 @@ impl Device {
         }
         if self.target.subgroups {
             list.extend(crate::compiler::preprocess::SUBGROUP_EXTENSIONS.map(|e| (e, v1)));
+        }
+        if self.image_support() {
+            list.push(("cl_khr_3d_image_writes", v1));
         }
         list
     }
@@ -247,6 +251,9 @@ impl Device {
         list.extend(crate::compiler::preprocess::ATOMIC_FEATURES);
         if self.target.subgroups {
             list.extend(crate::compiler::preprocess::SUBGROUP_FEATURES);
+        }
+        if self.image_support() {
+            list.extend(crate::compiler::preprocess::IMAGE_FEATURES);
         }
         list
     }

@@ -138,8 +138,11 @@ impl Kernel {
         let mut bind_image = |weak: &Weak<Mem>, kind: &ArgKind| {
             let m = live_mem(weak)?;
             let ArgKind::Image { dim, access, .. } = kind else { return Err(CL_INVALID_KERNEL_ARGS) };
-            let (resource, format) = (m.image_resource(device, *dim, *access)?, &m.img()?.format);
-            let bound = Bound::Image { resource, info: [format.order, format.data_type] };
+            let resource = m.image_resource(device, *dim, *access)?;
+            let image = m.img()?;
+            let (f, d) = (&image.format, &image.desc);
+            let extent = [d.width, d.height, d.depth, d.array_size].map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+            let bound = Bound::Image { resource, info: [f.order, f.data_type, extent[0], extent[1], extent[2], extent[3]] };
             images.push(m);
             Ok(bound)
         };
@@ -181,8 +184,9 @@ pub enum Bound {
     Buffer { raw: vk::Buffer, capacity: u64, offset: u64, size: u64 },
     /// A NULL buffer: the kernel sees NULL, and a small buffer fills its bindings.
     Null,
-    /// An image's view, and its channel order and data type (the info words).
-    Image { resource: Resource, info: [u32; 2] },
+    /// An image's view, and its info words (`compiler::IMAGE_INFO_WORDS`: channel order and
+    /// data type, width, height, depth, array size).
+    Image { resource: Resource, info: [u32; compiler::IMAGE_INFO_WORDS as usize] },
     Local(u32),
     /// Value bytes (a sampler's too: one word).
     Pod(Vec<u8>),

@@ -121,7 +121,6 @@ const FP16: &[(&str, &str)] = &[
 /// The sampler flags (their `|` is `compiler::sampler_bits`), and the channel orders and data
 /// types `get_image_channel_order`/`_data_type` return (the host's `CL_*` values).
 const IMAGES: &[(&str, &str)] = &[
-    ("__IMAGE_SUPPORT__", "1"),
     ("CLK_NORMALIZED_COORDS_FALSE", "0"),
     ("CLK_NORMALIZED_COORDS_TRUE", "1"),
     ("CLK_ADDRESS_NONE", "0"),
