@@ -491,7 +491,7 @@ fn region_in(mem: &Mem, staging_offset: usize, offset: usize, len: usize, into_m
 }
 
 /// The 16 bytes a pattern of 1, 2, 4, 8 or 16 bytes repeats, if it is one.
-fn fill_element(pattern: &[u8]) -> Option<[u8; 16]> {
+pub(super) fn fill_element(pattern: &[u8]) -> Option<[u8; 16]> {
     (16 % pattern.len() == 0).then(|| std::array::from_fn(|i| pattern[i % pattern.len()]))
 }
 

@@ -41,7 +41,7 @@ impl LaunchBuffer {
         let d = &batch.gpu().device;
         // SAFETY: the batch is recording; the buffer lives until the host step has run.
         unsafe { d.cmd_fill_buffer(batch.cmd(), self.buffer.raw, 0, 4, 0) };
-        barrier(batch, vk::PipelineStageFlags2::COPY, vk::PipelineStageFlags2::COMPUTE_SHADER);
+        batch.barrier(vk::PipelineStageFlags2::COPY, vk::PipelineStageFlags2::COMPUTE_SHADER);
     }
 
     /// After the dispatch: the copy the host reads, if it needs one, and the host step that
@@ -49,7 +49,7 @@ impl LaunchBuffer {
     /// host at its end.)
     pub fn finish(self, batch: &Batch, exe: Arc<Executable>) -> HostStep {
         if let Some(r) = &self.readback {
-            barrier(batch, vk::PipelineStageFlags2::COMPUTE_SHADER, vk::PipelineStageFlags2::COPY);
+            batch.barrier(vk::PipelineStageFlags2::COMPUTE_SHADER, vk::PipelineStageFlags2::COPY);
             let region = [vk::BufferCopy { src_offset: 0, dst_offset: 0, size: u64::from(BUFFER_SIZE) }];
             // SAFETY: recording; both buffers are BUFFER_SIZE long at least.
             unsafe { batch.gpu().device.cmd_copy_buffer(batch.cmd(), self.buffer.raw, r.raw, &region) };
@@ -63,17 +63,6 @@ impl LaunchBuffer {
             emit(&render(&exe.program.printf, &words[1..], words[0]));
         })
     }
-}
-
-/// A memory barrier between the stages of one command.
-fn barrier(batch: &Batch, src: vk::PipelineStageFlags2, dst: vk::PipelineStageFlags2) {
-    let b = [vk::MemoryBarrier2::default()
-        .src_stage_mask(src)
-        .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
-        .dst_stage_mask(dst)
-        .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
-    // SAFETY: the batch is recording.
-    unsafe { batch.gpu().device.cmd_pipeline_barrier2(batch.cmd(), &vk::DependencyInfo::default().memory_barriers(&b)) };
 }
 
 /// The text of the records in `data` (the buffer's words after the counter; `used`: the

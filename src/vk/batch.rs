@@ -94,6 +94,18 @@ impl Batch {
     /// A command that touches no memory (a marker, a kernel without buffers) needs no barrier,
     /// and neither does one after only such commands since the last barrier: a barrier orders
     /// everything after it, so the hazards it resolved stay resolved.
+    /// A memory barrier between the stages of one command (its writes at `src`, then its
+    /// reads and writes at `dst`).
+    pub fn barrier(&self, src: vk::PipelineStageFlags2, dst: vk::PipelineStageFlags2) {
+        let b = [vk::MemoryBarrier2::default()
+            .src_stage_mask(src)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(dst)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+        // SAFETY: the batch is recording.
+        unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&b)) };
+    }
+
     pub fn begin_command(&mut self, touches_memory: bool) {
         let barrier = touches_memory && self.unordered;
         if barrier {

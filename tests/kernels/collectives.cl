@@ -60,7 +60,9 @@ kernel void sub_group_extensions(global const int *in, global uint *o) {
     global uint *r = o + 12 * i;
     r[0] = sub_group_shuffle(x, size - 1 - lane);
     r[1] = sub_group_shuffle_xor(x, 1);
-    r[2] = lane >= 2 ? sub_group_shuffle_up(x, 2) : 0;
+    // Every work-item shuffles (the extension asks it); those below 2 read nothing defined.
+    uint up = sub_group_shuffle_up(x, 2);
+    r[2] = lane >= 2 ? up : 0;
     r[3] = sub_group_shuffle_down(x, 1);
     uint4 b = sub_group_ballot(x & 1);
     r[4] = sub_group_ballot_bit_count(b);

@@ -83,8 +83,9 @@ pub fn resize(c: &Ctx) -> Outcome {
     Ok((m * m) as f64 / secs * 1e-9)
 }
 
-/// Every output texel within 1 of OpenCL's bilinear filter computed here (the filter's
-/// weights may be computed in reduced precision, §8.3 of the OpenCL C specification).
+/// Every output texel within 2 of OpenCL's bilinear filter computed here: the filter's
+/// weights may be computed in reduced precision (NVIDIA's texture units use 8-bit fractions:
+/// off by 1.25 from the exact filter), and the result is rounded to 8 bits.
 fn check_resize(src: &[u8], n: usize, got: &[u8], m: usize) -> Result<(), Failure> {
     let texel = |x: isize, y: isize, ch: usize| {
         let (x, y) = (x.clamp(0, n as isize - 1) as usize, y.clamp(0, n as isize - 1) as usize);
@@ -98,7 +99,7 @@ fn check_resize(src: &[u8], n: usize, got: &[u8], m: usize) -> Result<(), Failur
         let top = (1.0 - a) * texel(x0, y0, ch) + a * texel(x0 + 1, y0, ch);
         let bottom = (1.0 - a) * texel(x0, y0 + 1, ch) + a * texel(x0 + 1, y0 + 1, ch);
         let want = ((1.0 - b) * top + b * bottom) * 255.0;
-        if (f64::from(g) - want).abs() > 1.0 {
+        if (f64::from(g) - want).abs() > 2.0 {
             return Err(Failure::Failed(format!("resized texel {p} channel {ch}: {g}, expected {want:.2}")));
         }
     }

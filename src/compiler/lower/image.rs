@@ -25,6 +25,9 @@ const NO_ALPHA_ORDERS: u32 = 1 << 0 | 1 << 2 | 1 << 4 | 1 << 9 | 1 << 10 | 1 << 
 /// Channel orders past `CL_R` (up to `CL_ABGR`).
 const ORDERS: u32 = 20;
 
+/// The normalized channel data types and their steps: `(CL_* value, largest integer, signed)`.
+const NORMALIZED: [(u32, f64, bool); 5] = [(0x10D0, 127.0, true), (0x10D1, 32767.0, true), (0x10D2, 255.0, false), (0x10D3, 65535.0, false), (0x10D6, 1023.0, false)];
+
 /// One setting of a sampler: known at compile time, or a run-time `bool`.
 #[derive(Clone, Copy)]
 enum Flag {
@@ -465,6 +468,7 @@ impl Ctx<'_> {
         let img = self.image(image, kind_of(elem))?;
         let c = self.eval_value(coord)?;
         let value = self.eval_value(color)?;
+        let value = if img.kind == K::Float { self.quantized(img.arg, value, image.loc)? } else { value };
         let n = axes(img.dim);
         let width = coord.ty.width();
         let comps: Vec<H> = (0..u32::from(width)).map(|k| if width == 1 { c } else { self.b.member(c, k) }).collect();
@@ -499,6 +503,36 @@ impl Ctx<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// A `write_imagef` colour for a normalized format, saturated and rounded to the format's
+    /// step here (to nearest even): the device's own conversion may break ties otherwise
+    /// (NVIDIA writes 0.5 to `CL_UNORM_INT8` as 127 where OpenCL wants 128), and it converts
+    /// a multiple of the step exactly. Other formats are left to the device.
+    fn quantized(&mut self, arg: usize, value: H, loc: Loc) -> R<H> {
+        let data_type = self.abi.image_info_word(&mut self.b, arg, 1).ok_or_else(|| LowerError::new(loc, "internal: image info words"))?;
+        let (mut scale, mut low) = (self.b.float(0.0, false), self.b.float(0.0, false));
+        for (ty, max, signed) in NORMALIZED {
+            let t = self.b.u32(ty);
+            let is = self.b.binary(B::Equal, data_type, t);
+            let m = self.b.float(max, false);
+            scale = self.b.select(is, m, scale);
+            if signed {
+                let minus_one = self.b.float(-1.0, false);
+                low = self.b.select(is, minus_one, low);
+            }
+        }
+        let (scale, low, one) = (self.b.splat(VectorSize::Quad, scale), self.b.splat(VectorSize::Quad, low), self.b.float(1.0, false));
+        let one = self.b.splat(VectorSize::Quad, one);
+        let clamped = self.b.math(M::Clamp, &[value, low, one]);
+        let scaled = self.b.binary(B::Multiply, clamped, scale);
+        let steps = self.b.math(M::Round, &[scaled]);
+        let stepped = self.b.binary(B::Divide, steps, scale);
+        let zero = self.b.float(0.0, false);
+        let zero = self.b.splat(VectorSize::Quad, zero);
+        let normalized = self.b.binary(B::NotEqual, scale, zero);
+        let normalized = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::All, argument: normalized });
+        Ok(self.b.select(normalized, stepped, value))
     }
 
     /// `get_image_*`: the image's info words.
