@@ -685,3 +685,29 @@ fn images_are_no_buffer_arguments() {
         ok(clReleaseProgram(program));
     }
 }
+
+/// An image of another type is CL_INVALID_MEM_OBJECT, an image the kernel may not access as
+/// declared CL_INVALID_ARG_VALUE, a missing sampler CL_INVALID_SAMPLER; no format is offered
+/// for kernels that read and write one image (read_write images are not supported).
+#[test]
+fn image_and_sampler_arguments_are_checked() {
+    let env = Env::new();
+    let src = "kernel void k(read_only image2d_t i, sampler_t s, global int *o) { o[0] = sizeof(i) + get_image_width(i); }";
+    let program = build(env.context, env.device, src);
+    let k = kernel(program, "k");
+    let set = |m: cl_mem| unsafe { clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), (&m as *const cl_mem).cast()) };
+    let array = image(&env, rgba8(), SHAPES.iter().copied().find(|s| s.ty == CL_MEM_OBJECT_IMAGE2D_ARRAY).expect("a 2D array shape"));
+    assert_eq!(set(array.0), CL_INVALID_MEM_OBJECT, "a 2D array for an image2d_t");
+    let shape = SHAPES.iter().copied().find(|s| s.ty == CL_MEM_OBJECT_IMAGE2D).expect("a 2D shape");
+    let write_only = create(&env, CL_MEM_WRITE_ONLY, rgba8(), &shape.desc(null_mut()), null_mut()).expect("image");
+    assert_eq!(set(write_only), CL_INVALID_ARG_VALUE, "a write-only image for a read_only argument");
+    assert_eq!(unsafe { clSetKernelArg(k, 1, std::mem::size_of::<cl_sampler>(), null()) }, CL_INVALID_SAMPLER);
+    let mut count = 7;
+    ok(unsafe { clGetSupportedImageFormats(env.context, CL_MEM_KERNEL_READ_AND_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, null_mut(), &mut count) });
+    assert_eq!(count, 0);
+    unsafe {
+        ok(clReleaseMemObject(write_only));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(program));
+    }
+}

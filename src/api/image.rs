@@ -125,7 +125,7 @@ fn check_size(device: &Device, d: &Desc, format: &Format, buffer: Option<&Mem>) 
         _ => d.width <= l.width && d.height <= l.height && d.array_size <= l.array,
     };
     let bytes = [d.width, d.height, d.depth, d.array_size.max(1), format.element].iter().try_fold(1usize, |a, &b| a.checked_mul(b));
-    if !fits || bytes.is_none_or(|b| b as u64 > device.max_alloc_size) {
+    if !fits || bytes.is_none_or(|b| b as u64 > image::max_bytes(device, format, d.ty)) {
         return Err(CL_INVALID_IMAGE_SIZE);
     }
     Ok(())

@@ -91,7 +91,7 @@ entry! {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
                 if value.is_null() {
-                    return Err(CL_INVALID_ARG_VALUE);
+                    return Err(CL_INVALID_SAMPLER);
                 }
                 let sampler = get::<Sampler>(*(value as *const cl_sampler))?;
                 if !Arc::ptr_eq(&sampler.context, &k.program.context) {
@@ -136,7 +136,9 @@ unsafe fn image_arg(k: &Kernel, size: usize, value: *const c_void, dim: ImageDim
     if !Arc::ptr_eq(&m.context, &k.program.context) {
         return Err(CL_INVALID_MEM_OBJECT);
     }
-    let ty = m.image.as_ref().ok_or(CL_INVALID_ARG_VALUE)?.desc.ty;
+    // Not an image of the argument's type: CL_INVALID_MEM_OBJECT, as for a depth or array
+    // image given to another image type (CTS negative_set_kernel_arg_invalid_image).
+    let ty = m.image.as_ref().ok_or(CL_INVALID_MEM_OBJECT)?.desc.ty;
     let expected = match dim {
         ImageDim::D1 => CL_MEM_OBJECT_IMAGE1D,
         ImageDim::D1Buffer => CL_MEM_OBJECT_IMAGE1D_BUFFER,
@@ -149,7 +151,10 @@ unsafe fn image_arg(k: &Kernel, size: usize, value: *const c_void, dim: ImageDim
         ImageAccess::Read => CL_MEM_WRITE_ONLY,
         ImageAccess::Write => CL_MEM_READ_ONLY,
     };
-    if ty != expected || m.flags & forbidden != 0 {
+    if ty != expected {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    if m.flags & forbidden != 0 {
         return Err(CL_INVALID_ARG_VALUE);
     }
     Ok(m)

@@ -40,11 +40,9 @@ pub struct ImageLimits {
     /// `CL_DEVICE_IMAGE_MAX_BUFFER_SIZE` in texels.
     pub buffer: usize,
     pub array: usize,
-    /// Image arguments a kernel may take: every one is a pushed descriptor.
+    /// Image arguments a kernel may take (each a descriptor).
     pub read_args: u32,
     pub write_args: u32,
-    /// `CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT` and `CL_DEVICE_IMAGE_PITCH_ALIGNMENT`.
-    pub base_align: u32,
     /// `CL_DEVICE_MAX_SAMPLERS`: samplers are value words, not descriptors; the OpenCL minimum.
     pub samplers: u32,
 }
@@ -156,7 +154,9 @@ impl Device {
     /// The limits of images, from Vulkan's (what image creation checks).
     pub fn image_limits(&self) -> ImageLimits {
         let l = self.limits();
-        let push = self.gpu.props.max_push_descriptors.min(l.max_per_stage_resources);
+        // OpenCL's minimums (128 read, 64 write), within what one stage binds beside a few
+        // buffers (lavapipe binds 128 resources in all).
+        let resources = l.max_per_stage_resources.saturating_sub(8);
         ImageLimits {
             // 1D images share the 2D width limit in OpenCL.
             width: l.max_image_dimension1_d.min(l.max_image_dimension2_d) as usize,
@@ -164,10 +164,8 @@ impl Device {
             size_3d: l.max_image_dimension3_d as usize,
             buffer: l.max_texel_buffer_elements as usize,
             array: l.max_image_array_layers as usize,
-            read_args: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images).min(push),
-            write_args: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images).min(push),
-            // Vulkan counts bytes, OpenCL pixels: as many pixels is at least as strict.
-            base_align: l.min_texel_buffer_offset_alignment as u32,
+            read_args: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images).min(resources).min(128),
+            write_args: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images).min(resources).min(64),
             samplers: 16,
         }
     }

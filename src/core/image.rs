@@ -166,7 +166,11 @@ fn vk_type(ty: cl_mem_object_type) -> (vk::ImageType, vk::ImageViewType) {
 /// support for both, since every buffer may be viewed either way, and cannot swizzle.
 pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags: cl_mem_flags) -> bool {
     let props = format_properties(&device.gpu, format.vk);
-    let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE) != 0;
+    // No kernel both reads and writes an image (`read_write` is not supported).
+    if flags & CL_MEM_KERNEL_READ_AND_WRITE != 0 {
+        return false;
+    }
+    let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE) != 0;
     if writes && !device.gpu.features.image_write_without_format {
         return false;
     }
@@ -185,6 +189,17 @@ pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags
 }
 
 /// Kernels may write images of this format (it has a storage view).
+/// The bytes an image of `format` and type `ty` may hold: Vulkan's `maxResourceSize` (NVIDIA
+/// makes images larger than its 4 GiB `maxMemoryAllocationSize`, and OpenCL's image limits
+/// reach past it: a 32768 × 32767 RGBA8 image in CTS `imagedim_pow2`); a buffer's for
+/// `IMAGE1D_BUFFER`.
+pub fn max_bytes(device: &Device, format: &Format, ty: cl_mem_object_type) -> u64 {
+    if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER {
+        return device.max_alloc_size;
+    }
+    vkimage::max_resource_size(&device.gpu, format.vk, vk_type(ty).0, storable(device, format)).unwrap_or(0)
+}
+
 fn storable(device: &Device, format: &Format) -> bool {
     format.swizzle.is_none() && format_properties(&device.gpu, format.vk).optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
 }

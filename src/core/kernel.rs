@@ -283,7 +283,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         if let Some((p, _)) = &printf {
             p.record_reset(batch);
         }
-        record_dispatch(batch, &pipeline, &descriptors, &mut push, GROUP_OFFSET_AT, &groups);
+        record_dispatch(batch, &pipeline, &descriptors, &mut push, GROUP_OFFSET_AT, &groups).map_err(|_| CL_OUT_OF_RESOURCES)?;
         batch.keep((pipeline, keep));
         Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
     }))

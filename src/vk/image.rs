@@ -42,8 +42,15 @@ pub fn format_properties(gpu: &Gpu, format: vk::Format) -> vk::FormatProperties 
 
 /// Whether Vulkan makes images of `format` and type `ty` with the usage ferrocl gives them.
 pub fn can_make(gpu: &Gpu, format: vk::Format, ty: vk::ImageType, storage: bool) -> bool {
+    max_resource_size(gpu, format, ty, storage).is_some()
+}
+
+/// The largest image of `format` and type `ty` in bytes (`maxResourceSize`), if Vulkan makes
+/// such images at all.
+pub fn max_resource_size(gpu: &Gpu, format: vk::Format, ty: vk::ImageType, storage: bool) -> Option<u64> {
     // SAFETY: a valid physical device of the instance.
-    unsafe { gpu.instance.get_physical_device_image_format_properties(gpu.physical, format, ty, vk::ImageTiling::OPTIMAL, usage(storage), vk::ImageCreateFlags::empty()) }.is_ok()
+    let props = unsafe { gpu.instance.get_physical_device_image_format_properties(gpu.physical, format, ty, vk::ImageTiling::OPTIMAL, usage(storage), vk::ImageCreateFlags::empty()) };
+    props.ok().map(|p| p.max_resource_size)
 }
 
 fn usage(storage: bool) -> vk::ImageUsageFlags {
@@ -262,7 +269,7 @@ mod tests {
         src.copy_from(batch.cmd(), &upload, &[all(0)]);
         batch.end_command(Box::new(|_| {}));
         batch.begin_command(true);
-        record_dispatch(&batch, &pipeline, &bound, &mut [], 0, &[([0; 3], [N, N, 1])]);
+        record_dispatch(&mut batch, &pipeline, &bound, &mut [], 0, &[([0; 3], [N, N, 1])]).expect("dispatch");
         batch.end_command(Box::new(|_| {}));
         batch.begin_command(true);
         dst.copy_to(batch.cmd(), &readback, &[all(0)]);

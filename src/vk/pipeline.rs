@@ -1,5 +1,7 @@
 //! Compute pipelines: one per specialised kernel, with a push-descriptor set layout so binding a
-//! kernel's buffers and images costs no descriptor-set allocation.
+//! kernel's buffers and images costs no descriptor-set allocation. A kernel with more bindings
+//! than one pushed set holds (32 on NVIDIA and lavapipe; OpenCL asks for 128 read images) gets
+//! a plain set layout, and each dispatch a descriptor set from a pool of its own.
 
 use super::device::Gpu;
 use ash::vk;
@@ -41,6 +43,8 @@ pub struct Pipeline {
     pub layout: vk::PipelineLayout,
     set_layout: vk::DescriptorSetLayout,
     pub push_size: u32,
+    /// The bindings, when there are too many to push (see the module comment).
+    pooled: Option<Vec<Binding>>,
 }
 
 fn descriptor_type(b: &Binding) -> vk::DescriptorType {
@@ -54,14 +58,14 @@ fn descriptor_type(b: &Binding) -> vk::DescriptorType {
     }
 }
 
-/// Whether one pushed descriptor set can hold `bindings`: a kernel may take more buffer or
-/// image arguments than the device binds (lavapipe pushes 32 descriptors). Vulkan counts
-/// uniform texel buffers among sampled images and storage texel buffers among storage images.
+/// Whether one descriptor set can hold `bindings`: a kernel may take more buffer or image
+/// arguments than the device binds. Vulkan counts uniform texel buffers among sampled images
+/// and storage texel buffers among storage images.
 fn bindable(gpu: &Gpu, bindings: &[Binding]) -> bool {
     use Descriptor as D;
     let l = gpu.props.limits();
     let count = |kinds: &[Descriptor]| bindings.iter().filter(|b| kinds.contains(&b.descriptor)).count() as u32;
-    bindings.len() as u32 <= gpu.props.max_push_descriptors.min(l.max_per_stage_resources)
+    bindings.len() as u32 <= l.max_per_stage_resources
         && count(&[D::StorageBuffer]) <= l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers)
         && count(&[D::UniformBuffer]) <= l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers)
         && count(&[D::SampledImage, D::UniformTexelBuffer]) <= l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images)
@@ -86,9 +90,9 @@ impl Pipeline {
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
-        let set_info = vk::DescriptorSetLayoutCreateInfo::default()
-            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
-            .bindings(&layout_bindings);
+        let pooled = (bindings.len() as u32 > gpu.props.max_push_descriptors).then(|| bindings.to_vec());
+        let flags = if pooled.is_some() { vk::DescriptorSetLayoutCreateFlags::empty() } else { vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR };
+        let set_info = vk::DescriptorSetLayoutCreateInfo::default().flags(flags).bindings(&layout_bindings);
         let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(push_size)];
         // SAFETY: valid create infos; objects are destroyed in Drop (or below on failure).
         unsafe {
@@ -98,7 +102,7 @@ impl Pipeline {
             if push_size > 0 {
                 layout_info = layout_info.push_constant_ranges(&ranges);
             }
-            let mut pipeline = Pipeline { gpu: gpu.clone(), raw: vk::Pipeline::null(), layout: vk::PipelineLayout::null(), set_layout, push_size };
+            let mut pipeline = Pipeline { gpu: gpu.clone(), raw: vk::Pipeline::null(), layout: vk::PipelineLayout::null(), set_layout, push_size, pooled };
             pipeline.layout = d.create_pipeline_layout(&layout_info, None)?;
             let module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(spirv), None)?;
             let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
@@ -183,19 +187,62 @@ fn writes<'a>(bound: &[Bound], (buffers, images, texels): &'a Infos) -> Vec<vk::
     bound.iter().enumerate().map(|(i, b)| write(i, b)).collect()
 }
 
-/// Records a dispatch: pipeline, pushed descriptors and constants, then the work-groups.
-/// `groups` is a list of (group offset written at `group_offset_at` in the push constants,
-/// group counts), one per `vkCmdDispatch`.
-pub fn record_dispatch(batch: &super::batch::Batch, pipeline: &Pipeline, bound: &[Bound], push: &mut [u8], group_offset_at: usize, groups: &[([u32; 3], [u32; 3])]) {
-    let d = &batch.gpu().device;
-    let cmd = batch.cmd();
+/// A descriptor pool holding one set of a pipeline's bindings, kept by the batch that uses it.
+struct Pool {
+    gpu: Arc<Gpu>,
+    raw: vk::DescriptorPool,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        if !self.gpu.abandoned() {
+            // SAFETY: the batch that used the set has completed (batches drop what they keep then).
+            unsafe { self.gpu.device.destroy_descriptor_pool(self.raw, None) };
+        }
+    }
+}
+
+/// A descriptor set of `pipeline`'s pooled layout, written with `writes`.
+fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, bindings: &[Binding], writes: &mut [vk::WriteDescriptorSet]) -> Result<(Pool, vk::DescriptorSet), vk::Result> {
+    let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
+    for b in bindings {
+        let ty = descriptor_type(b);
+        match sizes.iter_mut().find(|s| s.ty == ty) {
+            Some(s) => s.descriptor_count += 1,
+            None => sizes.push(vk::DescriptorPoolSize { ty, descriptor_count: 1 }),
+        }
+    }
+    let d = &gpu.device;
+    // SAFETY: valid create and allocate infos; the pool outlives the set's use (kept by the batch).
+    unsafe {
+        let pool = Pool { gpu: gpu.clone(), raw: d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None)? };
+        let layouts = [pipeline.set_layout];
+        let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool.raw).set_layouts(&layouts))?[0];
+        for w in writes.iter_mut() {
+            w.dst_set = set;
+        }
+        d.update_descriptor_sets(writes, &[]);
+        Ok((pool, set))
+    }
+}
+
+/// Records a dispatch: pipeline, descriptors (pushed, or a pooled set) and constants, then the
+/// work-groups. `groups` is a list of (group offset written at `group_offset_at` in the push
+/// constants, group counts), one per `vkCmdDispatch`.
+pub fn record_dispatch(batch: &mut super::batch::Batch, pipeline: &Pipeline, bound: &[Bound], push: &mut [u8], group_offset_at: usize, groups: &[([u32; 3], [u32; 3])]) -> Result<(), vk::Result> {
+    let gpu = batch.gpu().clone();
+    let (d, cmd) = (&gpu.device, batch.cmd());
     let infos = infos(bound);
-    let writes = writes(bound, &infos);
+    let mut writes = writes(bound, &infos);
     // SAFETY: the batch is recording; every handle is kept alive by the batch.
     unsafe {
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
-        if !writes.is_empty() {
-            batch.gpu().push_descriptor.cmd_push_descriptor_set(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.layout, 0, &writes);
+        if let Some(bindings) = &pipeline.pooled {
+            let (pool, set) = pooled_set(&gpu, pipeline, bindings, &mut writes)?;
+            d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.layout, 0, &[set], &[]);
+            batch.keep(pool);
+        } else if !writes.is_empty() {
+            gpu.push_descriptor.cmd_push_descriptor_set(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.layout, 0, &writes);
         }
         for (offset, counts) in groups {
             if pipeline.push_size > 0 {
@@ -208,6 +255,7 @@ pub fn record_dispatch(batch: &super::batch::Batch, pipeline: &Pipeline, bound: 
             d.cmd_dispatch(cmd, counts[0], counts[1], counts[2]);
         }
     }
+    Ok(())
 }
 
 /// Where a device's Vulkan pipeline cache lives on disk: `FERROCL_CACHE_DIR`, else the user's

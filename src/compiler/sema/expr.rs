@@ -282,10 +282,15 @@ impl Sema<'_> {
         })
     }
 
-    /// `sizeof`: folded, pointers are `address_bits / 8` bytes (A16).
+    /// `sizeof`: folded, pointers are `address_bits / 8` bytes (A16). Images are handles of
+    /// a pointer's size and samplers one 32-bit word, as they are passed (the CTS asks only
+    /// that these sizes be powers of two, clang gives pointer sizes).
     fn size_constant(&mut self, ty: &Type, loc: Loc) -> Option<Expr> {
-        self.check_not_opaque(ty, "sizeof of", loc)?;
-        let size = self.size_of(ty);
+        let size = match ty {
+            Type::Image(..) => u64::from(self.target.address_bits / 8),
+            Type::Sampler => 4,
+            _ => self.size_of(ty),
+        };
         if size == 0 {
             return self.err(loc, format!("sizeof applied to an incomplete type '{}'", self.type_str(ty)));
         }

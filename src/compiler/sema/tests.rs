@@ -812,7 +812,6 @@ fn image_and_sampler_rules() {
     first_error(&k("img = img;"), 2, 5, "'read_only image2d_t' cannot be assigned or modified");
     first_error(&k("o[0].x = img + 1;"), 2, 10, "an image ('read_only image2d_t') can only be passed to a function");
     first_error(&k("global void *p = &img;"), 2, 18, "the address of 'read_only image2d_t' is not allowed");
-    first_error(&k("o[0].x = sizeof(img);"), 2, 10, "sizeof of 'read_only image2d_t' is not allowed");
     first_error(&k("o[0] = read_imagef(w, s, (int2)(0));"), 2, 8, "'read_imagef' needs a read_only image, not 'write_only image2d_t'");
     first_error(&k("write_imagef(img, (int2)(0), o[0]);"), 2, 1, "'write_imagef' needs a write_only image, not 'read_only image2d_t'");
     first_error(&k("o[0] = read_imagef(img, s, (int4)(0));"), 2, 8, "no overload of 'read_imagef' takes");
