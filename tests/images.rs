@@ -335,7 +335,8 @@ fn f32s(v: [f32; 4]) -> [u32; 4] {
 }
 
 /// Fills a region of a 2D image of `f` with `colour` and checks every texel: the region's hold
-/// `texel`, computed by hand from OpenCL's conversion rules, the others are unchanged.
+/// `texel`, computed by hand from OpenCL's conversion rules, the others are unchanged. Then
+/// the whole image (the device's clear, where the format allows it).
 fn check_fill(env: &Env, f: Format, colour: [u32; 4], texel: &[u8]) {
     let shape = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [11, 9, 1] };
     let m = image(env, f, shape);
@@ -347,6 +348,9 @@ fn check_fill(env: &Env, f: Format, colour: [u32; 4], texel: &[u8]) {
     let filled: Vec<u8> = texel.repeat(r[0] * r[1]);
     model.region_in(o, r, [r[0] * element, r[0] * r[1] * element], &filled);
     assert_eq!(read(env, m.0, [0; 3], whole(shape), [0, 0], model.bytes.len()), model.bytes, "fill of {:#x}/{:#x}", f.0, f.1);
+    ok(unsafe { clEnqueueFillImage(env.queue, m.0, colour.as_ptr().cast(), [0usize; 3].as_ptr(), whole(shape).as_ptr(), 0, null(), null_mut()) });
+    let all = texel.repeat(shape.texels());
+    assert_eq!(read(env, m.0, [0; 3], whole(shape), [0, 0], all.len()), all, "whole fill of {:#x}/{:#x}", f.0, f.1);
 }
 
 fn le16(v: [i16; 4]) -> Vec<u8> {

@@ -139,6 +139,14 @@ impl Image {
         unsafe { self.gpu.device.cmd_copy_image_to_buffer(cmd, self.raw, vk::ImageLayout::GENERAL, dst.raw, regions) };
     }
 
+    /// Records a clear of array layers `first..first + count` (of all a 3D image's depth) to
+    /// `value`.
+    pub fn clear(&self, cmd: vk::CommandBuffer, value: vk::ClearColorValue, first: u32, count: u32) {
+        let range = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: first, layer_count: count };
+        // SAFETY: recording; the layers exist (checked by the API).
+        unsafe { self.gpu.device.cmd_clear_color_image(cmd, self.raw, vk::ImageLayout::GENERAL, &value, &[range]) };
+    }
+
     /// Records a copy of a region into another image of the same format.
     pub fn copy_to_image(&self, cmd: vk::CommandBuffer, dst: &Image, region: vk::ImageCopy) {
         // SAFETY: recording; the region lies inside both (checked by the API).
