@@ -62,11 +62,12 @@ unsafe fn create_image(context: cl_context, props: Vec<cl_mem_properties>, flags
 }
 
 /// The buffer of an `IMAGE1D_BUFFER` image and the image's flags, inherited from it as a
-/// sub-buffer's are; every other type takes no buffer.
+/// sub-buffer's are; every other type takes no buffer. A 2D image from a buffer is
+/// `CL_INVALID_OPERATION`: no device has `cl_khr_image2d_from_buffer`.
 unsafe fn source_buffer(c: &Arc<Context>, flags: cl_mem_flags, desc: &cl_image_desc, host_ptr: *mut c_void) -> CLResult<(cl_mem_flags, Option<Arc<Mem>>)> {
     if desc.image_type != CL_MEM_OBJECT_IMAGE1D_BUFFER {
         if !desc.buffer.is_null() {
-            return Err(CL_INVALID_IMAGE_DESCRIPTOR);
+            return Err(if desc.image_type == CL_MEM_OBJECT_IMAGE2D { CL_INVALID_OPERATION } else { CL_INVALID_IMAGE_DESCRIPTOR });
         }
         return Ok((flags, None));
     }
