@@ -284,30 +284,31 @@ fn host_pitches(m: &Mem, region: [usize; 3], row_pitch: usize, slice_pitch: usiz
     Ok(Rect { origin: [0; 3], row_pitch, slice_pitch })
 }
 
+/// The checks of `clEnqueueReadImage`/`clEnqueueWriteImage`: the queue, the image, the region
+/// in it, the host pitches, a host pointer, and host access (`denied`: the host flag that
+/// forbids this direction). Returns the queue, the image, origin, region and host layout.
+unsafe fn host_transfer(q: cl_command_queue, mem: cl_mem, origin: *const usize, region: *const usize, [row_pitch, slice_pitch]: [usize; 2], no_ptr: bool, denied: cl_mem_flags) -> CLResult<(Arc<Queue>, Arc<Mem>, [usize; 3], [usize; 3], Rect)> {
+    let q = queue(q)?;
+    let m = image_for(&q, mem)?;
+    let (o, r) = image_region(&m, origin, region)?;
+    let host = host_pitches(&m, r, row_pitch, slice_pitch)?;
+    if no_ptr {
+        return Err(CL_INVALID_VALUE);
+    }
+    host_may(&m, denied | CL_MEM_HOST_NO_ACCESS)?;
+    Ok((q, m, o, r, host))
+}
+
 entry! {
     fn clEnqueueReadImage(q: cl_command_queue, mem: cl_mem, blocking: cl_bool, origin: *const usize, region: *const usize, row_pitch: usize, slice_pitch: usize, ptr: *mut c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
-        let q = queue(q)?;
-        let m = image_for(&q, mem)?;
-        let (o, r) = image_region(&m, origin, region)?;
-        let host = host_pitches(&m, r, row_pitch, slice_pitch)?;
-        if ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        host_may(&m, CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+        let (q, m, o, r, host) = host_transfer(q, mem, origin, region, [row_pitch, slice_pitch], ptr.is_null(), CL_MEM_HOST_WRITE_ONLY)?;
         submit(&q, CL_COMMAND_READ_IMAGE, n, list, blocking != 0, event, || m.read_image(&q.device, o, r, host, HostPtr(ptr.cast())))
     }
 }
 
 entry! {
     fn clEnqueueWriteImage(q: cl_command_queue, mem: cl_mem, blocking: cl_bool, origin: *const usize, region: *const usize, row_pitch: usize, slice_pitch: usize, ptr: *const c_void, n: cl_uint, list: *const cl_event, event: *mut cl_event) -> CLResult<()> {
-        let q = queue(q)?;
-        let m = image_for(&q, mem)?;
-        let (o, r) = image_region(&m, origin, region)?;
-        let host = host_pitches(&m, r, row_pitch, slice_pitch)?;
-        if ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        host_may(&m, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)?;
+        let (q, m, o, r, host) = host_transfer(q, mem, origin, region, [row_pitch, slice_pitch], ptr.is_null(), CL_MEM_HOST_READ_ONLY)?;
         submit(&q, CL_COMMAND_WRITE_IMAGE, n, list, blocking != 0, event, || m.write_image(&q.device, o, r, host, ptr.cast()))
     }
 }
