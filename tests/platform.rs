@@ -390,3 +390,20 @@ fn sub_devices_are_not_supported() {
     let mut n = 0;
     assert_eq!(unsafe { clCreateSubDevices(d, props.as_ptr(), 0, null_mut(), &mut n) }, CL_INVALID_VALUE);
 }
+
+/// A CPU device (lavapipe) reports the host CPU's clock: cpufreq's maximum where the kernel
+/// exposes it, else the clock `/proc/cpuinfo` shows.
+#[test]
+fn a_cpu_device_reports_the_host_clock() {
+    if device_info::<cl_device_type>(CL_DEVICE_TYPE) != CL_DEVICE_TYPE_CPU {
+        return;
+    }
+    let max_khz = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq").ok().and_then(|s| s.trim().parse::<u32>().ok());
+    let shown = || -> Option<u32> {
+        let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+        let mhz: f64 = info.lines().find(|l| l.starts_with("cpu MHz"))?.split(':').nth(1)?.trim().parse().ok()?;
+        Some(mhz.round() as u32)
+    };
+    let want = max_khz.map(|k| k / 1000).or_else(shown).unwrap_or(0);
+    assert_eq!(device_info::<cl_uint>(CL_DEVICE_MAX_CLOCK_FREQUENCY), want);
+}

@@ -91,7 +91,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => u32::from(t.fp64).into(),
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => 0u32.into(),
         // Vulkan does not report clock rates.
-        CL_DEVICE_MAX_CLOCK_FREQUENCY => 0u32.into(),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => d.max_clock_mhz().into(),
         CL_DEVICE_ADDRESS_BITS => t.address_bits.into(),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => d.max_alloc_size.into(),
         CL_DEVICE_IMAGE_SUPPORT => Info::bool(d.image_support()),

@@ -26,6 +26,8 @@ pub struct Device {
     /// Serialises the scheduling of every queue of this device (they share one Vulkan queue).
     pub sched: Mutex<()>,
     builtins: OnceLock<Option<Builtins>>,
+    /// `CL_DEVICE_MAX_CLOCK_FREQUENCY`, found on first query (NVML takes tens of ms to start).
+    clock_mhz: OnceLock<u32>,
 }
 object!(Device, Device, CL_INVALID_DEVICE);
 
@@ -114,6 +116,7 @@ impl Device {
             target,
             sched: Mutex::new(()),
             builtins: OnceLock::new(),
+            clock_mhz: OnceLock::new(),
         })
     }
 
@@ -126,6 +129,21 @@ impl Device {
             vk::PhysicalDeviceType::CPU => 4,
             _ => 3,
         }
+    }
+
+    /// `CL_DEVICE_MAX_CLOCK_FREQUENCY` in MHz, 0 where unknown (see `frequency.rs`).
+    pub fn max_clock_mhz(&self) -> u32 {
+        *self.clock_mhz.get_or_init(|| {
+            let known = if self.device_type == CL_DEVICE_TYPE_CPU {
+                super::frequency::cpu_mhz()
+            } else if self.gpu.props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY {
+                let p = self.gpu.props.pci_bus.as_ref();
+                p.and_then(|p| super::frequency::nvidia_gpu_mhz([p.pci_domain, p.pci_bus, p.pci_device, p.pci_function]))
+            } else {
+                None
+            };
+            known.unwrap_or(0)
+        })
     }
 
     /// The runtime's own kernels, compiled on first use.

@@ -3,6 +3,7 @@ pub mod builtins;
 pub mod context;
 pub mod device;
 pub mod event;
+mod frequency;
 pub mod image;
 pub mod kernel;
 pub mod memory;
