@@ -284,10 +284,13 @@ fn host_pitches(m: &Mem, region: [usize; 3], row_pitch: usize, slice_pitch: usiz
     Ok(Rect { origin: [0; 3], row_pitch, slice_pitch })
 }
 
+/// A checked host transfer: queue, image, origin, region and host layout.
+type HostTransfer = (Arc<Queue>, Arc<Mem>, [usize; 3], [usize; 3], Rect);
+
 /// The checks of `clEnqueueReadImage`/`clEnqueueWriteImage`: the queue, the image, the region
 /// in it, the host pitches, a host pointer, and host access (`denied`: the host flag that
-/// forbids this direction). Returns the queue, the image, origin, region and host layout.
-unsafe fn host_transfer(q: cl_command_queue, mem: cl_mem, origin: *const usize, region: *const usize, [row_pitch, slice_pitch]: [usize; 2], no_ptr: bool, denied: cl_mem_flags) -> CLResult<(Arc<Queue>, Arc<Mem>, [usize; 3], [usize; 3], Rect)> {
+/// forbids this direction).
+unsafe fn host_transfer(q: cl_command_queue, mem: cl_mem, origin: *const usize, region: *const usize, [row_pitch, slice_pitch]: [usize; 2], no_ptr: bool, denied: cl_mem_flags) -> CLResult<HostTransfer> {
     let q = queue(q)?;
     let m = image_for(&q, mem)?;
     let (o, r) = image_region(&m, origin, region)?;
