@@ -74,12 +74,14 @@ pub struct Finish {
     pub preserve_signed_zeros: bool,
     /// The bindings of `image1d_buffer_t` arguments (see [`texel_buffers`]).
     pub texel_buffers: Vec<u32>,
+    /// The kernel writes images (see [`unknown_image_formats`]).
+    pub storage_images: bool,
 }
 
 /// Resolves the overrides of `module` (`constants` by override name) and writes the SPIR-V of
 /// its entry point `main`, finished as `finish` says.
 pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::PipelineConstants, finish: &Finish) -> Result<Vec<u32>, String> {
-    let Finish { aliased, clamp_array_indices, preserve_signed_zeros, texel_buffers: ref buffers } = *finish;
+    let Finish { aliased, clamp_array_indices, preserve_signed_zeros, texel_buffers: ref buffers, storage_images } = *finish;
     let ep = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
         .map_err(|e| format!("internal compiler error: specialisation: {}", with_causes(&e)))?;
@@ -96,7 +98,9 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
-    let words = texel_buffers(unknown_image_formats(words), buffers);
+    // The image passes walk the module only for kernels with such images.
+    let words = if storage_images { unknown_image_formats(words) } else { words };
+    let words = texel_buffers(words, buffers);
     let words = super::atomic_order::apply(decorate(words, aliased));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }

@@ -293,6 +293,12 @@ impl Abi {
         }
     }
 
+    /// The kernel declares a `write_only` image (a storage image whose format
+    /// `spirv::unknown_image_formats` replaces).
+    pub fn writes_images(&self) -> bool {
+        self.params.iter().any(|p| matches!(p, Param::Image { access: ImageAccess::Write, var: Some(_), .. }))
+    }
+
     /// The bindings of the `image1d_buffer_t` arguments the kernel reads or writes (declared as
     /// 1D images, made texel buffers by `spirv::texel_buffers`).
     pub fn texel_buffer_bindings(&self) -> Vec<u32> {

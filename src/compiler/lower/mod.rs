@@ -251,6 +251,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
             clamp_array_indices: target.clamp_array_indices,
             preserve_signed_zeros: target.preserve_signed_zeros,
             texel_buffers: abi.texel_buffer_bindings(),
+            storage_images: abi.writes_images(),
         },
         module,
         info,
