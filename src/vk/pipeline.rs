@@ -155,36 +155,33 @@ impl Bound {
     }
 }
 
-/// The descriptor writes of `bound`, pointing into the three info arrays (one entry each per
-/// binding, the unused ones default).
+/// The infos of `bound`'s descriptors, one array per kind in the order of `bound` (a kernel of
+/// buffers only allocates no image or texel entries).
 type Infos = (Vec<[vk::DescriptorBufferInfo; 1]>, Vec<[vk::DescriptorImageInfo; 1]>, Vec<[vk::BufferView; 1]>);
 
 fn infos(bound: &[Bound]) -> Infos {
-    let buffers = bound.iter().map(|b| match b.resource {
-        Resource::Buffer { buffer, offset, range } => [vk::DescriptorBufferInfo { buffer, offset, range }],
-        _ => Default::default(),
-    });
-    let images = bound.iter().map(|b| match b.resource {
-        Resource::Image(view) => [vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: view, image_layout: vk::ImageLayout::GENERAL }],
-        _ => Default::default(),
-    });
-    let texels = bound.iter().map(|b| match b.resource {
-        Resource::Texels(view) => [view],
-        _ => Default::default(),
-    });
-    (buffers.collect(), images.collect(), texels.collect())
+    let mut infos: Infos = Default::default();
+    for b in bound {
+        match b.resource {
+            Resource::Buffer { buffer, offset, range } => infos.0.push([vk::DescriptorBufferInfo { buffer, offset, range }]),
+            Resource::Image(view) => infos.1.push([vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: view, image_layout: vk::ImageLayout::GENERAL }]),
+            Resource::Texels(view) => infos.2.push([view]),
+        }
+    }
+    infos
 }
 
 fn writes<'a>(bound: &[Bound], (buffers, images, texels): &'a Infos) -> Vec<vk::WriteDescriptorSet<'a>> {
-    let write = |i: usize, b: &Bound| {
+    let (mut buffers, mut images, mut texels) = (buffers.iter(), images.iter(), texels.iter());
+    let write = |b: &Bound| {
         let w = vk::WriteDescriptorSet::default().dst_binding(b.binding.binding).descriptor_type(descriptor_type(&b.binding));
         match b.resource {
-            Resource::Buffer { .. } => w.buffer_info(&buffers[i]),
-            Resource::Image(_) => w.image_info(&images[i]),
-            Resource::Texels(_) => w.texel_buffer_view(&texels[i]),
+            Resource::Buffer { .. } => buffers.next().map(|i| w.buffer_info(i)),
+            Resource::Image(_) => images.next().map(|i| w.image_info(i)),
+            Resource::Texels(_) => texels.next().map(|i| w.texel_buffer_view(i)),
         }
     };
-    bound.iter().enumerate().map(|(i, b)| write(i, b)).collect()
+    bound.iter().filter_map(write).collect()
 }
 
 /// A descriptor pool holding one set of a pipeline's bindings, kept by the batch that uses it.
