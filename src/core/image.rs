@@ -13,7 +13,7 @@ use crate::cl::CLResult;
 use crate::cl::object::{Header, Kind};
 use crate::cl::types::*;
 use crate::vk::batch::Batch;
-use crate::vk::image::{self as vkimage, format_properties, transfer_barrier, Shape, TexelView};
+use crate::vk::image::{self as vkimage, format_properties, Shape, TexelView};
 use crate::compiler::{ImageAccess, ImageDim};
 use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::Resource;
@@ -569,7 +569,7 @@ fn record_copy(device: &Device, batch: &mut Batch, src: End, dst: End, texels: u
         (src, dst) => {
             let bounce = staging(device, bytes as usize, Placement::Device)?;
             record_copy(device, batch, src, End::Linear(&bounce, 0), texels, element)?;
-            transfer_barrier(batch.gpu(), cmd);
+            batch.barrier(vk::PipelineStageFlags2::ALL_TRANSFER, vk::PipelineStageFlags2::ALL_TRANSFER);
             record_copy(device, batch, End::Linear(&bounce, 0), dst, texels, element)?;
             batch.keep(bounce);
         }

@@ -154,17 +154,6 @@ impl Image {
     }
 }
 
-/// Orders a transfer's writes before the next transfer of the same command.
-pub fn transfer_barrier(gpu: &Gpu, cmd: vk::CommandBuffer) {
-    let barrier = [vk::MemoryBarrier2::default()
-        .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
-        .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-        .dst_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
-        .dst_access_mask(vk::AccessFlags2::TRANSFER_READ | vk::AccessFlags2::TRANSFER_WRITE)];
-    // SAFETY: the command buffer is recording.
-    unsafe { gpu.device.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&barrier)) };
-}
-
 impl Drop for Image {
     fn drop(&mut self) {
         if self.gpu.abandoned() {
