@@ -200,6 +200,37 @@ fn huge_trigonometric_arguments_powers_and_overflow_edges() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Float sin, cos, tan and sincos where one vector mixes small arguments with huge ones (the
+/// huge ones take the Payne–Hanek branch, the others must not be disturbed by it), against f64.
+#[test]
+fn float_trigonometry_of_small_and_huge_arguments_in_one_vector() {
+    let src = "kernel void k(global const float4 *a, global float4 *o) {
+        int i = get_global_id(0);
+        float4 x = a[i], c;
+        o[4 * i] = sin(x); o[4 * i + 1] = cos(x); o[4 * i + 2] = tan(x); o[4 * i + 3] = sincos(x, &c) - c; }";
+    let x: [f32; 16] = [0.5, 1e30, -5999.0, 6001.0, -3.0e7, 2.5, 1e-3, f32::MAX, 100.0, -0.75, 7.0e5, 3.4e38, 0.0, -1e-30, 8192.0, 1.2e4];
+    let s = Suite::new(src);
+    let a = s.buf(&x);
+    let o = s.zeros::<f32>(64);
+    s.run("k", &[Arg::Buf(&a), Arg::Buf(&o)], &[4], None);
+    let o = s.get::<f32>(&o, 64);
+    let mut bad = Vec::new();
+    for (i, &xi) in x.iter().enumerate() {
+        let v = f64::from(xi);
+        let (base, lane) = (16 * (i / 4), i % 4);
+        let want = [v.sin(), v.cos(), v.tan(), v.sin() - v.cos()];
+        for (k, (w, limit)) in want.into_iter().zip([4, 4, 5, 8]).enumerate() {
+            let got = o[base + 4 * k + lane];
+            // sin − cos near a zero of it is checked against the larger term's ulp instead.
+            let scale = if k == 3 { v.sin().abs().max(v.cos().abs()) } else { w.abs() };
+            if ulps32(got, w as f32) > limit && (f64::from(got) - w).abs() > scale * f64::from(f32::EPSILON) * 8.0 {
+                bad.push(format!("float function {k} at {xi:e}: {got:e}, want {w:e}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 #[test]
 fn double_ldexp_rounds_subnormal_results_and_half_powr_keeps_its_bound_near_one() {
     if !common::has_fp64() {

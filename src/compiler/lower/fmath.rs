@@ -488,18 +488,7 @@ impl Ctx<'_> {
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(x, k, format(ty).pio2, ty, loc)?;
         let q = self.b.cast(k, ScalarKind::Sint, Some(4));
-        let (q, r) = if format(ty).bytes == 4 && self.target.int64 {
-            // Past 2^12 π/2 the split constants are not exact: reduce with all bits of 2/π.
-            let (q_big, r_big) = self.payne_hanek(x, ty, loc)?;
-            let ax = self.b.math(M::Abs, &[x]);
-            let limit = self.float_like(6000.0, ty, loc)?;
-            let big = self.b.binary(B::Greater, ax, limit);
-            (self.b.select(big, q_big, q), self.b.select(big, r_big, r))
-        } else if self.target.int64 {
-            self.reduce_large_doubles(x, q, r, ty, loc)?
-        } else {
-            (q, r)
-        };
+        let (q, r) = if self.target.int64 { self.reduce_large(x, q, r, ty, loc)? } else { (q, r) };
         self.trig_eval(f, q, r, ty, loc)
     }
 
@@ -541,23 +530,6 @@ impl Ctx<'_> {
 
     /// Payne–Hanek reduction of float `x`: (quadrant, remainder) with x = (4n + q) π/2 + r, from
     /// 96 bits of 2/π chosen by the exponent of x, multiplied exactly in 32-bit limbs.
-    fn payne_hanek(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
-        let table = self.two_over_pi_table();
-        let comps = self.components(x, ty);
-        let mut qs = Vec::new();
-        let mut rs = Vec::new();
-        for c in comps {
-            let (q, r) = self.payne_hanek_scalar(c, table);
-            qs.push(q);
-            rs.push(r);
-        }
-        let qty = match ty {
-            T::Vector(_, n) => T::Vector(S::Int, *n),
-            _ => T::Scalar(S::Int),
-        };
-        Ok((self.compose_components(qs, &qty, loc)?, self.compose_components(rs, ty, loc)?))
-    }
-
     fn payne_hanek_scalar(&mut self, x: H, table: Handle<naga::GlobalVariable>) -> (H, H) {
         let u = |cx: &mut Self, v: u32| cx.b.u32(v);
         let u64c = |cx: &mut Self, v: u64| cx.b.lit(naga::Literal::U64(v));

@@ -1,19 +1,22 @@
-//! Payne–Hanek reduction of large doubles for sin, cos and tan: x 2/π mod 4 from a 192-bit
-//! window of 2/π chosen by the exponent of x, multiplied exactly by the 53-bit significand in
-//! 32-bit limbs. Cody–Waite's split π/2 is exact only while |x| < 2^20 π/2; past 2^20 this
-//! reduction is used, inside an `if` so that smaller arguments pay nothing for it.
+//! Payne–Hanek reduction of large arguments for sin, cos and tan, inside an `if` so that
+//! smaller arguments pay nothing for it: Cody–Waite's split π/2 is exact only while |x| < 2^20
+//! π/2 for doubles (2^12 π/2 for floats). For doubles, x 2/π mod 4 from a 192-bit window of 2/π
+//! chosen by the exponent of x, multiplied exactly by the 53-bit significand in 32-bit limbs
+//! (floats: `payne_hanek_scalar`, 96 bits).
 
 use super::{Ctx, H, R, T, TWO_OVER_PI};
 use crate::compiler::sema::model::Scalar as S;
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, Expression, Literal, MathFunction as M, RelationalFunction, ScalarKind, UnaryOperator as U};
 
-/// Arguments from here on are reduced by Payne–Hanek.
+/// Double arguments from here on are reduced by Payne–Hanek.
 const LIMIT: f64 = 1048576.0;
+/// Float arguments from here on are reduced by Payne–Hanek.
+const FLOAT_LIMIT: f64 = 6000.0;
 
 impl Ctx<'_> {
-    /// (q, r) of the Cody–Waite reduction replaced by Payne–Hanek's where |x| > 2^20.
-    pub(super) fn reduce_large_doubles(&mut self, x: H, q: H, r: H, ty: &T, loc: Loc) -> R<(H, H)> {
+    /// (q, r) of the Cody–Waite reduction replaced by Payne–Hanek's past the format's limit.
+    pub(super) fn reduce_large(&mut self, x: H, q: H, r: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let ity = match ty {
             T::Vector(_, n) => T::Vector(S::Int, *n),
             _ => T::Scalar(S::Int),
@@ -24,7 +27,8 @@ impl Ctx<'_> {
         self.b.store(qp, q);
         self.b.store(rp, r);
         let ax = self.b.math(M::Abs, &[x]);
-        let limit = self.float_like(LIMIT, ty, loc)?;
+        let float = super::format(ty).bytes == 4;
+        let limit = self.float_like(if float { FLOAT_LIMIT } else { LIMIT }, ty, loc)?;
         let big = self.b.binary(B::Greater, ax, limit);
         let any = match ty {
             T::Vector(..) => self.b.expr(Expression::Relational { fun: RelationalFunction::Any, argument: big }),
@@ -37,7 +41,7 @@ impl Ctx<'_> {
                 let comps = cx.components(x, ty);
                 let (mut qs, mut rs) = (Vec::new(), Vec::new());
                 for c in comps {
-                    let (q, r) = cx.payne_hanek64(c, table);
+                    let (q, r) = if float { cx.payne_hanek_scalar(c, table) } else { cx.payne_hanek64(c, table) };
                     qs.push(q);
                     rs.push(r);
                 }
