@@ -15,7 +15,6 @@ pub mod printf;
 pub mod sema;
 pub mod source;
 pub mod spirv;
-mod split_locals;
 mod stack;
 pub mod token;
 

@@ -98,7 +98,6 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
         Err(_) => return Err("internal compiler error: the SPIR-V writer failed".to_string()),
     };
-    let words = super::split_locals::apply(words);
     // The image passes walk the module only for kernels with such images.
     let words = if storage_images { unknown_image_formats(words) } else { words };
     let words = texel_buffers(words, buffers);
@@ -149,7 +148,7 @@ const FLOAT_ARITHMETIC: [u32; 9] = [127, 129, 131, 133, 136, 140, 141, 142, 148]
 const STORAGE_CLASS_STORAGE_BUFFER: u32 = 12;
 const DECORATION_NO_CONTRACTION: u32 = 42;
 const DECORATION_ALIASED: u32 = 20;
-pub(super) const HEADER_WORDS: usize = 5;
+const HEADER_WORDS: usize = 5;
 
 /// Adds the decorations naga cannot write, before its first one:
 /// - `NoContraction` on every float operation. Without it NVIDIA's compiler fuses and
