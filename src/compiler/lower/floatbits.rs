@@ -325,6 +325,10 @@ impl Ctx<'_> {
         let step = self.b.select(up, one, minus_one);
         let lr = self.b.binary(B::Add, lx, step);
         let bits = line(self, lr);
+        // Stepping onto zero keeps the sign of x (-2^-149 toward 1 gives -0, as C's does).
+        let sign = self.b.binary(B::And, ix, min);
+        let at_zero = self.b.binary(B::Equal, lr, zero);
+        let bits = self.b.select(at_zero, sign, bits);
         let r = self.b.cast(bits, ScalarKind::Float, None);
         let same = self.b.binary(B::Equal, lx, ly);
         let r = self.b.select(same, y, r);
