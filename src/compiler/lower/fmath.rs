@@ -181,7 +181,7 @@ impl Ctx<'_> {
             // Float tan in double where the device has it: in float the quotient of two
             // polynomials, each a few roundings off, came within 0.2 ulp of the 5 ulp limit
             // (host simulation of this code: 4.8 ulp with a rounded division), and NVIDIA's
-            // division through the reciprocal passed it (5.1 ulp at -6556 in the CTS).
+            // division through the reciprocal took it past (5.1 ulp at -6556 in the CTS).
             MathFn::Tan => self.in_double(&[x], ty, |cx, a, t| {
                 let r = cx.trig64(f, a[0], t, loc)?;
                 cx.nan_at_infinity(r, a[0], t, loc)
