@@ -317,3 +317,137 @@ fn double_tgamma_near_poles_and_overflow() {
         assert!(ulps(got[i], want) <= 16, "tgamma({v:e}) = {:e}, want {want:e}", got[i]);
     }
 }
+
+extern "C" {
+    /// The host C library's neighbours (exact by definition).
+    fn nextafterf(x: f32, y: f32) -> f32;
+    fn nextafter(x: f64, y: f64) -> f64;
+}
+
+/// Operands at the edges where a device that flushes float subnormals (NVIDIA) broke the CTS
+/// bounds: nextafter from and to subnormals, atanh past 1 (its 1 / (1 - a) is subnormal past
+/// 2^126), given and read back as bits so no float operation of the test can flush them.
+#[test]
+fn nextafter_of_subnormals_and_atanh_past_one_as_bits() {
+    let s = Suite::new(
+        "kernel void k(global const uint *x, global const uint *y, global uint *n, global uint *a) {
+            int i = get_global_id(0);
+            n[i] = as_uint(nextafter(as_float(x[i]), as_float(y[i])));
+            a[i] = as_uint(atanh(as_float(x[i]))); }",
+    );
+    let tiny = |k: u32| f32::from_bits(k);
+    let pairs: [(f32, f32); 16] = [
+        (tiny(5), 1.0),
+        (tiny(5), -1.0),
+        (-tiny(5), 1.0),
+        (tiny(1), 0.0),
+        (-tiny(1), 1.0),
+        (0.0, -1.0),
+        (-0.0, tiny(3)),
+        (tiny(3), tiny(2)),
+        (tiny(2), tiny(3)),
+        (f32::MIN_POSITIVE, 0.0),
+        (-f32::MIN_POSITIVE, -1.0),
+        (-0.0, 0.0),
+        (f32::MAX, f32::INFINITY),
+        (f32::from_bits(0x7e80_0001), 1.0),
+        (-f32::from_bits(0x7ec0_0000), 0.0),
+        (-f32::MIN_POSITIVE * 1.5, f32::NAN),
+    ];
+    let (x, y): (Vec<u32>, Vec<u32>) = pairs.iter().map(|(a, b)| (a.to_bits(), b.to_bits())).unzip();
+    let (xb, yb, n, a) = (s.buf(&x), s.buf(&y), s.zeros::<u32>(16), s.zeros::<u32>(16));
+    s.run("k", &[Arg::Buf(&xb), Arg::Buf(&yb), Arg::Buf(&n), Arg::Buf(&a)], &[16], None);
+    let (n, a) = (s.get::<u32>(&n, 16), s.get::<u32>(&a, 16));
+    let mut bad = Vec::new();
+    for (i, &(p, q)) in pairs.iter().enumerate() {
+        // SAFETY: pure C math functions.
+        let want = unsafe { nextafterf(p, q) };
+        let got = f32::from_bits(n[i]);
+        if got.to_bits() != want.to_bits() && !(got.is_nan() && want.is_nan()) {
+            bad.push(format!("nextafter({p:e}, {q:e}) = {got:e} ({:#x}), want {want:e} ({:#x})", n[i], want.to_bits()));
+        }
+        // atanh: NaN past 1, x itself (within the 5 ulp bound) for tiny x.
+        let want = (f64::from(p)).atanh() as f32;
+        let got = f32::from_bits(a[i]);
+        if common::ulps32(got, want) > 5 {
+            bad.push(format!("atanh({p:e}) = {got:e}, want {want:e}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn double_nextafter_of_subnormals_as_bits() {
+    if !common::has_fp64() {
+        return;
+    }
+    let s = Suite::new("kernel void k(global const ulong *x, global const ulong *y, global ulong *n) {
+        int i = get_global_id(0); n[i] = as_ulong(nextafter(as_double(x[i]), as_double(y[i]))); }");
+    let tiny = |k: u64| f64::from_bits(k);
+    let pairs: [(f64, f64); 8] = [(tiny(5), 1.0), (-tiny(5), 1.0), (tiny(1), 0.0), (0.0, -1.0), (-0.0, 0.0), (tiny(3), tiny(2)), (f64::MIN_POSITIVE, 0.0), (f64::MAX, f64::INFINITY)];
+    let (x, y): (Vec<u64>, Vec<u64>) = pairs.iter().map(|(a, b)| (a.to_bits(), b.to_bits())).unzip();
+    let (xb, yb, n) = (s.buf(&x), s.buf(&y), s.zeros::<u64>(8));
+    s.run("k", &[Arg::Buf(&xb), Arg::Buf(&yb), Arg::Buf(&n)], &[8], None);
+    let n = s.get::<u64>(&n, 8);
+    for (i, &(p, q)) in pairs.iter().enumerate() {
+        // SAFETY: a pure C math function.
+        let want = unsafe { nextafter(p, q) };
+        assert_eq!(n[i], want.to_bits(), "nextafter({p:e}, {q:e})");
+    }
+}
+
+/// rsqrt within 2 ulp and tan within 5 (float, scalar and float4), half_sin/half_cos/half_tan
+/// within 8192 on |x| ≤ 2^16 (near the multiples of π/2 too) and bounded past it; references
+/// from the host's double functions.
+#[test]
+fn rsqrt_tan_and_half_trigonometry_within_their_bounds() {
+    let s = Suite::new(
+        "kernel void k(global const float *x, global float *o, global float4 *v) {
+            int i = get_global_id(0);
+            float a = x[i];
+            o[5 * i] = rsqrt(fabs(a)); o[5 * i + 1] = tan(a);
+            o[5 * i + 2] = half_sin(a); o[5 * i + 3] = half_cos(a); o[5 * i + 4] = half_tan(a);
+            float4 w = (float4)(a, -a, a * 0.5f, a * 3.0f);
+            v[2 * i] = rsqrt(fabs(w)); v[2 * i + 1] = tan(w); }",
+    );
+    // Random floats over every binade, and the worst cases of a host simulation of the
+    // earlier float tan (rounded or reciprocal division) and of the half_ functions.
+    let mut x: Vec<f32> = values::<u32>(480, 31).iter().map(|v| f32::from_bits(v % 0x7f80_0000) * if v % 2 == 0 { -1.0 } else { 1.0 }).collect();
+    x.extend((0..480u32).map(|i| (i as f32 - 240.0) * 273.1));
+    x.extend([-6556.0, 6.6374e3, 7.184198e6, 4.0037334e22, 3.9208965, 6.4406582e4, 5.0713945e4, f32::from_bits(0x437c_e5f1), 65536.0, -65535.99]);
+    x.extend([1e20, -3e9, 65540.0, f32::INFINITY, -f32::INFINITY, 1.0, f32::MAX, f32::MIN_POSITIVE, 1e-30, 0.0]);
+    let n = x.len();
+    let (xb, o, v) = (s.buf(&x), s.zeros::<f32>(5 * n), s.zeros::<f32>(8 * n));
+    s.run("k", &[Arg::Buf(&xb), Arg::Buf(&o), Arg::Buf(&v)], &[n], None);
+    let (o, v) = (s.get::<f32>(&o, 5 * n), s.get::<f32>(&v, 8 * n));
+    let mut bad = Vec::new();
+    let check = |bad: &mut Vec<String>, what: &str, a: f32, got: f32, want: f64, limit: u32| {
+        if common::ulps32(got, want as f32) > limit {
+            bad.push(format!("{what}({a:e}) = {got:e}, want {want:e}"));
+        }
+    };
+    for (i, &a) in x.iter().enumerate() {
+        let d = f64::from(a);
+        check(&mut bad, "rsqrt", a.abs(), o[5 * i], 1.0 / d.abs().sqrt(), 2);
+        check(&mut bad, "tan", a, o[5 * i + 1], d.tan(), 5);
+        let w = [a, -a, a * 0.5, a * 3.0];
+        for (k, &c) in w.iter().enumerate() {
+            check(&mut bad, "rsqrt (float4)", c.abs(), v[8 * i + k], 1.0 / f64::from(c).abs().sqrt(), 2);
+            check(&mut bad, "tan (float4)", c, v[8 * i + 4 + k], f64::from(c).tan(), 5);
+        }
+        let half = [o[5 * i + 2], o[5 * i + 3], o[5 * i + 4]];
+        if a.abs() <= 65536.0 {
+            check(&mut bad, "half_sin", a, half[0], d.sin(), 8192);
+            check(&mut bad, "half_cos", a, half[1], d.cos(), 8192);
+            check(&mut bad, "half_tan", a, half[2], d.tan(), 8192);
+        } else if a.is_finite() {
+            // Outside the domain: sin and cos in [-1, 1], tan a number.
+            if half[0].abs() > 1.0 || half[1].abs() > 1.0 || half[2].is_nan() {
+                bad.push(format!("half_sin/cos/tan({a:e}) = {half:?} outside their range"));
+            }
+        } else if !half.iter().all(|h| h.is_nan()) {
+            bad.push(format!("half_sin/cos/tan({a:e}) = {half:?}, want NaN"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

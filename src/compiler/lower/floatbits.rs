@@ -303,27 +303,34 @@ impl Ctx<'_> {
         })
     }
 
-    /// The representable neighbour of `x` toward `y`, by stepping the bits.
+    /// The representable neighbour of `x` toward `y`, by stepping the bits. Every comparison
+    /// is on integers: a device that flushes float subnormals (NVIDIA) compares them equal to
+    /// 0, which made a subnormal `x` step from zero and a subnormal `y` look equal to `x`.
     fn nextafter(&mut self, x: H, y: H, ty: &T, loc: Loc) -> R<H> {
-        let (_, _, _, int, _) = layout(ty);
+        let (bytes, _, _, int, _) = layout(ty);
         let ity = shaped(int, ty);
-        let ix = self.b.cast(x, ScalarKind::Sint, None);
-        let one = self.int_like(1, &ity, loc)?;
-        let up = self.b.binary(B::Add, ix, one);
-        let down = self.b.binary(B::Subtract, ix, one);
-        // Moving away from zero increments the magnitude bits, toward zero decrements them.
-        let zero = self.float_like(0.0, ty, loc)?;
-        let x_pos = self.b.binary(B::Greater, x, zero);
-        let y_above = self.b.binary(B::Greater, y, x);
-        let away = self.b.binary(B::Equal, x_pos, y_above);
-        let stepped = self.b.select(away, up, down);
-        let r = self.b.cast(stepped, ScalarKind::Float, None);
-        // From ±0: the smallest subnormal with y's sign.
-        let tiny = self.b.cast(one, ScalarKind::Float, None);
-        let tiny = self.copysign(tiny, y, ty);
-        let x_zero = self.b.binary(B::Equal, x, zero);
-        let r = self.b.select(x_zero, tiny, r);
-        let same = self.b.binary(B::Equal, x, y);
+        let min = self.int_like(if bytes == 8 { i64::MIN } else { i64::from(i32::MIN) }, &ity, loc)?;
+        let zero = self.int_like(0, &ity, loc)?;
+        // Sign-magnitude bits as a position on a line where neighbours differ by one (both
+        // zeros at 0); the mapping is its own inverse.
+        let line = |cx: &mut Self, v: H| {
+            let neg = cx.b.binary(B::Less, v, zero);
+            let flipped = cx.b.binary(B::Subtract, min, v);
+            cx.b.select(neg, flipped, v)
+        };
+        let (ix, iy) = (self.b.cast(x, ScalarKind::Sint, None), self.b.cast(y, ScalarKind::Sint, None));
+        let (lx, ly) = (line(self, ix), line(self, iy));
+        let (one, minus_one) = (self.int_like(1, &ity, loc)?, self.int_like(-1, &ity, loc)?);
+        let up = self.b.binary(B::Greater, ly, lx);
+        let step = self.b.select(up, one, minus_one);
+        let lr = self.b.binary(B::Add, lx, step);
+        let bits = line(self, lr);
+        // Stepping onto zero keeps the sign of x (-2^-149 toward 1 gives -0, as C's does).
+        let sign = self.b.binary(B::And, ix, min);
+        let at_zero = self.b.binary(B::Equal, lr, zero);
+        let bits = self.b.select(at_zero, sign, bits);
+        let r = self.b.cast(bits, ScalarKind::Float, None);
+        let same = self.b.binary(B::Equal, lx, ly);
         let r = self.b.select(same, y, r);
         let (nx, ny) = (self.is_nan(x), self.is_nan(y));
         let r = self.b.select(ny, y, r);

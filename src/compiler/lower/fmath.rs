@@ -27,6 +27,10 @@ const TWO_OVER_PI: [u32; 39] = [
     0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046,
 ];
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
+/// π/2 for `half_sin`/`half_cos`/`half_tan`: four parts of at most 8 significant bits (k c
+/// exact for every k < 2^16, i.e. |x| ≤ 2^16) and the rest rounded to float; together within
+/// 2^-63 of π/2 (computed for this file from 100 digits of π).
+const HALF_PIO2: [f64; 5] = [1.5703125, 0.0004825592041015625, 1.2665987014770508e-06, 9.89530235528946e-10, 2.5633440682570896e-12];
 
 /// What the algorithms need to know about one floating-point format.
 struct Format {
@@ -174,7 +178,15 @@ impl Ctx<'_> {
             MathFn::Log => self.log64(x, LogBase::E, ty, loc)?,
             MathFn::Log2 => self.log64(x, LogBase::Two, ty, loc)?,
             MathFn::Log10 => self.log64(x, LogBase::Ten, ty, loc)?,
-            MathFn::Sin | MathFn::Cos | MathFn::Tan => {
+            // Float tan in double where the device has it: in float the quotient of two
+            // polynomials, each a few roundings off, came within 0.2 ulp of the 5 ulp limit
+            // (host simulation of this code: 4.8 ulp with a rounded division), and NVIDIA's
+            // division through the reciprocal took it past (5.1 ulp at -6556 in the CTS).
+            MathFn::Tan => self.in_double(&[x], ty, |cx, a, t| {
+                let r = cx.trig64(f, a[0], t, loc)?;
+                cx.nan_at_infinity(r, a[0], t, loc)
+            })?,
+            MathFn::Sin | MathFn::Cos => {
                 let r = self.trig64(f, x, ty, loc)?;
                 self.nan_at_infinity(r, x, ty, loc)?
             }
@@ -489,12 +501,33 @@ impl Ctx<'_> {
         let r = self.reduce(x, k, format(ty).pio2, ty, loc)?;
         let q = self.b.cast(k, ScalarKind::Sint, Some(4));
         let (q, r) = if self.target.int64 { self.reduce_large(x, q, r, ty, loc)? } else { (q, r) };
-        self.trig_eval(f, q, r, ty, loc)
+        self.trig_eval(f, q, r, format(ty).trig_degree, ty, loc)
     }
 
-    /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value).
-    fn trig_eval(&mut self, f: MathFn, q: H, r: H, ty: &T, loc: Loc) -> R<H> {
-        let n = format(ty).trig_degree;
+    /// `half_sin`, `half_cos`, `half_tan` of float `x`: within 8192 ulp on their domain
+    /// |x| ≤ 2^16 (OpenCL C 7.4), where the hardware's functions are not (NVIDIA's lose their
+    /// relative precision near the zeros as |x| grows). Cody–Waite reduction by π/2 with
+    /// `HALF_PIO2` (products exact for every k of the domain: the remainder, at least 2^-27.8
+    /// there, keeps 2^-18 of relative precision), then Taylor polynomials of degree 5 and 6
+    /// (2^-14 relative at π/4). Past the domain 0 stands in, so results stay in [-1, 1] (tan
+    /// finite), as the CTS asks; ±∞ and NaN give NaN.
+    pub(super) fn half_trig(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
+        let ax = self.b.math(M::Abs, &[x]);
+        let limit = self.float_like(65536.0, ty, loc)?;
+        let outside = self.b.binary(B::Greater, ax, limit);
+        let zero = self.float_like(0.0, ty, loc)?;
+        let xr = self.b.select(outside, zero, x);
+        let k = self.mul_c(xr, std::f64::consts::FRAC_2_PI, ty, loc)?;
+        let k = self.b.math(M::Round, &[k]);
+        let r = self.reduce(xr, k, &HALF_PIO2, ty, loc)?;
+        let q = self.b.cast(k, ScalarKind::Sint, Some(4));
+        let v = self.trig_eval(f, q, r, 6, ty, loc)?;
+        self.nan_at_infinity(v, x, ty, loc)
+    }
+
+    /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value), by Taylor polynomials
+    /// of degree `n` (cos) and n - 1 (sin).
+    fn trig_eval(&mut self, f: MathFn, q: H, r: H, n: u32, ty: &T, loc: Loc) -> R<H> {
         let z = self.b.binary(B::Multiply, r, r);
         let sin_c = factorial_series(1..=n - 1, 2, true);
         let s = self.poly(z, &sin_c, ty, loc)?;
@@ -712,7 +745,12 @@ impl Ctx<'_> {
                 let q = self.b.binary(B::Divide, two_a, d);
                 let r = self.log1p(q, ty, loc)?;
                 let r = self.mul_c(r, 0.5, ty, loc)?;
-                self.copysign(r, x, ty)
+                let r = self.copysign(r, x, ty);
+                // NaN past 1 explicitly: a device that divides through the reciprocal (NVIDIA)
+                // flushes 1 / (1 - a) to 0 for a > 2^126, which made atanh 0 there.
+                let outside = self.b.binary(B::Greater, ax, one);
+                let nan = self.float_like(f64::NAN, ty, loc)?;
+                self.b.select(outside, nan, r)
             }
         })
     }
