@@ -231,6 +231,51 @@ fn float_trigonometry_of_small_and_huge_arguments_in_one_vector() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// `sincos` computes its sine and cosine together: as a statement whose sine is discarded, in
+/// a loop, on float8 parts and on doubles, each result is its own argument's.
+#[test]
+fn sincos_pairs_its_sine_with_its_own_cosine() {
+    let src = "kernel void k(global const float8 *a, global float8 *o, global double *d) {
+        int i = get_global_id(0);
+        float8 x = a[i], c, c2;
+        sincos(x * 3.0f, &c2);
+        float8 s = sincos(x, &c);
+        float t = 0.0f, tc;
+        for (int j = 0; j < 3; j++) t += sincos(x.s0 + (float)j, &tc) * tc;
+        o[3 * i] = s; o[3 * i + 1] = c - c2; o[3 * i + 2] = (float8)(t);
+        double dc; d[2 * i] = sincos((double)x.s3 * 1e6, &dc); d[2 * i + 1] = dc; }";
+    let x: Vec<f32> = (0..16).map(|k| (k as f32 - 7.5) * 0.9 + if k == 5 { 1e7 } else { 0.0 }).collect();
+    let s = Suite::new(src);
+    let a = s.buf(&x);
+    let (o, d) = (s.zeros::<f32>(48), s.zeros::<f64>(4));
+    s.run("k", &[Arg::Buf(&a), Arg::Buf(&o), Arg::Buf(&d)], &[2], None);
+    let (o, d) = (s.get::<f32>(&o, 48), s.get::<f64>(&d, 4));
+    let mut bad = Vec::new();
+    let check = |bad: &mut Vec<String>, what: &str, got: f32, want: f64, scale: f64| {
+        if (f64::from(got) - want).abs() > scale.max(want.abs()) * 1e-6 {
+            bad.push(format!("{what}: {got:e}, want {want:e}"));
+        }
+    };
+    for i in 0..2 {
+        for l in 0..8 {
+            let v = f64::from(x[8 * i + l]);
+            check(&mut bad, &format!("sin lane {l} of {i}"), o[24 * i + l], v.sin(), 0.0);
+            let three = f64::from(x[8 * i + l] * 3.0);
+            check(&mut bad, &format!("cos difference lane {l} of {i}"), o[24 * i + 8 + l], v.cos() - three.cos(), 1.0);
+        }
+        let v0 = x[8 * i];
+        let t: f64 = (0..3).map(|j| f64::from(v0 + j as f32)).map(|y| y.sin() * y.cos()).sum();
+        check(&mut bad, &format!("loop sum of {i}"), o[24 * i + 16], t, 1.0);
+        let dv = f64::from(x[8 * i + 3]) * 1e6;
+        for (k, want) in [dv.sin(), dv.cos()].into_iter().enumerate() {
+            if ulps(d[2 * i + k], want) > 4 {
+                bad.push(format!("double sincos part {k} of {dv:e}: {:e}, want {want:e}", d[2 * i + k]));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 #[test]
 fn double_ldexp_rounds_subnormal_results_and_half_powr_keeps_its_bound_near_one() {
     if !common::has_fp64() {

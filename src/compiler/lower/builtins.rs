@@ -70,6 +70,34 @@ impl Ctx<'_> {
         }
     }
 
+    /// Whether `f` on `arg_ty` is our software version: always for double, for float unless
+    /// the native/half form was asked for.
+    fn soft(&self, f: MathFn, precision: Precision, arg_ty: &T) -> bool {
+        match arg_ty.element() {
+            Some(S::Double) => true,
+            // Relaxed exp and exp2 must stay within 3 + ⌊2|x|⌋ ulp, which lavapipe's
+            // native ones miss (3.03 ulp): they stay in software.
+            Some(S::Float) => precision == Precision::Full && (!self.options.fast_math || matches!(f, MathFn::Exp | MathFn::Exp2)),
+            _ => false,
+        }
+    }
+
+    /// A half of `sincos`: in software, its cosine computes the sine too (one reduction, one
+    /// pair of polynomials: the FFT's twiddles) and its sine takes it; otherwise cos and sin.
+    fn sincos_half(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        let alone = if f == MathFn::SincosCos { MathFn::Cos } else { MathFn::Sin };
+        if !self.soft(alone, precision, arg_ty) {
+            return self.math_fn(alone, precision, v, arg_ty, ty, loc);
+        }
+        if f == MathFn::SincosSin {
+            return self.sincos_sines.pop_front().ok_or_else(|| LowerError::new(loc, "internal: a sincos without its cosine"));
+        }
+        let x = *v.first().ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
+        let (sin, cos) = self.sin_cos64(x, arg_ty, loc)?;
+        self.sincos_sines.push_back(sin);
+        Ok(cos)
+    }
+
     fn work_item(&mut self, f: WorkItemFn, args: &[Expr], ty: &T, loc: Loc) -> R<Handle<Expression>> {
         if f.is_sub_group() {
             return Ok(self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, f));
@@ -86,6 +114,9 @@ impl Ctx<'_> {
     }
 
     pub(super) fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        if matches!(f, MathFn::SincosCos | MathFn::SincosSin) {
+            return self.sincos_half(f, precision, v, arg_ty, ty, loc);
+        }
         if let (MathFn::Mad, [a, b, c]) = (f, v) {
             // mad may round the product or not (OpenCL C 6.15.2): the device's fused
             // multiply-add where it has one (float operations are otherwise NoContraction).
@@ -134,15 +165,7 @@ impl Ctx<'_> {
             MathFn::Cross => direct(M::Cross),
             _ => None,
         };
-        // Software versions: always for double, for float unless the native/half form was
-        // asked for.
-        let soft = match arg_ty.element() {
-            Some(S::Double) => true,
-            // Relaxed exp and exp2 must stay within 3 + ⌊2|x|⌋ ulp, which lavapipe's
-            // native ones miss (3.03 ulp): they stay in software.
-            Some(S::Float) => precision == Precision::Full && (!self.options.fast_math || matches!(f, MathFn::Exp | MathFn::Exp2)),
-            _ => false,
-        };
+        let soft = self.soft(f, precision, arg_ty);
         // Exact on the representation (exact.rs): double fma, fmod and remainder, and float
         // fmod and remainder through double (their results are floats).
         let double = arg_ty.element() == Some(S::Double);

@@ -304,9 +304,9 @@ impl Ctx<'_> {
     fn poly(&mut self, x: H, coeffs: &[f64], ty: &T, loc: Loc) -> R<H> {
         let mut acc = self.float_like(*coeffs.last().unwrap_or(&0.0), ty, loc)?;
         for &c in coeffs.iter().rev().skip(1) {
-            let m = self.b.binary(B::Multiply, acc, x);
+            // One rounding per step (and one instruction on every GPU).
             let c = self.float_like(c, ty, loc)?;
-            acc = self.b.binary(B::Add, m, c);
+            acc = self.b.math(M::Fma, &[acc, x, c]);
         }
         Ok(acc)
     }
@@ -493,15 +493,27 @@ impl Ctx<'_> {
         Ok(self.b.select(is_nan, x, r))
     }
 
-    /// sin, cos or tan: reduction by π/2 (Cody–Waite; Payne–Hanek for large floats), quadrant,
-    /// Taylor.
+    /// sin, cos or tan: reduction by π/2 (Cody–Waite; Payne–Hanek for large arguments),
+    /// quadrant, Taylor.
     fn trig64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
+        let (q, r) = self.reduce_pio2(x, ty, loc)?;
+        self.trig_eval(f, q, r, format(ty).trig_degree, ty, loc)
+    }
+
+    /// (sin x, cos x) from one reduction and one pair of polynomials (`sincos`), NaN at ±∞.
+    pub(super) fn sin_cos64(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
+        let (q, r) = self.reduce_pio2(x, ty, loc)?;
+        let (s, c) = self.sin_cos_of(q, r, format(ty).trig_degree, ty, loc)?;
+        Ok((self.nan_at_infinity(s, x, ty, loc)?, self.nan_at_infinity(c, x, ty, loc)?))
+    }
+
+    /// (q, r) with x = (4n + q) π/2 + r, |r| ≤ π/4.
+    fn reduce_pio2(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let k = self.mul_c(x, std::f64::consts::FRAC_2_PI, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(x, k, format(ty).pio2, ty, loc)?;
         let q = self.b.cast(k, ScalarKind::Sint, Some(4));
-        let (q, r) = if self.target.int64 { self.reduce_large(x, q, r, ty, loc)? } else { (q, r) };
-        self.trig_eval(f, q, r, format(ty).trig_degree, ty, loc)
+        if self.target.int64 { self.reduce_large(x, q, r, ty, loc) } else { Ok((q, r)) }
     }
 
     /// `half_sin`, `half_cos`, `half_tan` of float `x`: within 8192 ulp on their domain
@@ -528,6 +540,16 @@ impl Ctx<'_> {
     /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value), by Taylor polynomials
     /// of degree `n` (cos) and n - 1 (sin).
     fn trig_eval(&mut self, f: MathFn, q: H, r: H, n: u32, ty: &T, loc: Loc) -> R<H> {
+        let (sin, cos) = self.sin_cos_of(q, r, n, ty, loc)?;
+        Ok(match f {
+            MathFn::Sin => sin,
+            MathFn::Cos => cos,
+            _ => self.b.binary(B::Divide, sin, cos),
+        })
+    }
+
+    /// (sin, cos) of `q π/2 + r` as [`Self::trig_eval`] computes them.
+    fn sin_cos_of(&mut self, q: H, r: H, n: u32, ty: &T, loc: Loc) -> R<(H, H)> {
         let z = self.b.binary(B::Multiply, r, r);
         let sin_c = factorial_series(1..=n - 1, 2, true);
         let s = self.poly(z, &sin_c, ty, loc)?;
@@ -551,14 +573,7 @@ impl Ctx<'_> {
             let a = cx.b.select(q2, v[2], a);
             cx.b.select(q3, v[3], a)
         };
-        Ok(match f {
-            MathFn::Sin => pick(self, [s, c, ns, nc]),
-            MathFn::Cos => pick(self, [c, ns, nc, s]),
-            _ => {
-                let (sn, cs) = (pick(self, [s, c, ns, nc]), pick(self, [c, ns, nc, s]));
-                self.b.binary(B::Divide, sn, cs)
-            }
-        })
+        Ok((pick(self, [s, c, ns, nc]), pick(self, [c, ns, nc, s])))
     }
 
     /// Payne–Hanek reduction of float `x`: (quadrant, remainder) with x = (4n + q) π/2 + r, from

@@ -139,6 +139,8 @@ struct Ctx<'p> {
     workgroup: HashMap<u32, Handle<GlobalVariable>>,
     /// The table of 2/π bits for Payne–Hanek reduction, once used.
     two_over_pi: Option<Handle<GlobalVariable>>,
+    /// Sines computed by a `sincos`'s cosine for its result (`MathFn::SincosCos`), in order.
+    sincos_sines: std::collections::VecDeque<Handle<naga::Expression>>,
     /// `__constant` variable → index of its block among the ABI params.
     constants: HashMap<u32, usize>,
     /// Where the kernel packs its `__constant` variables into one block.
@@ -186,6 +188,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         frames: Vec::new(),
         workgroup: HashMap::new(),
         two_over_pi: None,
+        sincos_sines: Default::default(),
         constants: HashMap::new(),
         packed_constants: func.packs_constants.then(Default::default),
         local_atomics,

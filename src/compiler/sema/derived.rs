@@ -94,7 +94,7 @@ impl Sema<'_> {
         let x = || load(first);
         let (stored, result) = match name {
             "fract" => (math(MathFn::Floor, vec![x()], ty.clone(), loc), math(MathFn::Fract, vec![x()], ty.clone(), loc)),
-            "sincos" => (math(MathFn::Cos, vec![x()], ty.clone(), loc), math(MathFn::Sin, vec![x()], ty.clone(), loc)),
+            "sincos" => (math(MathFn::SincosCos, vec![x()], ty.clone(), loc), math(MathFn::SincosSin, vec![x()], ty.clone(), loc)),
             "modf" => (math(MathFn::Trunc, vec![x()], ty.clone(), loc), self.modf_fraction(x(), &ty, loc)?),
             "frexp" => (math(MathFn::FrexpExponent, vec![x()], out_ty.clone(), loc), math(MathFn::Frexp, vec![x()], ty.clone(), loc)),
             "lgamma_r" => (math(MathFn::LgammaSign, vec![x()], out_ty.clone(), loc), math(MathFn::Lgamma, vec![x()], ty.clone(), loc)),

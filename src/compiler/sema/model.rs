@@ -852,6 +852,10 @@ pub enum MathFn {
     Sin,
     Cos,
     Tan,
+    /// `sincos`: its cosine, lowered first, leaves the sine of the same reduction to the
+    /// `SincosSin` that follows it (`sema::derived`, `lower::builtins`).
+    SincosCos,
+    SincosSin,
     Asin,
     Acos,
     Atan,
