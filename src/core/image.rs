@@ -598,8 +598,12 @@ unsafe fn stage_in(device: &Device, src: *const u8, row_pitch: usize, slice_pitc
     let upload = staging(device, row * extent[1] * extent[2], Placement::Upload)?;
     let dst = mapped(&upload)?;
     let host = Rect { origin: [0; 3], row_pitch: row_pitch.max(row), slice_pitch: slice_pitch.max(row * extent[1]) };
-    for (i, h) in host.rows([row, extent[1], extent[2]]).enumerate() {
-        copy_bytes(src.add(h), dst.add(i * row), row);
+    if tight(&host, row, extent) {
+        copy_bytes(src, dst, row * extent[1] * extent[2]);
+    } else {
+        for (i, h) in host.rows([row, extent[1], extent[2]]).enumerate() {
+            copy_bytes(src.add(h), dst.add(i * row), row);
+        }
     }
     Ok(upload)
 }
@@ -611,9 +615,19 @@ unsafe fn stage_in(device: &Device, src: *const u8, row_pitch: usize, slice_pitc
 unsafe fn unpack(src: *const u8, dst: *mut u8, row_pitch: usize, slice_pitch: usize, element: usize, extent: [usize; 3]) {
     let row = element * extent[0];
     let host = Rect { origin: [0; 3], row_pitch: row_pitch.max(row), slice_pitch: slice_pitch.max(row * extent[1]) };
+    if tight(&host, row, extent) {
+        copy_bytes(src, dst, row * extent[1] * extent[2]);
+        return;
+    }
     for (i, h) in host.rows([row, extent[1], extent[2]]).enumerate() {
         copy_bytes(src.add(i * row), dst.add(h), row);
     }
+}
+
+/// Whether the host rectangle packs `extent`'s rows of `row` bytes without gaps: then one copy
+/// (on several threads when large) moves the whole box, where a copy per row stays on one.
+fn tight(host: &Rect, row: usize, extent: [usize; 3]) -> bool {
+    host.row_pitch == row && (extent[2] == 1 || host.slice_pitch == row * extent[1])
 }
 
 /// The bytes of one texel of `format` holding `colour` (four `f32`, `i32` or `u32` by the
