@@ -680,3 +680,79 @@ fn channel_orders_and_border_colours() {
     assert!(tested >= 3, "only {tested} orders supported");
     unsafe { clReleaseProgram(program) };
 }
+
+/// OpenCL's sRGB → linear decoding of a channel byte.
+fn srgb_decode(byte: u8) -> f64 {
+    let c = f64::from(byte) / 255.0;
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+/// OpenCL's linear → sRGB encoding of a channel, in steps of the 8-bit encoding.
+fn srgb_steps(c: f64) -> f64 {
+    let c = c.clamp(0.0, 1.0);
+    255.0 * if c < 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
+}
+
+/// Asserts that `got` matches `want` as OpenCL bounds sRGB reads: the colour channels within
+/// half a step once encoded back to sRGB (the CTS's rule: Vulkan decodes by approximation,
+/// lavapipe within 1.6 %), alpha within `1e-4`.
+#[track_caller]
+fn check_srgb(what: &str, got: &[f32], want: &[[f64; 4]]) {
+    assert_eq!(got.len(), want.len() * 4, "{what}");
+    for (i, w) in want.iter().enumerate() {
+        let g = &got[4 * i..4 * i + 4];
+        let colour = (0..3).all(|c| (srgb_steps(f64::from(g[c])) - srgb_steps(w[c])).abs() <= 0.5);
+        assert!(colour && (f64::from(g[3]) - w[3]).abs() <= 1e-4, "{what}: texel {i}: got {g:?}, want {w:?}");
+    }
+}
+
+/// sRGB images read as linear values: every byte value decoded (alpha and sRGBx's unused
+/// byte are not), and linear filtering of the decoded texels. Orders the device lacks are
+/// skipped; sRGBA is required.
+#[test]
+fn srgb_images_read_linear() {
+    let env = Env::new();
+    let program = build(env.context, env.device, SAMPLE_2D);
+    let (w, h) = (16, 16);
+    let bytes_per = |order| if order == CL_sRGB { 3 } else { 4 };
+    for order in [CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB] {
+        let element = bytes_per(order);
+        // Every byte value in every channel, in a different texel per channel.
+        let bytes: Vec<u8> = (0..w * h).flat_map(|t| (0..element).map(move |c| ((t * (2 * c + 1) + 17 * c) % 256) as u8)).collect();
+        let format = cl_image_format { image_channel_order: order, image_channel_data_type: CL_UNORM_INT8 };
+        let desc = cl_image_desc { image_type: CL_MEM_OBJECT_IMAGE2D, image_width: w, image_height: h, image_depth: 0, image_array_size: 0, image_row_pitch: 0, image_slice_pitch: 0, num_mip_levels: 0, num_samples: 0, buffer: null_mut() };
+        let mut err = 0;
+        let mem = unsafe { clCreateImage(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, bytes.as_ptr() as *mut c_void, &mut err) };
+        if err == CL_IMAGE_FORMAT_NOT_SUPPORTED && order != CL_sRGBA {
+            continue;
+        }
+        ok(err);
+        let img = Image(mem);
+        let texels: Vec<[f64; 4]> = bytes
+            .chunks(element)
+            .map(|t| match order {
+                o if o == CL_sBGRA => [srgb_decode(t[2]), srgb_decode(t[1]), srgb_decode(t[0]), f64::from(t[3]) / 255.0],
+                o if o == CL_sRGBA => [srgb_decode(t[0]), srgb_decode(t[1]), srgb_decode(t[2]), f64::from(t[3]) / 255.0],
+                _ => [srgb_decode(t[0]), srgb_decode(t[1]), srgb_decode(t[2]), 1.0],
+            })
+            .collect();
+        let border = if order == CL_sRGBA || order == CL_sBGRA { [0.0; 4] } else { [0.0, 0.0, 0.0, 1.0] };
+        let reference = RefImage { size: vec![w, h], layers: 1, texels, border };
+        // Every texel by a samplerless read.
+        let pts: Vec<[i32; 2]> = (0..h as i32).flat_map(|y| (0..w as i32).map(move |x| [x, y])).collect();
+        let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
+        run(&env, program, "fetch", &[A::Img(&img), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
+        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.at(&[p[0] as usize, p[1] as usize], 0)).collect();
+        check_srgb(&format!("order {order:#x}, fetched"), &get::<f32>(&env, &o, pts.len() * 4), &want);
+        // Linear filtering averages decoded texels, with the border outside.
+        let s = SamplerDesc { normalized: true, addressing: CL_ADDRESS_CLAMP, linear: true };
+        let xs = coords(w, true, false);
+        let pts: Vec<[f32; 2]> = xs.iter().step_by(3).flat_map(|&x| xs.iter().step_by(5).map(move |&y| [x, y])).collect();
+        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+        let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
+        let smp = sampler(&env, s);
+        run(&env, program, "by_arg", &[A::Img(&img), A::Smp(&smp), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
+        check_srgb(&format!("order {order:#x}, linear"), &get::<f32>(&env, &o, pts.len() * 4), &want);
+    }
+    unsafe { clReleaseProgram(program) };
+}

@@ -134,9 +134,13 @@ fn create(env: &Env, flags: cl_mem_flags, f: Format, desc: &cl_image_desc, host:
     if err == CL_SUCCESS { Ok(m) } else { Err(err) }
 }
 
+/// An image of `f` and `shape` (read-only for the sRGB orders, which kernels do not write).
 fn image(env: &Env, f: Format, shape: Shape) -> Mem {
-    Mem(create(env, CL_MEM_READ_WRITE, f, &shape.desc(null_mut()), null_mut()).expect("image"))
+    let flags = if SRGB.contains(&f.0) { CL_MEM_READ_ONLY } else { CL_MEM_READ_WRITE };
+    Mem(create(env, flags, f, &shape.desc(null_mut()), null_mut()).expect("image"))
 }
+
+const SRGB: [cl_uint; 4] = [CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB];
 
 fn write(env: &Env, m: cl_mem, origin: [usize; 3], region: [usize; 3], pitches: [usize; 2], data: &[u8]) {
     ok(unsafe { clEnqueueWriteImage(env.queue, m, CL_TRUE, origin.as_ptr(), region.as_ptr(), pitches[0], pitches[1], data.as_ptr().cast(), 0, null(), null_mut()) });
@@ -378,6 +382,38 @@ fn fills_convert_the_colour() {
     check_fill(&env, format(CL_R, CL_UNSIGNED_INT16), [70000, 1, 2, 3], &[0xff, 0xff]);
 }
 
+/// OpenCL's linear → sRGB encoding of a colour channel, as a byte (rounded to nearest).
+fn srgb_byte(c: f64) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let e = if c < 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    (e * 255.0).round() as u8
+}
+
+/// Fills of sRGB images encode the colour channels (not alpha) from linear to sRGB, and
+/// transfers move the bytes unchanged.
+#[test]
+fn srgb_fills_encode_the_colour() {
+    let env = Env::new();
+    let colour = [0.5, 0.002, 1.25, 0.25];
+    let [r, g, b] = [colour[0], colour[1], colour[2]].map(srgb_byte);
+    // Hand-checked: 0.5 → 187.5 (188), 0.002 · 12.92 · 255 = 6.59 (7), saturated 1.25 → 255.
+    assert_eq!([r, g, b], [188, 7, 255]);
+    let a = 64; // 0.25 · 255 = 63.75
+    let f = colour.map(|c| c as f32);
+    check_fill(&env, format(CL_sRGBA, CL_UNORM_INT8), f32s(f), &[r, g, b, a]);
+    check_fill(&env, format(CL_sBGRA, CL_UNORM_INT8), f32s(f), &[b, g, r, a]);
+    for (order, texel) in [(CL_sRGBx, vec![r, g, b, a]), (CL_sRGB, vec![r, g, b])] {
+        let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [1, 1, 1] }.desc(null_mut());
+        match create(&env, CL_MEM_READ_ONLY, format(order, CL_UNORM_INT8), &desc, null_mut()) {
+            Ok(m) => {
+                ok(unsafe { clReleaseMemObject(m) });
+                check_fill(&env, format(order, CL_UNORM_INT8), f32s(f), &texel);
+            }
+            Err(e) => assert_eq!(e, CL_IMAGE_FORMAT_NOT_SUPPORTED),
+        }
+    }
+}
+
 #[test]
 fn maps_show_the_region_at_their_pitches() {
     let env = Env::new();
@@ -486,6 +522,13 @@ fn supported_formats_follow_the_flags() {
     assert!(read.contains(&(CL_LUMINANCE, CL_UNORM_INT8)));
     assert!(write.iter().all(|(o, _)| ![CL_A, CL_INTENSITY, CL_LUMINANCE, CL_RA, CL_ARGB, CL_ABGR].contains(o)));
     assert!(write.iter().all(|f| read.contains(f)));
+    // sRGB is read-only (no `cl_khr_srgb_image_writes`), and sRGBA is there to read.
+    assert!(read.contains(&(CL_sRGBA, CL_UNORM_INT8)));
+    assert!(write.iter().all(|(o, _)| !SRGB.contains(o)));
+    assert!(list(CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D).iter().all(|(o, _)| !SRGB.contains(o)));
+    let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(null_mut());
+    assert_eq!(create(&env, CL_MEM_READ_WRITE, format(CL_sRGBA, CL_UNORM_INT8), &desc, null_mut()).err(), Some(CL_IMAGE_FORMAT_NOT_SUPPORTED));
+    assert_eq!(create(&env, CL_MEM_READ_ONLY, format(CL_sRGBA, CL_UNORM_INT16), &desc, null_mut()).err(), Some(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
     // Every listed format makes an image.
     let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(null_mut());
     for (order, data_type) in read {

@@ -53,10 +53,11 @@ unsafe fn create_image(context: cl_context, props: Vec<cl_mem_properties>, flags
         return Err(CL_INVALID_HOST_PTR);
     }
     for device in &c.devices {
-        check_size(device, &d, &format, buffer.as_deref())?;
+        // A format Vulkan lacks has no size limit to check against.
         if !image::supported(device, &format, d.ty, flags) {
             return Err(CL_IMAGE_FORMAT_NOT_SUPPORTED);
         }
+        check_size(device, &d, &format, buffer.as_deref())?;
     }
     Ok(publish(Mem::new_image(c, flags, format, d, host_ptr, buffer, props)?))
 }

@@ -32,8 +32,19 @@ pub struct Format {
     pub element: usize,
 }
 
+impl Format {
+    /// An sRGB channel order (read-only: kernels do not write them).
+    pub fn srgb(&self) -> bool {
+        SRGB_ORDERS.contains(&self.order)
+    }
+}
+
 /// Every channel order and data type ferrocl knows, in the order formats are listed.
-pub const ORDERS: [cl_channel_order; 12] = [CL_RGBA, CL_BGRA, CL_ARGB, CL_ABGR, CL_R, CL_RG, CL_A, CL_RA, CL_INTENSITY, CL_LUMINANCE, CL_RGB, CL_RGBx];
+pub const ORDERS: [cl_channel_order; 16] = [CL_RGBA, CL_BGRA, CL_ARGB, CL_ABGR, CL_R, CL_RG, CL_A, CL_RA, CL_INTENSITY, CL_LUMINANCE, CL_RGB, CL_RGBx, CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB];
+
+/// The sRGB channel orders: 8-bit unsigned normalized colour stored sRGB-encoded, read by
+/// kernels as linear values.
+const SRGB_ORDERS: [cl_channel_order; 4] = [CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB];
 pub const DATA_TYPES: [cl_channel_type; 15] = [
     CL_UNORM_INT8,
     CL_UNORM_INT16,
@@ -67,6 +78,7 @@ fn valid_pair(order: cl_channel_order, data_type: cl_channel_type) -> bool {
         CL_BGRA | CL_ARGB | CL_ABGR => BYTE_TYPES.contains(&data_type),
         CL_INTENSITY | CL_LUMINANCE => FLOAT_TYPES.contains(&data_type),
         CL_R | CL_RG | CL_RA | CL_A | CL_RGBA => !PACKED.contains(&data_type),
+        _ if SRGB_ORDERS.contains(&order) => data_type == CL_UNORM_INT8,
         _ => false,
     }
 }
@@ -134,6 +146,12 @@ pub fn format(order: cl_channel_order, data_type: cl_channel_type) -> CLResult<F
         // Memory holds A, R, G, B: Vulkan's R is OpenCL's alpha.
         CL_ARGB => swizzled(4, swizzle(S::G, S::B, S::A, S::R)),
         CL_ABGR => swizzled(4, swizzle(S::A, S::B, S::G, S::R)),
+        // Vulkan's sRGB formats decode to linear values when kernels read them (sampled
+        // views decode every fetch, before the shader filters).
+        o if o == CL_sRGBA => (vk::Format::R8G8B8A8_SRGB, None, 4),
+        o if o == CL_sBGRA => (vk::Format::B8G8R8A8_SRGB, None, 4),
+        o if o == CL_sRGBx => (vk::Format::R8G8B8A8_SRGB, swizzle(S::R, S::G, S::B, S::ONE), 4),
+        o if o == CL_sRGB => (vk::Format::R8G8B8_SRGB, None, 3),
         CL_BGRA => {
             let vk = match data_type {
                 CL_UNORM_INT8 => vk::Format::B8G8R8A8_UNORM,
@@ -171,7 +189,8 @@ pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags
         return false;
     }
     let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE) != 0;
-    if writes && !device.gpu.features.image_write_without_format {
+    // Kernels write sRGB images only with `cl_khr_srgb_image_writes`, not reported.
+    if writes && (!device.gpu.features.image_write_without_format || format.srgb()) {
         return false;
     }
     if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER {
@@ -201,7 +220,7 @@ pub fn max_bytes(device: &Device, format: &Format, ty: cl_mem_object_type) -> u6
 }
 
 fn storable(device: &Device, format: &Format) -> bool {
-    format.swizzle.is_none() && format_properties(&device.gpu, format.vk).optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
+    format.swizzle.is_none() && !format.srgb() && format_properties(&device.gpu, format.vk).optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
 }
 
 /// An image's description, as `clGetImageInfo` reports it.
@@ -619,9 +638,19 @@ unsafe fn unpack(src: *const u8, dst: *mut u8, row_pitch: usize, slice_pitch: us
 /// The bytes of one texel of `format` holding `colour` (four `f32`, `i32` or `u32` by the
 /// format's data type, in R, G, B, A order), converted as OpenCL converts what kernels write:
 /// normalized values rounded to nearest even and saturated, integers saturated, half floats
-/// rounded to nearest even.
+/// rounded to nearest even; the colour channels of an sRGB format encoded from linear first.
 pub fn texel(format: &Format, colour: [u32; 4]) -> Vec<u8> {
     let [r, g, b, a] = colour;
+    if format.srgb() {
+        let [r, g, b] = [r, g, b].map(|c| srgb_byte(f32::from_bits(c)));
+        let a = normalized(f32::from_bits(a), 0.0, 255.0) as u8;
+        return match format.order {
+            o if o == CL_sBGRA => vec![b, g, r, a],
+            o if o == CL_sRGB => vec![r, g, b],
+            // sRGBx's fourth byte is unused: it holds alpha, as fills of sRGBA do.
+            _ => vec![r, g, b, a],
+        };
+    }
     let channels: Vec<u32> = match format.order {
         CL_R | CL_INTENSITY | CL_LUMINANCE => vec![r],
         CL_A => vec![a],
@@ -655,6 +684,15 @@ fn channel(data_type: cl_channel_type, bits: u32) -> Vec<u8> {
     }
 }
 
+/// OpenCL's linear → sRGB conversion of one colour channel to its byte (NaN becomes 0, values
+/// saturate): `12.92 c` below 0.0031308, else `1.055 c^(1/2.4) - 0.055`, scaled by 255 and
+/// rounded to nearest, all in double.
+fn srgb_byte(c: f32) -> u8 {
+    let c = if c.is_nan() { 0.0 } else { f64::from(c).clamp(0.0, 1.0) };
+    let e = if c < 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    (e * 255.0).round() as u8
+}
+
 /// A float scaled to a normalized integer of range `[min, max]` (`max` the scale): saturated,
 /// rounded to nearest even; NaN becomes 0.
 fn normalized(f: f32, min: f32, max: f32) -> f32 {
@@ -666,10 +704,11 @@ fn normalized(f: f32, min: f32, max: f32) -> f32 {
 
 /// The clear colour whose conversion to `format` is exactly `texel` (OpenCL's conversion of
 /// the fill colour, done on the host): normalized channels as k / (2^n - 1), which every
-/// device converts back to k; `None` for half and packed formats.
+/// device converts back to k; `None` for half, packed and sRGB formats.
 fn clear_value(format: &Format, texel: &[u8]) -> Option<vk::ClearColorValue> {
     let dt = format.data_type;
-    if PACKED.contains(&dt) || dt == CL_HALF_FLOAT {
+    // Vulkan would encode a clear colour into an sRGB format itself, not keep the bytes.
+    if PACKED.contains(&dt) || dt == CL_HALF_FLOAT || format.srgb() {
         return None;
     }
     let size = channel_bytes(dt);
