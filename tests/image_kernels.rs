@@ -756,3 +756,88 @@ fn srgb_images_read_linear() {
     }
     unsafe { clReleaseProgram(program) };
 }
+
+/// A 2D image of `w` × `h` texels made from `buffer`, its rows `pitch` bytes apart.
+fn image_from_buffer(env: &Env, flags: cl_mem_flags, order: cl_uint, data_type: cl_uint, [w, h]: [usize; 2], pitch: usize, buffer: cl_mem) -> Image {
+    let format = cl_image_format { image_channel_order: order, image_channel_data_type: data_type };
+    let desc = cl_image_desc { image_type: CL_MEM_OBJECT_IMAGE2D, image_width: w, image_height: h, image_depth: 0, image_array_size: 0, image_row_pitch: pitch, image_slice_pitch: 0, num_mip_levels: 0, num_samples: 0, buffer };
+    let mut err = 0;
+    let mem = unsafe { clCreateImage(env.context, flags, &format, &desc, null_mut(), &mut err) };
+    ok(err);
+    Image(mem)
+}
+
+/// 2D images made from buffers in kernels (texel buffers read at y · pitch + x): every sampler
+/// reads them as it reads a 2D image of the same texels, the same kernel serves both kinds of
+/// image (alone and side by side), and writes land in the buffer's rows, the padding between
+/// rows untouched.
+#[test]
+fn image2d_from_buffer_in_kernels() {
+    let env = Env::new();
+    let (w, h, pitch) = (5usize, 3usize, 32usize);
+    let (packed, reference) = rgba8(w, h);
+    // The texels in rows `pitch` apart, padding between them.
+    let mut rows = pattern(pitch * h, 9);
+    for y in 0..h {
+        rows[y * pitch..y * pitch + 4 * w].copy_from_slice(&packed[y * 4 * w..(y + 1) * 4 * w]);
+    }
+    let buffer = env.buffer_from(&rows);
+    let from_buffer = image_from_buffer(&env, CL_MEM_READ_ONLY, CL_RGBA, CL_UNORM_INT8, [w, h], pitch, buffer.0);
+    let plain = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNORM_INT8, [w, h, 1], 0, &packed);
+    let program = build(env.context, env.device, SAMPLE_2D);
+    for s in all_samplers() {
+        let inside = s.addressing == CL_ADDRESS_NONE;
+        let xs = coords(w, s.normalized, inside);
+        let ys = coords(h, s.normalized, inside);
+        let pts: Vec<[f32; 2]> = xs.iter().flat_map(|&x| ys.iter().map(move |&y| [x, y])).collect();
+        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+        let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
+        let smp = sampler(&env, s);
+        let tol = if s.linear { 1e-4 } else { 1e-6 };
+        for (what, img) in [("from a buffer", &from_buffer), ("a 2D image", &plain)] {
+            run(&env, program, "by_arg", &[A::Img(img), A::Smp(&smp), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
+            check(&format!("{s:?}, {what}"), &get::<f32>(&env, &o, pts.len() * 4), &want, tol);
+        }
+    }
+    unsafe { clReleaseProgram(program) };
+
+    // Integer texels written through one image from a buffer and read through another, and
+    // from a 2D image into an image from a buffer, in one kernel.
+    let src = format!("kernel void copy(read_only image2d_t a, write_only image2d_t b) {{
+             int2 p = (int2)(get_global_id(0), get_global_id(1));
+             uint4 v = read_imageui(a, p);
+             write_imageui(b, p, v + (uint4)(p.x, p.y, get_image_width(a), get_image_height(b)));
+         }}");
+    let program = build(env.context, env.device, &src);
+    let (w, h) = (6usize, 4usize);
+    let (src_pitch, dst_pitch) = (w * 8 + 16, w * 8 + 8);
+    let texels: Vec<u16> = (0..w * h * 4).map(|i| (i * 977 % 60000) as u16).collect();
+    let mut src_rows = vec![0u8; src_pitch * h];
+    for y in 0..h {
+        src_rows[y * src_pitch..y * src_pitch + 8 * w].copy_from_slice(&as_bytes(&texels[y * w * 4..(y + 1) * w * 4]));
+    }
+    let src_buf = env.buffer_from(&src_rows);
+    let dst_rows = pattern(dst_pitch * h, 11);
+    let dst_buf = env.buffer_from(&dst_rows);
+    let a = image_from_buffer(&env, CL_MEM_READ_ONLY, CL_RGBA, CL_UNSIGNED_INT16, [w, h], src_pitch, src_buf.0);
+    let b = image_from_buffer(&env, CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNSIGNED_INT16, [w, h], dst_pitch, dst_buf.0);
+    let expect = |src: &[u16]| -> Vec<u8> {
+        let mut out = dst_rows.clone();
+        for y in 0..h {
+            for x in 0..w {
+                let t = &src[(y * w + x) * 4..(y * w + x) * 4 + 4];
+                let v = [t[0] + x as u16, t[1] + y as u16, t[2] + w as u16, t[3] + h as u16];
+                out[y * dst_pitch + 8 * x..y * dst_pitch + 8 * x + 8].copy_from_slice(&as_bytes(&v));
+            }
+        }
+        out
+    };
+    run(&env, program, "copy", &[A::Img(&a), A::Img(&b)], &[w, h]);
+    assert_eq!(env.read(&dst_buf, 0, dst_rows.len()), expect(&texels), "image from buffer to image from buffer");
+    env.write(&dst_buf, 0, &dst_rows);
+    let other: Vec<u16> = texels.iter().map(|t| t ^ 0x0f0f).collect();
+    let plain = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNSIGNED_INT16, [w, h, 1], 0, &as_bytes(&other));
+    run(&env, program, "copy", &[A::Img(&plain), A::Img(&b)], &[w, h]);
+    assert_eq!(env.read(&dst_buf, 0, dst_rows.len()), expect(&other), "2D image to image from buffer");
+    unsafe { clReleaseProgram(program) };
+}

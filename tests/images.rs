@@ -281,6 +281,102 @@ fn image1d_buffer_shares_its_buffer() {
     env.finish();
 }
 
+/// A 2D image of `f`, `[width, height]`, made from `buffer` with rows `row_pitch` bytes apart
+/// (0: packed).
+fn image_from_buffer(env: &Env, flags: cl_mem_flags, f: Format, [w, h]: [usize; 2], row_pitch: usize, buffer: cl_mem) -> Result<cl_mem, cl_int> {
+    let desc = cl_image_desc { image_row_pitch: row_pitch, ..Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [w, h, 1] }.desc(buffer) };
+    create(env, flags, f, &desc, null_mut())
+}
+
+/// `cl_khr_image2d_from_buffer` on the host side: the extension and alignments are reported;
+/// the image's texels are the buffer's rows at the row pitch, through writes, reads, copies,
+/// fills and maps of either object.
+#[test]
+fn image2d_from_buffer_shares_its_rows() {
+    let env = Env::new();
+    let extensions = info_string(|s, v, r| unsafe { clGetDeviceInfo(env.device, CL_DEVICE_EXTENSIONS, s, v, r) });
+    assert!(extensions.split(' ').any(|e| e == "cl_khr_image2d_from_buffer"));
+    assert_eq!(device_info::<cl_uint>(CL_DEVICE_IMAGE_PITCH_ALIGNMENT), 1);
+    assert_eq!(device_info::<cl_uint>(CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT), 1);
+    let (w, h, pitch) = (13usize, 7usize, 64usize);
+    let mut bytes = pattern(pitch * h + 16, 50);
+    let buffer = env.buffer_from(&bytes);
+    let m = Mem(image_from_buffer(&env, 0, rgba8(), [w, h], pitch, buffer.0).expect("a 2D image from a buffer"));
+    assert_eq!(image_info::<cl_mem>(m.0, CL_IMAGE_BUFFER), buffer.0);
+    assert_eq!(mem_info::<cl_mem>(m.0, CL_MEM_ASSOCIATED_MEMOBJECT), buffer.0);
+    assert_eq!(image_info::<usize>(m.0, CL_IMAGE_ROW_PITCH), pitch);
+    assert_eq!(image_info::<usize>(m.0, CL_IMAGE_WIDTH), w);
+    assert_eq!(image_info::<usize>(m.0, CL_IMAGE_HEIGHT), h);
+    // The image's texel (x, y) is the buffer's bytes at y · pitch + 4x.
+    let at = |x: usize, y: usize| y * pitch + 4 * x;
+    let rows = |b: &[u8], [x, y]: [usize; 2], [rw, rh]: [usize; 2]| -> Vec<u8> { (y..y + rh).flat_map(|r| b[at(x, r)..at(x + rw, r)].to_vec()).collect() };
+    assert_eq!(read(&env, m.0, [0; 3], [w, h, 1], [0, 0], w * h * 4), rows(&bytes, [0, 0], [w, h]));
+    assert_eq!(read(&env, m.0, [2, 3, 0], [5, 4, 1], [0, 0], 80), rows(&bytes, [2, 3], [5, 4]));
+    let texels = pattern(4 * 3 * 2, 51);
+    write(&env, m.0, [9, 5, 0], [3, 2, 1], [0, 0], &texels);
+    for (i, r) in texels.chunks(12).enumerate() {
+        bytes[at(9, 5 + i)..at(12, 5 + i)].copy_from_slice(r);
+    }
+    assert_eq!(env.read(&buffer, 0, bytes.len()), bytes, "a write of the image lands in the buffer's rows");
+    // The buffer's padding between rows is the buffer's own.
+    let fresh = pattern(8, 52);
+    env.write(&buffer, at(w, 2), &fresh);
+    bytes[at(w, 2)..at(w, 2) + 8].copy_from_slice(&fresh);
+    assert_eq!(read(&env, m.0, [0; 3], [w, h, 1], [0, 0], w * h * 4), rows(&bytes, [0, 0], [w, h]), "the image sees the buffer's writes");
+
+    // Copies with a 2D image and with a buffer, a fill and a map.
+    let two_d = image(&env, rgba8(), Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [w, h, 1] });
+    write(&env, two_d.0, [0; 3], [w, h, 1], [0, 0], &pattern(w * h * 4, 53));
+    ok(unsafe { clEnqueueCopyImage(env.queue, m.0, two_d.0, [1usize, 1, 0].as_ptr(), [0usize; 3].as_ptr(), [4usize, 5, 1].as_ptr(), 0, null(), null_mut()) });
+    assert_eq!(read(&env, two_d.0, [0; 3], [4, 5, 1], [0, 0], 80), rows(&bytes, [1, 1], [4, 5]), "image from buffer to image");
+    let block = read(&env, two_d.0, [6, 0, 0], [3, 3, 1], [0, 0], 36);
+    ok(unsafe { clEnqueueCopyImage(env.queue, two_d.0, m.0, [6usize, 0, 0].as_ptr(), [10usize, 4, 0].as_ptr(), [3usize, 3, 1].as_ptr(), 0, null(), null_mut()) });
+    for (i, r) in block.chunks(12).enumerate() {
+        bytes[at(10, 4 + i)..at(13, 4 + i)].copy_from_slice(r);
+    }
+    let packed = env.buffer(CL_MEM_READ_WRITE, 256);
+    ok(unsafe { clEnqueueCopyImageToBuffer(env.queue, m.0, packed.0, [3usize, 2, 0].as_ptr(), [4usize, 3, 1].as_ptr(), 8, 0, null(), null_mut()) });
+    assert_eq!(env.read(&packed, 8, 48), rows(&bytes, [3, 2], [4, 3]), "image from buffer to buffer, packed");
+    let colour = [1.0f32, 0.0, 0.5, 1.0].map(f32::to_bits);
+    let unorm = Mem(image_from_buffer(&env, 0, format(CL_RGBA, CL_UNORM_INT8), [w, h], pitch, buffer.0).expect("a second view of the buffer"));
+    ok(unsafe { clEnqueueFillImage(env.queue, unorm.0, colour.as_ptr().cast(), [0usize, 6, 0].as_ptr(), [2usize, 1, 1].as_ptr(), 0, null(), null_mut()) });
+    bytes[at(0, 6)..at(2, 6)].copy_from_slice(&[255, 0, 128, 255, 255, 0, 128, 255]);
+    assert_eq!(env.read(&buffer, 0, bytes.len()), bytes, "copies into and fills of the image reach the buffer");
+    let (mut row, mut err) = (0usize, 0);
+    let p = unsafe { clEnqueueMapImage(env.queue, m.0, CL_TRUE, CL_MAP_READ, [4usize, 1, 0].as_ptr(), [3usize, 4, 1].as_ptr(), &mut row, null_mut(), 0, null(), null_mut(), &mut err) };
+    ok(err);
+    assert_eq!(row, pitch);
+    let mapped: Vec<u8> = (0..4).flat_map(|r| unsafe { std::slice::from_raw_parts((p as *const u8).add(r * pitch), 12) }.to_vec()).collect();
+    assert_eq!(mapped, rows(&bytes, [4, 1], [3, 4]));
+    ok(unsafe { clEnqueueUnmapMemObject(env.queue, m.0, p, 0, null(), null_mut()) });
+    env.finish();
+}
+
+/// The errors of 2D images from buffers: rows that do not fit the buffer, pitches that are no
+/// whole texels or hold no row, host pointers, formats that are no texel buffers.
+#[test]
+fn image2d_from_buffer_errors() {
+    let env = Env::new();
+    let buffer = env.buffer(CL_MEM_READ_WRITE, 1024);
+    let make = |f, size: [usize; 2], pitch| image_from_buffer(&env, 0, f, size, pitch, buffer.0).map(|m| ok(unsafe { clReleaseMemObject(m) }));
+    assert_eq!(make(rgba8(), [8, 32], 0), Ok(()), "exactly the buffer");
+    assert_eq!(make(rgba8(), [8, 33], 0), Err(CL_INVALID_IMAGE_SIZE), "one row past the buffer");
+    assert_eq!(make(rgba8(), [4, 8], 128), Ok(()));
+    assert_eq!(make(rgba8(), [4, 9], 128), Err(CL_INVALID_IMAGE_SIZE), "rows at the pitch past the buffer");
+    assert_eq!(make(rgba8(), [4, 4], 18), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), "a pitch of no whole texels");
+    assert_eq!(make(rgba8(), [4, 4], 12), Err(CL_INVALID_IMAGE_DESCRIPTOR), "a pitch shorter than a row");
+    let mut host = [0u8; 64];
+    let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(buffer.0);
+    assert_eq!(create(&env, 0, rgba8(), &desc, host.as_mut_ptr().cast()).err(), Some(CL_INVALID_HOST_PTR), "the buffer holds the texels");
+    // An image is no buffer to make a 2D image from.
+    let img = image(&env, rgba8(), Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] });
+    let on_image = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(img.0);
+    assert!(create(&env, 0, rgba8(), &on_image, null_mut()).is_err());
+    // Emulated channel orders (swizzled views) and sRGB are no texel-buffer formats.
+    assert_eq!(make(format(CL_sRGBA, CL_UNORM_INT8), [4, 4], 0), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
+    assert_eq!(make(format(CL_LUMINANCE, CL_UNORM_INT8), [4, 4], 0), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
+}
+
 #[test]
 fn copies_between_images_and_buffers() {
     let env = Env::new();

@@ -270,16 +270,26 @@ pub struct Image {
 /// Where an image's texels live.
 pub enum Texels {
     Image(Arc<vkimage::Image>),
-    /// An `IMAGE1D_BUFFER`: the texels are the memory object's buffer; kernels see it through
-    /// a texel-buffer view made when first bound.
+    /// An `IMAGE1D_BUFFER`, or a 2D image made from a buffer (its rows at its row pitch): the
+    /// texels are the memory object's buffer; kernels see it through a texel-buffer view made
+    /// when first bound.
     Buffer(OnceLock<Arc<TexelView>>),
 }
 
+impl Image {
+    /// A 2D image made from a buffer (`cl_khr_image2d_from_buffer`).
+    pub fn from_buffer_2d(&self) -> bool {
+        self.desc.ty == CL_MEM_OBJECT_IMAGE2D && matches!(self.texels, Texels::Buffer(_))
+    }
+}
+
 /// One end of a copy: a box of an image's texels (whether its third coordinate counts layers,
-/// origin, extent), or tightly packed texels at an offset in a buffer.
+/// origin, extent), tightly packed texels at an offset in a buffer, or rows of `[width,
+/// height]` texels at an offset and row pitch in a buffer (a 2D image made from a buffer).
 enum End<'a> {
     Image(&'a vkimage::Image, bool, [usize; 3], [usize; 3]),
     Linear(&'a Buffer, u64),
+    Pitched(&'a Buffer, u64, u64, [usize; 2]),
 }
 
 impl Mem {
@@ -288,7 +298,11 @@ impl Mem {
     pub fn new_image(context: Arc<Context>, flags: cl_mem_flags, format: Format, desc: Desc, host_ptr: *mut c_void, buffer: Option<Arc<Mem>>, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?.clone();
         let extent = desc.extent();
-        let size = format.element * extent.iter().product::<usize>();
+        // A 2D image made from a buffer spans its rows at its pitch there.
+        let size = match buffer.is_some() && desc.ty == CL_MEM_OBJECT_IMAGE2D {
+            true => desc.row_pitch * desc.height,
+            false => format.element * extent.iter().product::<usize>(),
+        };
         let (texels, vk_buffer, base, host_ptr) = match &buffer {
             Some(b) => (Texels::Buffer(OnceLock::new()), b.buffer.clone(), b.base, b.host_ptr),
             None => {
@@ -337,9 +351,14 @@ impl Mem {
     fn end(&self, origin: [usize; 3], region: [usize; 3]) -> CLResult<End<'_>> {
         let image = self.img()?;
         let (o, e) = image.desc.boxed(origin, region);
+        let element = image.format.element;
         Ok(match &image.texels {
             Texels::Image(i) => End::Image(i, image.desc.layered(), o, e),
-            Texels::Buffer(_) => End::Linear(self.buf()?, self.base + (o[0] * image.format.element) as u64),
+            Texels::Buffer(_) if image.from_buffer_2d() => {
+                let pitch = image.desc.row_pitch;
+                End::Pitched(self.buf()?, self.base + (o[1] * pitch + o[0] * element) as u64, pitch as u64, [e[0], e[1]])
+            }
+            Texels::Buffer(_) => End::Linear(self.buf()?, self.base + (o[0] * element) as u64),
         })
     }
 
@@ -522,7 +541,7 @@ impl Mem {
     pub fn image_resource(&self, device: &Device, dim: ImageDim, access: ImageAccess) -> CLResult<Resource> {
         let image = self.img()?;
         Ok(match (&image.texels, access) {
-            (Texels::Buffer(_), _) if dim == ImageDim::D1Buffer => Resource::Texels(self.texel_view(device)?.raw),
+            (Texels::Buffer(_), _) if matches!(dim, ImageDim::D1Buffer | ImageDim::D2) => Resource::Texels(self.texel_view(device)?.raw),
             (Texels::Image(i), ImageAccess::Read) => Resource::Image(i.sampled),
             (Texels::Image(i), ImageAccess::Write) => Resource::Image(i.storage.ok_or(CL_INVALID_KERNEL_ARGS)?),
             _ => return Err(CL_INVALID_KERNEL_ARGS),
@@ -573,6 +592,16 @@ fn record_copy(device: &Device, batch: &mut Batch, src: End, dst: End, texels: u
     let cmd = batch.cmd();
     match (src, dst) {
         (End::Linear(s, so), End::Linear(d, d_o)) => copy_regions(device, batch, s, d, &[span(so, d_o, bytes)])?,
+        // Rows of a 2D image made from a buffer, and packed rows of the same width.
+        (End::Pitched(s, so, sp, [w, h]), End::Linear(d, d_o)) => copy_rows(device, batch, (s, so, sp), (d, d_o, (w * element) as u64), (w * element) as u64, h)?,
+        (End::Linear(s, so), End::Pitched(d, d_o, dp, [w, h])) => copy_rows(device, batch, (s, so, (w * element) as u64), (d, d_o, dp), (w * element) as u64, h)?,
+        (End::Pitched(s, so, sp, [w, h]), End::Pitched(d, d_o, dp, _)) => copy_rows(device, batch, (s, so, sp), (d, d_o, dp), (w * element) as u64, h)?,
+        (End::Image(i, layered, o, e), End::Pitched(b, offset, pitch, _)) if aligned(offset, element) => {
+            i.copy_to(cmd, b, &[pitched_copy(offset, pitch, element, layered, o, e)]);
+        }
+        (End::Pitched(b, offset, pitch, _), End::Image(i, layered, o, e)) if aligned(offset, element) => {
+            i.copy_from(cmd, b, &[pitched_copy(offset, pitch, element, layered, o, e)]);
+        }
         (End::Image(i, layered, o, e), End::Linear(b, offset)) if aligned(offset, element) => i.copy_to(cmd, b, &[layered_copy(offset, layered, o, e)]),
         (End::Linear(b, offset), End::Image(i, layered, o, e)) if aligned(offset, element) => i.copy_from(cmd, b, &[layered_copy(offset, layered, o, e)]),
         (End::Image(s, sl, so, se), End::Image(d, dl, d_o, de)) if direct(s, d) => {
@@ -594,6 +623,18 @@ fn record_copy(device: &Device, batch: &mut Batch, src: End, dst: End, texels: u
         }
     }
     Ok(())
+}
+
+/// Records a copy of `rows` rows of `row` bytes between buffers, each end a buffer, offset
+/// and row pitch.
+fn copy_rows(device: &Device, batch: &mut Batch, (s, so, sp): (&Buffer, u64, u64), (d, d_o, dp): (&Buffer, u64, u64), row: u64, rows: usize) -> CLResult<()> {
+    let spans: Vec<vk::BufferCopy> = (0..rows as u64).map(|y| span(so + y * sp, d_o + y * dp, row)).collect();
+    copy_regions(device, batch, s, d, &spans)
+}
+
+/// The Vulkan copy of an image box and rows at `pitch` bytes from `offset` in a buffer.
+fn pitched_copy(offset: u64, pitch: u64, element: usize, layered: bool, origin: [usize; 3], extent: [usize; 3]) -> vk::BufferImageCopy {
+    vk::BufferImageCopy { buffer_row_length: (pitch / element as u64) as u32, ..layered_copy(offset, layered, origin, extent) }
 }
 
 /// Vulkan copies images to and from buffer offsets that are multiples of the texel size;

@@ -69,6 +69,8 @@ struct Image {
     dim: ImageDim,
     var: H,
     kind: K,
+    /// A 2D image made from a buffer, bound as a texel buffer: its row pitch in texels.
+    pitch: Option<H>,
 }
 
 /// Spatial axes of an image of shape `dim` (the layer of an array is not one).
@@ -138,7 +140,23 @@ impl Ctx<'_> {
             return Err(LowerError::new(e.loc, format!("image '{name}' is read or written both as float and as integer data, but an image has one channel type")));
         };
         let var = self.b.expr(Expression::GlobalVariable(var));
-        Ok(Image { arg, dim, var, kind })
+        let pitch = match self.abi.image_from_buffer(arg) {
+            true => Some(self.info_word(arg, 4, e.loc)?),
+            false => None,
+        };
+        Ok(Image { arg, dim, var, kind, pitch })
+    }
+
+    /// The coordinate of texel `indices` of `img`: for a 2D image made from a buffer, its
+    /// index in the texel buffer, `y · pitch + x`.
+    fn texel_coordinate(&mut self, img: &Image, indices: Vec<H>) -> H {
+        match (img.pitch, indices.as_slice()) {
+            (Some(pitch), &[x, y]) => {
+                let row = self.b.binary(B::Multiply, y, pitch);
+                self.b.binary(B::Add, row, x)
+            }
+            _ => self.coordinate(indices),
+        }
     }
 
     pub(super) fn image_builtin(&mut self, bi: crate::compiler::sema::model::Builtin, args: &[Expr], ty: &T, loc: Loc) -> R<Val> {
@@ -416,7 +434,7 @@ impl Ctx<'_> {
 
     /// The texel at `taps` (and `layer`), or the border colour where a tap is outside.
     fn texel(&mut self, img: &Image, taps: &[Tap], layer: Option<H>, border: Option<H>) -> H {
-        let coordinate = self.coordinate(taps.iter().map(|t| t.index).collect());
+        let coordinate = self.texel_coordinate(img, taps.iter().map(|t| t.index).collect());
         let level = self.b.i32(0);
         let load = self.b.expr(Expression::ImageLoad { image: img.var, coordinate, array_index: layer, sample: None, level: Some(level) });
         let outside = taps.iter().filter_map(|t| t.outside).reduce(|a, b| self.b.binary(B::LogicalOr, a, b));
@@ -474,7 +492,7 @@ impl Ctx<'_> {
         let comps: Vec<H> = (0..u32::from(width)).map(|k| if width == 1 { c } else { self.b.member(c, k) }).collect();
         let layer = arrayed(img.dim).then(|| comps[n as usize]);
         let spatial = comps[..n as usize].to_vec();
-        let coordinate = self.coordinate(spatial.clone());
+        let coordinate = self.texel_coordinate(&img, spatial.clone());
         let store = Statement::ImageStore { image: img.var, coordinate, array_index: layer, value };
         if !self.target.clamp_array_indices {
             self.b.stmt(store);

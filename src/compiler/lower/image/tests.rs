@@ -101,11 +101,11 @@ fn image_and_sampler_arguments_in_the_abi() {
          }",
     );
     let args = p.kernels[0].args();
-    let ArgKind::Image { binding: a, dim: ImageDim::D2, access: ImageAccess::Read, info: ia, uniform: false } = args[1].kind else {
+    let ArgKind::Image { binding: a, dim: ImageDim::D2, access: ImageAccess::Read, info: ia, uniform: false, .. } = args[1].kind else {
         panic!("{:?}", args[1].kind)
     };
     let ArgKind::Pod { offset: x, .. } = args[2].kind else { panic!() };
-    let ArgKind::Image { binding: b, dim: ImageDim::D3, access: ImageAccess::Write, info: ib, uniform: false } = args[3].kind else {
+    let ArgKind::Image { binding: b, dim: ImageDim::D3, access: ImageAccess::Write, info: ib, uniform: false, .. } = args[3].kind else {
         panic!("{:?}", args[3].kind)
     };
     let ArgKind::Sampler { offset: s, uniform: false } = args[4].kind else { panic!() };
