@@ -631,7 +631,8 @@ fn image1d_buffers() {
 
 /// The orders' texels as `read_imagef` returns them (missing colour channels 0, missing alpha
 /// 1, intensity and luminance replicated) and `CL_ADDRESS_CLAMP`'s border colour: alpha 1
-/// for the orders without alpha, else 0. Orders the device does not support are skipped.
+/// for the orders without alpha, else 0; from 2D images and from 2D images made from buffers.
+/// Orders the device does not support are skipped.
 #[test]
 fn channel_orders_and_border_colours() {
     let env = Env::new();
@@ -653,7 +654,7 @@ fn channel_orders_and_border_colours() {
          }",
     );
     // (order, channels, texel from channel bytes 10, 20, 30, 40 / 255, border alpha)
-    let orders: [(cl_uint, usize, [f64; 4], f64); 9] = [
+    let orders: [(cl_uint, usize, [f64; 4], f64); 10] = [
         (CL_R, 1, [10.0, 0.0, 0.0, 255.0], 1.0),
         (CL_A, 1, [0.0, 0.0, 0.0, 10.0], 0.0),
         (CL_RG, 2, [10.0, 20.0, 0.0, 255.0], 1.0),
@@ -661,6 +662,7 @@ fn channel_orders_and_border_colours() {
         (CL_RGBA, 4, [10.0, 20.0, 30.0, 40.0], 0.0),
         (CL_BGRA, 4, [30.0, 20.0, 10.0, 40.0], 0.0),
         (CL_ARGB, 4, [20.0, 30.0, 40.0, 10.0], 0.0),
+        (CL_ABGR, 4, [40.0, 30.0, 20.0, 10.0], 0.0),
         (CL_INTENSITY, 1, [10.0, 10.0, 10.0, 10.0], 0.0),
         (CL_LUMINANCE, 1, [10.0, 10.0, 10.0, 255.0], 1.0),
     ];
@@ -672,10 +674,15 @@ fn channel_orders_and_border_colours() {
         tested += 1;
         let bytes: Vec<u8> = [10u8, 20, 30, 40][..channels].to_vec();
         let img = image_with(&env, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, order, CL_UNORM_INT8, [1, 1, 1], 0, &bytes, null_mut());
-        let o = env.buffer(CL_MEM_READ_WRITE, 48);
-        run(&env, program, "k", &[A::Img(&img), A::Buf(&o)], &[1]);
+        // The same texel in a 2D image made from a buffer (the kernel arranges the channels).
+        let buffer = env.buffer_from(&bytes);
+        let from_buffer = image_from_buffer(&env, CL_MEM_READ_ONLY, order, CL_UNORM_INT8, [1, 1], 0, buffer.0);
         let want = [texel.map(|c| c / 255.0), [0.0, 0.0, 0.0, alpha], [0.0, 0.0, 0.0, alpha]];
-        check(&format!("order {order:#x}"), &get::<f32>(&env, &o, 12), &want, 1e-6);
+        for (what, img) in [("an image", &img), ("from a buffer", &from_buffer)] {
+            let o = env.buffer(CL_MEM_READ_WRITE, 48);
+            run(&env, program, "k", &[A::Img(img), A::Buf(&o)], &[1]);
+            check(&format!("order {order:#x}, {what}"), &get::<f32>(&env, &o, 12), &want, 1e-6);
+        }
     }
     assert!(tested >= 3, "only {tested} orders supported");
     unsafe { clReleaseProgram(program) };

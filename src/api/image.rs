@@ -54,11 +54,11 @@ unsafe fn create_image(context: cl_context, props: Vec<cl_mem_properties>, flags
         return Err(CL_INVALID_HOST_PTR);
     }
     for device in &c.devices {
-        // A 2D image made from a buffer is a texel buffer of its format: the formats of
-        // `IMAGE1D_BUFFER` images. Others are CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, the error of a
-        // 2D image from a buffer that breaks the rules of such images (and what the CTS's
-        // image suites take to mean a format not offered for them).
-        if from_buffer && !image::supported(device, &format, CL_MEM_OBJECT_IMAGE1D_BUFFER, flags) {
+        // A 2D image made from a buffer is a texel buffer of its format. Formats that cannot
+        // be are CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, the error of a 2D image from a buffer
+        // that breaks the rules of such images (and what the CTS's image suites take to mean
+        // a format not offered for them).
+        if from_buffer && !image::supported_from_buffer(device, &format, flags) {
             return Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
         }
         // A format Vulkan lacks has no size limit to check against.

@@ -207,7 +207,6 @@ pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags
     props.optimal_tiling_features.contains(needed) && vkimage::can_make(&device.gpu, format.vk, vk_type(ty).0, writes)
 }
 
-/// Kernels may write images of this format (it has a storage view).
 /// The bytes an image of `format` and type `ty` may hold: Vulkan's `maxResourceSize` (NVIDIA
 /// makes images larger than its 4 GiB `maxMemoryAllocationSize`, and OpenCL's image limits
 /// reach past it: a 32768 × 32767 RGBA8 image in CTS `imagedim_pow2`); a buffer's for
@@ -219,6 +218,19 @@ pub fn max_bytes(device: &Device, format: &Format, ty: cl_mem_object_type) -> u6
     vkimage::max_resource_size(&device.gpu, format.vk, vk_type(ty).0, storable(device, format)).unwrap_or(0)
 }
 
+/// Whether a 2D image of `format` may be made from a buffer for use as `flags` say: its
+/// texel-buffer view needs what an `IMAGE1D_BUFFER`'s does, of the format without its swizzle
+/// (kernels arrange the channel orders Vulkan lacks, `lower/image.rs`, when they read: such
+/// images are read-only); sRGB no (texel buffers do not decode it).
+pub fn supported_from_buffer(device: &Device, format: &Format, flags: cl_mem_flags) -> bool {
+    let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE) != 0;
+    if format.srgb() || (format.swizzle.is_some() && writes) {
+        return false;
+    }
+    supported(device, &Format { swizzle: None, ..*format }, CL_MEM_OBJECT_IMAGE1D_BUFFER, flags)
+}
+
+/// Kernels may write images of this format (it has a storage view).
 fn storable(device: &Device, format: &Format) -> bool {
     format.swizzle.is_none() && !format.srgb() && format_properties(&device.gpu, format.vk).optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
 }
