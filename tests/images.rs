@@ -372,9 +372,12 @@ fn image2d_from_buffer_errors() {
     let img = image(&env, rgba8(), Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] });
     let on_image = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(img.0);
     assert!(create(&env, 0, rgba8(), &on_image, null_mut()).is_err());
-    // Emulated channel orders (swizzled views) and sRGB are no texel-buffer formats.
+    // sRGB is no texel-buffer format; the emulated channel orders are read-only (the image
+    // inherits the buffer's CL_MEM_READ_WRITE here).
     assert_eq!(make(format(CL_sRGBA, CL_UNORM_INT8), [4, 4], 0), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
     assert_eq!(make(format(CL_LUMINANCE, CL_UNORM_INT8), [4, 4], 0), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
+    let luminance = image_from_buffer(&env, CL_MEM_READ_ONLY, format(CL_LUMINANCE, CL_UNORM_INT8), [4, 4], 0, buffer.0);
+    ok(unsafe { clReleaseMemObject(luminance.expect("a read-only luminance image from a buffer")) });
 }
 
 #[test]
