@@ -2,8 +2,9 @@
 //! commands, and the host-side conversion of fill colours to texels.
 //!
 //! An image's texels live in a Vulkan image (optimal tiling, always in the `GENERAL` layout),
-//! except an `IMAGE1D_BUFFER` image's, which are its buffer's bytes. Either way they are
-//! OpenCL's texels byte for byte, so every copy is a byte copy.
+//! except an `IMAGE1D_BUFFER` image's and a 2D image's made from a buffer, which are their
+//! buffer's bytes (the 2D image's rows at its row pitch). Either way they are OpenCL's texels
+//! byte for byte, so every copy is a byte copy.
 
 use super::context::Context;
 use super::device::Device;
