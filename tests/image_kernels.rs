@@ -631,7 +631,8 @@ fn image1d_buffers() {
 
 /// The orders' texels as `read_imagef` returns them (missing colour channels 0, missing alpha
 /// 1, intensity and luminance replicated) and `CL_ADDRESS_CLAMP`'s border colour: alpha 1
-/// for the orders without alpha, else 0. Orders the device does not support are skipped.
+/// for the orders without alpha, else 0; from 2D images and from 2D images made from buffers.
+/// Orders the device does not support are skipped.
 #[test]
 fn channel_orders_and_border_colours() {
     let env = Env::new();
@@ -653,7 +654,7 @@ fn channel_orders_and_border_colours() {
          }",
     );
     // (order, channels, texel from channel bytes 10, 20, 30, 40 / 255, border alpha)
-    let orders: [(cl_uint, usize, [f64; 4], f64); 9] = [
+    let orders: [(cl_uint, usize, [f64; 4], f64); 10] = [
         (CL_R, 1, [10.0, 0.0, 0.0, 255.0], 1.0),
         (CL_A, 1, [0.0, 0.0, 0.0, 10.0], 0.0),
         (CL_RG, 2, [10.0, 20.0, 0.0, 255.0], 1.0),
@@ -661,6 +662,7 @@ fn channel_orders_and_border_colours() {
         (CL_RGBA, 4, [10.0, 20.0, 30.0, 40.0], 0.0),
         (CL_BGRA, 4, [30.0, 20.0, 10.0, 40.0], 0.0),
         (CL_ARGB, 4, [20.0, 30.0, 40.0, 10.0], 0.0),
+        (CL_ABGR, 4, [40.0, 30.0, 20.0, 10.0], 0.0),
         (CL_INTENSITY, 1, [10.0, 10.0, 10.0, 10.0], 0.0),
         (CL_LUMINANCE, 1, [10.0, 10.0, 10.0, 255.0], 1.0),
     ];
@@ -672,11 +674,177 @@ fn channel_orders_and_border_colours() {
         tested += 1;
         let bytes: Vec<u8> = [10u8, 20, 30, 40][..channels].to_vec();
         let img = image_with(&env, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, order, CL_UNORM_INT8, [1, 1, 1], 0, &bytes, null_mut());
-        let o = env.buffer(CL_MEM_READ_WRITE, 48);
-        run(&env, program, "k", &[A::Img(&img), A::Buf(&o)], &[1]);
+        // The same texel in a 2D image made from a buffer (the kernel arranges the channels).
+        let buffer = env.buffer_from(&bytes);
+        let from_buffer = image_from_buffer(&env, CL_MEM_READ_ONLY, order, CL_UNORM_INT8, [1, 1], 0, buffer.0);
         let want = [texel.map(|c| c / 255.0), [0.0, 0.0, 0.0, alpha], [0.0, 0.0, 0.0, alpha]];
-        check(&format!("order {order:#x}"), &get::<f32>(&env, &o, 12), &want, 1e-6);
+        for (what, img) in [("an image", &img), ("from a buffer", &from_buffer)] {
+            let o = env.buffer(CL_MEM_READ_WRITE, 48);
+            run(&env, program, "k", &[A::Img(img), A::Buf(&o)], &[1]);
+            check(&format!("order {order:#x}, {what}"), &get::<f32>(&env, &o, 12), &want, 1e-6);
+        }
     }
     assert!(tested >= 3, "only {tested} orders supported");
+    unsafe { clReleaseProgram(program) };
+}
+
+/// OpenCL's sRGB → linear decoding of a channel byte.
+fn srgb_decode(byte: u8) -> f64 {
+    let c = f64::from(byte) / 255.0;
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+/// OpenCL's linear → sRGB encoding of a channel, in steps of the 8-bit encoding.
+fn srgb_steps(c: f64) -> f64 {
+    let c = c.clamp(0.0, 1.0);
+    255.0 * if c < 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
+}
+
+/// Asserts that `got` matches `want` as OpenCL bounds sRGB reads: the colour channels within
+/// half a step once encoded back to sRGB (the CTS's rule: Vulkan decodes by approximation,
+/// lavapipe within 1.6 %), alpha within `1e-4`.
+#[track_caller]
+fn check_srgb(what: &str, got: &[f32], want: &[[f64; 4]]) {
+    assert_eq!(got.len(), want.len() * 4, "{what}");
+    for (i, w) in want.iter().enumerate() {
+        let g = &got[4 * i..4 * i + 4];
+        let colour = (0..3).all(|c| (srgb_steps(f64::from(g[c])) - srgb_steps(w[c])).abs() <= 0.5);
+        assert!(colour && (f64::from(g[3]) - w[3]).abs() <= 1e-4, "{what}: texel {i}: got {g:?}, want {w:?}");
+    }
+}
+
+/// sRGB images read as linear values: every byte value decoded (alpha and sRGBx's unused
+/// byte are not), and linear filtering of the decoded texels. Orders the device lacks are
+/// skipped; sRGBA is required.
+#[test]
+fn srgb_images_read_linear() {
+    let env = Env::new();
+    let program = build(env.context, env.device, SAMPLE_2D);
+    let (w, h) = (16, 16);
+    let bytes_per = |order| if order == CL_sRGB { 3 } else { 4 };
+    for order in [CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB] {
+        let element = bytes_per(order);
+        // Every byte value in every channel, in a different texel per channel.
+        let bytes: Vec<u8> = (0..w * h).flat_map(|t| (0..element).map(move |c| ((t * (2 * c + 1) + 17 * c) % 256) as u8)).collect();
+        let format = cl_image_format { image_channel_order: order, image_channel_data_type: CL_UNORM_INT8 };
+        let desc = cl_image_desc { image_type: CL_MEM_OBJECT_IMAGE2D, image_width: w, image_height: h, image_depth: 0, image_array_size: 0, image_row_pitch: 0, image_slice_pitch: 0, num_mip_levels: 0, num_samples: 0, buffer: null_mut() };
+        let mut err = 0;
+        let mem = unsafe { clCreateImage(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, bytes.as_ptr() as *mut c_void, &mut err) };
+        if err == CL_IMAGE_FORMAT_NOT_SUPPORTED && order != CL_sRGBA {
+            continue;
+        }
+        ok(err);
+        let img = Image(mem);
+        let texels: Vec<[f64; 4]> = bytes
+            .chunks(element)
+            .map(|t| match order {
+                o if o == CL_sBGRA => [srgb_decode(t[2]), srgb_decode(t[1]), srgb_decode(t[0]), f64::from(t[3]) / 255.0],
+                o if o == CL_sRGBA => [srgb_decode(t[0]), srgb_decode(t[1]), srgb_decode(t[2]), f64::from(t[3]) / 255.0],
+                _ => [srgb_decode(t[0]), srgb_decode(t[1]), srgb_decode(t[2]), 1.0],
+            })
+            .collect();
+        let border = if order == CL_sRGBA || order == CL_sBGRA { [0.0; 4] } else { [0.0, 0.0, 0.0, 1.0] };
+        let reference = RefImage { size: vec![w, h], layers: 1, texels, border };
+        // Every texel by a samplerless read.
+        let pts: Vec<[i32; 2]> = (0..h as i32).flat_map(|y| (0..w as i32).map(move |x| [x, y])).collect();
+        let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
+        run(&env, program, "fetch", &[A::Img(&img), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
+        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.at(&[p[0] as usize, p[1] as usize], 0)).collect();
+        check_srgb(&format!("order {order:#x}, fetched"), &get::<f32>(&env, &o, pts.len() * 4), &want);
+        // Linear filtering averages decoded texels, with the border outside.
+        let s = SamplerDesc { normalized: true, addressing: CL_ADDRESS_CLAMP, linear: true };
+        let xs = coords(w, true, false);
+        let pts: Vec<[f32; 2]> = xs.iter().step_by(3).flat_map(|&x| xs.iter().step_by(5).map(move |&y| [x, y])).collect();
+        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+        let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
+        let smp = sampler(&env, s);
+        run(&env, program, "by_arg", &[A::Img(&img), A::Smp(&smp), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
+        check_srgb(&format!("order {order:#x}, linear"), &get::<f32>(&env, &o, pts.len() * 4), &want);
+    }
+    unsafe { clReleaseProgram(program) };
+}
+
+/// A 2D image of `w` × `h` texels made from `buffer`, its rows `pitch` bytes apart.
+fn image_from_buffer(env: &Env, flags: cl_mem_flags, order: cl_uint, data_type: cl_uint, [w, h]: [usize; 2], pitch: usize, buffer: cl_mem) -> Image {
+    let format = cl_image_format { image_channel_order: order, image_channel_data_type: data_type };
+    let desc = cl_image_desc { image_type: CL_MEM_OBJECT_IMAGE2D, image_width: w, image_height: h, image_depth: 0, image_array_size: 0, image_row_pitch: pitch, image_slice_pitch: 0, num_mip_levels: 0, num_samples: 0, buffer };
+    let mut err = 0;
+    let mem = unsafe { clCreateImage(env.context, flags, &format, &desc, null_mut(), &mut err) };
+    ok(err);
+    Image(mem)
+}
+
+/// 2D images made from buffers in kernels (texel buffers read at y · pitch + x): every sampler
+/// reads them as it reads a 2D image of the same texels, the same kernel serves both kinds of
+/// image (alone and side by side), and writes land in the buffer's rows, the padding between
+/// rows untouched.
+#[test]
+fn image2d_from_buffer_in_kernels() {
+    let env = Env::new();
+    let (w, h, pitch) = (5usize, 3usize, 32usize);
+    let (packed, reference) = rgba8(w, h);
+    // The texels in rows `pitch` apart, padding between them.
+    let mut rows = pattern(pitch * h, 9);
+    for y in 0..h {
+        rows[y * pitch..y * pitch + 4 * w].copy_from_slice(&packed[y * 4 * w..(y + 1) * 4 * w]);
+    }
+    let buffer = env.buffer_from(&rows);
+    let from_buffer = image_from_buffer(&env, CL_MEM_READ_ONLY, CL_RGBA, CL_UNORM_INT8, [w, h], pitch, buffer.0);
+    let plain = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNORM_INT8, [w, h, 1], 0, &packed);
+    let program = build(env.context, env.device, SAMPLE_2D);
+    for s in all_samplers() {
+        let inside = s.addressing == CL_ADDRESS_NONE;
+        let xs = coords(w, s.normalized, inside);
+        let ys = coords(h, s.normalized, inside);
+        let pts: Vec<[f32; 2]> = xs.iter().flat_map(|&x| ys.iter().map(move |&y| [x, y])).collect();
+        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+        let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
+        let smp = sampler(&env, s);
+        let tol = if s.linear { 1e-4 } else { 1e-6 };
+        for (what, img) in [("from a buffer", &from_buffer), ("a 2D image", &plain)] {
+            run(&env, program, "by_arg", &[A::Img(img), A::Smp(&smp), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
+            check(&format!("{s:?}, {what}"), &get::<f32>(&env, &o, pts.len() * 4), &want, tol);
+        }
+    }
+    unsafe { clReleaseProgram(program) };
+
+    // Integer texels written through one image from a buffer and read through another, and
+    // from a 2D image into an image from a buffer, in one kernel.
+    let src = format!("kernel void copy(read_only image2d_t a, write_only image2d_t b) {{
+             int2 p = (int2)(get_global_id(0), get_global_id(1));
+             uint4 v = read_imageui(a, p);
+             write_imageui(b, p, v + (uint4)(p.x, p.y, get_image_width(a), get_image_height(b)));
+         }}");
+    let program = build(env.context, env.device, &src);
+    let (w, h) = (6usize, 4usize);
+    let (src_pitch, dst_pitch) = (w * 8 + 16, w * 8 + 8);
+    let texels: Vec<u16> = (0..w * h * 4).map(|i| (i * 977 % 60000) as u16).collect();
+    let mut src_rows = vec![0u8; src_pitch * h];
+    for y in 0..h {
+        src_rows[y * src_pitch..y * src_pitch + 8 * w].copy_from_slice(&as_bytes(&texels[y * w * 4..(y + 1) * w * 4]));
+    }
+    let src_buf = env.buffer_from(&src_rows);
+    let dst_rows = pattern(dst_pitch * h, 11);
+    let dst_buf = env.buffer_from(&dst_rows);
+    let a = image_from_buffer(&env, CL_MEM_READ_ONLY, CL_RGBA, CL_UNSIGNED_INT16, [w, h], src_pitch, src_buf.0);
+    let b = image_from_buffer(&env, CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNSIGNED_INT16, [w, h], dst_pitch, dst_buf.0);
+    let expect = |src: &[u16]| -> Vec<u8> {
+        let mut out = dst_rows.clone();
+        for y in 0..h {
+            for x in 0..w {
+                let t = &src[(y * w + x) * 4..(y * w + x) * 4 + 4];
+                let v = [t[0] + x as u16, t[1] + y as u16, t[2] + w as u16, t[3] + h as u16];
+                out[y * dst_pitch + 8 * x..y * dst_pitch + 8 * x + 8].copy_from_slice(&as_bytes(&v));
+            }
+        }
+        out
+    };
+    run(&env, program, "copy", &[A::Img(&a), A::Img(&b)], &[w, h]);
+    assert_eq!(env.read(&dst_buf, 0, dst_rows.len()), expect(&texels), "image from buffer to image from buffer");
+    env.write(&dst_buf, 0, &dst_rows);
+    let other: Vec<u16> = texels.iter().map(|t| t ^ 0x0f0f).collect();
+    let plain = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNSIGNED_INT16, [w, h, 1], 0, &as_bytes(&other));
+    run(&env, program, "copy", &[A::Img(&plain), A::Img(&b)], &[w, h]);
+    assert_eq!(env.read(&dst_buf, 0, dst_rows.len()), expect(&other), "2D image to image from buffer");
     unsafe { clReleaseProgram(program) };
 }

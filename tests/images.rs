@@ -134,9 +134,13 @@ fn create(env: &Env, flags: cl_mem_flags, f: Format, desc: &cl_image_desc, host:
     if err == CL_SUCCESS { Ok(m) } else { Err(err) }
 }
 
+/// An image of `f` and `shape` (read-only for the sRGB orders, which kernels do not write).
 fn image(env: &Env, f: Format, shape: Shape) -> Mem {
-    Mem(create(env, CL_MEM_READ_WRITE, f, &shape.desc(null_mut()), null_mut()).expect("image"))
+    let flags = if SRGB.contains(&f.0) { CL_MEM_READ_ONLY } else { CL_MEM_READ_WRITE };
+    Mem(create(env, flags, f, &shape.desc(null_mut()), null_mut()).expect("image"))
 }
+
+const SRGB: [cl_uint; 4] = [CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB];
 
 fn write(env: &Env, m: cl_mem, origin: [usize; 3], region: [usize; 3], pitches: [usize; 2], data: &[u8]) {
     ok(unsafe { clEnqueueWriteImage(env.queue, m, CL_TRUE, origin.as_ptr(), region.as_ptr(), pitches[0], pitches[1], data.as_ptr().cast(), 0, null(), null_mut()) });
@@ -277,6 +281,105 @@ fn image1d_buffer_shares_its_buffer() {
     env.finish();
 }
 
+/// A 2D image of `f`, `[width, height]`, made from `buffer` with rows `row_pitch` bytes apart
+/// (0: packed).
+fn image_from_buffer(env: &Env, flags: cl_mem_flags, f: Format, [w, h]: [usize; 2], row_pitch: usize, buffer: cl_mem) -> Result<cl_mem, cl_int> {
+    let desc = cl_image_desc { image_row_pitch: row_pitch, ..Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [w, h, 1] }.desc(buffer) };
+    create(env, flags, f, &desc, null_mut())
+}
+
+/// `cl_khr_image2d_from_buffer` on the host side: the extension and alignments are reported;
+/// the image's texels are the buffer's rows at the row pitch, through writes, reads, copies,
+/// fills and maps of either object.
+#[test]
+fn image2d_from_buffer_shares_its_rows() {
+    let env = Env::new();
+    let extensions = info_string(|s, v, r| unsafe { clGetDeviceInfo(env.device, CL_DEVICE_EXTENSIONS, s, v, r) });
+    assert!(extensions.split(' ').any(|e| e == "cl_khr_image2d_from_buffer"));
+    assert_eq!(device_info::<cl_uint>(CL_DEVICE_IMAGE_PITCH_ALIGNMENT), 1);
+    assert_eq!(device_info::<cl_uint>(CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT), 1);
+    let (w, h, pitch) = (13usize, 7usize, 64usize);
+    let mut bytes = pattern(pitch * h + 16, 50);
+    let buffer = env.buffer_from(&bytes);
+    let m = Mem(image_from_buffer(&env, 0, rgba8(), [w, h], pitch, buffer.0).expect("a 2D image from a buffer"));
+    assert_eq!(image_info::<cl_mem>(m.0, CL_IMAGE_BUFFER), buffer.0);
+    assert_eq!(mem_info::<cl_mem>(m.0, CL_MEM_ASSOCIATED_MEMOBJECT), buffer.0);
+    assert_eq!(image_info::<usize>(m.0, CL_IMAGE_ROW_PITCH), pitch);
+    assert_eq!(image_info::<usize>(m.0, CL_IMAGE_WIDTH), w);
+    assert_eq!(image_info::<usize>(m.0, CL_IMAGE_HEIGHT), h);
+    // The image's texel (x, y) is the buffer's bytes at y · pitch + 4x.
+    let at = |x: usize, y: usize| y * pitch + 4 * x;
+    let rows = |b: &[u8], [x, y]: [usize; 2], [rw, rh]: [usize; 2]| -> Vec<u8> { (y..y + rh).flat_map(|r| b[at(x, r)..at(x + rw, r)].to_vec()).collect() };
+    assert_eq!(read(&env, m.0, [0; 3], [w, h, 1], [0, 0], w * h * 4), rows(&bytes, [0, 0], [w, h]));
+    assert_eq!(read(&env, m.0, [2, 3, 0], [5, 4, 1], [0, 0], 80), rows(&bytes, [2, 3], [5, 4]));
+    let texels = pattern(4 * 3 * 2, 51);
+    write(&env, m.0, [9, 5, 0], [3, 2, 1], [0, 0], &texels);
+    for (i, r) in texels.chunks(12).enumerate() {
+        bytes[at(9, 5 + i)..at(12, 5 + i)].copy_from_slice(r);
+    }
+    assert_eq!(env.read(&buffer, 0, bytes.len()), bytes, "a write of the image lands in the buffer's rows");
+    // The buffer's padding between rows is the buffer's own.
+    let fresh = pattern(8, 52);
+    env.write(&buffer, at(w, 2), &fresh);
+    bytes[at(w, 2)..at(w, 2) + 8].copy_from_slice(&fresh);
+    assert_eq!(read(&env, m.0, [0; 3], [w, h, 1], [0, 0], w * h * 4), rows(&bytes, [0, 0], [w, h]), "the image sees the buffer's writes");
+
+    // Copies with a 2D image and with a buffer, a fill and a map.
+    let two_d = image(&env, rgba8(), Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [w, h, 1] });
+    write(&env, two_d.0, [0; 3], [w, h, 1], [0, 0], &pattern(w * h * 4, 53));
+    ok(unsafe { clEnqueueCopyImage(env.queue, m.0, two_d.0, [1usize, 1, 0].as_ptr(), [0usize; 3].as_ptr(), [4usize, 5, 1].as_ptr(), 0, null(), null_mut()) });
+    assert_eq!(read(&env, two_d.0, [0; 3], [4, 5, 1], [0, 0], 80), rows(&bytes, [1, 1], [4, 5]), "image from buffer to image");
+    let block = read(&env, two_d.0, [6, 0, 0], [3, 3, 1], [0, 0], 36);
+    ok(unsafe { clEnqueueCopyImage(env.queue, two_d.0, m.0, [6usize, 0, 0].as_ptr(), [10usize, 4, 0].as_ptr(), [3usize, 3, 1].as_ptr(), 0, null(), null_mut()) });
+    for (i, r) in block.chunks(12).enumerate() {
+        bytes[at(10, 4 + i)..at(13, 4 + i)].copy_from_slice(r);
+    }
+    let packed = env.buffer(CL_MEM_READ_WRITE, 256);
+    ok(unsafe { clEnqueueCopyImageToBuffer(env.queue, m.0, packed.0, [3usize, 2, 0].as_ptr(), [4usize, 3, 1].as_ptr(), 8, 0, null(), null_mut()) });
+    assert_eq!(env.read(&packed, 8, 48), rows(&bytes, [3, 2], [4, 3]), "image from buffer to buffer, packed");
+    let colour = [1.0f32, 0.0, 0.5, 1.0].map(f32::to_bits);
+    let unorm = Mem(image_from_buffer(&env, 0, format(CL_RGBA, CL_UNORM_INT8), [w, h], pitch, buffer.0).expect("a second view of the buffer"));
+    ok(unsafe { clEnqueueFillImage(env.queue, unorm.0, colour.as_ptr().cast(), [0usize, 6, 0].as_ptr(), [2usize, 1, 1].as_ptr(), 0, null(), null_mut()) });
+    bytes[at(0, 6)..at(2, 6)].copy_from_slice(&[255, 0, 128, 255, 255, 0, 128, 255]);
+    assert_eq!(env.read(&buffer, 0, bytes.len()), bytes, "copies into and fills of the image reach the buffer");
+    let (mut row, mut err) = (0usize, 0);
+    let p = unsafe { clEnqueueMapImage(env.queue, m.0, CL_TRUE, CL_MAP_READ, [4usize, 1, 0].as_ptr(), [3usize, 4, 1].as_ptr(), &mut row, null_mut(), 0, null(), null_mut(), &mut err) };
+    ok(err);
+    assert_eq!(row, pitch);
+    let mapped: Vec<u8> = (0..4).flat_map(|r| unsafe { std::slice::from_raw_parts((p as *const u8).add(r * pitch), 12) }.to_vec()).collect();
+    assert_eq!(mapped, rows(&bytes, [4, 1], [3, 4]));
+    ok(unsafe { clEnqueueUnmapMemObject(env.queue, m.0, p, 0, null(), null_mut()) });
+    env.finish();
+}
+
+/// The errors of 2D images from buffers: rows that do not fit the buffer, pitches that are no
+/// whole texels or hold no row, host pointers, formats that are no texel buffers.
+#[test]
+fn image2d_from_buffer_errors() {
+    let env = Env::new();
+    let buffer = env.buffer(CL_MEM_READ_WRITE, 1024);
+    let make = |f, size: [usize; 2], pitch| image_from_buffer(&env, 0, f, size, pitch, buffer.0).map(|m| ok(unsafe { clReleaseMemObject(m) }));
+    assert_eq!(make(rgba8(), [8, 32], 0), Ok(()), "exactly the buffer");
+    assert_eq!(make(rgba8(), [8, 33], 0), Err(CL_INVALID_IMAGE_SIZE), "one row past the buffer");
+    assert_eq!(make(rgba8(), [4, 8], 128), Ok(()));
+    assert_eq!(make(rgba8(), [4, 9], 128), Err(CL_INVALID_IMAGE_SIZE), "rows at the pitch past the buffer");
+    assert_eq!(make(rgba8(), [4, 4], 18), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), "a pitch of no whole texels");
+    assert_eq!(make(rgba8(), [4, 4], 12), Err(CL_INVALID_IMAGE_DESCRIPTOR), "a pitch shorter than a row");
+    let mut host = [0u8; 64];
+    let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(buffer.0);
+    assert_eq!(create(&env, 0, rgba8(), &desc, host.as_mut_ptr().cast()).err(), Some(CL_INVALID_HOST_PTR), "the buffer holds the texels");
+    // An image is no buffer to make a 2D image from.
+    let img = image(&env, rgba8(), Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] });
+    let on_image = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(img.0);
+    assert!(create(&env, 0, rgba8(), &on_image, null_mut()).is_err());
+    // sRGB is no texel-buffer format; the emulated channel orders are read-only (the image
+    // inherits the buffer's CL_MEM_READ_WRITE here).
+    assert_eq!(make(format(CL_sRGBA, CL_UNORM_INT8), [4, 4], 0), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
+    assert_eq!(make(format(CL_LUMINANCE, CL_UNORM_INT8), [4, 4], 0), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
+    let luminance = image_from_buffer(&env, CL_MEM_READ_ONLY, format(CL_LUMINANCE, CL_UNORM_INT8), [4, 4], 0, buffer.0);
+    ok(unsafe { clReleaseMemObject(luminance.expect("a read-only luminance image from a buffer")) });
+}
+
 #[test]
 fn copies_between_images_and_buffers() {
     let env = Env::new();
@@ -376,6 +479,38 @@ fn fills_convert_the_colour() {
     // Integers saturate to the channel.
     check_fill(&env, format(CL_RGBA, CL_SIGNED_INT8), [300i32, -300, 5, -5].map(|x| x as u32), &[127, 128, 5, 251]);
     check_fill(&env, format(CL_R, CL_UNSIGNED_INT16), [70000, 1, 2, 3], &[0xff, 0xff]);
+}
+
+/// OpenCL's linear → sRGB encoding of a colour channel, as a byte (rounded to nearest).
+fn srgb_byte(c: f64) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let e = if c < 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    (e * 255.0).round() as u8
+}
+
+/// Fills of sRGB images encode the colour channels (not alpha) from linear to sRGB, and
+/// transfers move the bytes unchanged.
+#[test]
+fn srgb_fills_encode_the_colour() {
+    let env = Env::new();
+    let colour = [0.5, 0.002, 1.25, 0.25];
+    let [r, g, b] = [colour[0], colour[1], colour[2]].map(srgb_byte);
+    // Hand-checked: 0.5 → 187.5 (188), 0.002 · 12.92 · 255 = 6.59 (7), saturated 1.25 → 255.
+    assert_eq!([r, g, b], [188, 7, 255]);
+    let a = 64; // 0.25 · 255 = 63.75
+    let f = colour.map(|c| c as f32);
+    check_fill(&env, format(CL_sRGBA, CL_UNORM_INT8), f32s(f), &[r, g, b, a]);
+    check_fill(&env, format(CL_sBGRA, CL_UNORM_INT8), f32s(f), &[b, g, r, a]);
+    for (order, texel) in [(CL_sRGBx, vec![r, g, b, a]), (CL_sRGB, vec![r, g, b])] {
+        let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [1, 1, 1] }.desc(null_mut());
+        match create(&env, CL_MEM_READ_ONLY, format(order, CL_UNORM_INT8), &desc, null_mut()) {
+            Ok(m) => {
+                ok(unsafe { clReleaseMemObject(m) });
+                check_fill(&env, format(order, CL_UNORM_INT8), f32s(f), &texel);
+            }
+            Err(e) => assert_eq!(e, CL_IMAGE_FORMAT_NOT_SUPPORTED),
+        }
+    }
 }
 
 #[test]
@@ -486,6 +621,13 @@ fn supported_formats_follow_the_flags() {
     assert!(read.contains(&(CL_LUMINANCE, CL_UNORM_INT8)));
     assert!(write.iter().all(|(o, _)| ![CL_A, CL_INTENSITY, CL_LUMINANCE, CL_RA, CL_ARGB, CL_ABGR].contains(o)));
     assert!(write.iter().all(|f| read.contains(f)));
+    // sRGB is read-only (no `cl_khr_srgb_image_writes`), and sRGBA is there to read.
+    assert!(read.contains(&(CL_sRGBA, CL_UNORM_INT8)));
+    assert!(write.iter().all(|(o, _)| !SRGB.contains(o)));
+    assert!(list(CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D).iter().all(|(o, _)| !SRGB.contains(o)));
+    let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(null_mut());
+    assert_eq!(create(&env, CL_MEM_READ_WRITE, format(CL_sRGBA, CL_UNORM_INT8), &desc, null_mut()).err(), Some(CL_IMAGE_FORMAT_NOT_SUPPORTED));
+    assert_eq!(create(&env, CL_MEM_READ_ONLY, format(CL_sRGBA, CL_UNORM_INT16), &desc, null_mut()).err(), Some(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
     // Every listed format makes an image.
     let desc = Shape { ty: CL_MEM_OBJECT_IMAGE2D, dims: [4, 4, 1] }.desc(null_mut());
     for (order, data_type) in read {
@@ -518,7 +660,7 @@ fn bad_descriptors_formats_and_sizes() {
     assert_eq!(bad(&|d| d.image_type = CL_MEM_OBJECT_BUFFER), Some(CL_INVALID_IMAGE_DESCRIPTOR));
     assert_eq!(bad(&|d| d.num_mip_levels = 2), Some(CL_INVALID_IMAGE_DESCRIPTOR));
     assert_eq!(bad(&|d| d.image_row_pitch = 400), Some(CL_INVALID_IMAGE_DESCRIPTOR), "a pitch without host memory");
-    assert_eq!(bad(&|d| d.buffer = env.context as cl_mem), Some(CL_INVALID_OPERATION), "a 2D image from a buffer (no cl_khr_image2d_from_buffer)");
+    assert_eq!(bad(&|d| d.buffer = env.context as cl_mem), Some(CL_INVALID_IMAGE_DESCRIPTOR), "a 2D image from what is no memory object");
     assert_eq!(bad(&|d| d.image_width = 1 << 30), Some(CL_INVALID_IMAGE_SIZE));
     let mut host = vec![0u8; 4096];
     let mut d = d2();

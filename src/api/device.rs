@@ -106,8 +106,11 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_IMAGE3D_MAX_WIDTH | CL_DEVICE_IMAGE3D_MAX_HEIGHT | CL_DEVICE_IMAGE3D_MAX_DEPTH => d.reported_image_limits().size_3d.into(),
         CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => d.reported_image_limits().buffer.into(),
         CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => d.reported_image_limits().array.into(),
-        // 0: no 2D images from buffers (`cl_khr_image2d_from_buffer`).
-        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => 0u32.into(),
+        // In pixels. A 2D image made from a buffer is read through a texel-buffer view at
+        // index y · pitch + x, so any row pitch of whole texels serves; a `USE_HOST_PTR`
+        // buffer's host memory is copied, never imported, so its address needs no alignment
+        // (the buffer's own offset, a sub-buffer's origin, follows CL_DEVICE_MEM_BASE_ADDR_ALIGN).
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => u32::from(d.image_support()).into(),
         CL_DEVICE_MAX_PARAMETER_SIZE => 1024usize.into(),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => ((d.base_align * 8) as u32).into(),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => 128u32.into(),

@@ -129,7 +129,9 @@ impl Unit {
         let (kernels, globals, printf) = match program {
             Some(p) if !self.diags.has_errors() => {
                 let options = lower::LowerOptions { fast_math: opts.fast_relaxed_math || opts.unsafe_math_optimizations, contract };
-                (lower::lower_program(&p, target, options), p.globals_image(), p.printf)
+                // Kernels keep the analysed program to lower variants of themselves later.
+                let p = Arc::new(p);
+                (lower::lower_program(&p, target, options), p.globals_image(), p.printf.clone())
             }
             _ => return Err(BuildError::Failed(self.diags.render(&self.sources))),
         };

@@ -163,7 +163,11 @@ pub enum ArgKind {
     /// address texels, the order for the border colour of `CL_ADDRESS_CLAMP`): a kernel that
     /// only queries an image does not touch the image itself, so its view's format need not
     /// match a channel type the kernel never declares.
-    Image { binding: u32, dim: ImageDim, access: ImageAccess, info: u32, uniform: bool },
+    /// `texels`: the binding is a texel buffer (uniform to read, storage to write): always
+    /// for `image1d_buffer_t`, and for an `image2d_t` in the variant of a kernel made for 2D
+    /// images created from buffers ([`Kernel::with_buffer_images`]), which reads texel
+    /// `(x, y)` at index `y · pitch + x`, the row pitch in texels given as info word 4.
+    Image { binding: u32, dim: ImageDim, access: ImageAccess, info: u32, uniform: bool, texels: bool },
     /// A `sampler_t`: its [`sampler_bits`] as one `u32` at `offset` in the push constants or
     /// the POD uniform buffer.
     Sampler { offset: u32, uniform: bool },
@@ -263,6 +267,11 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     /// the buffer arguments that are NULL (those not in [`Kernel::null_tested_args`] change
     /// nothing). Entry point `main`. Errors are internal-compiler-error messages.
     fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32], null_args: &[usize]) -> Result<Vec<u32>, String>;
+    /// The kernel lowered again with its `image2d_t` arguments `args` bound as texel buffers
+    /// (2D images made from buffers, `cl_khr_image2d_from_buffer`), made once per set of
+    /// arguments; `None` when none of `args` is an `image2d_t` argument the kernel reads or
+    /// writes (the kernel itself serves).
+    fn with_buffer_images(&self, args: &[usize]) -> Result<Option<std::sync::Arc<dyn Kernel>>, String>;
 }
 
 /// A built program: its kernels and its build log (warnings, or nothing).

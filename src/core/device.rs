@@ -102,7 +102,9 @@ impl Device {
             ordering_by_rmw: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
             preserve_signed_zeros: gpu.props.signed_zero_preserve,
         };
-        let base_align = (l.min_storage_buffer_offset_alignment).max(l.min_uniform_buffer_offset_alignment).max(LARGEST_TYPE);
+        // Sub-buffers are bound as storage and uniform buffers, and images over them as texel
+        // buffers, from their origin.
+        let base_align = (l.min_storage_buffer_offset_alignment).max(l.min_uniform_buffer_offset_alignment).max(l.min_texel_buffer_offset_alignment).max(LARGEST_TYPE);
         Ok(Device {
             header: Header::new(Kind::Device),
             name: p.name(),
@@ -214,7 +216,7 @@ impl Device {
             list.extend(crate::compiler::preprocess::SUBGROUP_EXTENSIONS.map(|e| (e, v1)));
         }
         if self.image_support() {
-            list.push(("cl_khr_3d_image_writes", v1));
+            list.extend([("cl_khr_3d_image_writes", v1), ("cl_khr_image2d_from_buffer", v1)]);
         }
         list
     }

@@ -2,8 +2,9 @@
 //! commands, and the host-side conversion of fill colours to texels.
 //!
 //! An image's texels live in a Vulkan image (optimal tiling, always in the `GENERAL` layout),
-//! except an `IMAGE1D_BUFFER` image's, which are its buffer's bytes. Either way they are
-//! OpenCL's texels byte for byte, so every copy is a byte copy.
+//! except an `IMAGE1D_BUFFER` image's and a 2D image's made from a buffer, which are their
+//! buffer's bytes (the 2D image's rows at its row pitch). Either way they are OpenCL's texels
+//! byte for byte, so every copy is a byte copy.
 
 use super::context::Context;
 use super::device::Device;
@@ -32,8 +33,19 @@ pub struct Format {
     pub element: usize,
 }
 
+impl Format {
+    /// An sRGB channel order (read-only: kernels do not write them).
+    pub fn srgb(&self) -> bool {
+        SRGB_ORDERS.contains(&self.order)
+    }
+}
+
 /// Every channel order and data type ferrocl knows, in the order formats are listed.
-pub const ORDERS: [cl_channel_order; 12] = [CL_RGBA, CL_BGRA, CL_ARGB, CL_ABGR, CL_R, CL_RG, CL_A, CL_RA, CL_INTENSITY, CL_LUMINANCE, CL_RGB, CL_RGBx];
+pub const ORDERS: [cl_channel_order; 16] = [CL_RGBA, CL_BGRA, CL_ARGB, CL_ABGR, CL_R, CL_RG, CL_A, CL_RA, CL_INTENSITY, CL_LUMINANCE, CL_RGB, CL_RGBx, CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB];
+
+/// The sRGB channel orders: 8-bit unsigned normalized colour stored sRGB-encoded, read by
+/// kernels as linear values.
+const SRGB_ORDERS: [cl_channel_order; 4] = [CL_sRGBA, CL_sBGRA, CL_sRGBx, CL_sRGB];
 pub const DATA_TYPES: [cl_channel_type; 15] = [
     CL_UNORM_INT8,
     CL_UNORM_INT16,
@@ -67,6 +79,7 @@ fn valid_pair(order: cl_channel_order, data_type: cl_channel_type) -> bool {
         CL_BGRA | CL_ARGB | CL_ABGR => BYTE_TYPES.contains(&data_type),
         CL_INTENSITY | CL_LUMINANCE => FLOAT_TYPES.contains(&data_type),
         CL_R | CL_RG | CL_RA | CL_A | CL_RGBA => !PACKED.contains(&data_type),
+        _ if SRGB_ORDERS.contains(&order) => data_type == CL_UNORM_INT8,
         _ => false,
     }
 }
@@ -134,6 +147,12 @@ pub fn format(order: cl_channel_order, data_type: cl_channel_type) -> CLResult<F
         // Memory holds A, R, G, B: Vulkan's R is OpenCL's alpha.
         CL_ARGB => swizzled(4, swizzle(S::G, S::B, S::A, S::R)),
         CL_ABGR => swizzled(4, swizzle(S::A, S::B, S::G, S::R)),
+        // Vulkan's sRGB formats decode to linear values when kernels read them (sampled
+        // views decode every fetch, before the shader filters).
+        o if o == CL_sRGBA => (vk::Format::R8G8B8A8_SRGB, None, 4),
+        o if o == CL_sBGRA => (vk::Format::B8G8R8A8_SRGB, None, 4),
+        o if o == CL_sRGBx => (vk::Format::R8G8B8A8_SRGB, swizzle(S::R, S::G, S::B, S::ONE), 4),
+        o if o == CL_sRGB => (vk::Format::R8G8B8_SRGB, None, 3),
         CL_BGRA => {
             let vk = match data_type {
                 CL_UNORM_INT8 => vk::Format::B8G8R8A8_UNORM,
@@ -171,7 +190,8 @@ pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags
         return false;
     }
     let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE) != 0;
-    if writes && !device.gpu.features.image_write_without_format {
+    // Kernels write sRGB images only with `cl_khr_srgb_image_writes`, not reported.
+    if writes && (!device.gpu.features.image_write_without_format || format.srgb()) {
         return false;
     }
     if ty == CL_MEM_OBJECT_IMAGE1D_BUFFER {
@@ -188,7 +208,6 @@ pub fn supported(device: &Device, format: &Format, ty: cl_mem_object_type, flags
     props.optimal_tiling_features.contains(needed) && vkimage::can_make(&device.gpu, format.vk, vk_type(ty).0, writes)
 }
 
-/// Kernels may write images of this format (it has a storage view).
 /// The bytes an image of `format` and type `ty` may hold: Vulkan's `maxResourceSize` (NVIDIA
 /// makes images larger than its 4 GiB `maxMemoryAllocationSize`, and OpenCL's image limits
 /// reach past it: a 32768 × 32767 RGBA8 image in CTS `imagedim_pow2`); a buffer's for
@@ -200,8 +219,21 @@ pub fn max_bytes(device: &Device, format: &Format, ty: cl_mem_object_type) -> u6
     vkimage::max_resource_size(&device.gpu, format.vk, vk_type(ty).0, storable(device, format)).unwrap_or(0)
 }
 
+/// Whether a 2D image of `format` may be made from a buffer for use as `flags` say: its
+/// texel-buffer view needs what an `IMAGE1D_BUFFER`'s does, of the format without its swizzle
+/// (kernels arrange the channel orders Vulkan lacks, `lower/image.rs`, when they read: such
+/// images are read-only); sRGB no (texel buffers do not decode it).
+pub fn supported_from_buffer(device: &Device, format: &Format, flags: cl_mem_flags) -> bool {
+    let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE) != 0;
+    if format.srgb() || (format.swizzle.is_some() && writes) {
+        return false;
+    }
+    supported(device, &Format { swizzle: None, ..*format }, CL_MEM_OBJECT_IMAGE1D_BUFFER, flags)
+}
+
+/// Kernels may write images of this format (it has a storage view).
 fn storable(device: &Device, format: &Format) -> bool {
-    format.swizzle.is_none() && format_properties(&device.gpu, format.vk).optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
+    format.swizzle.is_none() && !format.srgb() && format_properties(&device.gpu, format.vk).optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
 }
 
 /// An image's description, as `clGetImageInfo` reports it.
@@ -251,16 +283,26 @@ pub struct Image {
 /// Where an image's texels live.
 pub enum Texels {
     Image(Arc<vkimage::Image>),
-    /// An `IMAGE1D_BUFFER`: the texels are the memory object's buffer; kernels see it through
-    /// a texel-buffer view made when first bound.
+    /// An `IMAGE1D_BUFFER`, or a 2D image made from a buffer (its rows at its row pitch): the
+    /// texels are the memory object's buffer; kernels see it through a texel-buffer view made
+    /// when first bound.
     Buffer(OnceLock<Arc<TexelView>>),
 }
 
+impl Image {
+    /// A 2D image made from a buffer (`cl_khr_image2d_from_buffer`).
+    pub fn from_buffer_2d(&self) -> bool {
+        self.desc.ty == CL_MEM_OBJECT_IMAGE2D && matches!(self.texels, Texels::Buffer(_))
+    }
+}
+
 /// One end of a copy: a box of an image's texels (whether its third coordinate counts layers,
-/// origin, extent), or tightly packed texels at an offset in a buffer.
+/// origin, extent), tightly packed texels at an offset in a buffer, or rows of `[width,
+/// height]` texels at an offset and row pitch in a buffer (a 2D image made from a buffer).
 enum End<'a> {
     Image(&'a vkimage::Image, bool, [usize; 3], [usize; 3]),
     Linear(&'a Buffer, u64),
+    Pitched(&'a Buffer, u64, u64, [usize; 2]),
 }
 
 impl Mem {
@@ -269,7 +311,11 @@ impl Mem {
     pub fn new_image(context: Arc<Context>, flags: cl_mem_flags, format: Format, desc: Desc, host_ptr: *mut c_void, buffer: Option<Arc<Mem>>, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?.clone();
         let extent = desc.extent();
-        let size = format.element * extent.iter().product::<usize>();
+        // A 2D image made from a buffer spans its rows at its pitch there.
+        let size = match buffer.is_some() && desc.ty == CL_MEM_OBJECT_IMAGE2D {
+            true => desc.row_pitch * desc.height,
+            false => format.element * extent.iter().product::<usize>(),
+        };
         let (texels, vk_buffer, base, host_ptr) = match &buffer {
             Some(b) => (Texels::Buffer(OnceLock::new()), b.buffer.clone(), b.base, b.host_ptr),
             None => {
@@ -318,9 +364,14 @@ impl Mem {
     fn end(&self, origin: [usize; 3], region: [usize; 3]) -> CLResult<End<'_>> {
         let image = self.img()?;
         let (o, e) = image.desc.boxed(origin, region);
+        let element = image.format.element;
         Ok(match &image.texels {
             Texels::Image(i) => End::Image(i, image.desc.layered(), o, e),
-            Texels::Buffer(_) => End::Linear(self.buf()?, self.base + (o[0] * image.format.element) as u64),
+            Texels::Buffer(_) if image.from_buffer_2d() => {
+                let pitch = image.desc.row_pitch;
+                End::Pitched(self.buf()?, self.base + (o[1] * pitch + o[0] * element) as u64, pitch as u64, [e[0], e[1]])
+            }
+            Texels::Buffer(_) => End::Linear(self.buf()?, self.base + (o[0] * element) as u64),
         })
     }
 
@@ -503,7 +554,7 @@ impl Mem {
     pub fn image_resource(&self, device: &Device, dim: ImageDim, access: ImageAccess) -> CLResult<Resource> {
         let image = self.img()?;
         Ok(match (&image.texels, access) {
-            (Texels::Buffer(_), _) if dim == ImageDim::D1Buffer => Resource::Texels(self.texel_view(device)?.raw),
+            (Texels::Buffer(_), _) if matches!(dim, ImageDim::D1Buffer | ImageDim::D2) => Resource::Texels(self.texel_view(device)?.raw),
             (Texels::Image(i), ImageAccess::Read) => Resource::Image(i.sampled),
             (Texels::Image(i), ImageAccess::Write) => Resource::Image(i.storage.ok_or(CL_INVALID_KERNEL_ARGS)?),
             _ => return Err(CL_INVALID_KERNEL_ARGS),
@@ -554,6 +605,16 @@ fn record_copy(device: &Device, batch: &mut Batch, src: End, dst: End, texels: u
     let cmd = batch.cmd();
     match (src, dst) {
         (End::Linear(s, so), End::Linear(d, d_o)) => copy_regions(device, batch, s, d, &[span(so, d_o, bytes)])?,
+        // Rows of a 2D image made from a buffer, and packed rows of the same width.
+        (End::Pitched(s, so, sp, [w, h]), End::Linear(d, d_o)) => copy_rows(device, batch, (s, so, sp), (d, d_o, (w * element) as u64), (w * element) as u64, h)?,
+        (End::Linear(s, so), End::Pitched(d, d_o, dp, [w, h])) => copy_rows(device, batch, (s, so, (w * element) as u64), (d, d_o, dp), (w * element) as u64, h)?,
+        (End::Pitched(s, so, sp, [w, h]), End::Pitched(d, d_o, dp, _)) => copy_rows(device, batch, (s, so, sp), (d, d_o, dp), (w * element) as u64, h)?,
+        (End::Image(i, layered, o, e), End::Pitched(b, offset, pitch, _)) if aligned(offset, element) => {
+            i.copy_to(cmd, b, &[pitched_copy(offset, pitch, element, layered, o, e)]);
+        }
+        (End::Pitched(b, offset, pitch, _), End::Image(i, layered, o, e)) if aligned(offset, element) => {
+            i.copy_from(cmd, b, &[pitched_copy(offset, pitch, element, layered, o, e)]);
+        }
         (End::Image(i, layered, o, e), End::Linear(b, offset)) if aligned(offset, element) => i.copy_to(cmd, b, &[layered_copy(offset, layered, o, e)]),
         (End::Linear(b, offset), End::Image(i, layered, o, e)) if aligned(offset, element) => i.copy_from(cmd, b, &[layered_copy(offset, layered, o, e)]),
         (End::Image(s, sl, so, se), End::Image(d, dl, d_o, de)) if direct(s, d) => {
@@ -575,6 +636,18 @@ fn record_copy(device: &Device, batch: &mut Batch, src: End, dst: End, texels: u
         }
     }
     Ok(())
+}
+
+/// Records a copy of `rows` rows of `row` bytes between buffers, each end a buffer, offset
+/// and row pitch.
+fn copy_rows(device: &Device, batch: &mut Batch, (s, so, sp): (&Buffer, u64, u64), (d, d_o, dp): (&Buffer, u64, u64), row: u64, rows: usize) -> CLResult<()> {
+    let spans: Vec<vk::BufferCopy> = (0..rows as u64).map(|y| span(so + y * sp, d_o + y * dp, row)).collect();
+    copy_regions(device, batch, s, d, &spans)
+}
+
+/// The Vulkan copy of an image box and rows at `pitch` bytes from `offset` in a buffer.
+fn pitched_copy(offset: u64, pitch: u64, element: usize, layered: bool, origin: [usize; 3], extent: [usize; 3]) -> vk::BufferImageCopy {
+    vk::BufferImageCopy { buffer_row_length: (pitch / element as u64) as u32, ..layered_copy(offset, layered, origin, extent) }
 }
 
 /// Vulkan copies images to and from buffer offsets that are multiples of the texel size;
@@ -633,9 +706,19 @@ fn tight(host: &Rect, row: usize, extent: [usize; 3]) -> bool {
 /// The bytes of one texel of `format` holding `colour` (four `f32`, `i32` or `u32` by the
 /// format's data type, in R, G, B, A order), converted as OpenCL converts what kernels write:
 /// normalized values rounded to nearest even and saturated, integers saturated, half floats
-/// rounded to nearest even.
+/// rounded to nearest even; the colour channels of an sRGB format encoded from linear first.
 pub fn texel(format: &Format, colour: [u32; 4]) -> Vec<u8> {
     let [r, g, b, a] = colour;
+    if format.srgb() {
+        let [r, g, b] = [r, g, b].map(|c| srgb_byte(f32::from_bits(c)));
+        let a = normalized(f32::from_bits(a), 0.0, 255.0) as u8;
+        return match format.order {
+            o if o == CL_sBGRA => vec![b, g, r, a],
+            o if o == CL_sRGB => vec![r, g, b],
+            // sRGBx's fourth byte is unused: it holds alpha, as fills of sRGBA do.
+            _ => vec![r, g, b, a],
+        };
+    }
     let channels: Vec<u32> = match format.order {
         CL_R | CL_INTENSITY | CL_LUMINANCE => vec![r],
         CL_A => vec![a],
@@ -669,6 +752,15 @@ fn channel(data_type: cl_channel_type, bits: u32) -> Vec<u8> {
     }
 }
 
+/// OpenCL's linear → sRGB conversion of one colour channel to its byte (NaN becomes 0, values
+/// saturate): `12.92 c` below 0.0031308, else `1.055 c^(1/2.4) - 0.055`, scaled by 255 and
+/// rounded to nearest, all in double.
+fn srgb_byte(c: f32) -> u8 {
+    let c = if c.is_nan() { 0.0 } else { f64::from(c).clamp(0.0, 1.0) };
+    let e = if c < 0.0031308 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+    (e * 255.0).round() as u8
+}
+
 /// A float scaled to a normalized integer of range `[min, max]` (`max` the scale): saturated,
 /// rounded to nearest even; NaN becomes 0.
 fn normalized(f: f32, min: f32, max: f32) -> f32 {
@@ -680,10 +772,11 @@ fn normalized(f: f32, min: f32, max: f32) -> f32 {
 
 /// The clear colour whose conversion to `format` is exactly `texel` (OpenCL's conversion of
 /// the fill colour, done on the host): normalized channels as k / (2^n - 1), which every
-/// device converts back to k; `None` for half and packed formats.
+/// device converts back to k; `None` for half, packed and sRGB formats.
 fn clear_value(format: &Format, texel: &[u8]) -> Option<vk::ClearColorValue> {
     let dt = format.data_type;
-    if PACKED.contains(&dt) || dt == CL_HALF_FLOAT {
+    // Vulkan would encode a clear colour into an sRGB format itself, not keep the bytes.
+    if PACKED.contains(&dt) || dt == CL_HALF_FLOAT || format.srgb() {
         return None;
     }
     let size = channel_bytes(dt);

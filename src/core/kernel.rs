@@ -141,7 +141,9 @@ impl Kernel {
             let resource = m.image_resource(device, *dim, *access)?;
             let image = m.img()?;
             let (f, d) = (&image.format, &image.desc);
-            let extent = [d.width, d.height, d.depth, d.array_size].map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+            // A 2D image made from a buffer has no depth: word 4 is its row pitch in texels.
+            let depth = if image.from_buffer_2d() { d.row_pitch / f.element } else { d.depth };
+            let extent = [d.width, d.height, depth, d.array_size].map(|n| u32::try_from(n).unwrap_or(u32::MAX));
             let bound = Bound::Image { resource, info: [f.order, f.data_type, extent[0], extent[1], extent[2], extent[3]] };
             images.push(m);
             Ok(bound)
@@ -192,9 +194,9 @@ pub enum Bound {
     Pod(Vec<u8>),
 }
 
-/// The descriptor of an image argument.
-pub fn image_descriptor(dim: ImageDim, access: ImageAccess) -> Descriptor {
-    match (dim == ImageDim::D1Buffer, access) {
+/// The descriptor of an image argument (`texels`: bound as a texel buffer).
+pub fn image_descriptor(texels: bool, access: ImageAccess) -> Descriptor {
+    match (texels, access) {
         (true, ImageAccess::Read) => Descriptor::UniformTexelBuffer,
         (true, ImageAccess::Write) => Descriptor::StorageTexelBuffer,
         (false, ImageAccess::Read) => Descriptor::SampledImage,
@@ -215,11 +217,16 @@ fn put(push: &mut [u8], pod_uniform: &mut Option<(u32, Vec<u8>)>, uniform: bool,
 /// constants resolved now, recorded when the command's turn comes.
 /// `globals`: the program object's buffer of `__global` variables, if it has one.
 pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>, globals: Option<Arc<Buffer>>) -> CLResult<Work> {
-    let compiled = exe.program.kernels[k].clone();
+    let base = exe.program.kernels[k].clone();
+    // 2D images made from buffers are texel buffers: a variant of the kernel binds them so.
+    let from_buffer = |i: &usize| matches!(args[*i], Bound::Image { resource: Resource::Texels(_), .. }) && matches!(base.args()[*i].kind, ArgKind::Image { dim: ImageDim::D2, .. });
+    let buffer_images: Vec<usize> = (0..args.len()).filter(from_buffer).collect();
+    let compiled = base.with_buffer_images(&buffer_images).map_err(|_| CL_OUT_OF_RESOURCES)?.unwrap_or(base);
     let local_sizes: Vec<u32> = args.iter().filter_map(|a| if let Bound::Local(n) = a { Some(*n) } else { None }).collect();
     // Only the NULL arguments the kernel compares with NULL need a pipeline of their own.
     let null_args: Vec<usize> = (0..args.len()).filter(|i| matches!(args[*i], Bound::Null) && compiled.null_tested_args().contains(i)).collect();
-    let pipeline = pipeline(device, exe, k, range.local.map(|l| l as u32), local_sizes, null_args)?;
+    let key = (k, range.local.map(|l| l as u32), local_sizes, null_args, buffer_images);
+    let pipeline = pipeline(device, exe, &compiled, key)?;
     let mut descriptors = Vec::new();
     let mut keep: Vec<Arc<Buffer>> = Vec::new();
     let mut push = vec![0u8; compiled.push_constants_size() as usize];
@@ -244,8 +251,8 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
             (ArgKind::Pod { offset, size, uniform }, Bound::Pod(bytes)) => {
                 put(&mut push, &mut pod_uniform, *uniform, *offset, &bytes[..(*size as usize).min(bytes.len())]);
             }
-            (ArgKind::Image { binding, dim, access, info, uniform }, Bound::Image { resource, info: words }) => {
-                descriptors.push(pipeline::Bound { binding: Binding { binding: *binding, descriptor: image_descriptor(*dim, *access) }, resource });
+            (ArgKind::Image { binding, access, info, uniform, texels, .. }, Bound::Image { resource, info: words }) => {
+                descriptors.push(pipeline::Bound { binding: Binding { binding: *binding, descriptor: image_descriptor(*texels, *access) }, resource });
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 put(&mut push, &mut pod_uniform, *uniform, *info, &bytes);
             }
@@ -312,16 +319,15 @@ impl Kernel {
     }
 }
 
-/// The pipeline of kernel `k` of `exe` for one work-group size, `__local` sizes and NULL
-/// arguments, made once.
-fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_sizes: Vec<u32>, null_args: Vec<usize>) -> CLResult<Arc<Pipeline>> {
-    let key = (k, local, local_sizes, null_args);
+/// The pipeline of `compiled` (kernel `key.0` of `exe`, or its variant for the 2D images
+/// made from buffers `key.4`) for one work-group size, `__local` sizes and NULL arguments,
+/// made once.
+fn pipeline(device: &Device, exe: &Executable, compiled: &Arc<dyn compiler::Kernel>, key: PipelineKey) -> CLResult<Arc<Pipeline>> {
     let mut pipelines = exe.pipelines.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pipelines.get(&key) {
         return Ok(p.clone());
     }
-    let compiled = &exe.program.kernels[k];
-    let spirv = compiled.specialize(local, &key.2, &key.3).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let spirv = compiled.specialize(key.1, &key.2, &key.3).map_err(|_| CL_OUT_OF_RESOURCES)?;
     dump_spirv(compiled.name(), &key, &spirv);
     let bindings = bindings_of(compiled.as_ref());
     let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size()).map_err(|_| CL_OUT_OF_RESOURCES)?;
@@ -332,7 +338,7 @@ fn pipeline(device: &Device, exe: &Executable, k: usize, local: [u32; 3], local_
 
 /// `FERROCL_DUMP_SPIRV=DIR` writes every specialised kernel there, for `spirv-dis`/`spirv-val`;
 /// a hash of the code in the name keeps kernels of the same name apart.
-fn dump_spirv(name: &str, (_, local, sizes, _): &PipelineKey, spirv: &[u32]) {
+fn dump_spirv(name: &str, (_, local, sizes, ..): &PipelineKey, spirv: &[u32]) {
     use std::hash::{Hash, Hasher};
     let Some(dir) = std::env::var_os("FERROCL_DUMP_SPIRV") else { return };
     let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
@@ -382,7 +388,7 @@ fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {
         .iter()
         .filter_map(|a| match &a.kind {
             ArgKind::Buffer { bindings, descriptor } => Some(bindings.iter().map(|&b| Binding::buffer(b, *descriptor == DescriptorKind::Uniform)).collect::<Vec<_>>()),
-            ArgKind::Image { binding, dim, access, .. } => Some(vec![Binding { binding: *binding, descriptor: image_descriptor(*dim, *access) }]),
+            ArgKind::Image { binding, access, texels, .. } => Some(vec![Binding { binding: *binding, descriptor: image_descriptor(*texels, *access) }]),
             _ => None,
         })
         .flatten()

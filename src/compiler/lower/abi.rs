@@ -91,8 +91,8 @@ pub enum Param {
     /// An image: its binding, and its variable with the channel kind its reads or writes
     /// fixed (made at first use, see `lower/image.rs`; a kernel that only queries the image
     /// has none); and the member holding its `IMAGE_INFO_WORDS` (as u32 words in the uniform:
-    /// `words`).
-    Image { dim: ImageDim, access: ImageAccess, var: Option<(Handle<GlobalVariable>, naga::ScalarKind)>, binding: Option<u32>, member: u32, offset: u32, uniform: bool, words: bool },
+    /// `words`); `texels`: bound as a texel buffer (see `ArgKind::Image`).
+    Image { dim: ImageDim, access: ImageAccess, texels: bool, var: Option<(Handle<GlobalVariable>, naga::ScalarKind)>, binding: Option<u32>, member: u32, offset: u32, uniform: bool, words: bool },
 }
 
 /// Places value arguments in the push constants, and past `max_push` bytes in the POD
@@ -196,13 +196,13 @@ impl Abi {
                     let (member, offset, uniform, _) = blocks.place(module, &word);
                     Param::Sampler { member, offset, uniform }
                 }
-                ParamDecl::Image { dim, access } => {
+                ParamDecl::Image { dim, access, texels } => {
                     let size = IMAGE_INFO_WORDS * 4;
                     let count = std::num::NonZeroU32::MIN.saturating_add(IMAGE_INFO_WORDS - 1);
                     let ty = intern(module, TypeInner::Array { base: u32_ty, size: ArraySize::Constant(count), stride: 4 });
                     let info = PodField { ty, size, align: 4, slot: size, words: false };
                     let (member, offset, uniform, words) = blocks.place(module, &info);
-                    Param::Image { dim: *dim, access: *access, var: None, binding: None, member, offset, uniform, words }
+                    Param::Image { dim: *dim, access: *access, texels: *texels, var: None, binding: None, member, offset, uniform, words }
                 }
             });
         }
@@ -262,16 +262,23 @@ impl Abi {
     /// post-pass replaces by `Unknown` (`spirv::unknown_image_formats`).
     pub fn image_var(&mut self, module: &mut Module, arg: usize, kind: naga::ScalarKind) -> Option<Handle<GlobalVariable>> {
         let binding = self.image_binding(arg)?;
-        let Some(Param::Image { dim, access, var, .. }) = self.params.get_mut(arg) else { return None };
+        let Some(Param::Image { dim, access, texels, var, .. }) = self.params.get_mut(arg) else { return None };
         match *var {
             Some((v, k)) => (k == kind).then_some(v),
             None => {
-                let ty = image_type(module, *dim, *access, kind);
+                // A texel buffer is declared as a 1D image (see `texel_buffer_bindings`).
+                let dim = if *texels { ImageDim::D1Buffer } else { *dim };
+                let ty = image_type(module, dim, *access, kind);
                 let v = resource(module, &format!("image{arg}"), AddressSpace::Handle, binding, ty);
                 *var = Some((v, kind));
                 Some(v)
             }
         }
+    }
+
+    /// Image argument `arg` is a 2D image bound as a texel buffer (made from a buffer).
+    pub fn image_from_buffer(&self, arg: usize) -> bool {
+        matches!(self.params.get(arg), Some(Param::Image { dim: ImageDim::D2, texels: true, .. }))
     }
 
     /// The binding of image argument `arg`, taken at first use.
@@ -299,11 +306,11 @@ impl Abi {
         self.params.iter().any(|p| matches!(p, Param::Image { access: ImageAccess::Write, var: Some(_), .. }))
     }
 
-    /// The bindings of the `image1d_buffer_t` arguments the kernel reads or writes (declared as
+    /// The bindings of the texel-buffer image arguments the kernel reads or writes (declared as
     /// 1D images, made texel buffers by `spirv::texel_buffers`).
     pub fn texel_buffer_bindings(&self) -> Vec<u32> {
         let bindings = self.params.iter().filter_map(|p| match p {
-            Param::Image { dim: ImageDim::D1Buffer, var: Some(_), binding, .. } => *binding,
+            Param::Image { texels: true, var: Some(_), binding, .. } => *binding,
             _ => None,
         });
         bindings.collect()
@@ -406,12 +413,13 @@ impl Abi {
                     ArgKind::Pod { offset: *offset, size: *size, uniform: *uniform }
                 }
                 Param::Sampler { offset, uniform, .. } => ArgKind::Sampler { offset: *offset, uniform: *uniform },
-                Param::Image { dim, access, binding, offset, uniform, .. } => ArgKind::Image {
+                Param::Image { dim, access, texels, binding, offset, uniform, .. } => ArgKind::Image {
                     binding: binding.unwrap_or(u32::MAX),
                     dim: *dim,
                     access: *access,
                     info: *offset,
                     uniform: *uniform,
+                    texels: *texels,
                 },
             })
             .collect()
@@ -462,7 +470,8 @@ pub enum ParamDecl {
     Local { elem_ty: Handle<Type>, elem_size: u32, name: String },
     Pod(PodField),
     Sampler,
-    Image { dim: ImageDim, access: ImageAccess },
+    /// `texels`: a texel buffer (`image1d_buffer_t`, or an `image2d_t` made from a buffer).
+    Image { dim: ImageDim, access: ImageAccess, texels: bool },
 }
 
 /// The naga type of an image of shape `dim` with channels of `kind`.

@@ -24,6 +24,17 @@ const CL_R: u32 = 0x10B0;
 const NO_ALPHA_ORDERS: u32 = 1 << 0 | 1 << 2 | 1 << 4 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12 | 1 << 13 | 1 << 15 | 1 << 16;
 /// Channel orders past `CL_R` (up to `CL_ABGR`).
 const ORDERS: u32 = 20;
+/// The channel orders Vulkan lacks (`CL_A`, `CL_RA`, `CL_RGB`, `CL_ARGB`, `CL_INTENSITY`,
+/// `CL_LUMINANCE`, `CL_RGBx`, `CL_ABGR`), which a 2D image made from a buffer arranges in the
+/// shader (see [`Ctx::buffer_channels`]).
+const CL_A: u32 = 0x10B1;
+const CL_RA: u32 = 0x10B3;
+const CL_RGB: u32 = 0x10B4;
+const CL_ARGB: u32 = 0x10B7;
+const CL_INTENSITY: u32 = 0x10B8;
+const CL_LUMINANCE: u32 = 0x10B9;
+const CL_RGBX: u32 = 0x10BC;
+const CL_ABGR: u32 = 0x10C3;
 
 /// The normalized channel data types and their steps: `(CL_* value, largest integer, signed)`.
 const NORMALIZED: [(u32, f64, bool); 5] = [(0x10D0, 127.0, true), (0x10D1, 32767.0, true), (0x10D2, 255.0, false), (0x10D3, 65535.0, false), (0x10D6, 1023.0, false)];
@@ -69,6 +80,9 @@ struct Image {
     dim: ImageDim,
     var: H,
     kind: K,
+    /// A 2D image made from a buffer, bound as a texel buffer: its row pitch in texels and its
+    /// channel order.
+    buffer: Option<[H; 2]>,
 }
 
 /// Spatial axes of an image of shape `dim` (the layer of an array is not one).
@@ -138,7 +152,27 @@ impl Ctx<'_> {
             return Err(LowerError::new(e.loc, format!("image '{name}' is read or written both as float and as integer data, but an image has one channel type")));
         };
         let var = self.b.expr(Expression::GlobalVariable(var));
-        Ok(Image { arg, dim, var, kind })
+        let buffer = match self.abi.image_from_buffer(arg) {
+            true => {
+                let pitch = self.info_word(arg, 4, e.loc)?;
+                let order = self.abi.image_info_word(&mut self.b, arg, 0).ok_or_else(|| LowerError::new(e.loc, "internal: image info words"))?;
+                Some([pitch, order])
+            }
+            false => None,
+        };
+        Ok(Image { arg, dim, var, kind, buffer })
+    }
+
+    /// The coordinate of texel `indices` of `img`: for a 2D image made from a buffer, its
+    /// index in the texel buffer, `y · pitch + x`.
+    fn texel_coordinate(&mut self, img: &Image, indices: Vec<H>) -> H {
+        match (img.buffer, indices.as_slice()) {
+            (Some([pitch, _]), &[x, y]) => {
+                let row = self.b.binary(B::Multiply, y, pitch);
+                self.b.binary(B::Add, row, x)
+            }
+            _ => self.coordinate(indices),
+        }
     }
 
     pub(super) fn image_builtin(&mut self, bi: crate::compiler::sema::model::Builtin, args: &[Expr], ty: &T, loc: Loc) -> R<Val> {
@@ -416,14 +450,53 @@ impl Ctx<'_> {
 
     /// The texel at `taps` (and `layer`), or the border colour where a tap is outside.
     fn texel(&mut self, img: &Image, taps: &[Tap], layer: Option<H>, border: Option<H>) -> H {
-        let coordinate = self.coordinate(taps.iter().map(|t| t.index).collect());
+        let coordinate = self.texel_coordinate(img, taps.iter().map(|t| t.index).collect());
         let level = self.b.i32(0);
         let load = self.b.expr(Expression::ImageLoad { image: img.var, coordinate, array_index: layer, sample: None, level: Some(level) });
+        let load = match img.buffer {
+            Some([_, order]) => self.buffer_channels(img.kind, order, load),
+            None => load,
+        };
         let outside = taps.iter().filter_map(|t| t.outside).reduce(|a, b| self.b.binary(B::LogicalOr, a, b));
         match (outside, border) {
             (Some(o), Some(colour)) => self.b.select(o, colour, load),
             _ => load,
         }
+    }
+
+    /// Texel `t` of a 2D image made from a buffer, its channels in OpenCL's order. A
+    /// texel-buffer view cannot swizzle, so the orders Vulkan lacks (which `core::image`
+    /// gives swizzled sampled views) are arranged here by the image's channel order `order`
+    /// (a read-only image: writes of such orders are not offered). The view reads the
+    /// channels it has as R, G, B, A with 0 and 1 for those it lacks.
+    fn buffer_channels(&mut self, kind: K, order: H, t: H) -> H {
+        let c: Vec<H> = (0..4).map(|k| self.b.member(t, k)).collect();
+        let (zero, one) = match kind {
+            K::Float => (self.b.float(0.0, false), self.b.float(1.0, false)),
+            K::Sint => (self.b.i32(0), self.b.i32(1)),
+            _ => (self.b.u32(0), self.b.u32(1)),
+        };
+        let ty = self.vec4_ty(kind);
+        let arranged = [
+            (CL_A, [zero, zero, zero, c[0]]),
+            (CL_RA, [c[0], zero, zero, c[1]]),
+            (CL_INTENSITY, [c[0]; 4]),
+            (CL_LUMINANCE, [c[0], c[0], c[0], one]),
+            // Memory holds A, R, G, B (or A, B, G, R): the view's R is alpha.
+            (CL_ARGB, [c[1], c[2], c[3], c[0]]),
+            (CL_ABGR, [c[3], c[2], c[1], c[0]]),
+            // x-10-10-10: the unused bits are no alpha.
+            (CL_RGB, [c[0], c[1], c[2], one]),
+            (CL_RGBX, [c[0], c[1], c[2], one]),
+        ];
+        let mut out = t;
+        for (value, channels) in arranged {
+            let v = self.b.compose(ty, channels.to_vec());
+            let o = self.b.u32(value);
+            let is = self.b.binary(B::Equal, order, o);
+            out = self.b.select(is, v, out);
+        }
+        out
     }
 
     /// An image coordinate from `int` components.
@@ -474,7 +547,7 @@ impl Ctx<'_> {
         let comps: Vec<H> = (0..u32::from(width)).map(|k| if width == 1 { c } else { self.b.member(c, k) }).collect();
         let layer = arrayed(img.dim).then(|| comps[n as usize]);
         let spatial = comps[..n as usize].to_vec();
-        let coordinate = self.coordinate(spatial.clone());
+        let coordinate = self.texel_coordinate(&img, spatial.clone());
         let store = Statement::ImageStore { image: img.var, coordinate, array_index: layer, value };
         if !self.target.clamp_array_indices {
             self.b.stmt(store);

@@ -4,8 +4,11 @@
 
 use super::abi::{self, Abi};
 use super::arena::{self, LocalArena};
-use crate::compiler::{spirv, ConstantData, Kernel, KernelArg, KernelAttributes, Target};
+use super::LowerOptions;
+use crate::compiler::sema::model::{FuncId, Program, Type};
+use crate::compiler::{spirv, ArgKind, ConstantData, ImageDim, Kernel, KernelArg, KernelAttributes, Target};
 use naga::{EntryPoint, Expression, Module, ShaderStage, Span};
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug)]
 pub struct CompiledKernel {
@@ -31,6 +34,28 @@ pub struct CompiledKernel {
     pub finish: spirv::Finish,
     pub module: Module,
     pub info: naga::valid::ModuleInfo,
+    /// Its variants for 2D images made from buffers (a kernel with `image2d_t` arguments).
+    pub variants: Variants,
+}
+
+/// The variants of a kernel whose `image2d_t` arguments may be 2D images made from buffers,
+/// bound as texel buffers (`Kernel::with_buffer_images`): lowered again from the analysed
+/// program when first launched so, one per set of such arguments.
+#[derive(Debug, Default)]
+pub struct Variants {
+    source: Option<(Arc<Program>, FuncId, Target, LowerOptions)>,
+    made: Mutex<Vec<(Vec<usize>, Arc<CompiledKernel>)>>,
+}
+
+impl Variants {
+    /// What kernel `id` of `program` needs to make its variants: nothing without an
+    /// `image2d_t` parameter.
+    pub fn of(program: &Arc<Program>, id: FuncId, target: &Target, options: LowerOptions) -> Variants {
+        let Some(func) = program.function(id) else { return Variants::default() };
+        let has_2d = func.params.iter().any(|p| matches!(func.locals.get(p.local.0 as usize).map(|l| &l.ty), Some(Type::Image(ImageDim::D2, _))));
+        let source = has_2d.then(|| (program.clone(), id, target.clone(), options));
+        Variants { source, made: Mutex::default() }
+    }
 }
 
 /// Makes `main` of `module` from the finished kernel body, with the work-group size taken
@@ -152,5 +177,21 @@ impl Kernel for CompiledKernel {
             constants.insert(abi::null_arg_name(n), 1.0);
         }
         crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, &self.finish)).and_then(|words| words)
+    }
+    fn with_buffer_images(&self, args: &[usize]) -> Result<Option<Arc<dyn Kernel>>, String> {
+        let is_2d = |n: &usize| matches!(self.args.get(*n).map(|a| &a.kind), Some(ArgKind::Image { dim: ImageDim::D2, .. }));
+        let mut key: Vec<usize> = args.iter().copied().filter(is_2d).collect();
+        key.sort_unstable();
+        key.dedup();
+        let Some((program, id, target, options)) = self.variants.source.as_ref().filter(|_| !key.is_empty()) else { return Ok(None) };
+        let mut made = self.variants.made.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, k)) = made.iter().find(|(a, _)| *a == key) {
+            return Ok(Some(k.clone() as Arc<dyn Kernel>));
+        }
+        // Lowering recurses as deep as a build does: on a compiler thread's stack.
+        let variant = crate::compiler::stack::run(|| super::lower_variant(program, *id, target, *options, &key)).and_then(|k| k)?;
+        let variant = Arc::new(variant);
+        made.push((key, variant.clone()));
+        Ok(Some(variant as Arc<dyn Kernel>))
     }
 }

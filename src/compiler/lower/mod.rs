@@ -45,6 +45,7 @@ use naga::{GlobalVariable, Handle, LocalVariable, Module};
 use place::PtrVar;
 use points_to::PointsTo;
 use std::collections::HashMap;
+use std::sync::Arc;
 use types::TypeMap;
 use workitem::WorkItem;
 
@@ -85,8 +86,21 @@ pub struct LowerOptions {
 }
 
 /// Lowers every kernel of `program`.
-pub fn lower_program(program: &Program, target: &Target, options: LowerOptions) -> Result<Vec<CompiledKernel>, LowerError> {
-    program.kernels().map(|(id, _)| lower_kernel(program, id, target, options)).collect()
+pub fn lower_program(program: &Arc<Program>, target: &Target, options: LowerOptions) -> Result<Vec<CompiledKernel>, LowerError> {
+    program
+        .kernels()
+        .map(|(id, _)| {
+            let mut k = lower_kernel(program, id, target, options, &[])?;
+            k.variants = kernel::Variants::of(program, id, target, options);
+            Ok(k)
+        })
+        .collect()
+}
+
+/// Lowers kernel `id` again with its `image2d_t` arguments `buffer_images` bound as texel
+/// buffers (see `Kernel::with_buffer_images`).
+pub(crate) fn lower_variant(program: &Program, id: FuncId, target: &Target, options: LowerOptions, buffer_images: &[usize]) -> Result<CompiledKernel, String> {
+    lower_kernel(program, id, target, options, buffer_images).map_err(|e| format!("internal compiler error: {}", e.message))
 }
 
 /// A local of the function instance being lowered.
@@ -165,13 +179,13 @@ struct Ctx<'p> {
     printf_buffer: Option<(Handle<GlobalVariable>, u32)>,
 }
 
-fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions) -> R<CompiledKernel> {
+fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions, buffer_images: &[usize]) -> R<CompiledKernel> {
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
     let points_to = PointsTo::of_kernel(program, id);
     let local_atomics = LocalAtomics::of(&points_to);
-    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args(target.int64_atomics))?;
+    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args(target.int64_atomics), buffer_images)?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -249,6 +263,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         local_arena,
         globals_bindings,
         printf_binding,
+        variants: kernel::Variants::default(),
         finish: crate::compiler::spirv::Finish {
             aliased: abi.has_aliased_views(),
             clamp_array_indices: target.clamp_array_indices,
@@ -262,11 +277,13 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
 }
 
 /// How each kernel parameter is passed (see `abi.rs`); `atomic`: which scalars the `__local`
-/// pointer arguments point to are atomic.
-fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomic: types::LocalAtomic) -> R<Vec<ParamDecl>> {
+/// pointer arguments point to are atomic; `buffer_images`: the `image2d_t` arguments bound as
+/// texel buffers.
+fn param_decls(program: &Program, func: &model::Function, module: &mut Module, types: &mut TypeMap, atomic: types::LocalAtomic, buffer_images: &[usize]) -> R<Vec<ParamDecl>> {
     func.params
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(n, p)| {
             let local = func.locals.get(p.local.0 as usize).ok_or_else(|| LowerError::new(func.loc, "internal: bad parameter"))?;
             Ok(match &local.ty {
                 model::Type::Pointer { pointee, space: AddressQualifier::Local, .. } => {
@@ -280,7 +297,10 @@ fn param_decls(program: &Program, func: &model::Function, module: &mut Module, t
                 model::Type::Pointer { quals, space, .. } => {
                     ParamDecl::Buffer { read_only: quals.is_const || *space == AddressQualifier::Constant }
                 }
-                model::Type::Image(dim, access) => ParamDecl::Image { dim: *dim, access: *access },
+                model::Type::Image(dim, access) => {
+                    let texels = *dim == crate::compiler::ImageDim::D1Buffer || (*dim == crate::compiler::ImageDim::D2 && buffer_images.contains(&n));
+                    ParamDecl::Image { dim: *dim, access: *access, texels }
+                }
                 model::Type::Sampler => ParamDecl::Sampler,
                 ty if program.types.size_of(ty) > MAX_VALUE_ARGUMENT => {
                     return Err(LowerError::new(local.loc, "a value argument of more than 64 KiB is not supported"));

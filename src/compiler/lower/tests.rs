@@ -89,7 +89,7 @@ pub fn program(functions: Vec<Function>) -> Program {
 
 /// Lowers, specialises with a 64×1×1 work-group and validates.
 pub fn build(p: &Program, local_sizes: &[u32]) -> Vec<CompiledKernel> {
-    let kernels = lower_program(p, &target(), LowerOptions::default()).unwrap_or_else(|e| panic!("lowering failed: {e:?}"));
+    let kernels = lower_program(&std::sync::Arc::new(p.clone()), &target(), LowerOptions::default()).unwrap_or_else(|e| panic!("lowering failed: {e:?}"));
     for k in &kernels {
         let words = k.specialize([64, 1, 1], local_sizes, &[]).unwrap_or_else(|e| panic!("{e}"));
         spirv_val(&words);

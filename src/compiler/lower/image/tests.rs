@@ -101,11 +101,11 @@ fn image_and_sampler_arguments_in_the_abi() {
          }",
     );
     let args = p.kernels[0].args();
-    let ArgKind::Image { binding: a, dim: ImageDim::D2, access: ImageAccess::Read, info: ia, uniform: false } = args[1].kind else {
+    let ArgKind::Image { binding: a, dim: ImageDim::D2, access: ImageAccess::Read, info: ia, uniform: false, .. } = args[1].kind else {
         panic!("{:?}", args[1].kind)
     };
     let ArgKind::Pod { offset: x, .. } = args[2].kind else { panic!() };
-    let ArgKind::Image { binding: b, dim: ImageDim::D3, access: ImageAccess::Write, info: ib, uniform: false } = args[3].kind else {
+    let ArgKind::Image { binding: b, dim: ImageDim::D3, access: ImageAccess::Write, info: ib, uniform: false, .. } = args[3].kind else {
         panic!("{:?}", args[3].kind)
     };
     let ArgKind::Sampler { offset: s, uniform: false } = args[4].kind else { panic!() };
@@ -202,6 +202,41 @@ fn texel_buffers() {
     let ArgKind::Image { dim: ImageDim::D1Buffer, access: ImageAccess::Write, .. } = p.kernels[0].args()[3].kind else { panic!() };
     let err = build("kernel void k(read_only image1d_buffer_t a, sampler_t s, global float4 *o) { o[0] = read_imagef(a, s, 0); }", "", &target()).expect_err("no sampler");
     assert!(format!("{err:?}").contains("no overload of 'read_imagef'"), "{err:?}");
+}
+
+/// The variant of a kernel for 2D images made from buffers binds those `image2d_t` arguments
+/// as texel buffers (the others stay images), keeps every binding, and is made once per set.
+#[test]
+fn image2d_from_buffer_variants() {
+    let p = validated(
+        "kernel void k(read_only image2d_t a, sampler_t s, write_only image2d_t b, read_only image2d_t c, global float *o) {
+             int2 q = (int2)(get_global_id(0), get_global_id(1));
+             float4 v = read_imagef(a, s, (float2)(q.x, q.y) * 0.5f) + read_imagef(c, q);
+             write_imagef(b, q, v);
+             o[0] = v.x;
+         }",
+    );
+    let k = &p.kernels[0];
+    assert!(k.with_buffer_images(&[]).unwrap_or_else(|e| panic!("{e}")).is_none());
+    assert!(k.with_buffer_images(&[1, 4]).unwrap_or_else(|e| panic!("{e}")).is_none(), "a sampler and a buffer are no 2D images");
+    let v = k.with_buffer_images(&[2, 0]).unwrap_or_else(|e| panic!("{e}")).expect("a variant");
+    let again = k.with_buffer_images(&[0, 2]).unwrap_or_else(|e| panic!("{e}")).expect("a variant");
+    assert!(std::sync::Arc::ptr_eq(&v, &again), "made once per set of arguments");
+    let texels = |k: &dyn crate::compiler::Kernel, n: usize| match k.args()[n].kind {
+        ArgKind::Image { texels, binding, .. } => (texels, binding),
+        _ => panic!("an image"),
+    };
+    for n in [0, 2, 3] {
+        assert_eq!(texels(v.as_ref(), n).1, texels(k.as_ref(), n).1, "argument {n} keeps its binding");
+        assert!(!texels(k.as_ref(), n).0);
+    }
+    assert_eq!([0, 2, 3].map(|n| texels(v.as_ref(), n).0), [true, true, false]);
+    let words = v.specialize([8, 8, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+    spirv_val(&words);
+    // OpTypeImage (25) of dimension Buffer (5): one sampled, one storage.
+    let insts = crate::compiler::spirv::instructions(&words);
+    let buffers: Vec<u32> = insts.iter().filter(|i| i.op == 25 && words[i.at + 3] == 5).map(|i| words[i.at + 7]).collect();
+    assert_eq!((buffers.iter().filter(|&&s| s == 1).count(), buffers.iter().filter(|&&s| s == 2).count()), (1, 1), "{buffers:?}");
 }
 
 /// A kernel that only queries an image never declares it (its view may have any format), and
