@@ -123,3 +123,34 @@ fn a_kernel_that_never_ends_loses_the_device_after_the_timeout() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(LOST_MARKER), "the child failed ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_vector_store_past_a_buffers_end_keeps_its_part_inside() {
+    // piglit's constant-load: an `int2` store into a buffer of one `int` writes that int (NVIDIA's
+    // OpenCL does; robustBufferAccess may drop a partly outside store whole). A sub-buffer's
+    // store stays inside it: its parent's next int is untouched.
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void k(global int2 *o, constant int *in) { o[0] = *in; }");
+    let k = kernel(program, "k");
+    let (out, input) = (env.buffer_from(&[0u8; 4]), env.buffer_from(&41i32.to_le_bytes()));
+    let align = device_info::<u32>(CL_DEVICE_MEM_BASE_ADDR_ALIGN) as usize / 8;
+    let parent = env.buffer_from(&vec![0xabu8; align + 8]);
+    let region = cl_buffer_region { origin: align, size: 4 };
+    let mut err = 0;
+    let sub = unsafe { clCreateSubBuffer(parent.0, 0, CL_BUFFER_CREATE_TYPE_REGION, &region as *const _ as *const _, &mut err) };
+    ok(err);
+    set_arg(k, 1, &input.0);
+    for target in [out.0, sub] {
+        set_arg(k, 0, &target);
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &1, null(), 0, null(), null_mut()) });
+    }
+    env.finish();
+    assert_eq!(env.read(&out, 0, 4), 41i32.to_le_bytes());
+    let after = env.read(&parent, align + 4, 4);
+    assert_eq!(after, [0xab; 4], "the store left its sub-buffer");
+    unsafe {
+        clReleaseMemObject(sub);
+        clReleaseKernel(k);
+        clReleaseProgram(program);
+    }
+}

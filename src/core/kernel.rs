@@ -2,7 +2,7 @@
 //! and the NDRange command.
 
 use super::device::Device;
-use super::memory::{Mem, WORD};
+use super::memory::{Mem, GRANULE};
 use super::program::{ConstantBuffers, Executable, PipelineKey, Program};
 use super::queue::Work;
 use crate::cl::CLResult;
@@ -130,7 +130,9 @@ impl Kernel {
         let mut bind = |weak: &Weak<Mem>| {
             let m = live_mem(weak)?;
             let b = m.buf()?;
-            let bound = Bound::Buffer { raw: b.raw, capacity: b.size, offset: m.base, size: m.size as u64 };
+            // A sub-buffer's binding stays inside it; a buffer's may take its padding.
+            let capacity = if m.parent.is_some() { m.base + m.size as u64 } else { b.size };
+            let bound = Bound::Buffer { raw: b.raw, capacity, offset: m.base, size: m.size as u64 };
             keep.push(m);
             Ok(bound)
         };
@@ -372,7 +374,7 @@ fn write_launch_block(push: &mut [u8], r: &NdRange) {
 /// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` bytes, all a kernel may read through it.
 fn bound_range(device: &Device, room: u64, size: u64, uniform: bool) -> CLResult<u64> {
     let l = device.limits();
-    let range = size.next_multiple_of(WORD).min(room);
+    let range = size.next_multiple_of(GRANULE).min(room);
     if uniform {
         return Ok(range.min(l.max_uniform_buffer_range as u64));
     }
