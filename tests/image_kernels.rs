@@ -275,6 +275,17 @@ fn check(what: &str, got: &[f32], want: &[[f64; 4]], tol: f64) {
 }
 
 /// A 5×3 `CL_RGBA`/`CL_UNORM_INT8` image: its bytes and texels as floats.
+/// Coordinates over a `w` × `h` image for sampler `s` (inside it where `s` has no addressing
+/// mode), and the reference's filtered colour at each.
+fn points_2d(w: usize, h: usize, s: SamplerDesc, reference: &RefImage) -> (Vec<[f32; 2]>, Vec<[f64; 4]>) {
+    let inside = s.addressing == CL_ADDRESS_NONE;
+    let xs = coords(w, s.normalized, inside);
+    let ys = coords(h, s.normalized, inside);
+    let pts: Vec<[f32; 2]> = xs.iter().flat_map(|&x| ys.iter().map(move |&y| [x, y])).collect();
+    let want = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+    (pts, want)
+}
+
 fn rgba8(w: usize, h: usize) -> (Vec<u8>, RefImage) {
     let bytes = pattern(w * h * 4, 7);
     let texels = bytes.chunks(4).map(|c| [0, 1, 2, 3].map(|k| f64::from(c[k]) / 255.0)).collect();
@@ -305,11 +316,7 @@ fn read_imagef_2d_every_sampler() {
     let img = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNORM_INT8, [w, h, 1], 0, &bytes);
     let by_arg = build(env.context, env.device, SAMPLE_2D);
     for s in all_samplers() {
-        let inside = s.addressing == CL_ADDRESS_NONE;
-        let xs = coords(w, s.normalized, inside);
-        let ys = coords(h, s.normalized, inside);
-        let pts: Vec<[f32; 2]> = xs.iter().flat_map(|&x| ys.iter().map(move |&y| [x, y])).collect();
-        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+        let (pts, want) = points_2d(w, h, s, &reference);
         let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
         let smp = sampler(&env, s);
         run(&env, by_arg, "by_arg", &[A::Img(&img), A::Smp(&smp), A::Buf(&c), A::Buf(&o)], &[pts.len()]);
@@ -793,11 +800,7 @@ fn image2d_from_buffer_in_kernels() {
     let plain = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNORM_INT8, [w, h, 1], 0, &packed);
     let program = build(env.context, env.device, SAMPLE_2D);
     for s in all_samplers() {
-        let inside = s.addressing == CL_ADDRESS_NONE;
-        let xs = coords(w, s.normalized, inside);
-        let ys = coords(h, s.normalized, inside);
-        let pts: Vec<[f32; 2]> = xs.iter().flat_map(|&x| ys.iter().map(move |&y| [x, y])).collect();
-        let want: Vec<[f64; 4]> = pts.iter().map(|p| reference.sample(s, p, true)).collect();
+        let (pts, want) = points_2d(w, h, s, &reference);
         let (c, o) = (buf(&env, &pts), env.buffer(CL_MEM_READ_WRITE, pts.len() * 16));
         let smp = sampler(&env, s);
         let tol = if s.linear { 1e-4 } else { 1e-6 };
