@@ -154,3 +154,24 @@ fn a_vector_store_past_a_buffers_end_keeps_its_part_inside() {
         clReleaseProgram(program);
     }
 }
+
+#[test]
+fn work_items_past_a_buffers_end_do_not_overwrite_its_elements() {
+    // 24 work-items on buffers of 8 `ushort2` (the shape of piglit's bswap). The faulty ones read zeros or
+    // nothing and write nowhere: the 8 elements hold what their own work-items computed.
+    let env = Env::new();
+    let program = build(env.context, env.device, "kernel void k(global ushort2 *o, global const ushort2 *in) { int i = get_global_id(0); o[i] = in[i] + (ushort2)(1, 2); }");
+    let k = kernel(program, "k");
+    let input: Vec<u8> = (0..8u16).flat_map(|i| [(i * 100).to_le_bytes(), (i * 7 + 3).to_le_bytes()]).flatten().collect();
+    let (out, inb) = (env.buffer_from(&[0u8; 32]), env.buffer_from(&input));
+    set_arg(k, 0, &out.0);
+    set_arg(k, 1, &inb.0);
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &24, null(), 0, null(), null_mut()) });
+    env.finish();
+    let want: Vec<u8> = (0..8u16).flat_map(|i| [(i * 100 + 1).to_le_bytes(), (i * 7 + 5).to_le_bytes()]).flatten().collect();
+    assert_eq!(env.read(&out, 0, 32), want);
+    unsafe {
+        clReleaseKernel(k);
+        clReleaseProgram(program);
+    }
+}

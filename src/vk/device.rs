@@ -227,10 +227,16 @@ impl Gpu {
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut r2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        let has_robustness2 = has_extension(inst, physical, ash::ext::robustness2::NAME);
         let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f11).push_next(&mut f12).push_next(&mut f13);
+        if has_robustness2 {
+            f2 = f2.push_next(&mut r2);
+        }
         // SAFETY: the chain lives on this stack frame.
         unsafe { inst.get_physical_device_features2(physical, &mut f2) };
         let core = f2.features;
+        let robustness2 = core.robust_buffer_access != 0 && r2.robust_buffer_access2 != 0;
         if f12.timeline_semaphore == 0 || f13.synchronization2 == 0 {
             return Err("timeline semaphores and synchronization2 are required".into());
         }
@@ -249,7 +255,7 @@ impl Gpu {
             subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
             image_write_without_format: core.shader_storage_image_write_without_format != 0,
         };
-        let extensions = Extensions { pci, host_import, calibrated, copy_family };
+        let extensions = Extensions { pci, host_import, calibrated, copy_family, robustness2 };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
         let gpu = Arc::new(finish_open(instance, physical, props, features, device, family, &extensions)?);
         let timer = calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &gpu.device));
@@ -301,8 +307,9 @@ fn create_device(
     (s11, s12, s13): (&vk::PhysicalDeviceVulkan11Features, &vk::PhysicalDeviceVulkan12Features, &vk::PhysicalDeviceVulkan13Features),
     ext: &Extensions,
 ) -> Result<ash::Device, String> {
-    // Only what kernels can use, and robustBufferAccess: a driver must contain a faulty kernel,
-    // and on GPUs the hardware checks cost next to nothing (measured on the H200 bench).
+    // Only what kernels can use, and robustBufferAccess (robustBufferAccess2 where the device
+    // has it, see `Extensions`): a driver must contain a faulty kernel, and on GPUs the hardware
+    // checks cost next to nothing (measured on the H200 bench).
     let core = vk::PhysicalDeviceFeatures::default()
         .robust_buffer_access(f.robust_buffer_access)
         .shader_int64(f.int64)
@@ -347,6 +354,10 @@ fn create_device(
     if ext.calibrated {
         extensions.push(ash::ext::calibrated_timestamps::NAME.as_ptr());
     }
+    let mut r2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
+    if ext.robustness2 {
+        extensions.push(ash::ext::robustness2::NAME.as_ptr());
+    }
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&extensions)
@@ -354,6 +365,7 @@ fn create_device(
         .push_next(&mut f11)
         .push_next(&mut f12)
         .push_next(&mut f13);
+    let info = if ext.robustness2 { info.push_next(&mut r2) } else { info };
     // SAFETY: every enabled feature was reported supported.
     unsafe { inst.create_device(physical, &info, None) }.map_err(|e| format!("vkCreateDevice: {e}"))
 }
@@ -364,6 +376,10 @@ struct Extensions {
     host_import: bool,
     calibrated: bool,
     copy_family: Option<u32>,
+    /// `robustBufferAccess2` (VK_EXT_robustness2): out-of-bounds writes are dropped and reads
+    /// give zero, where `robustBufferAccess` lets them land anywhere in the buffer, over the
+    /// elements a correct work-item wrote.
+    robustness2: bool,
 }
 
 fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32, ext: &Extensions) -> Result<Gpu, String> {
