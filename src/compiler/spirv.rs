@@ -194,8 +194,7 @@ const IMAGE_STORAGE: u32 = 2;
 pub fn unknown_image_formats(words: Vec<u32>) -> Vec<u32> {
     let list = instructions(&words);
     let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
-    let storage_types: Vec<u32> = list.iter().filter(|i| i.op == OP_TYPE_IMAGE && word(i, 7) == IMAGE_STORAGE).map(|i| word(i, 1)).collect();
-    if storage_types.is_empty() {
+    if !list.iter().any(|i| i.op == OP_TYPE_IMAGE && word(i, 7) == IMAGE_STORAGE) {
         return words;
     }
     let has_capability = list.iter().any(|i| i.op == OP_CAPABILITY && word(i, 1) == CAPABILITY_STORAGE_IMAGE_WRITE_WITHOUT_FORMAT);

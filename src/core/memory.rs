@@ -67,11 +67,9 @@ pub(super) struct Mapping {
     pub image: Option<MapRegion>,
 }
 
-/// Kernels access buffers in words of this many bytes at least.
-pub const WORD: u64 = 4;
-
 /// Buffers are allocated and bound in whole multiples of this (the widest single store, a
-/// `double4`): a vector store that runs past a buffer's end keeps its parts inside it, as
+/// `double4`; kernels also see 8- and 16-bit data as 32-bit words, whose last must exist
+/// whole): a vector store that runs past a buffer's end keeps its parts inside it, as
 /// NVIDIA's OpenCL does (piglit's `int2` store into an `int[1]` buffer), where
 /// `robustBufferAccess` would drop the whole store.
 pub const GRANULE: u64 = 32;
@@ -148,7 +146,6 @@ impl Rect {
 impl Mem {
     pub fn new_buffer(context: Arc<Context>, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?;
-        // Kernels see 8- and 16-bit data as 32-bit words: the last word must exist whole.
         let padded = (size as u64).next_multiple_of(GRANULE);
         let buffer = Arc::new(Buffer::new(&device.gpu, padded, Placement::Device).map_err(device_error)?);
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {

@@ -88,14 +88,8 @@ impl Batch {
         self.commands() >= MAX_COMMANDS
     }
 
-    /// Starts a command: a full memory barrier orders it after everything submitted or recorded
-    /// before it on this Vulkan queue (OpenCL in-order semantics), then its start timestamp.
-    ///
-    /// A command that touches no memory (a marker, a kernel without buffers) needs no barrier,
-    /// and neither does one after only such commands since the last barrier: a barrier orders
-    /// everything after it, so the hazards it resolved stay resolved.
-    /// A memory barrier between the stages of one command (its writes at `src`, then its
-    /// reads and writes at `dst`).
+    /// A memory barrier: writes at `src`, then reads and writes at `dst` (between the stages
+    /// of one command, or all commands before and after).
     pub fn barrier(&self, src: vk::PipelineStageFlags2, dst: vk::PipelineStageFlags2) {
         let b = [vk::MemoryBarrier2::default()
             .src_stage_mask(src)
@@ -106,17 +100,16 @@ impl Batch {
         unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&b)) };
     }
 
+    /// Starts a command: a full memory barrier orders it after everything submitted or recorded
+    /// before it on this Vulkan queue (OpenCL in-order semantics), then its start timestamp.
+    ///
+    /// A command that touches no memory (a marker, a kernel without buffers) needs no barrier,
+    /// and neither does one after only such commands since the last barrier: a barrier orders
+    /// everything after it, so the hazards it resolved stay resolved.
     pub fn begin_command(&mut self, touches_memory: bool) {
         let barrier = touches_memory && self.unordered;
         if barrier {
-            let barrier = [vk::MemoryBarrier2::default()
-                .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
-                .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
-            let dep = vk::DependencyInfo::default().memory_barriers(&barrier);
-            // SAFETY: the command buffer is recording.
-            unsafe { self.gpu.device.cmd_pipeline_barrier2(self.cmd, &dep) };
+            self.barrier(vk::PipelineStageFlags2::ALL_COMMANDS, vk::PipelineStageFlags2::ALL_COMMANDS);
         }
         // Still unordered: this command's accesses, and earlier ones no barrier has covered.
         self.unordered = touches_memory || (self.unordered && !barrier);

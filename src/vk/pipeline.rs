@@ -43,8 +43,9 @@ pub struct Pipeline {
     pub layout: vk::PipelineLayout,
     set_layout: vk::DescriptorSetLayout,
     pub push_size: u32,
-    /// The bindings, when there are too many to push (see the module comment).
-    pooled: Option<Vec<Binding>>,
+    /// The pool sizes of one set of the bindings, when there are too many to push (see the
+    /// module comment).
+    pooled: Option<Vec<vk::DescriptorPoolSize>>,
 }
 
 fn descriptor_type(b: &Binding) -> vk::DescriptorType {
@@ -90,7 +91,7 @@ impl Pipeline {
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
-        let pooled = (bindings.len() as u32 > gpu.props.max_push_descriptors).then(|| bindings.to_vec());
+        let pooled = (bindings.len() as u32 > gpu.props.max_push_descriptors).then(|| pool_sizes(bindings));
         let flags = if pooled.is_some() { vk::DescriptorSetLayoutCreateFlags::empty() } else { vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR };
         let set_info = vk::DescriptorSetLayoutCreateInfo::default().flags(flags).bindings(&layout_bindings);
         let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(push_size)];
@@ -199,8 +200,8 @@ impl Drop for Pool {
     }
 }
 
-/// A descriptor set of `pipeline`'s pooled layout, written with `writes`.
-fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, bindings: &[Binding], writes: &mut [vk::WriteDescriptorSet]) -> Result<(Pool, vk::DescriptorSet), vk::Result> {
+/// The descriptors of each type one set of `bindings` holds.
+fn pool_sizes(bindings: &[Binding]) -> Vec<vk::DescriptorPoolSize> {
     let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
     for b in bindings {
         let ty = descriptor_type(b);
@@ -209,10 +210,15 @@ fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, bindings: &[Binding], writes:
             None => sizes.push(vk::DescriptorPoolSize { ty, descriptor_count: 1 }),
         }
     }
+    sizes
+}
+
+/// A descriptor set of `pipeline`'s pooled layout (pool sizes `sizes`), written with `writes`.
+fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, sizes: &[vk::DescriptorPoolSize], writes: &mut [vk::WriteDescriptorSet]) -> Result<(Pool, vk::DescriptorSet), vk::Result> {
     let d = &gpu.device;
     // SAFETY: valid create and allocate infos; the pool outlives the set's use (kept by the batch).
     unsafe {
-        let pool = Pool { gpu: gpu.clone(), raw: d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None)? };
+        let pool = Pool { gpu: gpu.clone(), raw: d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(sizes), None)? };
         let layouts = [pipeline.set_layout];
         let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool.raw).set_layouts(&layouts))?[0];
         for w in writes.iter_mut() {
@@ -234,8 +240,8 @@ pub fn record_dispatch(batch: &mut super::batch::Batch, pipeline: &Pipeline, bou
     // SAFETY: the batch is recording; every handle is kept alive by the batch.
     unsafe {
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
-        if let Some(bindings) = &pipeline.pooled {
-            let (pool, set) = pooled_set(&gpu, pipeline, bindings, &mut writes)?;
+        if let Some(sizes) = &pipeline.pooled {
+            let (pool, set) = pooled_set(&gpu, pipeline, sizes, &mut writes)?;
             d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.layout, 0, &[set], &[]);
             batch.keep(pool);
         } else if !writes.is_empty() {
