@@ -476,3 +476,81 @@ fn pointers_into_unions_and_unions_of_pointers() {
     s.check("pointer members", &s.get::<i32>(&ptrs, n), &vec![2 + 30 + 400; n]);
     s.finish();
 }
+
+/// Helpers too large to copy into every caller are called as functions of their own
+/// (`docs/compiler.md`, "Functions"): one hashing helper takes pointers to private arrays, to a
+/// private struct's member (through a pointer to the struct), to a buffer, to a struct member
+/// in a buffer, to `__local` memory and to a private array seen as bytes, and another returns a
+/// value.
+#[test]
+fn large_helpers_called_with_pointers_of_every_kind() {
+    let s = Suite::new(
+        "#define ROUND(i) h[(i) & 3] = rotate(h[(i) & 3] ^ w[(i) & 7], (uint)((i) % 31 + 1)) + h[((i) + 1) & 3] * 0x9E3779B1u;
+         #define R4(i) ROUND(i) ROUND(i + 1) ROUND(i + 2) ROUND(i + 3)
+         #define R16(i) R4(i) R4(i + 4) R4(i + 8) R4(i + 12)
+         #define R64 R16(0) R16(16) R16(32) R16(48)
+         typedef struct { uint h[4]; uint len; } ctx_t;
+         typedef struct { uint pad; uint w[8]; } blk_t;
+         void mix(const uint *w, uint *h) { R64 }
+         void mix_g(global const uint *w, uint *h) { R64 }
+         void mix_l(local const uint *w, uint *h) { R64 }
+         void update(ctx_t *c, const uint *w) { mix(w, c->h); c->len += 8; }
+         uint fold(uint a, uint b) {
+             uint h[4] = { a, b, a ^ b, a + b };
+             uint w[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+             mix(w, h);
+             if (a == b) return 0;
+             return h[0] ^ h[1] ^ h[2] ^ h[3];
+         }
+         kernel void k(global const uint *in, global const blk_t *blks, global uint *out) {
+             local uint tile[64 * 8];
+             int i = get_global_id(0), l = get_local_id(0);
+             for (int k = 0; k < 8; k++) tile[l * 8 + k] = in[i * 8 + k] ^ 0x55u;
+             barrier(CLK_LOCAL_MEM_FENCE);
+             ctx_t c = { { 1, 2, 3, 4 }, 0 };
+             uint w[8], v[8];
+             for (int k = 0; k < 8; k++) { w[k] = in[i * 8 + k]; v[k] = w[k] + 1; }
+             update(&c, w);
+             mix_g(in + i * 8, c.h);
+             mix_g(blks[i].w, c.h);
+             mix_l(tile + l * 8, c.h);
+             ((uchar *)v)[1] ^= 0xff;
+             update(&c, v);
+             for (int k = 0; k < 4; k++) out[i * 6 + k] = c.h[k];
+             out[i * 6 + 4] = c.len;
+             out[i * 6 + 5] = fold(c.h[0], c.h[1]) + fold(7, 7);
+         }",
+    );
+    let n = 128;
+    let input: Vec<u32> = (0..n as u32 * 8).map(|x| x.wrapping_mul(0x2545_f491) ^ (x >> 3)).collect();
+    let blks: Vec<u32> = (0..n as u32 * 9).map(|x| x.wrapping_mul(0x9e37_79b9).rotate_left(5)).collect();
+    let (inp, bl, out) = (s.buf(&input), s.buf(&blks), s.zeros::<u32>(n * 6));
+    s.run("k", &[Arg::Buf(&inp), Arg::Buf(&bl), Arg::Buf(&out)], &[n], Some(&[64]));
+    fn mix(w: &[u32], h: &mut [u32; 4]) {
+        for i in 0..64 {
+            h[i & 3] = (h[i & 3] ^ w[i & 7]).rotate_left((i % 31 + 1) as u32).wrapping_add(h[(i + 1) & 3].wrapping_mul(0x9e37_79b1));
+        }
+    }
+    let fold = |a: u32, b: u32| {
+        let mut h = [a, b, a ^ b, a.wrapping_add(b)];
+        mix(&[1, 2, 3, 4, 5, 6, 7, 8], &mut h);
+        if a == b { 0 } else { h[0] ^ h[1] ^ h[2] ^ h[3] }
+    };
+    let mut want = Vec::new();
+    for i in 0..n {
+        let w = &input[i * 8..i * 8 + 8];
+        let mut v: Vec<u32> = w.iter().map(|x| x + 1).collect();
+        v[0] ^= 0xff00;
+        let tile: Vec<u32> = w.iter().map(|x| x ^ 0x55).collect();
+        let mut h = [1, 2, 3, 4];
+        mix(w, &mut h);
+        mix(w, &mut h);
+        mix(&blks[i * 9 + 1..i * 9 + 9], &mut h);
+        mix(&tile, &mut h);
+        mix(&v, &mut h);
+        want.extend(h);
+        want.extend([16, fold(h[0], h[1]).wrapping_add(fold(7, 7))]);
+    }
+    s.check("hashes", &s.get::<u32>(&out, n * 6), &want);
+    s.finish();
+}

@@ -394,15 +394,29 @@ mod tests {
         assert!(matches!(link(&[main], "", &t), Err(BuildError::Failed(_))));
     }
 
+    /// Each level calls the one below it eight times: 8^8 copies of the innermost body if
+    /// every call were inlined. `level` makes level n's body from level n-1's name.
+    fn exponential_calls(innermost: &str, ret: &str, level: impl Fn(&str) -> String, kernel: &str) -> String {
+        let mut src = String::from(innermost);
+        for n in 1..=8 {
+            src += &format!("{ret} f{n}(global int *p) {{ return {}; }}\n", level(&format!("f{}", n - 1)));
+        }
+        src + kernel
+    }
+
+    #[test]
+    fn exponential_calls_of_large_helpers_are_calls() {
+        let sum = |lower: &str| (0..8).map(|k| format!("{lower}(p + {k})")).collect::<Vec<_>>().join(" + ");
+        let src = exponential_calls("int f0(global int *p) { return p[1] * 3 + 1; }\n", "int", sum, "kernel void k(global int *p) { p[0] = f8(p); }");
+        let (_, program) = build(&src, "", &target()).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(program.kernels.len(), 1);
+    }
+
     #[test]
     fn exponential_inlining_ends_in_a_diagnostic() {
-        // Each level calls the one below it eight times: 8^8 copies of the innermost body.
-        let mut src = String::from("int f0(int x) { return x * 3 + 1; }\n");
-        for level in 1..=8 {
-            let calls: Vec<String> = (0..8).map(|k| format!("f{}(x + {k})", level - 1)).collect();
-            src += &format!("int f{level}(int x) {{ return {}; }}\n", calls.join(" + "));
-        }
-        src += "kernel void k(global int *p) { p[0] = f8(p[0]); }";
+        // Helpers returning pointers are always inlined.
+        let nest = |lower: &str| (0..8).fold("p".to_string(), |inner, _| format!("{lower}({inner})"));
+        let src = exponential_calls("global int *f0(global int *p) { return p + 1; }\n", "global int *", nest, "kernel void k(global int *p) { p[0] = *f8(p); }");
         let Err(BuildError::Failed(log)) = build(&src, "", &target()) else { panic!("expected a failure") };
         assert!(log.contains("too large"), "{log}");
     }

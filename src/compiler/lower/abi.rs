@@ -335,8 +335,8 @@ impl Abi {
     /// buffer (the CTS's async copy fence tests do).
     pub fn allow_stores(&self, module: &mut Module) {
         let mut written = Vec::new();
-        for ep in &module.entry_points {
-            stored_globals(&ep.function, &ep.function.body, &mut written);
+        for f in module.entry_points.iter().map(|ep| &ep.function).chain(module.functions.iter().map(|(_, f)| f)) {
+            stored_globals(f, &f.body, &mut written);
         }
         for param in &self.params {
             let Param::Buffer { read_only: true, views, .. } = param else { continue };

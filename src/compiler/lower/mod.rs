@@ -1,7 +1,8 @@
 //! Lowering of the OpenCL C semantic model to naga IR, one module per kernel with entry point
-//! `main`. Every user function is inlined into its kernel: naga cannot pass pointers into
-//! storage or workgroup memory to functions, and a pointer in this lowering is a compile-time
-//! base plus run-time indices, or a region and a byte offset (see `place.rs`, `region.rs`).
+//! `main`. User functions are inlined into their callers, large ones lowered as naga functions
+//! per shape of their pointer arguments (`outline.rs`): naga cannot pass pointers into storage
+//! or workgroup memory to functions, and a pointer in this lowering is a compile-time base
+//! plus run-time indices, or a region and a byte offset (see `place.rs`, `region.rs`).
 //! See `docs/compiler.md`.
 
 pub mod abi;
@@ -22,6 +23,7 @@ mod intfn;
 pub mod kernel;
 mod local_atomics;
 mod memory;
+mod outline;
 mod place;
 mod points_to;
 mod printf;
@@ -177,6 +179,8 @@ struct Ctx<'p> {
     collective_scratch: HashMap<Handle<naga::Type>, Handle<GlobalVariable>>,
     /// The printf buffer and its binding, once a printf call is lowered.
     printf_buffer: Option<(Handle<GlobalVariable>, u32)>,
+    /// The helpers lowered as functions of their own, per shape of call (`outline.rs`).
+    outlined: Vec<(outline::Shape, Handle<naga::Function>)>,
 }
 
 fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions, buffer_images: &[usize]) -> R<CompiledKernel> {
@@ -214,6 +218,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         fence_word: None,
         printf_buffer: None,
         collective_scratch: HashMap::new(),
+        outlined: Vec::new(),
     };
     cx.kernel_body(id)?;
     cx.abi.bind_unused_images();

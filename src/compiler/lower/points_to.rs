@@ -10,6 +10,7 @@
 
 use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, RecordId, Scalar, Space, Stmt, Type, Types};
 use crate::compiler::sema::visit::{self, Node};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An object a pointer may point into.
@@ -69,7 +70,7 @@ impl PointsTo {
         facts.make_params_symbolic();
         facts.solve_members();
         let points_to = facts.solve();
-        let mut this = PointsTo { points_to, byte_vars: BTreeMap::new(), addressed: BTreeSet::new(), atomic_objects: BTreeSet::new(), float_atomics: facts.float_atomics };
+        let concrete = Concrete { points_to: &points_to, args: &facts.args, params: Default::default() };
         // A pointer to pointer variables stays a compile-time choice (`place.rs`, `Root::PtrVar`).
         let to_pointer = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| l.ty.is_pointer()),
@@ -79,14 +80,13 @@ impl PointsTo {
         // Memory holds pointers as values: byte pointers, whatever they point to.
         let in_memory = |h: &Holder| !matches!(h, Holder::Var(..));
         let member_stepped = facts.member_stepped();
-        let byte_vars: Vec<Holder> = this
-            .points_to
+        let byte_vars: Vec<Holder> = points_to
             .iter()
             .filter(|(v, s)| many(s) || facts.cast_into.contains(v) || in_memory(v) || member_stepped.contains(v))
             .map(|(v, _)| *v)
             .collect();
-        this.byte_vars = byte_vars.into_iter().map(|v| (v, this.concrete(&facts.args, &[Source::Held(v)]))).collect();
-        this.atomic_objects = facts.atomics.iter().flat_map(|s| this.concrete(&facts.args, s)).collect();
+        let byte_vars: BTreeMap<Holder, BTreeSet<Object>> = byte_vars.into_iter().map(|v| (v, concrete.of(&[Source::Held(v)]))).collect();
+        let atomic_objects = facts.atomics.iter().flat_map(|s| concrete.of(s)).collect();
         let single = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !matches!(l.ty, Type::Array { .. })),
             Object::Workgroup(id) => program.workgroup_vars.get(id as usize).is_some_and(|w| !matches!(w.ty, Type::Array { .. })),
@@ -99,12 +99,12 @@ impl PointsTo {
             .iter()
             .flat_map(|(s, direct)| {
                 let off_member = *direct || s.iter().any(|h| matches!(h, Source::Held(h) if facts.to_member.contains(h)));
-                this.concrete(&facts.args, s).into_iter().filter(move |o| off_member || single(o))
+                concrete.of(s).into_iter().filter(move |o| off_member || single(o))
             })
             .collect();
-        let byte_vars = this.byte_vars.keys().map(|v| vec![Source::Held(*v)]);
-        let choices = facts.choices.iter().filter(|c| this.concrete(&facts.args, c).len() > 1).cloned();
-        let sites: Vec<Vec<Source>> = byte_vars.chain(choices).chain(facts.addressed.iter().cloned()).collect();
+        let byte_var_sites = byte_vars.keys().map(|v| vec![Source::Held(*v)]);
+        let choices = facts.choices.iter().filter(|c| concrete.of(c).len() > 1).cloned();
+        let sites: Vec<Vec<Source>> = byte_var_sites.chain(choices).chain(facts.addressed.iter().cloned()).collect();
         let is_data = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| !l.ty.is_pointer()),
             Object::Workgroup(_) => true,
@@ -114,33 +114,8 @@ impl PointsTo {
                 .is_some_and(|l| matches!(l.ty, Type::Pointer { space: Space::Local, .. })),
             _ => false,
         };
-        this.addressed = sites.iter().flat_map(|s| this.concrete(&facts.args, s)).chain(stepped).filter(is_data).collect();
-        this
-    }
-
-    /// Every concrete object (no `Param`) that the pointers `sources` may point into; `args`:
-    /// the argument sources of each call of a helper's pointer parameter.
-    fn concrete(&self, args: &BTreeMap<Holder, Vec<Vec<Source>>>, sources: &[Source]) -> BTreeSet<Object> {
-        let mut out = BTreeSet::new();
-        for &s in sources {
-            let objects = match s {
-                Source::Object(o) => vec![o],
-                Source::Held(v) => self.points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
-            };
-            for o in objects {
-                match o {
-                    Object::Param(f, p) => {
-                        for call in args.get(&Holder::Var(f, p)).into_iter().flatten() {
-                            out.extend(self.concrete(args, call));
-                        }
-                    }
-                    o => {
-                        out.insert(o);
-                    }
-                }
-            }
-        }
-        out
+        let addressed = sites.iter().flat_map(|s| concrete.of(s)).chain(stepped).filter(is_data).collect();
+        PointsTo { points_to, byte_vars, addressed, atomic_objects, float_atomics: facts.float_atomics }
     }
 
     /// Whether pointer variable `var` holds byte pointers: it may point into more than one
@@ -173,6 +148,47 @@ impl PointsTo {
     /// The objects atomics on `__local` pointers may be applied to.
     pub fn atomic_objects(&self) -> &BTreeSet<Object> {
         &self.atomic_objects
+    }
+}
+
+/// Resolves the `Param` objects pointers may point to into the concrete objects of their
+/// calls' arguments, once per parameter: a helper called at many sites of helpers called at
+/// many sites would otherwise be resolved once per path through the call tree.
+struct Concrete<'a> {
+    points_to: &'a BTreeMap<Holder, BTreeSet<Object>>,
+    /// The argument sources of each call of a helper's pointer parameter.
+    args: &'a BTreeMap<Holder, Vec<Vec<Source>>>,
+    params: RefCell<BTreeMap<Holder, BTreeSet<Object>>>,
+}
+
+impl Concrete<'_> {
+    /// Every concrete object (no `Param`) that the pointers `sources` may point into.
+    fn of(&self, sources: &[Source]) -> BTreeSet<Object> {
+        let mut out = BTreeSet::new();
+        for &s in sources {
+            let objects = match s {
+                Source::Object(o) => vec![o],
+                Source::Held(v) => self.points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
+            };
+            for o in objects {
+                match o {
+                    Object::Param(f, p) => out.extend(self.param(Holder::Var(f, p))),
+                    o => {
+                        out.insert(o);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn param(&self, param: Holder) -> BTreeSet<Object> {
+        if let Some(known) = self.params.borrow().get(&param) {
+            return known.clone();
+        }
+        let objects: BTreeSet<Object> = self.args.get(&param).into_iter().flatten().flat_map(|call| self.of(call)).collect();
+        self.params.borrow_mut().insert(param, objects.clone());
+        objects
     }
 }
 

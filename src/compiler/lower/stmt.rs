@@ -1,7 +1,7 @@
-//! Statements, function frames and inlining. A user function is inlined at each call: its
-//! locals become fresh locals of `main`, its body runs inside a one-iteration loop, and
-//! `return` stores the value, sets a flag and breaks (re-breaking after every nested
-//! loop/switch while the flag is set).
+//! Statements, function frames and inlining. A user function is inlined at each call (large
+//! ones may be called instead, `outline.rs`): its locals become fresh locals of the caller,
+//! its body runs inside a one-iteration loop, and `return` stores the value, sets a flag and
+//! breaks (re-breaking after every nested loop/switch while the flag is set).
 
 use super::abi::Param as AbiParam;
 use super::expr::Val;
@@ -35,7 +35,7 @@ impl<'p> Ctx<'p> {
 
     /// Fresh naga locals for every local of function `id` (pointer locals get an index
     /// variable, addressed variables room in the private arena).
-    fn fresh_locals(&mut self, id: FuncId, func: &model::Function) -> R<Vec<Slot>> {
+    pub(super) fn fresh_locals(&mut self, id: FuncId, func: &model::Function) -> R<Vec<Slot>> {
         let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
         (0u32..)
             .zip(&func.locals)
@@ -142,7 +142,7 @@ impl<'p> Ctx<'p> {
             .ok_or_else(|| LowerError::new(loc, "internal: unknown local"))
     }
 
-    fn block(&mut self, stmts: &[Stmt]) -> R<()> {
+    pub(super) fn block(&mut self, stmts: &[Stmt]) -> R<()> {
         for s in stmts {
             if self.b.terminated() {
                 break; // unreachable code after a jump: naga forbids it
@@ -330,7 +330,16 @@ impl<'p> Ctx<'p> {
     fn ret(&mut self, value: Option<&Expr>) -> R<()> {
         let ret = self.frames.last().and_then(|f| f.ret.clone());
         let Some((slot, flag)) = ret else {
-            self.b.stmt(Statement::Return { value: None });
+            // The kernel, or a helper lowered as a function of its own (`outline.rs`).
+            let value = match value {
+                Some(e) if self.b.func.result.is_some() => Some(self.eval_value(e)?),
+                Some(e) => {
+                    self.eval(e)?;
+                    None
+                }
+                None => None,
+            };
+            self.b.stmt(Statement::Return { value });
             return Ok(());
         };
         match (value, slot) {
@@ -370,6 +379,9 @@ impl<'p> Ctx<'p> {
         let callee = self.function(id)?;
         // Arguments are evaluated in the caller's frame.
         let vals = args.iter().map(|a| self.eval(a)).collect::<R<Vec<_>>>()?;
+        if let Some(result) = self.call_outlined(id, callee, &vals, loc)? {
+            return Ok(result);
+        }
         let samplers: Vec<(LocalId, u32)> = callee.params.iter().zip(args).filter_map(|(p, a)| Some((p.local, self.constant_sampler(a)?))).collect();
         let locals = self.fresh_locals(id, callee)?;
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
@@ -406,14 +418,7 @@ impl<'p> Ctx<'p> {
     }
 
     fn inline_body(&mut self, callee: &model::Function, vals: Vec<Val>) -> R<()> {
-        for (p, v) in callee.params.iter().zip(vals) {
-            match v {
-                Val::P(ptr) => self.assign_ptr_var(self.here(p.local), ptr, callee.loc)?,
-                Val::Image(arg) => self.bind_image(p.local, arg, callee.loc)?,
-                Val::V(v) => self.store_local(p.local, v, callee.loc)?,
-                Val::Void => return Err(LowerError::new(callee.loc, "internal: void argument")),
-            }
-        }
+        self.bind_params(callee, vals)?;
         self.b.open();
         let r = self.block(&callee.body);
         if !self.b.terminated() {
@@ -422,6 +427,19 @@ impl<'p> Ctx<'p> {
         let body = self.b.close();
         r?;
         self.b.stmt(Statement::Loop { body, continuing: Block::new(), break_if: None });
+        Ok(())
+    }
+
+    /// Gives the parameters of the callee's frame (the innermost) their arguments.
+    pub(super) fn bind_params(&mut self, callee: &model::Function, vals: Vec<Val>) -> R<()> {
+        for (p, v) in callee.params.iter().zip(vals) {
+            match v {
+                Val::P(ptr) => self.assign_ptr_var(self.here(p.local), ptr, callee.loc)?,
+                Val::Image(arg) => self.bind_image(p.local, arg, callee.loc)?,
+                Val::V(v) => self.store_local(p.local, v, callee.loc)?,
+                Val::Void => return Err(LowerError::new(callee.loc, "internal: void argument")),
+            }
+        }
         Ok(())
     }
 

@@ -80,6 +80,7 @@ pub fn kernel<'a>(name: &str, params: Vec<(&'a str, Type)>, mut extra: Vec<(&'a 
         own_constants: vec![],
         workgroup_vars: vec![],
         packs_constants: false,
+        inlined_size: 0,
         loc: L,
     }
 }

@@ -720,6 +720,7 @@ impl Sema<'_> {
             own_constants: ctx.own_constants,
             workgroup_vars: ctx.workgroup_vars,
             packs_constants: false,
+            inlined_size: 0,
             loc: sig.loc,
         };
         self.funcs.get_mut(index)?.body = Some(function);
@@ -794,14 +795,19 @@ impl Sema<'_> {
         for (new, &old) in order.iter().enumerate() {
             new_id[old] = new as u32;
         }
-        let mut functions = Vec::new();
+        let mut functions: Vec<Function> = Vec::new();
         for &old in &order {
             let mut f = self.funcs.get_mut(old)?.body.take()?;
-            visit::exprs_mut(&mut f.body, &mut |e| {
-                if let ExprKind::Call(id, _) = &mut e.kind {
+            let mut size = 0u64;
+            visit::walk_mut(&mut f.body, &mut |n| {
+                size = size.saturating_add(1);
+                if let visit::Node::Expr(Expr { kind: ExprKind::Call(id, _), .. }) = n {
                     id.0 = new_id.get(id.0 as usize).copied().unwrap_or(id.0);
+                    // Callees come first, so each one's size is known.
+                    size = size.saturating_add(functions.get(id.0 as usize).map_or(0, |c| c.inlined_size));
                 }
             });
+            f.inlined_size = size;
             functions.push(f);
         }
         for w in &mut self.workgroup_vars {

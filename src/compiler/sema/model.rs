@@ -383,6 +383,9 @@ pub struct Function {
     /// A kernel whose `__constant` variables, each in a buffer of its own, would pass
     /// `CL_DEVICE_MAX_CONSTANT_ARGS`: they share one buffer (A10).
     pub packs_constants: bool,
+    /// Statements and expressions of the body once every call in it is inlined: the lowering
+    /// makes a large helper a function of its own rather than copying it into each caller.
+    pub inlined_size: u64,
     pub loc: Loc,
 }
 
