@@ -481,7 +481,7 @@ fn pointers_into_unions_and_unions_of_pointers() {
 /// (`docs/compiler.md`, "Functions"): one hashing helper takes pointers to private arrays, to a
 /// private struct's member (through a pointer to the struct), to a buffer, to a struct member
 /// in a buffer, to `__local` memory and to a private array seen as bytes, and another returns a
-/// value.
+/// value; one takes the same array as its input and its output.
 #[test]
 fn large_helpers_called_with_pointers_of_every_kind() {
     let s = Suite::new(
@@ -494,6 +494,10 @@ fn large_helpers_called_with_pointers_of_every_kind() {
          void mix(const uint *w, uint *h) { R64 }
          void mix_g(global const uint *w, uint *h) { R64 }
          void mix_l(local const uint *w, uint *h) { R64 }
+         #define SWAP(i) out[(i) & 3] = rotate(out[(i) & 3] ^ in[((i) + 2) & 3], (uint)((i) % 29 + 1)) + 0x7F4A7C15u;
+         #define S4(i) SWAP(i) SWAP(i + 1) SWAP(i + 2) SWAP(i + 3)
+         #define S16(i) S4(i) S4(i + 4) S4(i + 8) S4(i + 12)
+         void scramble(const uint *in, uint *out) { S16(0) S16(16) S16(32) S16(48) S16(64) }
          void update(ctx_t *c, const uint *w) { mix(w, c->h); c->len += 8; }
          uint fold(uint a, uint b) {
              uint h[4] = { a, b, a ^ b, a + b };
@@ -516,6 +520,7 @@ fn large_helpers_called_with_pointers_of_every_kind() {
              mix_l(tile + l * 8, c.h);
              ((uchar *)v)[1] ^= 0xff;
              update(&c, v);
+             scramble(c.h, c.h);
              for (int k = 0; k < 4; k++) out[i * 6 + k] = c.h[k];
              out[i * 6 + 4] = c.len;
              out[i * 6 + 5] = fold(c.h[0], c.h[1]) + fold(7, 7);
@@ -548,6 +553,9 @@ fn large_helpers_called_with_pointers_of_every_kind() {
         mix(&blks[i * 9 + 1..i * 9 + 9], &mut h);
         mix(&tile, &mut h);
         mix(&v, &mut h);
+        for i in 0..80 {
+            h[i & 3] = (h[i & 3] ^ h[(i + 2) & 3]).rotate_left((i % 29 + 1) as u32).wrapping_add(0x7f4a_7c15);
+        }
         want.extend(h);
         want.extend([16, fold(h[0], h[1]).wrapping_add(fold(7, 7))]);
     }

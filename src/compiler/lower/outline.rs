@@ -7,7 +7,8 @@
 //! directly (they are module globals), takes a private variable as a naga `ptr<function>` to
 //! the whole variable (the one pointer argument naga's spv writer can pass), and takes the
 //! element indices of the pointer's path (and the slot of a region chosen at run time) as u32
-//! arguments. Calls whose arguments have no such shape are inlined.
+//! arguments; two pointers into one private variable share its argument. Calls whose
+//! arguments have no such shape are inlined.
 
 use super::expr::Val;
 use super::place::{Ptr, Root, Step};
@@ -43,6 +44,8 @@ enum RootShape {
     Fixed(Root),
     /// A byte pointer into one of `among`, chosen by a slot passed as u32.
     Chosen(Regions),
+    /// The private variable of parameter `.0` again (`f(buf, buf)`): one argument passes it.
+    Same(usize),
 }
 
 impl Ctx<'_> {
@@ -55,11 +58,11 @@ impl Ctx<'_> {
             None => self.outline(callee, &shape, loc)?,
         };
         let mut arguments = Vec::new();
-        for v in vals {
-            match v {
-                Val::V(h) => arguments.push(*h),
-                Val::P(ptr) => self.pointer_arguments(ptr, &mut arguments),
-                Val::Image(_) | Val::Void => return Err(LowerError::new(loc, "internal: an argument without a shape")),
+        for (v, param) in vals.iter().zip(&shape.params) {
+            match (v, param) {
+                (Val::V(h), _) => arguments.push(*h),
+                (Val::P(ptr), ParamShape::Pointer { root, .. }) => self.pointer_arguments(ptr, matches!(root, RootShape::Same(_)), &mut arguments),
+                _ => return Err(LowerError::new(loc, "internal: an argument without a shape")),
             }
         }
         let result = (callee.ret != T::Void).then(|| self.b.expr(Expression::CallResult(function)));
@@ -71,21 +74,22 @@ impl Ctx<'_> {
         if callee.is_kernel() || callee.inlined_size < OUTLINE_SIZE || callee.ret.is_pointer() {
             return None;
         }
-        let mut private_roots = Vec::new();
+        let mut private_roots: Vec<(Root, usize)> = Vec::new();
         let params = vals
             .iter()
-            .map(|v| match v {
+            .enumerate()
+            .map(|(n, v)| match v {
                 Val::V(_) => Some(ParamShape::Value),
                 Val::P(ptr) => {
                     let root = match ptr.root {
-                        Root::Local(_) | Root::Arg(_) => {
-                            // One variable passed twice would be two aliasing parameters.
-                            if private_roots.contains(&ptr.root) {
-                                return None;
+                        Root::Local(_) | Root::Arg(_) => match private_roots.iter().find(|(r, _)| *r == ptr.root) {
+                            // Two parameters pointing into one variable share its argument.
+                            Some(&(_, first)) => RootShape::Same(first),
+                            None => {
+                                private_roots.push((ptr.root, n));
+                                RootShape::Private(self.private_root_type(ptr.root)?)
                             }
-                            private_roots.push(ptr.root);
-                            RootShape::Private(self.private_root_type(ptr.root)?)
-                        }
+                        },
                         Root::Global(_) | Root::Buffer(_) => RootShape::Fixed(ptr.root),
                         Root::Bytes(Region::Chosen { among, .. }) => RootShape::Chosen(among),
                         Root::Bytes(_) => RootShape::Fixed(ptr.root),
@@ -116,11 +120,12 @@ impl Ctx<'_> {
         }
     }
 
-    /// The arguments that pass `ptr`: its private variable, its path's indices, its slot.
-    fn pointer_arguments(&mut self, ptr: &Ptr, out: &mut Vec<Handle<Expression>>) {
+    /// The arguments that pass `ptr`: its private variable (unless an earlier parameter
+    /// passed it: `again`), its slot, its path's indices.
+    fn pointer_arguments(&mut self, ptr: &Ptr, again: bool, out: &mut Vec<Handle<Expression>>) {
         match ptr.root {
-            Root::Local(v) => out.push(self.b.expr(Expression::LocalVariable(v))),
-            Root::Arg(k) => out.push(self.b.expr(Expression::FunctionArgument(k))),
+            Root::Local(v) if !again => out.push(self.b.expr(Expression::LocalVariable(v))),
+            Root::Arg(k) if !again => out.push(self.b.expr(Expression::FunctionArgument(k))),
             Root::Bytes(Region::Chosen { slot, .. }) => out.push(slot),
             _ => {}
         }
@@ -142,7 +147,7 @@ impl Ctx<'_> {
     }
 
     fn outlined_body(&mut self, callee: &model::Function, shape: &Shape, loc: Loc) -> R<()> {
-        let mut vals = Vec::new();
+        let mut vals: Vec<Val> = Vec::new();
         for (p, param) in callee.params.iter().zip(&shape.params) {
             let ty = callee.locals.get(p.local.0 as usize).map(|l| l.ty.clone()).ok_or_else(|| LowerError::new(loc, "internal: bad parameter"))?;
             vals.push(match param {
@@ -160,6 +165,10 @@ impl Ctx<'_> {
                         }
                         RootShape::Fixed(root) => *root,
                         RootShape::Chosen(among) => Root::Bytes(Region::Chosen { slot: self.u32_argument(), among: *among }),
+                        RootShape::Same(first) => match vals.get(*first) {
+                            Some(Val::P(ptr)) => ptr.root,
+                            _ => return Err(LowerError::new(loc, "internal: a shared pointer argument")),
+                        },
                     };
                     let steps = steps.iter().map(|s| s.map_or_else(|| Step::Index(self.u32_argument()), Step::Member)).collect();
                     Val::P(Ptr { root, view: view.clone(), steps, space: *space, seen_as: *seen_as })
