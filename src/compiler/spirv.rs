@@ -101,6 +101,7 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
     // The image passes walk the module only for kernels with such images.
     let words = if storage_images { unknown_image_formats(words) } else { words };
     let words = texel_buffers(words, buffers);
+    let words = dont_inline(words);
     let words = super::atomic_order::apply(decorate(words, aliased));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
@@ -179,6 +180,26 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     out.extend(decorations);
     out.extend_from_slice(&words[at..]);
     out
+}
+
+const OP_FUNCTION: u32 = 54;
+const FUNCTION_CONTROL_DONT_INLINE: u32 = 0x2;
+
+/// Marks every function but the entry point `DontInline`. The only others are the large
+/// helpers the lowering calls rather than inlines (`lower/outline.rs`); a driver that inlined
+/// them again would compile the whole call tree (NVIDIA's did not finish hashcat's
+/// sha512crypt kernels in minutes).
+pub fn dont_inline(mut words: Vec<u32>) -> Vec<u32> {
+    let list = instructions(&words);
+    let entry_points: Vec<u32> = list.iter().filter(|i| i.op == OP_ENTRY_POINT).filter_map(|i| words.get(i.at + 2).copied()).collect();
+    for i in list.iter().filter(|i| i.op == OP_FUNCTION) {
+        if words.get(i.at + 2).is_some_and(|id| !entry_points.contains(id)) {
+            if let Some(control) = words.get_mut(i.at + 3) {
+                *control |= FUNCTION_CONTROL_DONT_INLINE;
+            }
+        }
+    }
+    words
 }
 
 const OP_TYPE_IMAGE: u32 = 25;
@@ -410,6 +431,20 @@ pub mod tests {
         let finish = Finish { preserve_signed_zeros: true, ..Finish::default() };
         let err = write(&module, &info, &Default::default(), &finish).expect_err("the writer cannot write this");
         assert!(err.starts_with("internal compiler error"), "{err}");
+    }
+
+    #[test]
+    fn functions_but_the_entry_point_are_not_inlined() {
+        // header, OpEntryPoint GLCompute %2 "main", OpFunction %void %5 None %type (twice)
+        let words = vec![
+            0x0723_0203, 0x0001_0300, 0, 10, 0,
+            (5 << 16) | 15, 5, 2, u32::from_le_bytes(*b"main"), 0,
+            (5 << 16) | 54, 1, 5, 0, 3,
+            (5 << 16) | 54, 1, 2, 0, 4,
+        ];
+        let out = dont_inline(words);
+        assert_eq!(out[13], FUNCTION_CONTROL_DONT_INLINE);
+        assert_eq!(out[18], 0);
     }
 
     #[test]

@@ -117,13 +117,25 @@ enum Slot {
     Image(Option<usize>),
 }
 
+/// How `return` leaves a function instance.
+enum Exit {
+    /// naga's `Return`: the kernel, or a helper lowered as a function of its own.
+    Return,
+    /// An inlined callee whose only `return` ends its body: the value, once returned, is the
+    /// call's. Its body needs no loop to leave.
+    Tail(Option<expr::Val>),
+    /// An inlined callee returning early: `return` leaves the value in `slot` (a pointer slot
+    /// for functions returning pointers), sets `flag` and breaks out of the one-iteration
+    /// loop around the body.
+    Break { slot: Option<Slot>, flag: Handle<LocalVariable> },
+}
+
 /// One inlined function instance.
 struct Frame {
     func: FuncId,
     locals: Vec<Slot>,
-    /// For inlined callees: where `return` leaves its value (a pointer slot for functions
-    /// returning pointers), and the flag it sets.
-    ret: Option<(Option<Slot>, Handle<LocalVariable>)>,
+    /// How `return` leaves this instance.
+    exit: Exit,
     /// Values of `ExprKind::Current` of the enclosing assignments, innermost last.
     current: Vec<Handle<naga::Expression>>,
     /// The same for assignments to pointer variables.
@@ -136,8 +148,8 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(func: FuncId, locals: Vec<Slot>, ret: Option<(Option<Slot>, Handle<LocalVariable>)>) -> Self {
-        Frame { func, locals, ret, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new(), samplers: Vec::new() }
+    fn new(func: FuncId, locals: Vec<Slot>, exit: Exit) -> Self {
+        Frame { func, locals, exit, current: Vec::new(), current_ptr: Vec::new(), counters: Vec::new(), samplers: Vec::new() }
     }
 }
 

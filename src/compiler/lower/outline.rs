@@ -13,7 +13,7 @@
 use super::expr::Val;
 use super::place::{Ptr, Root, Step};
 use super::region::{Region, Regions};
-use super::{builder, Ctx, Frame, LowerError, R};
+use super::{builder, Ctx, Exit, Frame, LowerError, R};
 use crate::compiler::sema::model::{self, FuncId, Scalar as S, Space, Type as T};
 use crate::compiler::source::Loc;
 use naga::{Expression, FunctionArgument, FunctionResult, Handle, Span, Statement, TypeInner};
@@ -180,7 +180,7 @@ impl Ctx<'_> {
             self.b.func.result = Some(FunctionResult { ty, binding: None });
         }
         let locals = self.fresh_locals(shape.func, callee)?;
-        self.frames.push(Frame::new(shape.func, locals, None));
+        self.frames.push(Frame::new(shape.func, locals, Exit::Return));
         let body = self.bind_params(callee, vals).and_then(|()| self.block(&callee.body));
         self.frames.pop();
         body?;

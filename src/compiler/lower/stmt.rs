@@ -9,7 +9,7 @@ use super::place::{Ptr, Step};
 use super::region::Region;
 use super::points_to::Object;
 use super::unroll;
-use super::{Ctx, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
+use super::{Ctx, Exit, Frame, LowerError, Slot, MAX_INLINE_DEPTH, MAX_KERNEL_EXPRESSIONS, R};
 use crate::compiler::sema::model::{self, Expr, FuncId, LocalId, Stmt, Type as T};
 use crate::compiler::source::Loc;
 use naga::{Block, Expression, Handle, Span, Statement, SwitchCase, SwitchValue};
@@ -19,7 +19,7 @@ impl<'p> Ctx<'p> {
     pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
         let func = self.function(id)?;
         let locals = self.fresh_locals(id, func)?;
-        self.frames.push(Frame::new(id, locals, None));
+        self.frames.push(Frame::new(id, locals, Exit::Return));
         for (n, p) in func.params.iter().enumerate() {
             self.bind_kernel_param(n, p.local, func.loc)?;
         }
@@ -320,7 +320,7 @@ impl<'p> Ctx<'p> {
     /// In an inlined callee, after a nested loop/switch: leave the enclosing one too if the
     /// callee has returned.
     fn propagate_return(&mut self) {
-        let Some(Frame { ret: Some((_, flag)), .. }) = self.frames.last() else { return };
+        let Some(Frame { exit: Exit::Break { flag, .. }, .. }) = self.frames.last() else { return };
         let flag = *flag;
         let p = self.b.expr(Expression::LocalVariable(flag));
         let done = self.b.load(p);
@@ -328,20 +328,43 @@ impl<'p> Ctx<'p> {
     }
 
     fn ret(&mut self, value: Option<&Expr>) -> R<()> {
-        let ret = self.frames.last().and_then(|f| f.ret.clone());
-        let Some((slot, flag)) = ret else {
-            // The kernel, or a helper lowered as a function of its own (`outline.rs`).
-            let value = match value {
-                Some(e) if self.b.func.result.is_some() => Some(self.eval_value(e)?),
-                Some(e) => {
-                    self.eval(e)?;
-                    None
+        match self.frames.last().map(|f| &f.exit) {
+            Some(Exit::Break { slot, flag }) => {
+                let (slot, flag) = (slot.clone(), *flag);
+                self.ret_by_break(value, slot, flag)
+            }
+            Some(Exit::Tail(_)) => {
+                let result = match value {
+                    Some(e) if e.ty.is_pointer() => Some(Val::P(self.eval_ptr(e)?)),
+                    Some(e) if e.ty != T::Void => Some(Val::V(self.eval_value(e)?)),
+                    Some(e) => {
+                        self.eval(e)?;
+                        None
+                    }
+                    None => None,
+                };
+                if let Some(f) = self.frames.last_mut() {
+                    f.exit = Exit::Tail(result);
                 }
-                None => None,
-            };
-            self.b.stmt(Statement::Return { value });
-            return Ok(());
-        };
+                Ok(())
+            }
+            Some(Exit::Return) | None => {
+                // The kernel, or a helper lowered as a function of its own (`outline.rs`).
+                let value = match value {
+                    Some(e) if self.b.func.result.is_some() => Some(self.eval_value(e)?),
+                    Some(e) => {
+                        self.eval(e)?;
+                        None
+                    }
+                    None => None,
+                };
+                self.b.stmt(Statement::Return { value });
+                Ok(())
+            }
+        }
+    }
+
+    fn ret_by_break(&mut self, value: Option<&Expr>, slot: Option<Slot>, flag: Handle<naga::LocalVariable>) -> R<()> {
         match (value, slot) {
             (Some(e), Some(Slot::Var(var))) => {
                 let v = self.eval_value(e)?;
@@ -352,7 +375,7 @@ impl<'p> Ctx<'p> {
                 let p = self.eval_ptr(e)?;
                 let slot = self.store_ptr_slot(slot, p, e.loc)?;
                 if let Some(f) = self.frames.last_mut() {
-                    f.ret = Some((Some(slot), flag));
+                    f.exit = Exit::Break { slot: Some(slot), flag };
                 }
             }
             (Some(e), None) => {
@@ -384,9 +407,26 @@ impl<'p> Ctx<'p> {
         }
         let samplers: Vec<(LocalId, u32)> = callee.params.iter().zip(args).filter_map(|(p, a)| Some((p.local, self.constant_sampler(a)?))).collect();
         let locals = self.fresh_locals(id, callee)?;
+        if returns_only_at_end(&callee.body) {
+            let mut frame = Frame::new(id, locals, Exit::Tail(None));
+            frame.samplers = samplers;
+            self.frames.push(frame);
+            let r = self.bind_params(callee, vals).and_then(|()| self.block(&callee.body));
+            let frame = self.frames.pop();
+            r?;
+            return match frame.map(|f| f.exit) {
+                Some(Exit::Tail(Some(result))) => Ok(result),
+                // Falling off the end of a non-void function gives an undefined value.
+                _ if callee.ret != T::Void && !callee.ret.is_pointer() => {
+                    let ty = self.naga_ty(&callee.ret, loc)?;
+                    Ok(Val::V(self.b.expr(Expression::ZeroValue(ty))))
+                }
+                _ => Ok(Val::Void),
+            };
+        }
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
         let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
-        let ret_slot = match &callee.ret {
+        let slot = match &callee.ret {
             T::Void => None,
             ty if ty.is_pointer() => {
                 let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
@@ -400,20 +440,20 @@ impl<'p> Ctx<'p> {
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        let mut frame = Frame::new(id, locals, Some((ret_slot, flag)));
+        let mut frame = Frame::new(id, locals, Exit::Break { slot, flag });
         frame.samplers = samplers;
         self.frames.push(frame);
         let r = self.inline_body(callee, vals);
         let frame = self.frames.pop();
         r?;
-        Ok(match frame.and_then(|f| f.ret).and_then(|(slot, _)| slot) {
-            Some(Slot::Var(var)) => {
+        Ok(match frame.map(|f| f.exit) {
+            Some(Exit::Break { slot: Some(Slot::Var(var)), .. }) => {
                 let p = self.b.expr(Expression::LocalVariable(var));
                 Val::V(self.b.load(p))
             }
-            Some(slot @ Slot::Ptr(..)) => Val::P(self.load_ptr_slot(&slot, loc)?),
-            Some(Slot::Arena(_) | Slot::Image(_)) => return Err(LowerError::new(loc, "internal: a result in the arena")),
-            None => Val::Void,
+            Some(Exit::Break { slot: Some(slot @ Slot::Ptr(..)), .. }) => Val::P(self.load_ptr_slot(&slot, loc)?),
+            Some(Exit::Break { slot: Some(Slot::Arena(_) | Slot::Image(_)), .. }) => return Err(LowerError::new(loc, "internal: a result in the arena")),
+            _ => Val::Void,
         })
     }
 
@@ -465,5 +505,25 @@ impl<'p> Ctx<'p> {
         );
         self.workgroup.insert(id.0, g);
         Ok(g)
+    }
+}
+
+/// Whether `body` returns only in its last top-level statement, if at all: inlined, it needs
+/// no loop to leave early (most small helpers are `{ ...; return e; }`).
+fn returns_only_at_end(body: &[Stmt]) -> bool {
+    match body.split_last() {
+        Some((Stmt::Return(_), rest)) => !rest.iter().any(contains_return),
+        _ => !body.iter().any(contains_return),
+    }
+}
+
+fn contains_return(s: &Stmt) -> bool {
+    match s {
+        Stmt::Return(_) => true,
+        Stmt::Block(b) => b.iter().any(contains_return),
+        Stmt::If { then, otherwise, .. } => contains_return(then) || otherwise.as_deref().is_some_and(contains_return),
+        Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::For { body, .. } => contains_return(body),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| c.body.iter().any(contains_return)),
+        Stmt::Decl { .. } | Stmt::Expr(_) | Stmt::Break | Stmt::Continue | Stmt::Label(_) | Stmt::Goto(..) => false,
     }
 }
