@@ -183,20 +183,33 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
 }
 
 const OP_FUNCTION: u32 = 54;
+const OP_FUNCTION_END: u32 = 56;
 const FUNCTION_CONTROL_DONT_INLINE: u32 = 0x2;
+/// A function of at least this many instructions is large (see [`dont_inline`]).
+const LARGE_FUNCTION: usize = 256;
 
-/// Marks every function but the entry point `DontInline`. The only others are the large
-/// helpers the lowering calls rather than inlines (`lower/outline.rs`); a driver that inlined
-/// them again would compile the whole call tree (NVIDIA's did not finish hashcat's
-/// sha512crypt kernels in minutes).
+/// Marks the large functions other than the entry point `DontInline`: the helpers the
+/// lowering calls rather than inlines (`lower/outline.rs`), which a driver inlining them
+/// again would compile once per call of the whole call tree (NVIDIA's did not finish
+/// hashcat's sha512crypt kernels in minutes). naga's own small wrappers (signed `%`) stay
+/// free to inline: kept as calls they halved the bench's sgemm on NVIDIA.
 pub fn dont_inline(mut words: Vec<u32>) -> Vec<u32> {
     let list = instructions(&words);
     let entry_points: Vec<u32> = list.iter().filter(|i| i.op == OP_ENTRY_POINT).filter_map(|i| words.get(i.at + 2).copied()).collect();
-    for i in list.iter().filter(|i| i.op == OP_FUNCTION) {
-        if words.get(i.at + 2).is_some_and(|id| !entry_points.contains(id)) {
-            if let Some(control) = words.get_mut(i.at + 3) {
-                *control |= FUNCTION_CONTROL_DONT_INLINE;
+    let mut start = None;
+    for (n, i) in list.iter().enumerate() {
+        match i.op {
+            OP_FUNCTION => start = Some((n, i.at)),
+            OP_FUNCTION_END => {
+                let Some((first, at)) = start.take() else { continue };
+                let own = words.get(at + 2).is_some_and(|id| !entry_points.contains(id));
+                if own && n - first >= LARGE_FUNCTION {
+                    if let Some(control) = words.get_mut(at + 3) {
+                        *control |= FUNCTION_CONTROL_DONT_INLINE;
+                    }
+                }
             }
+            _ => {}
         }
     }
     words
@@ -434,17 +447,20 @@ pub mod tests {
     }
 
     #[test]
-    fn functions_but_the_entry_point_are_not_inlined() {
-        // header, OpEntryPoint GLCompute %2 "main", OpFunction %void %5 None %type (twice)
-        let words = vec![
-            0x0723_0203, 0x0001_0300, 0, 10, 0,
-            (5 << 16) | 15, 5, 2, u32::from_le_bytes(*b"main"), 0,
-            (5 << 16) | 54, 1, 5, 0, 3,
-            (5 << 16) | 54, 1, 2, 0, 4,
-        ];
+    fn large_functions_but_the_entry_point_are_not_inlined() {
+        // header, OpEntryPoint GLCompute %2 "main"; OpFunction %void %5 None %type, OpLabel,
+        // `len` OpNops, OpFunctionEnd; the same for the entry point %2 and a small function %6.
+        let mut words = vec![0x0723_0203, 0x0001_0300, 0, 10, 0, (5 << 16) | 15, 5, 2, u32::from_le_bytes(*b"main"), 0];
+        let mut function = |id: u32, len: usize| {
+            let at = words.len() + 3;
+            words.extend([(5 << 16) | 54, 1, id, 0, 3, (2 << 16) | 248, 7]);
+            words.extend(std::iter::repeat_n(1 << 16, len));
+            words.push((1 << 16) | 56);
+            at
+        };
+        let (large, main, small) = (function(5, LARGE_FUNCTION), function(2, LARGE_FUNCTION), function(6, 10));
         let out = dont_inline(words);
-        assert_eq!(out[13], FUNCTION_CONTROL_DONT_INLINE);
-        assert_eq!(out[18], 0);
+        assert_eq!((out[large], out[main], out[small]), (FUNCTION_CONTROL_DONT_INLINE, 0, 0));
     }
 
     #[test]
