@@ -176,7 +176,7 @@ impl Ctx<'_> {
                 loc,
                 "64-bit atomics on __local data reached through pointers chosen at run time are not supported (its memory is 32-bit words)",
             )),
-            Root::Bytes(Region::PrivateArena) | Root::Local(_) => self.private_atomic(ptr, s, act, loc),
+            Root::Bytes(Region::PrivateArena) | Root::Local(_) | Root::Arg(_) => self.private_atomic(ptr, s, act, loc),
             Root::Global(_) if ptr.space == Space::Private => self.private_atomic(ptr, s, act, loc),
             Root::Global(_) => {
                 if ptr.steps.iter().any(|st| matches!(st, Step::Member(_))) {

@@ -119,9 +119,8 @@ enum Slot {
 
 /// How `return` leaves a function instance.
 enum Exit {
-    /// naga's `Return`: the kernel, or a helper lowered as a function of its own (with the
-    /// copies it returns).
-    Return(Option<Outputs>),
+    /// naga's `Return`: the kernel, or a helper lowered as a function of its own.
+    Return,
     /// An inlined callee whose only `return` ends its body: the value, once returned, is the
     /// call's. Its body needs no loop to leave.
     Tail(Option<expr::Val>),
@@ -129,15 +128,6 @@ enum Exit {
     /// for functions returning pointers), sets `flag` and breaks out of the one-iteration
     /// loop around the body.
     Break { slot: Option<Slot>, flag: Handle<LocalVariable> },
-}
-
-/// What a helper lowered as a function returns besides its value (`outline.rs`): a struct of
-/// `ty`, its value first when `value`, then its copies of the caller's private variables.
-#[derive(Clone)]
-struct Outputs {
-    ty: Handle<naga::Type>,
-    value: bool,
-    copies: Vec<Handle<LocalVariable>>,
 }
 
 /// One inlined function instance.

@@ -4,21 +4,19 @@
 //!
 //! A pointer argument's root is fixed at compile time, so it becomes part of the shape: the
 //! function lowered for it reaches a buffer, a `__local` or private global or an arena
-//! directly (they are module globals); a private variable of the caller is passed *in and
-//! out by value* (a copy in a local of the function, returned with its result and stored
-//! back by the caller), so that it stays in registers on both sides (NVIDIA keeps what a
-//! `ptr<function>` argument points to in memory); the element indices of the pointer's path
-//! (and the slot of a region chosen at run time) are u32 arguments. Private memory is reached
-//! only through the pointers a call passes, so the copies are exact; two pointers into one
-//! variable share its copy. Calls whose arguments have no such shape are inlined.
+//! directly (they are module globals), takes a private variable as a naga `ptr<function>` to
+//! the whole variable (the one pointer argument naga's spv writer can pass), and takes the
+//! element indices of the pointer's path (and the slot of a region chosen at run time) as u32
+//! arguments; two pointers into one private variable share its argument. Calls whose
+//! arguments have no such shape are inlined.
 
 use super::expr::Val;
 use super::place::{Ptr, Root, Step};
 use super::region::{Region, Regions};
-use super::{builder, Ctx, Exit, Frame, LowerError, Outputs, R};
+use super::{builder, Ctx, Exit, Frame, LowerError, R};
 use crate::compiler::sema::model::{self, FuncId, Scalar as S, Space, Type as T};
 use crate::compiler::source::Loc;
-use naga::{Expression, FunctionArgument, FunctionResult, Handle, Span, Statement, StructMember, Type, TypeInner};
+use naga::{Expression, FunctionArgument, FunctionResult, Handle, Span, Statement, TypeInner};
 
 /// A callee larger than this once inlined (statements and expressions, see
 /// `Function::inlined_size`) is called rather than inlined. Small helpers stay inlined: their
@@ -40,7 +38,7 @@ enum ParamShape {
 
 #[derive(Clone, Debug, PartialEq)]
 enum RootShape {
-    /// A private variable of the caller, of this naga type, passed in and out by value.
+    /// A private variable of the caller, of this naga type, passed by pointer.
     Private(Handle<naga::Type>),
     /// A module global, a buffer argument or an arena: the same in every function.
     Fixed(Root),
@@ -60,40 +58,16 @@ impl Ctx<'_> {
             None => self.outline(callee, &shape, loc)?,
         };
         let mut arguments = Vec::new();
-        let mut copied = Vec::new();
         for (v, param) in vals.iter().zip(&shape.params) {
             match (v, param) {
                 (Val::V(h), _) => arguments.push(*h),
-                (Val::P(ptr), ParamShape::Pointer { root, .. }) => {
-                    if let (Root::Local(var), RootShape::Private(_)) = (ptr.root, root) {
-                        let p = self.b.expr(Expression::LocalVariable(var));
-                        arguments.push(self.b.load(p));
-                        copied.push(p);
-                    }
-                    if let Root::Bytes(Region::Chosen { slot, .. }) = ptr.root {
-                        arguments.push(slot);
-                    }
-                    arguments.extend(ptr.steps.iter().filter_map(|s| match s {
-                        Step::Index(i) => Some(*i),
-                        Step::Member(_) => None,
-                    }));
-                }
+                (Val::P(ptr), ParamShape::Pointer { root, .. }) => self.pointer_arguments(ptr, matches!(root, RootShape::Same(_)), &mut arguments),
                 _ => return Err(LowerError::new(loc, "internal: an argument without a shape")),
             }
         }
-        let has_value = callee.ret != T::Void;
-        let result = (has_value || !copied.is_empty()).then(|| self.b.expr(Expression::CallResult(function)));
+        let result = (callee.ret != T::Void).then(|| self.b.expr(Expression::CallResult(function)));
         self.b.stmt(Statement::Call { function, arguments, result });
-        let Some(result) = result else { return Ok(Some(Val::Void)) };
-        if copied.is_empty() {
-            return Ok(Some(Val::V(result)));
-        }
-        // The struct of the result: the value (if any), then each variable's copy.
-        for (m, p) in (u32::from(has_value)..).zip(copied) {
-            let copy = self.b.member(result, m);
-            self.b.store(p, copy);
-        }
-        Ok(Some(if has_value { Val::V(self.b.member(result, 0)) } else { Val::Void }))
+        Ok(Some(result.map_or(Val::Void, Val::V)))
     }
 
     fn shape_of(&self, id: FuncId, callee: &model::Function, vals: &[Val]) -> Option<Shape> {
@@ -108,7 +82,7 @@ impl Ctx<'_> {
                 Val::V(_) => Some(ParamShape::Value),
                 Val::P(ptr) => {
                     let root = match ptr.root {
-                        Root::Local(_) => match private_roots.iter().find(|(r, _)| *r == ptr.root) {
+                        Root::Local(_) | Root::Arg(_) => match private_roots.iter().find(|(r, _)| *r == ptr.root) {
                             // Two parameters pointing into one variable share its argument.
                             Some(&(_, first)) => RootShape::Same(first),
                             None => {
@@ -138,8 +112,27 @@ impl Ctx<'_> {
     fn private_root_type(&self, root: Root) -> Option<Handle<naga::Type>> {
         match root {
             Root::Local(v) => Some(self.b.func.local_variables[v].ty),
+            Root::Arg(k) => match self.module.types[self.b.func.arguments.get(k as usize)?.ty].inner {
+                TypeInner::Pointer { base, .. } => Some(base),
+                _ => None,
+            },
             _ => None,
         }
+    }
+
+    /// The arguments that pass `ptr`: its private variable (unless an earlier parameter
+    /// passed it: `again`), its slot, its path's indices.
+    fn pointer_arguments(&mut self, ptr: &Ptr, again: bool, out: &mut Vec<Handle<Expression>>) {
+        match ptr.root {
+            Root::Local(v) if !again => out.push(self.b.expr(Expression::LocalVariable(v))),
+            Root::Arg(k) if !again => out.push(self.b.expr(Expression::FunctionArgument(k))),
+            Root::Bytes(Region::Chosen { slot, .. }) => out.push(slot),
+            _ => {}
+        }
+        out.extend(ptr.steps.iter().filter_map(|s| match s {
+            Step::Index(i) => Some(*i),
+            Step::Member(_) => None,
+        }));
     }
 
     /// Lowers `callee` as a naga function for calls of `shape`.
@@ -154,7 +147,7 @@ impl Ctx<'_> {
     }
 
     fn outlined_body(&mut self, callee: &model::Function, shape: &Shape, loc: Loc) -> R<()> {
-        let (mut vals, mut copies): (Vec<Val>, Vec<_>) = (Vec::new(), Vec::new());
+        let mut vals: Vec<Val> = Vec::new();
         for (p, param) in callee.params.iter().zip(&shape.params) {
             let ty = callee.locals.get(p.local.0 as usize).map(|l| l.ty.clone()).ok_or_else(|| LowerError::new(loc, "internal: bad parameter"))?;
             vals.push(match param {
@@ -165,12 +158,10 @@ impl Ctx<'_> {
                 ParamShape::Pointer { root, steps, view, space, seen_as } => {
                     let root = match root {
                         RootShape::Private(ty) => {
-                            let value = self.argument(*ty);
-                            let copy = self.b.local("copy", *ty);
-                            let p = self.b.expr(Expression::LocalVariable(copy));
-                            self.b.store(p, value);
-                            copies.push(copy);
-                            Root::Local(copy)
+                            let ptr_ty = builder::intern(&mut self.module, TypeInner::Pointer { base: *ty, space: naga::AddressSpace::Function });
+                            let k = self.b.func.arguments.len() as u32;
+                            self.argument(ptr_ty);
+                            Root::Arg(k)
                         }
                         RootShape::Fixed(root) => *root,
                         RootShape::Chosen(among) => Root::Bytes(Region::Chosen { slot: self.u32_argument(), among: *among }),
@@ -184,63 +175,21 @@ impl Ctx<'_> {
                 }
             });
         }
-        let value = match callee.ret {
-            T::Void => None,
-            ref ty => Some(self.naga_ty(ty, loc)?),
-        };
-        let outputs = match copies.is_empty() {
-            true => None,
-            false => {
-                let members: Vec<_> = value.into_iter().chain(copies.iter().map(|&c| self.b.func.local_variables[c].ty)).collect();
-                Some(Outputs { ty: self.results_struct(&members, loc)?, value: value.is_some(), copies })
-            }
-        };
-        let result = outputs.as_ref().map_or(value, |o| Some(o.ty));
-        self.b.func.result = result.map(|ty| FunctionResult { ty, binding: None });
+        if callee.ret != T::Void {
+            let ty = self.naga_ty(&callee.ret, loc)?;
+            self.b.func.result = Some(FunctionResult { ty, binding: None });
+        }
         let locals = self.fresh_locals(shape.func, callee)?;
-        self.frames.push(Frame::new(shape.func, locals, Exit::Return(outputs.clone())));
+        self.frames.push(Frame::new(shape.func, locals, Exit::Return));
         let body = self.bind_params(callee, vals).and_then(|()| self.block(&callee.body));
         self.frames.pop();
         body?;
         if !self.b.terminated() {
             // Falling off the end of a non-void function returns an undefined value.
-            let undefined = value.map(|ty| self.b.expr(Expression::ZeroValue(ty)));
-            self.outlined_return(undefined, outputs.as_ref());
+            let value = self.b.func.result.as_ref().map(|r| r.ty).map(|ty| self.b.expr(Expression::ZeroValue(ty)));
+            self.b.stmt(Statement::Return { value });
         }
         Ok(())
-    }
-
-    /// Returns `value` from the kernel or a helper lowered as a function, with the copies of
-    /// its caller's variables in `outputs`.
-    pub(super) fn outlined_return(&mut self, value: Option<Handle<Expression>>, outputs: Option<&Outputs>) {
-        let value = match outputs {
-            None => value,
-            Some(o) => {
-                let mut parts: Vec<_> = value.into_iter().collect();
-                for &c in &o.copies {
-                    let p = self.b.expr(Expression::LocalVariable(c));
-                    parts.push(self.b.load(p));
-                }
-                Some(self.b.compose(o.ty, parts))
-            }
-        };
-        self.b.stmt(Statement::Return { value });
-    }
-
-    /// A struct of `members` laid out one after another: a function's value and copies.
-    fn results_struct(&mut self, members: &[Handle<Type>], loc: Loc) -> R<Handle<Type>> {
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(self.module.to_ctx()).map_err(|e| LowerError::new(loc, format!("internal: layout: {e}")))?;
-        let (mut fields, mut end, mut align) = (Vec::new(), 0u32, 1u32);
-        for &ty in members {
-            let layout = layouter[ty];
-            let offset = layout.alignment.round_up(end);
-            fields.push(StructMember { name: None, ty, binding: None, offset });
-            end = offset + layout.size;
-            align = align.max(layout.alignment.round_up(1));
-        }
-        let span = end.div_ceil(align) * align;
-        Ok(self.module.types.insert(Type { name: None, inner: TypeInner::Struct { members: fields, span: span.max(align) } }, Span::UNDEFINED))
     }
 
     /// A new argument of the function being built, as an expression.

@@ -17,6 +17,9 @@ use naga::{ArraySize, BinaryOperator as B, Expression, GlobalVariable, Handle, L
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Root {
     Local(Handle<LocalVariable>),
+    /// Argument `k` of the function being built: a pointer to a whole private variable of its
+    /// caller (`outline.rs`).
+    Arg(u32),
     Global(Handle<GlobalVariable>),
     /// Buffer argument `n`.
     Buffer(usize),
@@ -346,6 +349,7 @@ impl Ctx<'_> {
     pub(super) fn materialize(&mut self, ptr: &Ptr, loc: Loc) -> R<Handle<Expression>> {
         let mut e = match ptr.root {
             Root::Local(v) => self.b.expr(Expression::LocalVariable(v)),
+            Root::Arg(k) => self.b.expr(Expression::FunctionArgument(k)),
             Root::Global(g) => self.b.expr(Expression::GlobalVariable(g)),
             Root::Buffer(arg) => {
                 let elem = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: buffer pointer without a view"))?;
@@ -419,6 +423,10 @@ impl Ctx<'_> {
         match self.b.func.expressions[p] {
             Expression::LocalVariable(v) => Some(self.b.func.local_variables[v].ty),
             Expression::GlobalVariable(g) => Some(self.module.global_variables[g].ty),
+            Expression::FunctionArgument(k) => match *inner(self.b.func.arguments.get(k as usize)?.ty) {
+                TypeInner::Pointer { base, .. } => Some(base),
+                _ => None,
+            },
             Expression::Access { base, .. } => match *inner(self.pointee_type(base)?) {
                 TypeInner::Array { base, .. } => Some(base),
                 _ => None,
@@ -542,7 +550,7 @@ impl Ctx<'_> {
                 return Ok(ptr);
             }
         }
-        if let (Root::Local(_) | Root::Global(_), T::Scalar(a), T::Scalar(b)) = (ptr.root, from_pointee, pointee) {
+        if let (Root::Local(_) | Root::Arg(_) | Root::Global(_), T::Scalar(a), T::Scalar(b)) = (ptr.root, from_pointee, pointee) {
             if a.size() == b.size() && !matches!(a, S::Bool) && !matches!(b, S::Bool) && a.size() <= 4 {
                 let stored = ptr.seen_as.map_or(*a, |(stored, _)| stored);
                 ptr.seen_as = Some((stored, *b));

@@ -19,7 +19,7 @@ impl<'p> Ctx<'p> {
     pub(super) fn kernel_body(&mut self, id: FuncId) -> R<()> {
         let func = self.function(id)?;
         let locals = self.fresh_locals(id, func)?;
-        self.frames.push(Frame::new(id, locals, Exit::Return(None)));
+        self.frames.push(Frame::new(id, locals, Exit::Return));
         for (n, p) in func.params.iter().enumerate() {
             self.bind_kernel_param(n, p.local, func.loc)?;
         }
@@ -348,22 +348,19 @@ impl<'p> Ctx<'p> {
                 }
                 Ok(())
             }
-            Some(Exit::Return(outputs)) => {
+            Some(Exit::Return) | None => {
                 // The kernel, or a helper lowered as a function of its own (`outline.rs`).
-                let outputs = outputs.clone();
-                let has_value = outputs.as_ref().map_or(self.b.func.result.is_some(), |o| o.value);
                 let value = match value {
-                    Some(e) if has_value => Some(self.eval_value(e)?),
+                    Some(e) if self.b.func.result.is_some() => Some(self.eval_value(e)?),
                     Some(e) => {
                         self.eval(e)?;
                         None
                     }
                     None => None,
                 };
-                self.outlined_return(value, outputs.as_ref());
+                self.b.stmt(Statement::Return { value });
                 Ok(())
             }
-            None => Err(LowerError::new(value.map_or_else(Loc::default, |e| e.loc), "internal: return outside a function")),
         }
     }
 
