@@ -101,7 +101,8 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
     // The image passes walk the module only for kernels with such images.
     let words = if storage_images { unknown_image_formats(words) } else { words };
     let words = texel_buffers(words, buffers);
-    let words = dont_inline(words);
+    // Only kernels that call helpers of their own have functions to mark.
+    let words = if module.functions.is_empty() { words } else { dont_inline(words) };
     let words = super::atomic_order::apply(decorate(words, aliased));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
