@@ -75,14 +75,20 @@ fn of_int(v: i128, f: &Format, mode: Mode) -> f64 {
     round(v < 0, v.unsigned_abs() as u64, 0, f, mode)
 }
 
+/// A finite double as (negative, m, q): m 2^q.
+fn parts(d: f64) -> (bool, u64, i32) {
+    let bits = d.to_bits();
+    let (e, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
+    let (m, q) = if e == 0 { (frac, -1074) } else { (frac | 1 << 52, e - 1075) };
+    (d.is_sign_negative(), m, q)
+}
+
 fn of_double(d: f64, mode: Mode) -> f32 {
     if !d.is_finite() {
         return d as f32;
     }
-    let bits = d.to_bits();
-    let (e, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
-    let (m, q) = if e == 0 { (frac, -1074) } else { (frac | 1 << 52, e - 1075) };
-    round(d.is_sign_negative(), m, q, &FLOAT, mode) as f32
+    let (negative, m, q) = parts(d);
+    round(negative, m, q, &FLOAT, mode) as f32
 }
 
 /// Whether the device returned `want`: bit for bit, NaN for NaN, or zero of its sign where a
@@ -367,10 +373,8 @@ fn to_half(d: f64, mode: Mode) -> f64 {
     if !d.is_finite() {
         return d;
     }
-    let bits = d.to_bits();
-    let (e, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
-    let (m, q) = if e == 0 { (frac, -1074) } else { (frac | 1 << 52, e - 1075) };
-    round(d.is_sign_negative(), m, q, &HALF, mode)
+    let (negative, m, q) = parts(d);
+    round(negative, m, q, &HALF, mode)
 }
 
 /// Values around half's range and precision: its largest values, its subnormals, ties.
@@ -442,4 +446,178 @@ fn doubles_stored_to_half_in_every_rounding_mode() {
     let mut bad = Vec::new();
     check_halves("vstore_half(double)", &s.get::<u16>(&o, 4 * xs.len()), &xs, &mut bad);
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// Half bits of a double that half holds exactly (NaN as the quiet NaN).
+fn half_bits(v: f64) -> u16 {
+    let sign = if v.is_sign_negative() { 0x8000 } else { 0 };
+    let a = v.abs();
+    if a.is_nan() {
+        return 0x7e00;
+    }
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if a < pow2(-14) {
+        return sign | (a / pow2(-24)) as u16;
+    }
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    sign | (((e + 15) as u16) << 10) | ((a / pow2(e - 10)) as u16 - 1024)
+}
+
+/// `x y + z` for halves, rounded once: the exact sum as an integer of 2^-48 units, kept to 64
+/// bits with the dropped ones as a sticky bit (enough for an 11-bit rounding).
+fn half_fma(x: u16, y: u16, z: u16) -> u16 {
+    let (x, y, z) = (half_value(x), half_value(y), half_value(z));
+    if !(x * y + z).is_finite() || (x * y).is_infinite() {
+        return half_bits(x * y + z);
+    }
+    let units = |v: f64, scale: i32| (v * pow2(scale)) as i128;
+    let exact = units(x, 24) * units(y, 24) + units(z, 24) * (1 << 24);
+    if exact == 0 {
+        return half_bits(x * y + z);
+    }
+    let (negative, mut m, mut q) = (exact < 0, exact.unsigned_abs(), -48);
+    while m >> 63 != 0 {
+        m = (m >> 1) | (m & 1);
+        q += 1;
+    }
+    half_bits(round(negative, m as u64, q, &HALF, Mode::Rte))
+}
+
+/// Halves at the edges (zeros, subnormals, the largest, near 1) and random finite ones.
+fn halves(n: usize, seed: u32) -> Vec<u16> {
+    let mut v = vec![0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3c00, 0x3bff, 0x3c01, 0xbc00, 0x7c00, 0xfc00];
+    let rest = n - v.len();
+    v.extend(values::<u16>(rest, seed).into_iter().map(|b| if b & 0x7c00 == 0x7c00 { b & 0xbfff } else { b }));
+    v
+}
+
+/// `half` arithmetic with cl_khr_fp16: +, -, *, /, sqrt and fma rounded once to half (each
+/// result is computed here from the exact value), conversions to half from float, double and
+/// int in every rounding mode, and nextafter and fract on halves' own grid.
+#[test]
+fn half_arithmetic_rounds_once_to_half() {
+    if !common::has_extension("cl_khr_fp16") {
+        return;
+    }
+    let fp64 = common::has_fp64();
+    let src = format!(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        {}
+        #define MODES(out, x, at) out[at] = convert_half_rte(x); out[at + 1] = convert_half_rtz(x); \\
+            out[at + 2] = convert_half_rtp(x); out[at + 3] = convert_half_rtn(x);
+        kernel void ops(global const half *a, global const half *b, global const half *c, global half *o) {{
+            int i = get_global_id(0);
+            half x = a[i], y = b[i], z = c[i];
+            o[8 * i] = x + y; o[8 * i + 1] = x - y; o[8 * i + 2] = x * y; o[8 * i + 3] = x / y;
+            o[8 * i + 4] = fma(x, y, z); o[8 * i + 5] = sqrt(fabs(x)); o[8 * i + 6] = nextafter(x, y);
+            half whole; o[8 * i + 7] = fract(x * (half)0.001f, &whole); }}
+        kernel void vec(global const half4 *a, global const half4 *b, global half4 *o) {{
+            int i = get_global_id(0);
+            o[i] = a[i] * b[i] + a[i]; }}
+        kernel void conv(global const float *f, global const int *n, global const {} *d, global half *o) {{
+            int i = get_global_id(0);
+            MODES(o, f[i], 12 * i) MODES(o, n[i], 12 * i + 4) MODES(o, d[i], 12 * i + 8) }}",
+        if fp64 { "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" } else { "" },
+        if fp64 { "double" } else { "float" },
+    );
+    let s = Suite::new(&src);
+    let (a, b, c) = (halves(N, 11), halves(N, 12), halves(N, 13));
+    let (ab, bb, cb) = (s.buf(&a), s.buf(&b), s.buf(&c));
+    let o = s.zeros::<u16>(8 * N);
+    s.run("ops", &[Arg::Buf(&ab), Arg::Buf(&bb), Arg::Buf(&cb), Arg::Buf(&o)], &[N], None);
+    let o = s.get::<u16>(&o, 8 * N);
+    let v = s.zeros::<u16>(N);
+    s.run("vec", &[Arg::Buf(&ab), Arg::Buf(&bb), Arg::Buf(&v)], &[N / 4], None);
+    let v = s.get::<u16>(&v, N);
+    let floats: Vec<f32> = values::<u32>(N, 14).into_iter().map(|b| f32::from_bits((b & 0x8fff_ffff) | 0x3000_0000 + (b % 0x1a00_0000 & 0x0f80_0000))).collect();
+    let ints: Vec<i32> = values::<i32>(N, 15).into_iter().enumerate().map(|(k, n)| n >> (k % 32)).collect();
+    let doubles: Vec<f64> = floats.iter().zip(values::<u32>(N, 16)).map(|(&f, r)| f64::from(f) * (1.0 + f64::from(r) * pow2(-45))).collect();
+    let (fb, nb) = (s.buf(&floats), s.buf(&ints));
+    let db = if fp64 { s.buf(&doubles) } else { s.buf(&floats) };
+    let co = s.zeros::<u16>(12 * N);
+    s.run("conv", &[Arg::Buf(&fb), Arg::Buf(&nb), Arg::Buf(&db), Arg::Buf(&co)], &[N], None);
+    let co = s.get::<u16>(&co, 12 * N);
+    let mut bad = Vec::new();
+    let mut check = |what: String, got: u16, want: u16| {
+        let nan = |h: u16| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+        if got != want && !(nan(got) && nan(want)) {
+            bad.push(format!("{what}: {got:#06x}, want {want:#06x}"));
+        }
+    };
+    for i in 0..N {
+        let (x, y) = (half_value(a[i]), half_value(b[i]));
+        let name = |op: &str| format!("{op}({:#06x}, {:#06x})", a[i], b[i]);
+        check(name("add"), o[8 * i], half_bits(to_half(x + y, Mode::Rte)));
+        check(name("sub"), o[8 * i + 1], half_bits(to_half(x - y, Mode::Rte)));
+        check(name("mul"), o[8 * i + 2], half_bits(to_half(x * y, Mode::Rte)));
+        // A double quotient or root rounds correctly to half: 53 >= 2 * 11 + 2 bits.
+        check(name("div"), o[8 * i + 3], half_bits(to_half(x / y, Mode::Rte)));
+        check(name("fma"), o[8 * i + 4], half_fma(a[i], b[i], c[i]));
+        check(name("sqrt"), o[8 * i + 5], half_bits(to_half(x.abs().sqrt(), Mode::Rte)));
+        let next = if x.is_nan() || y.is_nan() {
+            0x7e00
+        } else if x == y {
+            b[i]
+        } else if x == 0.0 {
+            (if y > 0.0 { 0x0001 } else { 0x8001 }) as u16
+        } else {
+            let away = (y > x) == (x > 0.0);
+            if away { a[i] + 1 } else { a[i] - 1 }
+        };
+        check(name("nextafter"), o[8 * i + 6], next);
+        let scaled = to_half(x * to_half(0.001, Mode::Rte), Mode::Rte);
+        let fract = if scaled.is_finite() { to_half(scaled - scaled.floor(), Mode::Rte).min(half_value(0x3bff)) } else { f64::NAN };
+        check(format!("fract({scaled:e})"), o[8 * i + 7], if scaled.is_infinite() { 0 } else { half_bits(fract) });
+        let prod = to_half(x * y, Mode::Rte);
+        check(name("half4 a * b + a"), v[i], half_bits(to_half(prod + x, Mode::Rte)));
+        for (j, m) in MODES.into_iter().enumerate() {
+            check(format!("convert_half_{}(float {:e})", SUFFIXES[j], floats[i]), co[12 * i + j], half_bits(to_half(f64::from(floats[i]), m)));
+            check(format!("convert_half_{}(int {})", SUFFIXES[j], ints[i]), co[12 * i + 4 + j], half_bits(to_half(f64::from(ints[i]), m)));
+            let d = if fp64 { doubles[i] } else { f64::from(floats[i]) };
+            check(format!("convert_half_{}(double {d:e})", SUFFIXES[j]), co[12 * i + 8 + j], half_bits(to_half(d, m)));
+        }
+    }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
+}
+
+/// Halves copied through registers keep their bits: signalling NaNs and payloads through
+/// global, local and private memory and an async copy, `as_half`/`as_short` both ways, and
+/// `as_ushort` of a negative short is its 16 bits (a short's register is sign-extended).
+#[test]
+fn halves_keep_their_bits_through_registers() {
+    if !common::has_extension("cl_khr_fp16") {
+        return;
+    }
+    let s = Suite::new(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global const half *a, global const short *b, global half *o, global short *p, global uint *q, local half *l) {
+            int i = get_global_id(0), j = get_local_id(0);
+            half priv[2]; priv[j & 1] = a[i];
+            l[j] = priv[j & 1];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            o[4 * i] = l[j];
+            o[4 * i + 1] = as_half(b[i]);
+            half3 v = vload3(0, a + 3 * (i / 3)); o[4 * i + 2] = v.s0;
+            p[i] = as_short(a[i]);
+            q[i] = as_ushort(b[i]) >> 4;
+            event_t e = async_work_group_copy(l, a + get_group_id(0) * get_local_size(0), get_local_size(0), 0);
+            wait_group_events(1, &e);
+            o[4 * i + 3] = l[j]; }",
+    );
+    let mut halves = vec![0x7d77u16, 0xfd01, 0x7c01, 0x7e00, 0xffff, 0x7c00, 0x8001, 0x0000];
+    halves.extend(values::<u16>(N - halves.len(), 21));
+    let shorts: Vec<i16> = halves.iter().map(|&h| h as i16).collect();
+    let (a, b) = (s.buf(&halves), s.buf(&shorts));
+    let (o, p, q) = (s.zeros::<u16>(4 * N), s.zeros::<i16>(N), s.zeros::<u32>(N));
+    s.run("k", &[Arg::Buf(&a), Arg::Buf(&b), Arg::Buf(&o), Arg::Buf(&p), Arg::Buf(&q), Arg::Local(2 * 64)], &[N], Some(&[64]));
+    let (o, p, q) = (s.get::<u16>(&o, 4 * N), s.get::<i16>(&p, N), s.get::<u32>(&q, N));
+    for i in 0..N {
+        let h = halves[i];
+        let want = [h, h, halves[3 * (i / 3)], h];
+        assert_eq!(o[4 * i..4 * i + 4], want, "half {h:#06x} through local/private, as_half, vload3, async copy");
+        assert_eq!(p[i], shorts[i], "as_short({h:#06x})");
+        assert_eq!(q[i], u32::from(h) >> 4, "as_ushort((short){h:#06x}) >> 4");
+    }
 }

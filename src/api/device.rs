@@ -89,7 +89,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => 1u32.into(),
         // 0 exactly when the type is not supported.
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => u32::from(t.fp64).into(),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => 0u32.into(),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => u32::from(t.fp16).into(),
         // Vulkan does not report clock rates.
         CL_DEVICE_MAX_CLOCK_FREQUENCY => d.max_clock_mhz().into(),
         CL_DEVICE_ADDRESS_BITS => t.address_bits.into(),
@@ -116,7 +116,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => 128u32.into(),
         CL_DEVICE_SINGLE_FP_CONFIG => fp_config.into(),
         CL_DEVICE_DOUBLE_FP_CONFIG => d.double_fp_config().into(),
-        CL_DEVICE_HALF_FP_CONFIG => 0u64.into(),
+        CL_DEVICE_HALF_FP_CONFIG => d.half_fp_config().into(),
         // Cache sizes are not reported by Vulkan.
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => Info::value(CL_NONE),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => 0u32.into(),

@@ -23,9 +23,6 @@ pub fn capabilities(target: &Target) -> Capabilities {
     if target.int16 && target.storage_16bit {
         caps |= Capabilities::SHADER_INT16;
     }
-    if target.fp16 && target.storage_16bit {
-        caps |= Capabilities::SHADER_FLOAT16;
-    }
     if target.subgroups {
         caps |= Capabilities::SUBGROUP | Capabilities::SUBGROUP_BARRIER;
     }

@@ -84,7 +84,9 @@ impl Device {
             int16: gpu.features.int16,
             // The software math for double works on its bits as 64-bit integers.
             fp64: gpu.features.fp64 && gpu.features.int64,
-            fp16: false,
+            // `half` computes in float registers, every result rounded to half, and is kept
+            // in memory as its bits: it needs nothing of the device (docs/compiler.md, "half").
+            fp16: true,
             storage_8bit: gpu.features.storage_8bit,
             storage_16bit: gpu.features.storage_16bit,
             max_push_constants_size: l.max_push_constants_size,
@@ -212,6 +214,9 @@ impl Device {
         if self.target.fp64 {
             list.push(("cl_khr_fp64", v1));
         }
+        if self.target.fp16 {
+            list.push(("cl_khr_fp16", v1));
+        }
         if self.target.subgroups {
             list.extend(crate::compiler::preprocess::SUBGROUP_EXTENSIONS.map(|e| (e, v1)));
         }
@@ -236,6 +241,17 @@ impl Device {
             return 0;
         }
         CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM
+    }
+
+    /// `CL_DEVICE_HALF_FP_CONFIG`: 0 without `half`. With it, halves compute in float, where
+    /// every half (subnormals too) is a normal number and one rounding of a float result to
+    /// half is correct for +, -, * and /; `fma` is correctly rounded through a round-to-odd
+    /// float sum (docs/compiler.md, "half").
+    pub fn half_fp_config(&self) -> cl_device_fp_config {
+        if !self.target.fp16 {
+            return 0;
+        }
+        CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
     }
 
     /// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (also what sema enforces).

@@ -19,7 +19,6 @@ pub struct Features {
     pub int16: bool,
     pub int8: bool,
     pub fp64: bool,
-    pub fp16: bool,
     pub storage_8bit: bool,
     pub storage_16bit: bool,
     pub int64_atomics: bool,
@@ -245,7 +244,6 @@ impl Gpu {
             int16: core.shader_int16 != 0,
             int8: f12.shader_int8 != 0,
             fp64: core.shader_float64 != 0,
-            fp16: f12.shader_float16 != 0,
             storage_8bit: f12.storage_buffer8_bit_access != 0,
             storage_16bit: f11.storage_buffer16_bit_access != 0,
             int64_atomics: f12.shader_buffer_int64_atomics != 0 && f12.shader_shared_int64_atomics != 0,
@@ -324,7 +322,6 @@ fn create_device(
         .timeline_semaphore(true)
         .host_query_reset(f.host_query_reset)
         .shader_int8(f.int8)
-        .shader_float16(f.fp16)
         .storage_buffer8_bit_access(f.storage_8bit)
         .uniform_and_storage_buffer8_bit_access(s12.uniform_and_storage_buffer8_bit_access != 0)
         .storage_push_constant8(s12.storage_push_constant8 != 0)

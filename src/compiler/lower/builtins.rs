@@ -114,6 +114,9 @@ impl Ctx<'_> {
     }
 
     pub(super) fn math_fn(&mut self, f: MathFn, precision: Precision, v: &[Handle<Expression>], arg_ty: &T, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+        if arg_ty.element() == Some(S::Half) || ty.element() == Some(S::Half) {
+            return self.half_math(f, precision, v, arg_ty, ty, loc);
+        }
         if matches!(f, MathFn::SincosCos | MathFn::SincosSin) {
             return self.sincos_half(f, precision, v, arg_ty, ty, loc);
         }
@@ -607,7 +610,7 @@ impl Ctx<'_> {
 
     /// A double scalar as the float next to it with an odd last bit when the conversion is
     /// inexact (round to odd): a later rounding to a narrower format cannot round twice.
-    fn double_to_float_odd(&mut self, d: Handle<Expression>) -> Handle<Expression> {
+    pub(super) fn double_to_float_odd(&mut self, d: Handle<Expression>) -> Handle<Expression> {
         let f = self.b.cast(d, naga::ScalarKind::Float, Some(4));
         let back = self.b.cast(f, naga::ScalarKind::Float, Some(8));
         let inexact = self.b.binary(B::NotEqual, back, d);

@@ -87,6 +87,9 @@ impl Ctx<'_> {
             ExprKind::Convert { value, sat, rounding } => {
                 let v = self.eval_value(value)?;
                 self.per_part(&[(v, value.ty.clone())], &e.ty, loc, |cx, v, t, r| {
+                    if r.element() == Some(S::Half) && t[0].element() != Some(S::Bool) {
+                        return cx.convert_to_half(v[0], &t[0], *rounding, loc);
+                    }
                     if let Some(f) = cx.convert_directed(v[0], &t[0], r, *rounding, loc)? {
                         return Ok(f);
                     }
@@ -107,6 +110,18 @@ impl Ctx<'_> {
                 // Different shapes (as_uint(char4), as_double(int2)...): through memory words.
                 let x = self.eval_value(v)?;
                 self.reinterpret(x, &v.ty, &e.ty, loc)?
+            }
+            ExprKind::Bitcast(v) if [&e.ty, &v.ty].iter().any(|t| t.element().is_some_and(super::types::is_narrow)) => {
+                // 8/16-bit registers do not hold their bits (a short is sign-extended, a half
+                // is a float): through the bits of each component.
+                let x = self.eval_value(v)?;
+                let (from, to) = (v.ty.element().unwrap_or(S::Short), e.ty.element().unwrap_or(S::Short));
+                let comps = self.components(x, &v.ty).into_iter().map(|c| {
+                    let bits = self.bits_of(c, from);
+                    self.value_of_bits(bits, to)
+                });
+                let comps = comps.collect();
+                self.compose_components(comps, &e.ty, loc)?
             }
             ExprKind::Bitcast(v) => {
                 let x = self.eval_value(v)?;
@@ -347,6 +362,12 @@ impl Ctx<'_> {
     pub(super) fn load_access(&mut self, access: &Access, loc: Loc) -> R<Handle<Expression>> {
         match access {
             Access::Ptr(p) => Ok(self.b.load(*p)),
+            Access::Ptr16 { ptr, ty } if ty.element() == Some(S::Half) => {
+                let v = self.b.load(*ptr);
+                let bits = self.b.cast(v, ScalarKind::Uint, Some(4));
+                let halves = self.components(bits, ty).into_iter().map(|b| self.half_from_bits(b)).collect();
+                self.compose_components(halves, ty, loc)
+            }
             Access::Ptr16 { ptr, ty } => {
                 let v = self.b.load(*ptr);
                 let reg = reg_scalar(ty.element().unwrap_or(S::Short));
@@ -380,6 +401,18 @@ impl Ctx<'_> {
     pub(super) fn store_access(&mut self, access: &Access, value: Handle<Expression>, ty: &T, loc: Loc) -> R<()> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
+            Access::Ptr16 { ptr, ty: elem } if elem.element() == Some(S::Half) => {
+                let bits: Vec<Handle<Expression>> = self.components(value, elem).into_iter().map(|v| self.half_to_bits(v)).collect();
+                let words = match vector_size(elem.width()) {
+                    Some(size) => {
+                        let ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size, scalar: naga::Scalar::U32 });
+                        self.b.compose(ty, bits)
+                    }
+                    None => bits[0],
+                };
+                let narrow = self.b.cast(words, ScalarKind::Uint, Some(2));
+                self.b.store(*ptr, narrow);
+            }
             Access::Ptr16 { ptr, ty: elem } => {
                 let kind = reg_scalar(elem.element().unwrap_or(S::Short)).kind;
                 let narrow = self.b.cast(value, kind, Some(2));
@@ -517,6 +550,11 @@ impl Ctx<'_> {
             return self.float_divide(x, y, ty, loc);
         }
         let r = self.b.binary(op, x, y);
+        if ty.element() == Some(S::Half) {
+            // Computed in float, whose 24 bits are enough for one rounding to half to be the
+            // correctly rounded result of +, -, * and / on halves.
+            return self.quantize_half(r, ty, loc);
+        }
         Ok(self.normalize(r, ty))
     }
 
@@ -703,8 +741,10 @@ impl Ctx<'_> {
         Ok(self.b.math(fun, &[v]))
     }
 
-    /// Rounds f32 values to half precision (`half` computes in f32 registers).
-    fn quantize_half(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
+    /// Rounds f32 values to half precision (`half` computes in f32 registers). SPIR-V leaves
+    /// the rounding of `PackHalf2x16` open; lavapipe and NVIDIA round to nearest even (CTS
+    /// `test_half`'s `vstore_half`, every float value, bit for bit).
+    pub(super) fn quantize_half(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
         let pair_ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::F32 });
         let zero = self.b.lit(Literal::F32(0.0));
         let comps = self.components(v, ty);
@@ -744,9 +784,8 @@ impl Ctx<'_> {
             let zero = self.zero_of(to, loc)?;
             return Ok(self.b.select(v, one, zero));
         }
-        if ts == S::Half && fs != S::Half {
-            let f = if fs == S::Float { v } else { self.b.cast(v, ScalarKind::Float, Some(4)) };
-            return self.quantize_half(f, to, loc);
+        if ts == S::Half {
+            return self.convert_to_half(v, from, model::Rounding::Default, loc);
         }
         let target = reg_scalar(ts);
         let input = v;

@@ -10,7 +10,7 @@ use super::types::reg_scalar;
 use super::{Ctx, LowerError, R};
 use crate::compiler::sema::model::{Scalar as S, Type as T};
 use crate::compiler::source::Loc;
-use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, MathFunction as M, ScalarKind, Statement, TypeInner};
+use naga::{AtomicFunction, BinaryOperator as B, Expression, Handle, ScalarKind, Statement, TypeInner};
 
 type H = Handle<Expression>;
 
@@ -183,12 +183,7 @@ impl Ctx<'_> {
     pub(super) fn narrow_from_bits(&mut self, bits: Handle<Expression>, s: S) -> Handle<Expression> {
         let width = s.size() * 8;
         match s {
-            S::Half => {
-                let m = self.b.u32(0xffff);
-                let h = self.b.binary(B::And, bits, m);
-                let v = self.b.math(M::Unpack2x16float, &[h]);
-                self.b.member(v, 0)
-            }
+            S::Half => self.half_from_bits(bits),
             S::Bool => {
                 let (m, zero) = (self.b.u32(0xff), self.b.u32(0));
                 let b = self.b.binary(B::And, bits, m);
@@ -289,12 +284,7 @@ impl Ctx<'_> {
     /// The low `size` bytes of a narrow register value as u32 bits (rest zero).
     fn scalar_bits(&mut self, v: Handle<Expression>, s: S) -> Handle<Expression> {
         let bits = match s {
-            S::Half => {
-                let zero = self.b.lit(naga::Literal::F32(0.0));
-                let ty = super::builder::intern(&mut self.module, TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::F32 });
-                let pair = self.b.compose(ty, vec![v, zero]);
-                self.b.math(M::Pack2x16float, &[pair])
-            }
+            S::Half => self.half_to_bits(v),
             S::Bool => {
                 let (one, zero) = (self.b.u32(1), self.b.u32(0));
                 self.b.select(v, one, zero)

@@ -19,6 +19,7 @@ mod fold;
 mod generic;
 mod image;
 mod geometric;
+mod half;
 mod intfn;
 pub mod kernel;
 mod local_atomics;

@@ -339,7 +339,8 @@ impl Ctx<'_> {
         let t = self.target;
         let ok = |s: model::Scalar| match s {
             model::Scalar::Short | model::Scalar::UShort => t.int16 && t.storage_16bit,
-            model::Scalar::Half => t.fp16 && t.storage_16bit,
+            // A half's bits, in a u16 view.
+            model::Scalar::Half => t.fp16 && t.int16 && t.storage_16bit,
             _ => false,
         };
         matches!(ty, T::Scalar(s) if ok(*s)) || matches!(ty, T::Vector(s, n) if *n <= 4 && ok(*s))

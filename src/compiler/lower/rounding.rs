@@ -127,6 +127,37 @@ impl Ctx<'_> {
         Ok(self.b.select(special, hardware, f))
     }
 
+    /// `v` (of arithmetic type `from`, not bool) converted to `half` in `rounding`, as the
+    /// floats of those half values. Integers reach half through float in the same mode: they
+    /// are exact in float up to 2^24, and beyond 65520 they overflow half in every mode. A
+    /// double rounds to float to odd first when the mode is to nearest, so that the one
+    /// rounding to half is the correct one.
+    pub(super) fn convert_to_half(&mut self, v: H, from: &T, rounding: Rounding, loc: Loc) -> R<H> {
+        let Some(fs) = from.element() else { return Err(super::LowerError::new(loc, "internal: conversion of a non-arithmetic type")) };
+        if fs == S::Half {
+            return Ok(v);
+        }
+        let directed = matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn);
+        let scalar = T::Scalar(fs);
+        let mut halves = Vec::new();
+        for c in self.components(v, from) {
+            let h = if fs.is_integer() {
+                let f = match self.convert_directed(c, &scalar, &T::Scalar(S::Float), rounding, loc)? {
+                    Some(f) => f,
+                    None => self.b.cast(c, ScalarKind::Float, Some(4)),
+                };
+                if directed { self.half_directed(f, &T::Scalar(S::Float), rounding, loc)? } else { self.quantize_half(f, &T::Scalar(S::Half), loc)? }
+            } else if directed {
+                self.half_directed(c, &scalar, rounding, loc)?
+            } else {
+                let f = if fs == S::Double { self.double_to_float_odd(c) } else { c };
+                self.quantize_half(f, &T::Scalar(S::Half), loc)?
+            };
+            halves.push(h);
+        }
+        self.compose_components(halves, &shaped(S::Half, from), loc)
+    }
+
     /// A float or double scalar rounded to half precision in a directed mode (`vstore_half_rtz`
     /// ...), as the float of that value (which the store's conversion to half keeps exactly).
     /// A double is rounded to float in the same mode first: for rounding toward zero or

@@ -197,11 +197,11 @@ fn naga_align(module: &Module, ty: Handle<Type>) -> u32 {
     layouter[ty].alignment.round_up(1)
 }
 
-/// The naga type of a 16-bit scalar or vector in a 16-bit storage view (i16, u16 or f16).
+/// The naga type of a 16-bit scalar or vector in a 16-bit storage view: i16, or u16 (also
+/// for `half`, whose bits it holds: see `Ctx::half_from_bits`).
 pub fn storage16(module: &mut Module, ty: &T) -> Handle<Type> {
     let scalar = match ty.element() {
-        Some(S::Half) => Scalar::F16,
-        Some(S::UShort) => Scalar { kind: naga::ScalarKind::Uint, width: 2 },
+        Some(S::UShort | S::Half) => Scalar { kind: naga::ScalarKind::Uint, width: 2 },
         _ => Scalar { kind: naga::ScalarKind::Sint, width: 2 },
     };
     match vector_size(ty.width()) {

@@ -52,11 +52,39 @@ pub fn int_bits(v: i128, s: Scalar) -> u64 {
 }
 
 /// Rounds a float to the precision of `s`.
-fn round_float(v: f64, s: Scalar) -> f64 {
+pub fn round_float(v: f64, s: Scalar) -> f64 {
     match s {
         Scalar::Double => v,
+        Scalar::Half => round_half(v, Rounding::Rte),
         _ => f64::from(v as f32),
     }
+}
+
+/// `v` rounded to half precision in `rounding` (to nearest even by default), exactly: the
+/// magnitude in units of its half quantum, split into whole units and the fraction dropped.
+fn round_half(v: f64, rounding: Rounding) -> f64 {
+    const MAX: f64 = 65504.0;
+    let a = v.abs();
+    if !a.is_finite() || a == 0.0 {
+        return v;
+    }
+    let negative = v < 0.0;
+    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let quantum = 2f64.powi(e - 10);
+    let units = a / quantum;
+    let (whole, fraction) = (units.floor(), units - units.floor());
+    let up = match rounding {
+        Rounding::Rte | Rounding::Default => fraction > 0.5 || (fraction == 0.5 && whole % 2.0 == 1.0),
+        Rounding::Rtz => false,
+        Rounding::Rtp => fraction > 0.0 && !negative,
+        Rounding::Rtn => fraction > 0.0 && negative,
+    };
+    let mut r = (whole + f64::from(u8::from(up))) * quantum;
+    if r > MAX {
+        let away = matches!((rounding, negative), (Rounding::Rte | Rounding::Default, _) | (Rounding::Rtp, false) | (Rounding::Rtn, true));
+        r = if away { f64::INFINITY } else { MAX };
+    }
+    if negative { -r } else { r }
 }
 
 /// The constant `n` converted to scalar `s`, as an expression kind.
@@ -68,6 +96,7 @@ pub fn num_kind(n: Num, s: Scalar) -> ExprKind {
         (Num::F(f), false) => ExprKind::Int(int_bits(f.trunc() as i128, s)),
         // Straight to the target's precision: through f64 first would round twice.
         (Num::I(v), true) if s == Scalar::Double => ExprKind::Float(v as f64),
+        (Num::I(v), true) if s == Scalar::Half => ExprKind::Float(round_half(v as f64, Rounding::Rte)),
         (Num::I(v), true) => ExprKind::Float(f64::from(v as f32)),
         (Num::F(f), true) => ExprKind::Float(round_float(f, s)),
     }
@@ -233,6 +262,8 @@ fn convert_num(n: Num, to: Scalar, sat: bool, rounding: Rounding) -> Num {
         }
         // Rust's conversions round to nearest; a directed mode moves the result one step
         // where it lies on the wrong side of the exact value (compared exactly: |v| < 2^64).
+        (Num::I(v), true) if to == Scalar::Half => Num::F(round_half(v as f64, rounding)),
+        (Num::F(f), true) if to == Scalar::Half => Num::F(round_half(f, rounding)),
         (Num::I(v), true) => {
             let r = if to == Scalar::Double { v as f64 } else { f64::from(v as f32) };
             Num::F(directed(r, (r as i128).cmp(&v), rounding, to != Scalar::Double))

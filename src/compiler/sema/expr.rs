@@ -1,7 +1,7 @@
 //! Expressions: names, literals, operators, member access and swizzles, casts, vector and
 //! compound literals, `sizeof`/`vec_step`/`__alignof`, calls.
 
-use super::consteval::{eval, num_kind, CValue};
+use super::consteval::{eval, num_kind, round_float, CValue};
 use super::model::{
     BinaryOp, CmpOp, ConstId, ConstantVar, Expr, ExprKind, LogicOp, Place, PlaceKind, Quals, Scalar, Space,
     Type, UnaryOp,
@@ -388,8 +388,7 @@ impl Sema<'_> {
             FloatSuffix::None if self.target.fp64 && !self.opts.single_precision_constant => Scalar::Double,
             FloatSuffix::None => Scalar::Float,
         };
-        let v = if s == Scalar::Double { value } else { f64::from(value as f32) };
-        node(ExprKind::Float(v), Type::Scalar(s), loc)
+        node(ExprKind::Float(round_float(value, s)), Type::Scalar(s), loc)
     }
 
     fn unary(&mut self, op: ast::UnaryOp, operand: &ast::Expr, loc: Loc) -> Option<Val> {
