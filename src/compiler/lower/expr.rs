@@ -741,22 +741,10 @@ impl Ctx<'_> {
         Ok(self.b.math(fun, &[v]))
     }
 
-    /// Rounds f32 values to half precision (`half` computes in f32 registers). SPIR-V leaves
-    /// the rounding of `PackHalf2x16` open; lavapipe and NVIDIA round to nearest even (CTS
-    /// `test_half`'s `vstore_half`, every float value, bit for bit).
+    /// Rounds f32 values to half precision, to nearest even (`half` computes in f32
+    /// registers; see `Ctx::round_to_half`).
     pub(super) fn quantize_half(&mut self, v: Handle<Expression>, ty: &T, loc: Loc) -> R<Handle<Expression>> {
-        let pair_ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::F32 });
-        let zero = self.b.lit(Literal::F32(0.0));
-        let comps = self.components(v, ty);
-        let rounded = comps
-            .into_iter()
-            .map(|c| {
-                let pair = self.b.compose(pair_ty, vec![c, zero]);
-                let bits = self.b.math(naga::MathFunction::Pack2x16float, &[pair]);
-                let back = self.b.math(naga::MathFunction::Unpack2x16float, &[bits]);
-                self.b.member(back, 0)
-            })
-            .collect();
+        let rounded = self.components(v, ty).into_iter().map(|c| self.round_to_half(c)).collect();
         self.compose_components(rounded, ty, loc)
     }
 
