@@ -1,7 +1,8 @@
-//! `half` arithmetic (cl_khr_fp16). Halves live in f32 registers; every operation computes in
-//! float and rounds its result to half once, which is correct for +, -, *, / and sqrt (float's
-//! 24 bits are at least 2 * 11 + 2), and within half's bounds for the other functions, computed
-//! to float's accuracy. `fma` and `nextafter` work on half's own grid.
+//! `half` (cl_khr_fp16). Halves live in f32 registers; every operation computes in float and
+//! rounds its result to half once (`round_to_half`), which is correct for +, -, *, / and sqrt
+//! (float's 24 bits are at least 2 * 11 + 2), and within half's bounds for the other functions,
+//! computed to float's accuracy. `fma` and `nextafter` work on half's own grid. In memory a half
+//! is its 16 bits (`half_from_bits`, `half_to_bits`), NaN payloads included.
 
 use super::{Ctx, R};
 use crate::compiler::sema::model::{MathFn, Precision, Scalar as S, Type as T};
