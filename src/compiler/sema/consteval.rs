@@ -399,46 +399,28 @@ fn write_scalar(n: Num, s: Scalar, out: &mut [u8], at: usize) -> Option<()> {
     let bytes: [u8; 8] = match (convert_num(n, s, false, Rounding::Default), s) {
         (Num::F(f), Scalar::Double) => f.to_le_bytes(),
         (Num::F(f), Scalar::Float) => u64::from((f as f32).to_bits()).to_le_bytes(),
-        (Num::F(f), _) => u64::from(f32_to_half(f as f32)).to_le_bytes(),
+        (Num::F(f), _) => u64::from(half_bits(f)).to_le_bytes(),
         (Num::I(v), _) => int_bits(v, s).to_le_bytes(),
     };
     out.get_mut(at..at + size)?.copy_from_slice(bytes.get(..size)?);
     Some(())
 }
 
-/// IEEE binary16 bits of `f`, rounded to nearest even.
-fn f32_to_half(f: f32) -> u16 {
-    let bits = f.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let mant = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
+/// IEEE binary16 bits of `v`, a value half holds exactly (as `round_half` gives them).
+fn half_bits(v: f64) -> u16 {
+    let sign = if v.is_sign_negative() { 0x8000 } else { 0 };
+    let a = v.abs();
+    if a.is_nan() {
+        return sign | 0x7e00;
     }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
+    if a.is_infinite() {
         return sign | 0x7c00;
     }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = mant | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1u32 << (shift - 1);
-        let rest = m & ((1 << shift) - 1);
-        let mut r = m >> shift;
-        if rest > half || (rest == half && r & 1 == 1) {
-            r += 1;
-        }
-        return sign | r as u16;
+    if a < 2f64.powi(-14) {
+        return sign | (a * 2f64.powi(24)) as u16;
     }
-    let rest = mant & 0x1fff;
-    let mut r = ((e as u32) << 10) | (mant >> 13);
-    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
-        r += 1;
-    }
-    sign | r as u16
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    sign | (((e + 15) as u16) << 10) | ((a * 2f64.powi(10 - e)) as u16 - 1024)
 }
 
 impl Sema<'_> {
@@ -486,10 +468,22 @@ mod tests {
 
     #[test]
     fn half_conversion() {
-        assert_eq!(f32_to_half(1.0), 0x3c00);
-        assert_eq!(f32_to_half(-2.0), 0xc000);
-        assert_eq!(f32_to_half(65504.0), 0x7bff);
-        assert_eq!(f32_to_half(1e6), 0x7c00);
-        assert_eq!(f32_to_half(5.960_464_5e-8), 0x0001);
+        let rte = |v: f64| half_bits(round_half(v, Rounding::Rte));
+        assert_eq!(rte(1.0), 0x3c00);
+        assert_eq!(rte(-2.0), 0xc000);
+        assert_eq!(rte(65504.0), 0x7bff);
+        assert_eq!(rte(65519.0), 0x7bff);
+        assert_eq!(rte(65520.0), 0x7c00);
+        assert_eq!(rte(1e6), 0x7c00);
+        assert_eq!(rte(2f64.powi(-24)), 0x0001);
+        assert_eq!(rte(2f64.powi(-25)), 0x0000);
+        assert_eq!(rte(1.5 * 2f64.powi(-24)), 0x0002);
+        // 0.001 lies between 0x1418 and 0x1419, nearer the second.
+        assert_eq!(rte(0.001), 0x1419);
+        assert_eq!(half_bits(round_half(0.001, Rounding::Rtz)), 0x1418);
+        assert_eq!(half_bits(round_half(-0.001, Rounding::Rtp)), 0x9418);
+        assert_eq!(half_bits(round_half(-0.001, Rounding::Rtn)), 0x9419);
+        assert_eq!(half_bits(round_half(1e6, Rounding::Rtz)), 0x7bff);
+        assert_eq!(half_bits(round_half(-1e6, Rounding::Rtp)), 0xfbff);
     }
 }
