@@ -65,7 +65,9 @@ macro_rules! check_float {
 
 fn check_type<T: Copy + PartialEq + std::fmt::Debug>(s: &Suite, name: &str, x: &[T], ops: [fn(T, T) -> T; 3], zero: T, top: T, bottom: T) {
     let sub = Some(sub_group_size());
-    for (group, size, id) in [("work_group", None, 5), ("sub_group", sub, 1)] {
+    // 8/16-bit types have sub-group collectives only (cl_khr_subgroup_extended_types).
+    let groups = if std::mem::size_of::<T>() < 4 { &[("sub_group", sub, 1)][..] } else { &[("work_group", None, 5), ("sub_group", sub, 1)][..] };
+    for &(group, size, id) in groups {
         let (input, out) = (s.buf(x), s.zeros::<T>(10 * N));
         s.run(&format!("{group}_{name}"), &[Arg::Buf(&input), Arg::Buf(&out)], &[N], Some(&[LOCAL]));
         let got = s.get::<T>(&out, 10 * N);
@@ -88,7 +90,34 @@ fn collectives_of_every_type() {
     if device_info::<cl_ulong>(CL_DEVICE_DOUBLE_FP_CONFIG) != 0 {
         check_float!(s, f64, "double");
     }
+    // Sums wrap in the type, and exclusive min/max scans start from the type's extremes.
+    check_int!(s, i8, "char", 5);
+    check_int!(s, u8, "uchar", 6);
+    check_int!(s, i16, "short", 8);
+    check_int!(s, u16, "ushort", 9);
     s.finish();
+}
+
+#[test]
+fn sub_groups_broadcast_vectors() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    let size = sub_group_size();
+    // char3 is 4 bytes in a buffer, short8 16.
+    let c: Vec<i8> = values(4 * N, 10);
+    let sh: Vec<i16> = values(8 * N, 11);
+    let (cb, sb, oc, os) = (s.buf(&c), s.buf(&sh), s.zeros::<i8>(4 * N), s.zeros::<i16>(8 * N));
+    s.run("sub_group_broadcast_vectors", &[Arg::Buf(&cb), Arg::Buf(&sb), Arg::Buf(&oc), Arg::Buf(&os)], &[N], Some(&[LOCAL]));
+    let (oc, os) = (s.get::<i8>(&oc, 4 * N), s.get::<i16>(&os, 8 * N));
+    for i in 0..N {
+        let g = group_of(i, Some(size));
+        let (from_c, from_s) = (g.start + 2, g.start + 3);
+        if from_c < g.end {
+            assert_eq!(oc[4 * i..4 * i + 3], c[4 * from_c..4 * from_c + 3], "char3 broadcast at {i}");
+        }
+        if from_s < g.end {
+            assert_eq!(os[8 * i..8 * i + 8], sh[8 * from_s..8 * from_s + 8], "short8 broadcast at {i}");
+        }
+    }
 }
 
 #[test]

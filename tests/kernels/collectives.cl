@@ -34,6 +34,17 @@ BOTH(long)
 BOTH(ulong)
 BOTH(float)
 BOTH(double)
+// cl_khr_subgroup_extended_types: 8/16-bit integers, and broadcasts of vectors.
+COLLECTIVES(char, sub_group, 1)
+COLLECTIVES(uchar, sub_group, 1)
+COLLECTIVES(short, sub_group, 1)
+COLLECTIVES(ushort, sub_group, 1)
+
+kernel void sub_group_broadcast_vectors(global const char3 *c, global const short8 *s, global char3 *oc, global short8 *os) {
+    size_t i = get_global_id(0);
+    oc[i] = sub_group_broadcast(c[i], 2);
+    os[i] = sub_group_broadcast(s[i], 3);
+}
 
 kernel void votes(global const int *in, global int *o) {
     size_t i = get_global_id(0), n = get_global_size(0);

@@ -5,7 +5,7 @@
 
 use super::expr::Val;
 use super::{Ctx, LowerError, R};
-use crate::compiler::sema::model::{BallotFn, Collective, Expr, Group, GroupOp, MaskKind, ShuffleKind, Type as T, WorkItemFn};
+use crate::compiler::sema::model::{BallotFn, Collective, Expr, Group, GroupOp, MaskKind, Scalar, ShuffleKind, Type as T, WorkItemFn};
 use crate::compiler::source::Loc;
 use naga::{BinaryOperator as B, CollectiveOperation as Co, Expression, Handle, MathFunction as M, Statement, SubgroupOperation as So};
 
@@ -34,8 +34,8 @@ impl Ctx<'_> {
         let v = match c {
             Collective::All | Collective::Any => self.vote(group, c == Collective::All, value),
             Collective::Broadcast if group == Group::SubGroup => {
-                let ty = self.naga_ty(ty, loc)?;
-                self.subgroup_gather(value, ids.first().copied().unwrap_or(value), ty)
+                let id = ids.first().copied().unwrap_or(value);
+                self.gather_value(naga::GatherMode::Shuffle(id), value, ty, loc)?
             }
             Collective::Broadcast => {
                 let ty = self.naga_ty(ty, loc)?;
@@ -71,12 +71,38 @@ impl Ctx<'_> {
                 };
                 let own = self.subgroup_collective(subgroup_op(op), how, value, naga_ty);
                 match group {
-                    Group::SubGroup => own,
+                    Group::SubGroup => self.narrow_collective(op, how, own, ty, loc)?,
                     Group::WorkGroup => self.combine_subgroups(op, how, value, own, naga_ty),
                 }
             }
         };
         Ok(Val::V(v))
+    }
+
+    /// A sub-group reduction or scan of an 8/16-bit type (cl_khr_subgroup_extended_types),
+    /// computed in its 32-bit register type: sums are brought back into the type's range
+    /// (halves rounded), and an exclusive min or max scan starts from the type's own extreme,
+    /// not the register's.
+    fn narrow_collective(&mut self, op: GroupOp, how: Co, r: H, ty: &T, loc: Loc) -> R<H> {
+        let Some(s) = ty.element().filter(|&s| super::types::is_narrow(s)) else { return Ok(r) };
+        if op == GroupOp::Add {
+            return if s == Scalar::Half { self.quantize_half(r, ty, loc) } else { Ok(self.normalize(r, ty)) };
+        }
+        if how != Co::ExclusiveScan || s == Scalar::Half {
+            return Ok(r);
+        }
+        let naga_ty = self.naga_ty(ty, loc)?;
+        let register_extreme = self.extreme(naga_ty, op == GroupOp::Min);
+        let bits = s.size() * 8;
+        let extreme: i64 = match (s.is_signed(), op == GroupOp::Min) {
+            (true, true) => (1 << (bits - 1)) - 1,
+            (true, false) => -(1 << (bits - 1)),
+            (false, true) => (1 << bits) - 1,
+            (false, false) => 0,
+        };
+        let own_extreme = self.int_like(extreme, ty, loc)?;
+        let first = self.b.binary(B::Equal, r, register_extreme);
+        Ok(self.b.select(first, own_extreme, r))
     }
 
     /// `all`/`any` of an `int` predicate: `int` 1 or 0.
@@ -312,11 +338,6 @@ impl Ctx<'_> {
         let result = self.b.expr(Expression::SubgroupOperationResult { ty });
         self.b.stmt(Statement::SubgroupGather { mode, argument, result });
         result
-    }
-
-    /// The value of sub-group local id `id` (uniform, as OpenCL C requires).
-    fn subgroup_gather(&mut self, argument: H, id: H, ty: Handle<naga::Type>) -> H {
-        self.subgroup_shuffle(naga::GatherMode::Shuffle(id), argument, ty)
     }
 
     /// The value of the work-item at local id `ids` (x, y, z; missing ones 0).

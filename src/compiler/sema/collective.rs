@@ -103,8 +103,9 @@ impl Sema<'_> {
     }
 
     /// A collective call: `all`/`any` of an `int` predicate, `broadcast(value, ids…)`, and the
-    /// reductions and scans of `int`, `uint`, `long`, `ulong`, `float`, `double` (and `half`
-    /// where the device has it) scalars.
+    /// reductions and scans of `int`, `uint`, `long`, `ulong`, `float`, `double` and `half`
+    /// scalars; sub-groups also reduce and scan `char`, `uchar`, `short` and `ushort`, and
+    /// broadcast vectors (cl_khr_subgroup_extended_types).
     pub(super) fn collective_call(&mut self, (group, c): (Group, Collective), name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let (int, uint) = (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::UInt));
         let (ty, args) = match c {
@@ -120,7 +121,9 @@ impl Sema<'_> {
                 }
                 let mut args = args;
                 let ids = args.split_off(1);
-                let (ty, mut value) = self.resolve(name, args, &[form(Elems::Collective, Widths::Scalar, G1)], loc)?;
+                // cl_khr_subgroup_extended_types: a sub-group broadcasts every type, vectors too.
+                let broadcast = if group == Group::SubGroup { form(Elems::All, Widths::All, G1) } else { form(Elems::Collective, Widths::Scalar, G1) };
+                let (ty, mut value) = self.resolve(name, args, &[broadcast], loc)?;
                 let id_ty = if group == Group::SubGroup { Type::Scalar(Scalar::UInt) } else { self.size_type() };
                 value.extend(self.scalar_args(name, ids, &id_ty, loc)?);
                 (ty, value)
@@ -146,7 +149,10 @@ impl Sema<'_> {
             Collective::Ballot(f) => self.ballot_args(f, name, args, loc)?,
             _ => {
                 self.arity(name, &args, 1, loc)?;
-                self.resolve(name, args, &[form(Elems::Collective, Widths::Scalar, G1)], loc)?
+                // cl_khr_subgroup_extended_types: a sub-group also reduces and scans 8/16-bit
+                // integers.
+                let elems = if group == Group::SubGroup { Elems::All } else { Elems::Collective };
+                self.resolve(name, args, &[form(elems, Widths::Scalar, G1)], loc)?
             }
         };
         Some(Expr { kind: ExprKind::Builtin(Builtin::Collective(group, c), args), ty, loc })
