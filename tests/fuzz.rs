@@ -10,12 +10,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const CORPUS: [&str; 16] = [
+const CORPUS: [&str; 17] = [
     include_str!("kernels/builtins.cl"),
     include_str!("kernels/control.cl"),
     include_str!("kernels/conversions.cl"),
     include_str!("kernels/double.cl"),
     include_str!("kernels/goto.cl"),
+    include_str!("kernels/half.cl"),
     include_str!("kernels/overloads.cl"),
     include_str!("kernels/language.cl"),
     include_str!("kernels/memory.cl"),
@@ -48,7 +49,7 @@ fn target() -> Target {
         int64_atomics: true,
         int16: true,
         fp64: true,
-        fp16: false,
+        fp16: true,
         storage_8bit: true,
         storage_16bit: true,
         max_push_constants_size: 128,
