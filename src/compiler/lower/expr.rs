@@ -402,14 +402,12 @@ impl Ctx<'_> {
         match access {
             Access::Ptr(p) => self.b.store(*p, value),
             Access::Ptr16 { ptr, ty: elem } if elem.element() == Some(S::Half) => {
-                let bits: Vec<Handle<Expression>> = self.components(value, elem).into_iter().map(|v| self.half_to_bits(v)).collect();
-                let words = match vector_size(elem.width()) {
-                    Some(size) => {
-                        let ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size, scalar: naga::Scalar::U32 });
-                        self.b.compose(ty, bits)
-                    }
-                    None => bits[0],
+                let bits = self.components(value, elem).into_iter().map(|v| self.half_to_bits(v)).collect();
+                let uint = match elem {
+                    T::Vector(_, n) => T::Vector(S::UInt, *n),
+                    _ => T::Scalar(S::UInt),
                 };
+                let words = self.compose_components(bits, &uint, loc)?;
                 let narrow = self.b.cast(words, ScalarKind::Uint, Some(2));
                 self.b.store(*ptr, narrow);
             }

@@ -336,11 +336,7 @@ impl<'p> Ctx<'p> {
             Some(Exit::Tail(_)) => {
                 let result = match value {
                     Some(e) if e.ty.is_pointer() => Some(Val::P(self.eval_ptr(e)?)),
-                    Some(e) if e.ty != T::Void => Some(Val::V(self.eval_value(e)?)),
-                    Some(e) => {
-                        self.eval(e)?;
-                        None
-                    }
+                    Some(e) => self.returned_value(e, e.ty != T::Void)?.map(Val::V),
                     None => None,
                 };
                 if let Some(f) = self.frames.last_mut() {
@@ -351,17 +347,23 @@ impl<'p> Ctx<'p> {
             Some(Exit::Return) | None => {
                 // The kernel, or a helper lowered as a function of its own (`outline.rs`).
                 let value = match value {
-                    Some(e) if self.b.func.result.is_some() => Some(self.eval_value(e)?),
-                    Some(e) => {
-                        self.eval(e)?;
-                        None
-                    }
+                    Some(e) => self.returned_value(e, self.b.func.result.is_some())?,
                     None => None,
                 };
                 self.b.stmt(Statement::Return { value });
                 Ok(())
             }
         }
+    }
+
+    /// A `return`ed expression: its value where the function has one, else evaluated for
+    /// its effects only.
+    fn returned_value(&mut self, e: &Expr, has_value: bool) -> R<Option<Handle<naga::Expression>>> {
+        if has_value {
+            return self.eval_value(e).map(Some);
+        }
+        self.eval(e)?;
+        Ok(None)
     }
 
     fn ret_by_break(&mut self, value: Option<&Expr>, slot: Option<Slot>, flag: Handle<naga::LocalVariable>) -> R<()> {
@@ -407,23 +409,34 @@ impl<'p> Ctx<'p> {
         }
         let samplers: Vec<(LocalId, u32)> = callee.params.iter().zip(args).filter_map(|(p, a)| Some((p.local, self.constant_sampler(a)?))).collect();
         let locals = self.fresh_locals(id, callee)?;
-        if returns_only_at_end(&callee.body) {
-            let mut frame = Frame::new(id, locals, Exit::Tail(None));
-            frame.samplers = samplers;
-            self.frames.push(frame);
-            let r = self.bind_params(callee, vals).and_then(|()| self.block(&callee.body));
-            let frame = self.frames.pop();
-            r?;
-            return match frame.map(|f| f.exit) {
-                Some(Exit::Tail(Some(result))) => Ok(result),
-                // Falling off the end of a non-void function gives an undefined value.
-                _ if callee.ret != T::Void && !callee.ret.is_pointer() => {
-                    let ty = self.naga_ty(&callee.ret, loc)?;
-                    Ok(Val::V(self.b.expr(Expression::ZeroValue(ty))))
-                }
-                _ => Ok(Val::Void),
-            };
-        }
+        let exit = if returns_only_at_end(&callee.body) { Exit::Tail(None) } else { self.break_exit(callee, loc)? };
+        let tail = matches!(exit, Exit::Tail(_));
+        let mut frame = Frame::new(id, locals, exit);
+        frame.samplers = samplers;
+        self.frames.push(frame);
+        let r = if tail { self.bind_params(callee, vals).and_then(|()| self.block(&callee.body)) } else { self.inline_body(callee, vals) };
+        let frame = self.frames.pop();
+        r?;
+        Ok(match frame.map(|f| f.exit) {
+            Some(Exit::Tail(Some(result))) => result,
+            // Falling off the end of a non-void function gives an undefined value.
+            Some(Exit::Tail(None)) if callee.ret != T::Void && !callee.ret.is_pointer() => {
+                let ty = self.naga_ty(&callee.ret, loc)?;
+                Val::V(self.b.expr(Expression::ZeroValue(ty)))
+            }
+            Some(Exit::Break { slot: Some(Slot::Var(var)), .. }) => {
+                let p = self.b.expr(Expression::LocalVariable(var));
+                Val::V(self.b.load(p))
+            }
+            Some(Exit::Break { slot: Some(slot @ Slot::Ptr(..)), .. }) => Val::P(self.load_ptr_slot(&slot, loc)?),
+            Some(Exit::Break { slot: Some(Slot::Arena(_) | Slot::Image(_)), .. }) => return Err(LowerError::new(loc, "internal: a result in the arena")),
+            _ => Val::Void,
+        })
+    }
+
+    /// The exit of an inlined callee that may return early: a result slot for its value and
+    /// a flag, cleared here, that its `return` sets before breaking out.
+    fn break_exit(&mut self, callee: &model::Function, loc: Loc) -> R<Exit> {
         let bool_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::BOOL);
         let flag = self.b.local(&format!("{}_returned", callee.name), bool_ty);
         let slot = match &callee.ret {
@@ -440,21 +453,7 @@ impl<'p> Ctx<'p> {
         let f = self.b.lit(naga::Literal::Bool(false));
         let p = self.b.expr(Expression::LocalVariable(flag));
         self.b.store(p, f);
-        let mut frame = Frame::new(id, locals, Exit::Break { slot, flag });
-        frame.samplers = samplers;
-        self.frames.push(frame);
-        let r = self.inline_body(callee, vals);
-        let frame = self.frames.pop();
-        r?;
-        Ok(match frame.map(|f| f.exit) {
-            Some(Exit::Break { slot: Some(Slot::Var(var)), .. }) => {
-                let p = self.b.expr(Expression::LocalVariable(var));
-                Val::V(self.b.load(p))
-            }
-            Some(Exit::Break { slot: Some(slot @ Slot::Ptr(..)), .. }) => Val::P(self.load_ptr_slot(&slot, loc)?),
-            Some(Exit::Break { slot: Some(Slot::Arena(_) | Slot::Image(_)), .. }) => return Err(LowerError::new(loc, "internal: a result in the arena")),
-            _ => Val::Void,
-        })
+        Ok(Exit::Break { slot, flag })
     }
 
     fn inline_body(&mut self, callee: &model::Function, vals: Vec<Val>) -> R<()> {

@@ -95,9 +95,9 @@ pub fn num_kind(n: Num, s: Scalar) -> ExprKind {
         // Float → integer truncates toward zero; `as` saturates out-of-range values.
         (Num::F(f), false) => ExprKind::Int(int_bits(f.trunc() as i128, s)),
         // Straight to the target's precision: through f64 first would round twice.
-        (Num::I(v), true) if s == Scalar::Double => ExprKind::Float(v as f64),
-        (Num::I(v), true) if s == Scalar::Half => ExprKind::Float(round_half(v as f64, Rounding::Rte)),
-        (Num::I(v), true) => ExprKind::Float(f64::from(v as f32)),
+        (Num::I(v), true) if s == Scalar::Float => ExprKind::Float(f64::from(v as f32)),
+        // Double: one rounding. Half: an integer that double rounds is far beyond half's range.
+        (Num::I(v), true) => ExprKind::Float(round_float(v as f64, s)),
         (Num::F(f), true) => ExprKind::Float(round_float(f, s)),
     }
 }
