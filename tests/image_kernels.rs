@@ -851,3 +851,34 @@ fn image2d_from_buffer_in_kernels() {
     assert_eq!(env.read(&dst_buf, 0, dst_rows.len()), expect(&other), "2D image to image from buffer");
     unsafe { clReleaseProgram(program) };
 }
+
+/// `read_imageh` of a float image rounds each texel to half (to nearest even), and
+/// `write_imageh` into a half-float image stores those halves' bits.
+#[test]
+fn half_reads_and_writes() {
+    if !has_extension("cl_khr_fp16") {
+        return;
+    }
+    let env = Env::new();
+    let w = 4;
+    // 0.1 and 1/3 are not halves; 2^-20 is a subnormal half; 70000 overflows to infinity.
+    let values: [f32; 16] = [0.1, 1.0 / 3.0, 2f32.powi(-20), 70000.0, -0.1, 1.0, 65504.0, -2.5, 1e-3, 0.5, 2049.0, -7e-5, 3.0, 0.0, -0.0, 1e-8];
+    let img = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_FLOAT, [w, 1, 1], 0, &as_bytes(&values));
+    let out = image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_HALF_FLOAT, [w, 1, 1], 0, &[0u8; 32]);
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(read_only image2d_t img, write_only image2d_t out, global half4 *o) {
+            int i = get_global_id(0);
+            half4 h = read_imageh(img, (int2)(i, 0));
+            o[i] = h;
+            write_imageh(out, (int2)(i, 0), h);
+        }";
+    let program = build(env.context, env.device, src);
+    let o = env.buffer(CL_MEM_READ_WRITE, 32);
+    run(&env, program, "k", &[A::Img(&img), A::Img(&out), A::Buf(&o)], &[w]);
+    // Half bits of each value rounded to nearest even (2049 is a tie: 2048), as Python's
+    // struct 'e' format gives them.
+    let want: [u16; 16] = [0x2e66, 0x3555, 0x0010, 0x7c00, 0xae66, 0x3c00, 0x7bff, 0xc100, 0x1419, 0x3800, 0x6800, 0x8496, 0x4200, 0x0000, 0x8000, 0x0000];
+    assert_eq!(get::<u16>(&env, &o, 16), want, "read_imageh");
+    assert_eq!(from_bytes::<u16>(&read_image(&env, &out, [w, 1, 1], 32)), want, "write_imageh");
+    unsafe { clReleaseProgram(program) };
+}

@@ -178,9 +178,16 @@ impl Ctx<'_> {
     pub(super) fn image_builtin(&mut self, bi: crate::compiler::sema::model::Builtin, args: &[Expr], ty: &T, loc: Loc) -> R<Val> {
         use crate::compiler::sema::model::Builtin;
         match (bi, args) {
-            (Builtin::ReadImage { elem, sampled: false }, [image, coord]) => self.read_image(elem, image, None, coord).map(Val::V),
-            (Builtin::ReadImage { elem, sampled: true }, [image, sampler, coord]) => {
-                self.read_image(elem, image, Some(sampler), coord).map(Val::V)
+            (Builtin::ReadImage { elem, sampled }, [image, rest @ ..]) => {
+                let (sampler, coord) = match (sampled, rest) {
+                    (false, [coord]) => (None, coord),
+                    (true, [sampler, coord]) => (Some(sampler), coord),
+                    _ => return Err(LowerError::new(loc, "internal: bad image built-in call")),
+                };
+                let texel = self.read_image(elem, image, sampler, coord)?;
+                // read_imageh: the texel (float, or filtered) rounded to half, as every half is.
+                let texel = if elem == S::Half { self.quantize_half(texel, ty, loc)? } else { texel };
+                Ok(Val::V(texel))
             }
             (Builtin::WriteImage(elem), [image, coord, color]) => self.write_image(elem, image, coord, color).map(|_| Val::Void),
             (Builtin::ImageQuery(q), [image]) => self.image_query(q, image, ty, loc).map(Val::V),
