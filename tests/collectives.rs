@@ -206,3 +206,37 @@ fn sub_group_shuffles_ballots_and_votes() {
     }
     s.finish();
 }
+
+/// A `half` reduction is a half: its float sum rounded once to half, also seen as a float.
+/// Every work-item adds 1 + 2^-10, so each partial sum is exact in float, and the work-group's
+/// sum of 44 of them, 44 + 44 · 2^-10, lies between the halves 44 + 2^-5 and 44 + 2^-4.
+#[test]
+fn half_reductions_are_halves() {
+    if !has_extension("cl_khr_fp16") {
+        return;
+    }
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global float *o) {
+            half x = (half)1.0009765625f;
+            o[2 * get_global_id(0)] = (float)work_group_reduce_add(x);
+            o[2 * get_global_id(0) + 1] = (float)sub_group_reduce_add(x); }";
+    let s = Suite::with_options(src, "-cl-std=CL3.0");
+    let o = s.zeros::<f32>(2 * LOCAL);
+    s.run("k", &[Arg::Buf(&o)], &[LOCAL], Some(&[LOCAL]));
+    let got = s.get::<f32>(&o, 2 * LOCAL);
+    let size = sub_group_size();
+    // The half nearest n (1 + 2^-10), ties to even: halves in [2^e, 2^(e+1)) are 2^(e-10) apart.
+    let half_of = |n: usize| {
+        let exact = n as f64 * (1.0 + 2f64.powi(-10));
+        let unit = 2f64.powi(exact.log2().floor() as i32 - 10);
+        let q = exact / unit;
+        let r = if q - q.floor() == 0.5 { if q.floor() % 2.0 == 0.0 { q.floor() } else { q.ceil() } } else { q.round() };
+        (r * unit) as f32
+    };
+    for i in 0..LOCAL {
+        assert_eq!(got[2 * i], half_of(LOCAL), "work_group_reduce_add at {i}");
+        let g = group_of(i, Some(size));
+        assert_eq!(got[2 * i + 1], half_of(g.len()), "sub_group_reduce_add at {i}");
+    }
+    s.finish();
+}

@@ -70,17 +70,18 @@ impl Ctx<'_> {
                     _ => Co::ExclusiveScan,
                 };
                 let own = self.subgroup_collective(subgroup_op(op), how, value, naga_ty);
-                match group {
-                    Group::SubGroup => self.narrow_collective(op, how, own, ty, loc)?,
+                let r = match group {
+                    Group::SubGroup => own,
                     Group::WorkGroup => self.combine_subgroups(op, how, value, own, naga_ty),
-                }
+                };
+                self.narrow_collective(op, how, r, ty, loc)?
             }
         };
         Ok(Val::V(v))
     }
 
-    /// A sub-group reduction or scan of an 8/16-bit type (cl_khr_subgroup_extended_types),
-    /// computed in its 32-bit register type: sums are brought back into the type's range
+    /// A reduction or scan of an 8/16-bit type (half in either group; the integers in
+    /// sub-groups, cl_khr_subgroup_extended_types), computed in its 32-bit register type: sums are brought back into the type's range
     /// (halves rounded), and an exclusive min or max scan starts from the type's own extreme,
     /// not the register's.
     fn narrow_collective(&mut self, op: GroupOp, how: Co, r: H, ty: &T, loc: Loc) -> R<H> {
