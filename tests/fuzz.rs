@@ -66,6 +66,7 @@ fn target() -> Target {
         clamp_array_indices: true,
         ordering_by_rmw: false,
         preserve_signed_zeros: true,
+        fused_fma: true,
     }
 }
 

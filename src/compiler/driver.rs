@@ -566,6 +566,21 @@ mod tests {
     }
 
     #[test]
+    fn float_trig_reduces_by_multiply_adds_where_they_round_once() {
+        let src = "kernel void k(global float *o) { float c; o[0] = sin(o[1]) + cos(o[2]) + tan(o[3]) + sincos(o[4], &c) + c; }";
+        const FSUB: u32 = 131;
+        let subtractions = |t: &Target| {
+            let (_, p) = build(src, "", t).unwrap_or_else(|e| panic!("{e:?}"));
+            specialize_all(&p, &[]);
+            opcodes(&p.kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")), FSUB)
+        };
+        let fused = Target { fused_fma: true, ..target() };
+        // sin, cos and sincos reduce in float (tan in double): each four exact products and
+        // subtractions, or three multiply-adds.
+        assert_eq!(subtractions(&target()) - subtractions(&fused), 12);
+    }
+
+    #[test]
     fn oversized_data_and_unsupported_atomics_end_in_diagnostics() {
         let t = target();
         for (src, message) in [

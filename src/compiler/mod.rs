@@ -82,6 +82,11 @@ pub struct Target {
     /// (SPIR-V `SignedZeroInfNanPreserve`): without it Vulkan lets the compiler drop the sign
     /// of a zero, and NVIDIA's did (sinpi(1) was -0, CTS math_edge_cases).
     pub preserve_signed_zeros: bool,
+    /// GLSL's `Fma` rounds once on this device. Vulkan lets it round the product first, and
+    /// lavapipe's does; NVIDIA's is one fused multiply-add (mad(1 + 2^-12, 1 + 2^-12,
+    /// -(1 + 2^-11)) = 2^-24 on the H200). Float sin and cos then reduce their argument in
+    /// three multiply-adds instead of four exact products and subtractions.
+    pub fused_fma: bool,
 }
 
 /// The device the compiler's unit tests compile for: 64-bit addresses, 8/16/64-bit integers and
@@ -111,6 +116,7 @@ pub(crate) fn test_target() -> Target {
         clamp_array_indices: true,
         ordering_by_rmw: false,
         preserve_signed_zeros: true,
+        fused_fma: false,
     }
 }
 

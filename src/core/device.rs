@@ -103,6 +103,7 @@ impl Device {
             clamp_array_indices: device_type == CL_DEVICE_TYPE_CPU,
             ordering_by_rmw: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
             preserve_signed_zeros: gpu.props.signed_zero_preserve,
+            fused_fma: gpu.props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY,
         };
         // Sub-buffers are bound as storage and uniform buffers, and images over them as texel
         // buffers, from their origin.

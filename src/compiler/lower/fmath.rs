@@ -32,6 +32,10 @@ const LOG2_10: f64 = std::f64::consts::LOG2_10;
 /// 2^-63 of π/2 (computed for this file from 100 digits of π).
 const HALF_PIO2: [f64; 5] = [1.5703125, 0.0004825592041015625, 1.2665987014770508e-06, 9.89530235528946e-10, 2.5633440682570896e-12];
 
+/// π/2 as the float nearest it and the floats nearest the two remainders (for
+/// `reduce_fused`; computed for this file with mpmath).
+const FLOAT_PIO2_FUSED: [f64; 3] = [1.5707963705062866, -4.371138828673793e-08, -1.7151245100058819e-15];
+
 /// What the algorithms need to know about one floating-point format.
 struct Format {
     /// ln 2, π/2 and log10 2 split so that k times the first part is exact for the k that occur.
@@ -50,9 +54,12 @@ struct Format {
     uint: S,
     /// Size in bytes.
     bytes: u8,
-    /// Polynomial lengths: exp, sin/cos (terms of z = r²), log and atan series.
+    /// Polynomial lengths: exp, Taylor series of sinh/tanh (terms of z = x²), log and atan
+    /// series.
     exp_degree: u32,
     trig_degree: u32,
+    /// sin and cos of |r| ≤ π/4.
+    trig: TrigPoly,
     series_terms: u32,
     /// Terms of asin's series after x (for |x| ≤ ½), and of atan's (|x| ≤ tan(π/8)).
     asin_terms: u32,
@@ -76,6 +83,7 @@ const DOUBLE: Format = Format {
     bytes: 8,
     exp_degree: 13,
     trig_degree: 20,
+    trig: TrigPoly::Taylor(20),
     series_terms: 14,
     asin_terms: 25,
     atan_terms: 22,
@@ -98,10 +106,35 @@ const FLOAT: Format = Format {
     bytes: 4,
     exp_degree: 8,
     trig_degree: 12,
+    trig: TrigPoly::Fit(&FLOAT_TRIG),
     series_terms: 7,
     asin_terms: 11,
     atan_terms: 10,
     erfc_fraction: (70, 0.85),
+};
+
+/// How sin and cos of a reduced argument |r| ≤ π/4 are evaluated, in z = r².
+#[derive(Clone, Copy)]
+pub(super) enum TrigPoly {
+    /// Taylor polynomials of this degree (cos) and one less (sin).
+    Taylor(u32),
+    Fit(&'static TrigFit),
+}
+
+/// Polynomials fitted to sin and cos on |r| ≤ π/4: sin r = r + r z (s0 + s1 z + ...), cos r =
+/// 1 - z/2 + z² (c0 + c1 z + ...).
+pub(super) struct TrigFit {
+    sin: [f64; 3],
+    cos: [f64; 3],
+}
+
+/// Float's fit: Chebyshev fits (mpmath `chebyfit`) of (sin √z / √z - 1) / z and
+/// (cos √z - 1 + z/2) / z² on [0, (π/4)²], rounded to float; within 2e-8 and 2e-9, a fifth of
+/// an ulp and less of the result. Half the multiply-adds of the Taylor polynomials that reach
+/// the same accuracy: the FFT's twiddles are sincos-bound.
+const FLOAT_TRIG: TrigFit = TrigFit {
+    sin: [-0.166666641831398, 0.008332747966051102, -0.00019587890710681677],
+    cos: [0.0416666641831398, -0.001388830249197781, 2.454794230288826e-05],
 };
 
 fn format(ty: &T) -> &'static Format {
@@ -182,14 +215,8 @@ impl Ctx<'_> {
             // polynomials, each a few roundings off, came within 0.2 ulp of the 5 ulp limit
             // (host simulation of this code: 4.8 ulp with a rounded division), and NVIDIA's
             // division through the reciprocal took it past (5.1 ulp at -6556 in the CTS).
-            MathFn::Tan => self.in_double(&[x], ty, |cx, a, t| {
-                let r = cx.trig64(f, a[0], t, loc)?;
-                cx.nan_at_infinity(r, a[0], t, loc)
-            })?,
-            MathFn::Sin | MathFn::Cos => {
-                let r = self.trig64(f, x, ty, loc)?;
-                self.nan_at_infinity(r, x, ty, loc)?
-            }
+            MathFn::Tan => self.in_double(&[x], ty, |cx, a, t| cx.trig64(f, a[0], t, loc))?,
+            MathFn::Sin | MathFn::Cos => self.trig64(f, x, ty, loc)?,
             MathFn::Pow | MathFn::Powr => {
                 let y = y.ok_or_else(|| LowerError::new(loc, "internal: missing argument"))?;
                 let r = self.pow64(x, y, ty, loc)?;
@@ -317,6 +344,19 @@ impl Ctx<'_> {
         for &c in parts {
             let kc = self.mul_c(k, c, ty, loc)?;
             r = self.b.binary(B::Subtract, r, kc);
+        }
+        Ok(r)
+    }
+
+    /// Float `x - k π/2` by fused multiply-adds with π/2 in three float parts: the first is
+    /// exact (the difference needs fewer bits than a float has while |k| < 2^12, below
+    /// Payne–Hanek's limit), and the parts carry 72 bits of π/2.
+    fn reduce_fused(&mut self, x: H, k: H, ty: &T, loc: Loc) -> R<H> {
+        let nk = self.b.unary(naga::UnaryOperator::Negate, k);
+        let mut r = x;
+        for c in FLOAT_PIO2_FUSED {
+            let c = self.float_like(c, ty, loc)?;
+            r = self.b.math(M::Fma, &[nk, c, r]);
         }
         Ok(r)
     }
@@ -497,23 +537,29 @@ impl Ctx<'_> {
     /// quadrant, Taylor.
     fn trig64(&mut self, f: MathFn, x: H, ty: &T, loc: Loc) -> R<H> {
         let (q, r) = self.reduce_pio2(x, ty, loc)?;
-        self.trig_eval(f, q, r, format(ty).trig_degree, ty, loc)
+        self.trig_eval(f, q, r, format(ty).trig, ty, loc)
     }
 
-    /// (sin x, cos x) from one reduction and one pair of polynomials (`sincos`), NaN at ±∞.
+    /// (sin x, cos x) from one reduction and one pair of polynomials (`sincos`).
     pub(super) fn sin_cos64(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let (q, r) = self.reduce_pio2(x, ty, loc)?;
-        let (s, c) = self.sin_cos_of(q, r, format(ty).trig_degree, ty, loc)?;
-        Ok((self.nan_at_infinity(s, x, ty, loc)?, self.nan_at_infinity(c, x, ty, loc)?))
+        self.sin_cos_of(q, r, format(ty).trig, ty, loc)
     }
 
-    /// (q, r) with x = (4n + q) π/2 + r, |r| ≤ π/4.
+    /// (q, r) with x = (4n + q) π/2 + r, |r| ≤ π/4; r is NaN at ±∞, so sin, cos and tan are.
     fn reduce_pio2(&mut self, x: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let k = self.mul_c(x, std::f64::consts::FRAC_2_PI, ty, loc)?;
         let k = self.b.math(M::Round, &[k]);
-        let r = self.reduce(x, k, format(ty).pio2, ty, loc)?;
+        let r = if self.target.fused_fma && format(ty).bytes == 4 {
+            self.reduce_fused(x, k, ty, loc)?
+        } else {
+            self.reduce(x, k, format(ty).pio2, ty, loc)?
+        };
         let q = self.b.cast(k, ScalarKind::Sint, Some(4));
-        if self.target.int64 { self.reduce_large(x, q, r, ty, loc) } else { Ok((q, r)) }
+        if self.target.int64 {
+            return self.reduce_large(x, q, r, ty, loc);
+        }
+        Ok((q, self.nan_at_infinity(r, x, ty, loc)?))
     }
 
     /// `half_sin`, `half_cos`, `half_tan` of float `x`: within 8192 ulp on their domain
@@ -533,14 +579,14 @@ impl Ctx<'_> {
         let k = self.b.math(M::Round, &[k]);
         let r = self.reduce(xr, k, &HALF_PIO2, ty, loc)?;
         let q = self.b.cast(k, ScalarKind::Sint, Some(4));
-        let v = self.trig_eval(f, q, r, 6, ty, loc)?;
+        let v = self.trig_eval(f, q, r, TrigPoly::Taylor(6), ty, loc)?;
         self.nan_at_infinity(v, x, ty, loc)
     }
 
-    /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value), by Taylor polynomials
-    /// of degree `n` (cos) and n - 1 (sin).
-    fn trig_eval(&mut self, f: MathFn, q: H, r: H, n: u32, ty: &T, loc: Loc) -> R<H> {
-        let (sin, cos) = self.sin_cos_of(q, r, n, ty, loc)?;
+    /// sin, cos or tan of `q π/2 + r` for |r| ≤ π/4 (`q` an i32 value), by the polynomials
+    /// `poly`.
+    pub(super) fn trig_eval(&mut self, f: MathFn, q: H, r: H, poly: TrigPoly, ty: &T, loc: Loc) -> R<H> {
+        let (sin, cos) = self.sin_cos_of(q, r, poly, ty, loc)?;
         Ok(match f {
             MathFn::Sin => sin,
             MathFn::Cos => cos,
@@ -549,14 +595,24 @@ impl Ctx<'_> {
     }
 
     /// (sin, cos) of `q π/2 + r` as [`Self::trig_eval`] computes them.
-    fn sin_cos_of(&mut self, q: H, r: H, n: u32, ty: &T, loc: Loc) -> R<(H, H)> {
+    fn sin_cos_of(&mut self, q: H, r: H, poly: TrigPoly, ty: &T, loc: Loc) -> R<(H, H)> {
         let z = self.b.binary(B::Multiply, r, r);
-        let sin_c = factorial_series(1..=n - 1, 2, true);
-        let s = self.poly(z, &sin_c, ty, loc)?;
-        let s = self.b.binary(B::Multiply, r, s);
-        let cos_c = factorial_series(0..=n, 2, true);
-        let cos_c: Vec<f64> = cos_c.iter().enumerate().map(|(i, c)| if i == 0 { 1.0 } else { -c }).collect();
-        let c = self.poly(z, &cos_c, ty, loc)?;
+        let (s, c) = match poly {
+            TrigPoly::Taylor(n) => {
+                let sin_c = factorial_series(1..=n - 1, 2, true);
+                let s = self.poly(z, &sin_c, ty, loc)?;
+                let cos_c = factorial_series(0..=n, 2, true);
+                let cos_c: Vec<f64> = cos_c.iter().enumerate().map(|(i, c)| if i == 0 { 1.0 } else { -c }).collect();
+                (self.b.binary(B::Multiply, r, s), self.poly(z, &cos_c, ty, loc)?)
+            }
+            TrigPoly::Fit(fit) => {
+                let p = self.poly(z, &fit.sin, ty, loc)?;
+                let rz = self.b.binary(B::Multiply, r, z);
+                let s = self.b.math(M::Fma, &[rz, p, r]);
+                let cos_c = [1.0, -0.5, fit.cos[0], fit.cos[1], fit.cos[2]];
+                (s, self.poly(z, &cos_c, ty, loc)?)
+            }
+        };
         let three = self.b.i32(3);
         let three = self.match_width(three, ty);
         let q = self.b.binary(B::And, q, three);

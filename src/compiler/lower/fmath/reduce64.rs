@@ -15,7 +15,8 @@ const LIMIT: f64 = 1048576.0;
 const FLOAT_LIMIT: f64 = 6000.0;
 
 impl Ctx<'_> {
-    /// (q, r) of the Cody–Waite reduction replaced by Payne–Hanek's past the format's limit.
+    /// (q, r) of the Cody–Waite reduction replaced by Payne–Hanek's past the format's limit;
+    /// r is NaN at ±∞.
     pub(super) fn reduce_large(&mut self, x: H, q: H, r: H, ty: &T, loc: Loc) -> R<(H, H)> {
         let ity = match ty {
             T::Vector(_, n) => T::Vector(S::Int, *n),
@@ -46,6 +47,7 @@ impl Ctx<'_> {
                     rs.push(r);
                 }
                 let (qb, rb) = (cx.compose_components(qs, &ity, loc)?, cx.compose_components(rs, ty, loc)?);
+                let rb = cx.nan_at_infinity(rb, x, ty, loc)?;
                 let (qp, rp) = (cx.b.expr(Expression::LocalVariable(qv)), cx.b.expr(Expression::LocalVariable(rv)));
                 let (q0, r0) = (cx.b.load(qp), cx.b.load(rp));
                 let (q1, r1) = (cx.b.select(big, qb, q0), cx.b.select(big, rb, r0));

@@ -59,7 +59,7 @@ impl Ctx<'_> {
             MathFn::Cospi => MathFn::Cos,
             _ => MathFn::Tan,
         };
-        let v = self.trig_eval(base, q, r, format(ty).trig_degree, ty, loc)?;
+        let v = self.trig_eval(base, q, r, format(ty).trig, ty, loc)?;
         let exact = self.b.binary(B::Equal, t, zero);
         let at = |cx: &mut Self, n: f64| -> R<H> {
             let c = cx.float_like(n, ty, loc)?;
