@@ -245,7 +245,11 @@ impl Gpu {
             int8: f12.shader_int8 != 0,
             fp64: core.shader_float64 != 0,
             storage_8bit: f12.storage_buffer8_bit_access != 0,
-            storage_16bit: f11.storage_buffer16_bit_access != 0,
+            // NVIDIA's compiler (driver 580) mistranslates some 16-bit buffer accesses: a
+            // `ushort` read through a NonWritable view, `ushort2` stores (piglit `bswap`, wrong
+            // elements on the H200). Without the feature, 16-bit data goes through 32-bit words,
+            // as 8-bit data does, and every variant passes (2026-11-26).
+            storage_16bit: f11.storage_buffer16_bit_access != 0 && props.driver_id != vk::DriverId::NVIDIA_PROPRIETARY,
             int64_atomics: f12.shader_buffer_int64_atomics != 0 && f12.shader_shared_int64_atomics != 0,
             buffer_device_address: f12.buffer_device_address != 0,
             host_query_reset: f12.host_query_reset != 0,
