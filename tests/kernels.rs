@@ -431,9 +431,11 @@ fn vectors() {
 
     let (x, y) = ([5, -3, 7, 0], [2, 9, 7, -1]);
     let fv = [1.5f32, -2.0, -0.0, 3.0];
-    let (ba, bb, bf, o, fo) = (s.buf(&x), s.buf(&y), s.buf(&fv), s.zeros::<i32>(20), s.zeros::<f32>(4));
+    let (ba, bb, bf, o, fo) = (s.buf(&x), s.buf(&y), s.buf(&fv), s.zeros::<i32>(24), s.zeros::<f32>(4));
     s.run("selects", &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bf), Arg::Buf(&o), Arg::Buf(&fo)], &[1], None);
-    s.check("select/?:/bitselect/any/all", &s.get::<i32>(&o, 20), &[5, 9, 7, 0, 5, 9, 7, -1, 2, -3, 7, -1, 1, 2, 0x0f33, 0, 1, 1, 0, 1]);
+    let picked = x.iter().zip(y).map(|(a, b)| if *a < b { 10 } else { -3 });
+    let want: Vec<i32> = [5, 9, 7, 0, 5, 9, 7, -1, 2, -3, 7, -1, 1, 2, 0x0f33, 0, 1, 1, 0, 1].into_iter().chain(picked).collect();
+    s.check("select/?:/bitselect/any/all", &s.get::<i32>(&o, 24), &want);
     s.check("select float4", &s.get::<f32>(&fo, 4), &[1.5, 2.0, -0.0, 3.0]);
 
     let a: Vec<u8> = values(16 * 4, 22);

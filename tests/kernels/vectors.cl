@@ -87,6 +87,9 @@ kernel void selects(global const int4 *a, global const int4 *b, global const flo
     fo[0] = select(f[0], -f[0], f[0] < 0.0f);
     o[3] = (int4)(select(1, 2, 0), select(1, 2, 5), bitselect(0x0f0f, 0x3333, 0x00ff), 0);
     o[4] = (int4)(any(x < 0), all(x > -100000), any((int4)(0)), all((int4)(-1)));
+    // A vector condition between two scalars of one type: a vector of that type (char4).
+    char4 picked = convert_char4(x < y) ? (char)10 : (char)-3;
+    o[5] = convert_int4(picked);
 }
 
 kernel void uchar_ops(global const uchar16 *a, global const uchar16 *b, global uchar16 *o, global char3 *c) {

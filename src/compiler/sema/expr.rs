@@ -664,8 +664,19 @@ impl Sema<'_> {
         let a = self.expr(a)?;
         let b = self.expr(b)?;
         if c.ty.width() > 1 {
-            // A vector condition selects per component: `select(b, a, c)`.
-            let (a, b, ty) = self.arith_operands(a, b, loc)?;
+            // A vector condition selects per component: `select(b, a, c)`; two scalar operands
+            // are widened to the condition's width. Operands of one type keep it, unpromoted
+            // (as clang's usual arithmetic conversions do): `char2 ? char : char` is a char2.
+            let (mut a, mut b, mut ty) = if a.ty == b.ty && a.ty.is_arithmetic() {
+                let ty = a.ty.clone();
+                (a, b, ty)
+            } else {
+                self.arith_operands(a, b, loc)?
+            };
+            if let (Type::Scalar(s), Type::Vector(_, n)) = (&ty, &c.ty) {
+                ty = Type::Vector(*s, *n);
+                (a, b) = (self.convert(a, &ty), self.convert(b, &ty));
+            }
             if ty.width() != c.ty.width() || c.ty.element().is_some_and(Scalar::is_float) {
                 return self.err(loc, "a vector condition needs an integer vector of the operands' size");
             }
