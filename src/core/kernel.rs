@@ -333,6 +333,10 @@ fn pipeline(device: &Device, exe: &Executable, compiled: &Arc<dyn compiler::Kern
     dump_spirv(compiled.name(), &key, &spirv);
     let bindings = bindings_of(compiled.as_ref());
     let pipeline = Pipeline::new(&device.gpu, &spirv, &bindings, compiled.push_constants_size()).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let stats = pipeline.statistics();
+    if !stats.is_empty() {
+        eprintln!("ferrocl: pipeline {} {:?}: {}", compiled.name(), key.1, stats.join(", "));
+    }
     let pipeline = Arc::new(pipeline);
     pipelines.insert(key, pipeline.clone());
     Ok(pipeline)

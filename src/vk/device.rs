@@ -100,6 +100,9 @@ pub struct Gpu {
     pub features: Features,
     pub device: ash::Device,
     pub push_descriptor: ash::khr::push_descriptor::Device,
+    /// Pipeline statistics, asked for by `FERROCL_PIPELINE_STATS` where the device reports them
+    /// (VK_KHR_pipeline_executable_properties: NVIDIA's registers, spills, ...).
+    pub pipeline_stats: Option<ash::khr::pipeline_executable_properties::Device>,
     pub queue_family: u32,
     pub queue: Mutex<vk::Queue>,
     /// The copy engines, where the device has a transfer-only queue family.
@@ -257,7 +260,8 @@ impl Gpu {
             subgroup_extended_types: f12.shader_subgroup_extended_types != 0,
             image_write_without_format: core.shader_storage_image_write_without_format != 0,
         };
-        let extensions = Extensions { pci, host_import, calibrated, copy_family, robustness2 };
+        let stats = std::env::var_os("FERROCL_PIPELINE_STATS").is_some() && has_extension(inst, physical, ash::khr::pipeline_executable_properties::NAME);
+        let extensions = Extensions { pci, host_import, calibrated, copy_family, robustness2, stats };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
         let gpu = Arc::new(finish_open(instance, physical, props, features, device, family, &extensions)?);
         let timer = calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &gpu.device));
@@ -320,7 +324,7 @@ fn create_device(
         .shader_storage_image_write_without_format(f.image_write_without_format);
     let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
         .storage_buffer16_bit_access(f.storage_16bit)
-        .uniform_and_storage_buffer16_bit_access(s11.uniform_and_storage_buffer16_bit_access != 0)
+        .uniform_and_storage_buffer16_bit_access(f.storage_16bit && s11.uniform_and_storage_buffer16_bit_access != 0)
         .storage_push_constant16(s11.storage_push_constant16 != 0);
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .timeline_semaphore(true)
@@ -355,6 +359,9 @@ fn create_device(
     if ext.calibrated {
         extensions.push(ash::ext::calibrated_timestamps::NAME.as_ptr());
     }
+    if ext.stats {
+        extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+    }
     let mut r2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
     if ext.robustness2 {
         extensions.push(ash::ext::robustness2::NAME.as_ptr());
@@ -367,6 +374,8 @@ fn create_device(
         .push_next(&mut f12)
         .push_next(&mut f13);
     let info = if ext.robustness2 { info.push_next(&mut r2) } else { info };
+    let mut stats = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
+    let info = if ext.stats { info.push_next(&mut stats) } else { info };
     // SAFETY: every enabled feature was reported supported.
     unsafe { inst.create_device(physical, &info, None) }.map_err(|e| format!("vkCreateDevice: {e}"))
 }
@@ -381,6 +390,9 @@ struct Extensions {
     /// give zero, where `robustBufferAccess` lets them land anywhere in the buffer, over the
     /// elements a correct work-item wrote.
     robustness2: bool,
+    /// VK_KHR_pipeline_executable_properties with `pipelineExecutableInfo`, for
+    /// `FERROCL_PIPELINE_STATS`.
+    stats: bool,
 }
 
 fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32, ext: &Extensions) -> Result<Gpu, String> {
@@ -411,6 +423,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         instance: inst.clone(),
         physical,
         push_descriptor: ash::khr::push_descriptor::Device::new(inst, &device),
+        pipeline_stats: ext.stats.then(|| ash::khr::pipeline_executable_properties::Device::new(inst, &device)),
         props,
         features,
         device,

@@ -107,7 +107,8 @@ impl Pipeline {
             pipeline.layout = d.create_pipeline_layout(&layout_info, None)?;
             let module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(spirv), None)?;
             let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
-            let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline.layout)];
+            let flags = if gpu.pipeline_stats.is_some() { vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR } else { vk::PipelineCreateFlags::empty() };
+            let info = [vk::ComputePipelineCreateInfo::default().flags(flags).stage(stage).layout(pipeline.layout)];
             let cache = gpu.pipeline_cache.lock().unwrap_or_else(|e| e.into_inner());
             let created = d.create_compute_pipelines(*cache, &info, None);
             drop(cache);
@@ -115,6 +116,38 @@ impl Pipeline {
             pipeline.raw = created.map_err(|(_, e)| e)?[0];
             gpu.cache_dirty.store(true, std::sync::atomic::Ordering::Release);
             Ok(pipeline)
+        }
+    }
+}
+
+impl Pipeline {
+    /// The driver's statistics of the pipeline's code as `name value` pairs (NVIDIA: register
+    /// count, local memory, ...), where `FERROCL_PIPELINE_STATS` asked for them; else empty.
+    pub fn statistics(&self) -> Vec<String> {
+        let Some(stats) = &self.gpu.pipeline_stats else { return Vec::new() };
+        let info = vk::PipelineInfoKHR::default().pipeline(self.raw);
+        // SAFETY: the pipeline was created with CAPTURE_STATISTICS.
+        let count = unsafe { stats.get_pipeline_executable_properties(&info) }.map_or(0, |e| e.len() as u32);
+        let mut out = Vec::new();
+        for index in 0..count {
+            let executable = vk::PipelineExecutableInfoKHR::default().pipeline(self.raw).executable_index(index);
+            // SAFETY: as above; `index` is below the executable count.
+            let values = unsafe { stats.get_pipeline_executable_statistics(&executable) }.unwrap_or_default();
+            out.extend(values.iter().map(|v| format!("{} {}", v.name_as_c_str().map_or("?".into(), |n| n.to_string_lossy()), statistic(v))));
+        }
+        out
+    }
+}
+
+/// One statistic's value as text.
+fn statistic(v: &vk::PipelineExecutableStatisticKHR) -> String {
+    // SAFETY: `format` says which member of the union the driver wrote.
+    unsafe {
+        match v.format {
+            vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (v.value.b32 != 0).to_string(),
+            vk::PipelineExecutableStatisticFormatKHR::INT64 => v.value.i64.to_string(),
+            vk::PipelineExecutableStatisticFormatKHR::UINT64 => v.value.u64.to_string(),
+            _ => v.value.f64.to_string(),
         }
     }
 }
