@@ -207,6 +207,41 @@ fn sub_group_shuffles_ballots_and_votes() {
     s.finish();
 }
 
+/// The non-uniform reductions and scans combine the active work-items only: the scans those
+/// of lower lanes, from the operation's identity.
+#[test]
+fn sub_group_non_uniform_arithmetic() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    let size = sub_group_size();
+    let x: Vec<i32> = values(N, 12);
+    let c: Vec<u8> = values(N, 13);
+    let (input, bytes, out, out_c) = (s.buf(&x), s.buf(&c), s.zeros::<i32>(6 * N), s.zeros::<u8>(N));
+    s.run("sub_group_non_uniform", &[Arg::Buf(&input), Arg::Buf(&bytes), Arg::Buf(&out), Arg::Buf(&out_c)], &[N], Some(&[LOCAL]));
+    let (mut want, mut want_c) = (Vec::new(), Vec::new());
+    for i in 0..N {
+        if x[i] & 1 == 0 {
+            want.extend([7; 6]);
+            want_c.push(7);
+            continue;
+        }
+        let active: Vec<usize> = group_of(i, Some(size)).filter(|&j| x[j] & 1 != 0).collect();
+        let below: Vec<usize> = active.iter().copied().filter(|&j| j < i).collect();
+        let truth = |j: usize, bit: i32| x[j] & bit != 0;
+        want.extend([
+            below.iter().map(|&j| x[j]).fold(x[i], i32::min),
+            below.iter().map(|&j| x[j]).fold(i32::MIN, i32::max),
+            active.iter().fold(0, |a, &j| a ^ x[j]),
+            active.iter().fold(1i32, |a, &j| a.wrapping_mul(x[j])),
+            i32::from(below.iter().any(|&j| truth(j, 4))),
+            i32::from(active.iter().all(|&j| truth(j, 8))),
+        ]);
+        want_c.push(below.iter().fold(0xff, |a, &j| a & c[j]));
+    }
+    s.check("sub_group_non_uniform min/max scans, xor/mul reductions, logical or scan, logical and", &s.get::<i32>(&out, 6 * N), &want);
+    s.check("sub_group_non_uniform_scan_exclusive_and(uchar)", &s.get::<u8>(&out_c, N), &want_c);
+    s.finish();
+}
+
 /// A `half` reduction is a half: its float sum rounded once to half, also seen as a float.
 /// Every work-item adds 1 + 2^-10, so each partial sum is exact in float, and the work-group's
 /// sum of 44 of them, 44 + 44 · 2^-10, lies between the halves 44 + 2^-5 and 44 + 2^-4.

@@ -85,3 +85,24 @@ kernel void sub_group_extensions(global const int *in, global uint *o) {
     r[10] = (x & 2) ? sub_group_elect() : 7;
     r[11] = sub_group_non_uniform_all_equal(x > 0 ? 1 : 2) + 10 * sub_group_broadcast_first(lane);
 }
+
+// cl_khr_subgroup_non_uniform_arithmetic in divergent code: the work-items whose input is odd
+// compute six int results and one uchar; the others write 7s.
+kernel void sub_group_non_uniform(global const int *in, global const uchar *c, global int *o, global uchar *oc) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    global int *r = o + 6 * i;
+    if (x & 1) {
+        r[0] = sub_group_non_uniform_scan_inclusive_min(x);
+        r[1] = sub_group_non_uniform_scan_exclusive_max(x);
+        r[2] = sub_group_non_uniform_reduce_xor(x);
+        r[3] = sub_group_non_uniform_reduce_mul(x);
+        r[4] = sub_group_non_uniform_scan_exclusive_logical_or(x & 4);
+        r[5] = sub_group_non_uniform_reduce_logical_and(x & 8);
+        oc[i] = sub_group_non_uniform_scan_exclusive_and(c[i]);
+    } else {
+        for (int k = 0; k < 6; k++)
+            r[k] = 7;
+        oc[i] = 7;
+    }
+}

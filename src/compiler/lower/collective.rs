@@ -14,8 +14,13 @@ type H = Handle<Expression>;
 fn subgroup_op(op: GroupOp) -> So {
     match op {
         GroupOp::Add => So::Add,
+        GroupOp::Mul => So::Mul,
         GroupOp::Min => So::Min,
         GroupOp::Max => So::Max,
+        // Logical operations work on predicates made 1 or 0.
+        GroupOp::And | GroupOp::LogicalAnd => So::And,
+        GroupOp::Or | GroupOp::LogicalOr => So::Or,
+        GroupOp::Xor | GroupOp::LogicalXor => So::Xor,
     }
 }
 
@@ -62,6 +67,13 @@ impl Ctx<'_> {
             }
             Collective::Elect => return Err(LowerError::new(loc, "internal: sub_group_elect with arguments")),
             Collective::Ballot(f) => self.ballot(f, value, ids.first().copied()),
+            Collective::ActiveScan { op, exclusive } => {
+                let naga_ty = self.naga_ty(ty, loc)?;
+                let value = if op.is_logical() { self.truth_of(value) } else { value };
+                let r = self.active_scan(op, exclusive, value, naga_ty);
+                let how = if exclusive { Co::ExclusiveScan } else { Co::InclusiveScan };
+                self.narrow_collective(op, how, r, ty, loc)?
+            }
             Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) => {
                 let naga_ty = self.naga_ty(ty, loc)?;
                 let how = match c {
@@ -69,6 +81,7 @@ impl Ctx<'_> {
                     Collective::ScanInclusive(_) => Co::InclusiveScan,
                     _ => Co::ExclusiveScan,
                 };
+                let value = if op.is_logical() { self.truth_of(value) } else { value };
                 let own = self.subgroup_collective(subgroup_op(op), how, value, naga_ty);
                 let r = match group {
                     Group::SubGroup => own,
@@ -86,8 +99,12 @@ impl Ctx<'_> {
     /// not the register's.
     fn narrow_collective(&mut self, op: GroupOp, how: Co, r: H, ty: &T, loc: Loc) -> R<H> {
         let Some(s) = ty.element().filter(|&s| super::types::is_narrow(s)) else { return Ok(r) };
-        if op == GroupOp::Add {
+        if matches!(op, GroupOp::Add | GroupOp::Mul) {
             return if s == Scalar::Half { self.quantize_half(r, ty, loc) } else { Ok(self.normalize(r, ty)) };
+        }
+        // An exclusive `and` starts from all ones of the register, wider than the type's.
+        if op.is_bitwise() {
+            return Ok(self.normalize(r, ty));
         }
         if how != Co::ExclusiveScan || s == Scalar::Half {
             return Ok(r);
@@ -104,6 +121,78 @@ impl Ctx<'_> {
         let own_extreme = self.int_like(extreme, ty, loc)?;
         let first = self.b.binary(B::Equal, r, register_extreme);
         Ok(self.b.select(first, own_extreme, r))
+    }
+
+    /// An `int` predicate made `int` 1 or 0.
+    fn truth_of(&mut self, value: H) -> H {
+        let zero = self.b.i32(0);
+        let truth = self.b.binary(B::NotEqual, value, zero);
+        self.int_of(truth)
+    }
+
+    /// A scan over the active work-items of the sub-group, which may be any of them: every
+    /// work-item reads each lane's value in turn (one shuffle per lane of the sub-group, the
+    /// same loop for all, so every lane it reads from is running it) and combines those of the
+    /// active lanes below its own. Shuffles of lanes before it (`shuffled_scan`) would read
+    /// inactive lanes in divergent code.
+    fn active_scan(&mut self, op: GroupOp, exclusive: bool, value: H, ty: Handle<naga::Type>) -> H {
+        let lane = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupLocalId);
+        let size = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupSize);
+        let one_i = self.b.i32(1);
+        let active = self.ballot(BallotFn::Ballot, one_i, None);
+        let acc = self.b.local("active_scan", ty);
+        let accp = self.b.expr(Expression::LocalVariable(acc));
+        let identity = self.identity(op, ty);
+        self.b.store(accp, identity);
+        let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+        let k = self.b.local("active_lane", u32_ty);
+        let kp = self.b.expr(Expression::LocalVariable(k));
+        let zero = self.b.u32(0);
+        self.b.store(kp, zero);
+        self.b.open();
+        let at = self.b.load(kp);
+        let done = self.b.binary(B::GreaterEqual, at, size);
+        self.b.if_else(done, |b| b.stmt(Statement::Break), |_| {});
+        let theirs = self.subgroup_shuffle(naga::GatherMode::Shuffle(at), value, ty);
+        let below = self.b.binary(B::Less, at, lane);
+        let is_active = self.ballot(BallotFn::BitExtract, active, Some(at));
+        let no = self.b.i32(0);
+        let is_active = self.b.binary(B::NotEqual, is_active, no);
+        let take = self.b.binary(B::LogicalAnd, below, is_active);
+        let old = self.b.load(accp);
+        let combined = self.group_op(op, old, theirs);
+        let new = self.b.select(take, combined, old);
+        self.b.store(accp, new);
+        let one = self.b.u32(1);
+        let next = self.b.binary(B::Add, at, one);
+        self.b.store(kp, next);
+        let body = self.b.close();
+        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
+        let before = self.b.load(accp);
+        if exclusive { before } else { self.group_op(op, before, value) }
+    }
+
+    /// The identity of `op` in type `ty`: what an exclusive scan gives the first work-item.
+    fn identity(&mut self, op: GroupOp, ty: Handle<naga::Type>) -> H {
+        use naga::Literal as L;
+        if matches!(op, GroupOp::Min | GroupOp::Max) {
+            return self.extreme(ty, op == GroupOp::Min);
+        }
+        // All ones for `and`.
+        let value: i64 = match op {
+            GroupOp::Mul | GroupOp::LogicalAnd => 1,
+            GroupOp::And => -1,
+            _ => 0,
+        };
+        let scalar = self.module.types[ty].inner.scalar().unwrap_or(naga::Scalar::I32);
+        let lit = match (scalar.kind, scalar.width) {
+            (naga::ScalarKind::Sint, 4) => L::I32(value as i32),
+            (naga::ScalarKind::Sint, _) => L::I64(value),
+            (naga::ScalarKind::Uint, 4) => L::U32(value as u32),
+            (naga::ScalarKind::Uint, _) => L::U64(value as u64),
+            (_, width) => return self.b.float(value as f64, width == 8),
+        };
+        self.b.lit(lit)
     }
 
     /// `all`/`any` of an `int` predicate: `int` 1 or 0.
@@ -434,8 +523,13 @@ impl Ctx<'_> {
     fn group_op(&mut self, op: GroupOp, a: H, b: H) -> H {
         match op {
             GroupOp::Add => self.b.binary(B::Add, a, b),
+            GroupOp::Mul => self.b.binary(B::Multiply, a, b),
             GroupOp::Min => self.b.math(M::Min, &[a, b]),
             GroupOp::Max => self.b.math(M::Max, &[a, b]),
+            // Logical operations see predicates made 1 or 0.
+            GroupOp::And | GroupOp::LogicalAnd => self.b.binary(B::And, a, b),
+            GroupOp::Or | GroupOp::LogicalOr => self.b.binary(B::InclusiveOr, a, b),
+            GroupOp::Xor | GroupOp::LogicalXor => self.b.binary(B::ExclusiveOr, a, b),
         }
     }
 

@@ -24,7 +24,7 @@ pub(super) fn sub_group_item(name: &str) -> Option<WorkItemFn> {
 
 /// `work_group_reduce_add` → (work-group, reduce with add), and the like.
 pub(super) fn collective(name: &str) -> Option<(Group, Collective)> {
-    if let Some(c) = sub_group_only(name) {
+    if let Some(c) = sub_group_only(name).or_else(|| non_uniform_arithmetic(name)) {
         return Some((Group::SubGroup, c));
     }
     let (group, rest) = match name.strip_prefix("work_group_") {
@@ -52,6 +52,33 @@ pub(super) fn collective(name: &str) -> Option<(Group, Collective)> {
         }
     };
     Some((group, c))
+}
+
+/// `cl_khr_subgroup_non_uniform_arithmetic`: `sub_group_non_uniform_reduce_mul` and the like.
+/// Sums and products scan natively; the other scans are `ActiveScan`s.
+fn non_uniform_arithmetic(name: &str) -> Option<Collective> {
+    let rest = name.strip_prefix("sub_group_non_uniform_")?;
+    let (how, op) = [("reduce_", 0), ("scan_inclusive_", 1), ("scan_exclusive_", 2)].into_iter().find_map(|(p, how)| Some((how, rest.strip_prefix(p)?)))?;
+    let op = match op {
+        "add" => GroupOp::Add,
+        "mul" => GroupOp::Mul,
+        "min" => GroupOp::Min,
+        "max" => GroupOp::Max,
+        "and" => GroupOp::And,
+        "or" => GroupOp::Or,
+        "xor" => GroupOp::Xor,
+        "logical_and" => GroupOp::LogicalAnd,
+        "logical_or" => GroupOp::LogicalOr,
+        "logical_xor" => GroupOp::LogicalXor,
+        _ => return None,
+    };
+    let native_scan = matches!(op, GroupOp::Add | GroupOp::Mul);
+    Some(match how {
+        0 => Collective::Reduce(op),
+        1 if native_scan => Collective::ScanInclusive(op),
+        2 if native_scan => Collective::ScanExclusive(op),
+        _ => Collective::ActiveScan { op, exclusive: how == 2 },
+    })
 }
 
 /// The functions of the `cl_khr_subgroup_*` extensions (shuffle, shuffle_relative,
@@ -147,6 +174,14 @@ impl Sema<'_> {
                 (int, self.resolve(name, args, &[form(Elems::All, Widths::Scalar, G1)], loc)?.1)
             }
             Collective::Ballot(f) => self.ballot_args(f, name, args, loc)?,
+            Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) | Collective::ActiveScan { op, .. } if op.is_logical() => {
+                self.arity(name, &args, 1, loc)?;
+                (int.clone(), self.scalar_args(name, args, &int, loc)?)
+            }
+            Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) | Collective::ActiveScan { op, .. } if op.is_bitwise() => {
+                self.arity(name, &args, 1, loc)?;
+                self.resolve(name, args, &[form(Elems::Int, Widths::Scalar, G1)], loc)?
+            }
             _ => {
                 self.arity(name, &args, 1, loc)?;
                 // cl_khr_subgroup_extended_types: a sub-group also reduces and scans 8/16-bit

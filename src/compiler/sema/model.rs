@@ -745,6 +745,25 @@ pub enum GroupOp {
     Add,
     Min,
     Max,
+    /// `cl_khr_subgroup_non_uniform_arithmetic` only: `mul`, the bitwise `and`/`or`/`xor` of
+    /// integers, and `logical_and`/`_or`/`_xor` of `int` predicates (`int` 1 or 0).
+    Mul,
+    And,
+    Or,
+    Xor,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+}
+
+impl GroupOp {
+    pub fn is_logical(self) -> bool {
+        matches!(self, GroupOp::LogicalAnd | GroupOp::LogicalOr | GroupOp::LogicalXor)
+    }
+
+    pub fn is_bitwise(self) -> bool {
+        matches!(self, GroupOp::And | GroupOp::Or | GroupOp::Xor)
+    }
 }
 
 /// A collective function: every work-item of the group calls it and gets a value made of
@@ -762,6 +781,9 @@ pub enum Collective {
     /// The first work-item gets the operation's identity (0, the type's largest value for
     /// `min`, its smallest for `max`; ±INFINITY for floats).
     ScanExclusive(GroupOp),
+    /// `cl_khr_subgroup_non_uniform_arithmetic`'s scans of the operations Vulkan scans but
+    /// naga does not (min, max, bitwise and logical): over the active work-items only.
+    ActiveScan { op: GroupOp, exclusive: bool },
     /// `cl_khr_subgroup_shuffle(_relative)`: `(value, uint)`, the value of the sub-group's
     /// work-item at that local id, at the id xor it, that many below, that many above.
     Shuffle(ShuffleKind),
