@@ -242,6 +242,40 @@ fn sub_group_non_uniform_arithmetic() {
     s.finish();
 }
 
+/// Clustered reductions combine the work-items of each cluster of consecutive sub-group ids;
+/// rotations read the work-item `delta` ids further, modulo the sub-group's (or cluster's)
+/// size. Reads past a partial sub-group's end are undefined and not checked.
+#[test]
+fn sub_group_clusters_and_rotations() {
+    let s = Suite::with_options(include_str!("kernels/collectives.cl"), "-cl-std=CL3.0");
+    let size = sub_group_size();
+    let x: Vec<i32> = values(N, 14);
+    let (input, out) = (s.buf(&x), s.zeros::<i32>(4 * N));
+    s.run("sub_group_clusters", &[Arg::Buf(&input), Arg::Buf(&out)], &[N], Some(&[LOCAL]));
+    let got = s.get::<i32>(&out, 4 * N);
+    let (mut g_all, mut w_all) = (Vec::new(), Vec::new());
+    for i in 0..N {
+        let g = group_of(i, Some(size));
+        let (lane, n) = (i - g.start, g.len());
+        let cluster = |c: usize| (lane / c * c..(lane / c * c + c).min(n)).map(|l| x[g.start + l]);
+        let read = |from: usize| (from < n).then(|| x[g.start + from]);
+        let want = [
+            Some(cluster(4).fold(0i32, i32::wrapping_add)),
+            cluster(2).max(),
+            read((lane + size - 3) % size),
+            read(lane / 4 * 4 + (lane + 5) % 4),
+        ];
+        for (k, w) in want.into_iter().enumerate() {
+            if let Some(w) = w {
+                g_all.push(got[4 * i + k]);
+                w_all.push(w);
+            }
+        }
+    }
+    s.check("clustered reduce add/4, max/2, rotate -3, clustered rotate 5/4", &g_all, &w_all);
+    s.finish();
+}
+
 /// A `half` reduction is a half: its float sum rounded once to half, also seen as a float.
 /// Every work-item adds 1 + 2^-10, so each partial sum is exact in float, and the work-group's
 /// sum of 44 of them, 44 + 44 · 2^-10, lies between the halves 44 + 2^-5 and 44 + 2^-4.

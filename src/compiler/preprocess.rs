@@ -59,13 +59,15 @@ pub const SUBGROUP_FEATURES: [&str; 2] = ["__opencl_c_subgroups", "__opencl_c_wo
 pub const IMAGE_FEATURES: [&str; 2] = ["__opencl_c_images", "__opencl_c_3d_image_writes"];
 
 /// The sub-group extensions of a device with sub-groups.
-pub const SUBGROUP_EXTENSIONS: [&str; 6] = [
+pub const SUBGROUP_EXTENSIONS: [&str; 8] = [
     "cl_khr_subgroup_shuffle",
     "cl_khr_subgroup_shuffle_relative",
     "cl_khr_subgroup_ballot",
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_extended_types",
     "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_rotate",
 ];
 
 /// The macros every program starts with, as `(name, replacement)`; a function-like macro's

@@ -106,3 +106,14 @@ kernel void sub_group_non_uniform(global const int *in, global const uchar *c, g
         oc[i] = 7;
     }
 }
+
+// cl_khr_subgroup_clustered_reduce and cl_khr_subgroup_rotate: four results per work-item.
+kernel void sub_group_clusters(global const int *in, global int *o) {
+    size_t i = get_global_id(0);
+    int x = in[i];
+    global int *r = o + 4 * i;
+    r[0] = sub_group_clustered_reduce_add(x, 4);
+    r[1] = sub_group_clustered_reduce_max(x, 2);
+    r[2] = sub_group_rotate(x, -3);
+    r[3] = sub_group_clustered_rotate(x, 5, 4);
+}

@@ -11,6 +11,14 @@ use naga::{BinaryOperator as B, CollectiveOperation as Co, Expression, Handle, M
 
 type H = Handle<Expression>;
 
+/// The lanes an `active_fold` combines, of those active: below this one, or in its cluster of
+/// this many (a power of two).
+#[derive(Clone, Copy)]
+enum Lanes {
+    Below,
+    Cluster(u32),
+}
+
 fn subgroup_op(op: GroupOp) -> So {
     match op {
         GroupOp::Add => So::Add,
@@ -46,6 +54,11 @@ impl Ctx<'_> {
                 let ty = self.naga_ty(ty, loc)?;
                 self.work_group_broadcast(value, ids, ty)
             }
+            Collective::Shuffle(kind @ (ShuffleKind::Rotate | ShuffleKind::ClusteredRotate(_))) => {
+                let delta = ids.first().copied().unwrap_or(value);
+                let from = self.rotated_lane(kind, delta);
+                self.gather_value(naga::GatherMode::Shuffle(from), value, ty, loc)?
+            }
             Collective::Shuffle(kind) => {
                 let at = ids.first().copied().unwrap_or(value);
                 let mode = match kind {
@@ -54,6 +67,7 @@ impl Ctx<'_> {
                     ShuffleKind::Up => naga::GatherMode::ShuffleUp(at),
                     ShuffleKind::Down => naga::GatherMode::ShuffleDown(at),
                     ShuffleKind::First => naga::GatherMode::BroadcastFirst,
+                    ShuffleKind::Rotate | ShuffleKind::ClusteredRotate(_) => return Err(LowerError::new(loc, "internal: a rotation as a shuffle")),
                 };
                 self.gather_value(mode, value, ty, loc)?
             }
@@ -70,9 +84,16 @@ impl Ctx<'_> {
             Collective::ActiveScan { op, exclusive } => {
                 let naga_ty = self.naga_ty(ty, loc)?;
                 let value = if op.is_logical() { self.truth_of(value) } else { value };
-                let r = self.active_scan(op, exclusive, value, naga_ty);
+                let before = self.active_fold(op, value, naga_ty, Lanes::Below);
+                let r = if exclusive { before } else { self.group_op(op, before, value) };
                 let how = if exclusive { Co::ExclusiveScan } else { Co::InclusiveScan };
                 self.narrow_collective(op, how, r, ty, loc)?
+            }
+            Collective::ClusteredReduce { op, size } => {
+                let naga_ty = self.naga_ty(ty, loc)?;
+                let value = if op.is_logical() { self.truth_of(value) } else { value };
+                let r = self.active_fold(op, value, naga_ty, Lanes::Cluster(size));
+                self.narrow_collective(op, Co::Reduce, r, ty, loc)?
             }
             Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) => {
                 let naga_ty = self.naga_ty(ty, loc)?;
@@ -130,17 +151,17 @@ impl Ctx<'_> {
         self.int_of(truth)
     }
 
-    /// A scan over the active work-items of the sub-group, which may be any of them: every
-    /// work-item reads each lane's value in turn (one shuffle per lane of the sub-group, the
-    /// same loop for all, so every lane it reads from is running it) and combines those of the
-    /// active lanes below its own. Shuffles of lanes before it (`shuffled_scan`) would read
-    /// inactive lanes in divergent code.
-    fn active_scan(&mut self, op: GroupOp, exclusive: bool, value: H, ty: Handle<naga::Type>) -> H {
+    /// `op` over the values of the active work-items among `lanes` (the identity if none),
+    /// which may be any of the sub-group's: every work-item reads each lane's value in turn
+    /// (one shuffle per lane of the sub-group, the same loop for all, so every lane it reads
+    /// from is running it) and combines those of the chosen active lanes. Shuffles of nearby
+    /// lanes (`shuffled_scan`) would read inactive ones in divergent code.
+    fn active_fold(&mut self, op: GroupOp, value: H, ty: Handle<naga::Type>, lanes: Lanes) -> H {
         let lane = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupLocalId);
         let size = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupSize);
         let one_i = self.b.i32(1);
         let active = self.ballot(BallotFn::Ballot, one_i, None);
-        let acc = self.b.local("active_scan", ty);
+        let acc = self.b.local("active_fold", ty);
         let accp = self.b.expr(Expression::LocalVariable(acc));
         let identity = self.identity(op, ty);
         self.b.store(accp, identity);
@@ -154,11 +175,18 @@ impl Ctx<'_> {
         let done = self.b.binary(B::GreaterEqual, at, size);
         self.b.if_else(done, |b| b.stmt(Statement::Break), |_| {});
         let theirs = self.subgroup_shuffle(naga::GatherMode::Shuffle(at), value, ty);
-        let below = self.b.binary(B::Less, at, lane);
+        let chosen = match lanes {
+            Lanes::Below => self.b.binary(B::Less, at, lane),
+            Lanes::Cluster(n) => {
+                let shift = self.b.u32(n.trailing_zeros());
+                let (theirs, mine) = (self.b.binary(B::ShiftRight, at, shift), self.b.binary(B::ShiftRight, lane, shift));
+                self.b.binary(B::Equal, theirs, mine)
+            }
+        };
         let is_active = self.ballot(BallotFn::BitExtract, active, Some(at));
         let no = self.b.i32(0);
         let is_active = self.b.binary(B::NotEqual, is_active, no);
-        let take = self.b.binary(B::LogicalAnd, below, is_active);
+        let take = self.b.binary(B::LogicalAnd, chosen, is_active);
         let old = self.b.load(accp);
         let combined = self.group_op(op, old, theirs);
         let new = self.b.select(take, combined, old);
@@ -168,8 +196,24 @@ impl Ctx<'_> {
         self.b.store(kp, next);
         let body = self.b.close();
         self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
-        let before = self.b.load(accp);
-        if exclusive { before } else { self.group_op(op, before, value) }
+        self.b.load(accp)
+    }
+
+    /// The lane a rotation by `delta` (an `int`) reads: `delta` further modulo the sub-group's
+    /// size (a power of two), or within this lane's cluster.
+    fn rotated_lane(&mut self, kind: ShuffleKind, delta: H) -> H {
+        let lane = self.workitem.sub_group(&mut self.module, &self.abi, &mut self.b, WorkItemFn::SubGroupLocalId);
+        let delta = self.b.cast(delta, naga::ScalarKind::Uint, None);
+        let sum = self.b.binary(B::Add, lane, delta);
+        let modulus = match kind {
+            ShuffleKind::ClusteredRotate(n) => n,
+            _ => self.target.subgroup_size,
+        };
+        let low = self.b.u32(modulus - 1);
+        let within = self.b.binary(B::And, sum, low);
+        let high = self.b.u32(!(modulus - 1));
+        let base = self.b.binary(B::And, lane, high);
+        self.b.binary(B::InclusiveOr, base, within)
     }
 
     /// The identity of `op` in type `ty`: what an exclusive scan gives the first work-item.

@@ -54,12 +54,29 @@ pub(super) fn collective(name: &str) -> Option<(Group, Collective)> {
     Some((group, c))
 }
 
-/// `cl_khr_subgroup_non_uniform_arithmetic`: `sub_group_non_uniform_reduce_mul` and the like.
-/// Sums and products scan natively; the other scans are `ActiveScan`s.
+/// `cl_khr_subgroup_non_uniform_arithmetic`: `sub_group_non_uniform_reduce_mul` and the like
+/// (sums and products scan natively; the other scans are `ActiveScan`s), and
+/// `cl_khr_subgroup_clustered_reduce`'s `sub_group_clustered_reduce_*` (the cluster size comes
+/// from the call's argument).
 fn non_uniform_arithmetic(name: &str) -> Option<Collective> {
+    if let Some(op) = name.strip_prefix("sub_group_clustered_reduce_") {
+        return Some(Collective::ClusteredReduce { op: arithmetic_op(op)?, size: 0 });
+    }
     let rest = name.strip_prefix("sub_group_non_uniform_")?;
     let (how, op) = [("reduce_", 0), ("scan_inclusive_", 1), ("scan_exclusive_", 2)].into_iter().find_map(|(p, how)| Some((how, rest.strip_prefix(p)?)))?;
-    let op = match op {
+    let op = arithmetic_op(op)?;
+    let native_scan = matches!(op, GroupOp::Add | GroupOp::Mul);
+    Some(match how {
+        0 => Collective::Reduce(op),
+        1 if native_scan => Collective::ScanInclusive(op),
+        2 if native_scan => Collective::ScanExclusive(op),
+        _ => Collective::ActiveScan { op, exclusive: how == 2 },
+    })
+}
+
+/// The operation named at the end of a non-uniform or clustered function's name.
+fn arithmetic_op(op: &str) -> Option<GroupOp> {
+    Some(match op {
         "add" => GroupOp::Add,
         "mul" => GroupOp::Mul,
         "min" => GroupOp::Min,
@@ -71,13 +88,6 @@ fn non_uniform_arithmetic(name: &str) -> Option<Collective> {
         "logical_or" => GroupOp::LogicalOr,
         "logical_xor" => GroupOp::LogicalXor,
         _ => return None,
-    };
-    let native_scan = matches!(op, GroupOp::Add | GroupOp::Mul);
-    Some(match how {
-        0 => Collective::Reduce(op),
-        1 if native_scan => Collective::ScanInclusive(op),
-        2 if native_scan => Collective::ScanExclusive(op),
-        _ => Collective::ActiveScan { op, exclusive: how == 2 },
     })
 }
 
@@ -101,6 +111,8 @@ fn sub_group_only(name: &str) -> Option<Collective> {
         "shuffle_down" => Collective::Shuffle(ShuffleKind::Down),
         "non_uniform_broadcast" => Collective::Shuffle(ShuffleKind::Broadcast),
         "broadcast_first" => Collective::Shuffle(ShuffleKind::First),
+        "rotate" => Collective::Shuffle(ShuffleKind::Rotate),
+        "clustered_rotate" => Collective::Shuffle(ShuffleKind::ClusteredRotate(0)),
         "elect" => Collective::Elect,
         "non_uniform_all" => Collective::All,
         "non_uniform_any" => Collective::Any,
@@ -133,7 +145,7 @@ impl Sema<'_> {
     /// reductions and scans of `int`, `uint`, `long`, `ulong`, `float`, `double` and `half`
     /// scalars; sub-groups also reduce and scan `char`, `uchar`, `short` and `ushort`, and
     /// broadcast vectors (cl_khr_subgroup_extended_types).
-    pub(super) fn collective_call(&mut self, (group, c): (Group, Collective), name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
+    pub(super) fn collective_call(&mut self, (group, mut c): (Group, Collective), name: &str, args: Vec<Expr>, loc: Loc) -> Option<Expr> {
         let (int, uint) = (Type::Scalar(Scalar::Int), Type::Scalar(Scalar::UInt));
         let (ty, args) = match c {
             Collective::All | Collective::Any => {
@@ -155,14 +167,30 @@ impl Sema<'_> {
                 value.extend(self.scalar_args(name, ids, &id_ty, loc)?);
                 (ty, value)
             }
-            Collective::Shuffle(kind) => {
-                self.arity(name, &args, if kind == ShuffleKind::First { 1 } else { 2 }, loc)?;
+            Collective::ClusteredReduce { op, .. } => {
+                self.arity(name, &args, 2, loc)?;
                 let mut args = args;
+                c = Collective::ClusteredReduce { op, size: self.cluster_size(name, args.pop(), loc)? };
+                self.arithmetic_args(op, group, name, args, loc)?
+            }
+            Collective::Shuffle(kind) => {
+                let arity = match kind {
+                    ShuffleKind::First => 1,
+                    ShuffleKind::ClusteredRotate(_) => 3,
+                    _ => 2,
+                };
+                self.arity(name, &args, arity, loc)?;
+                let mut args = args;
+                if let ShuffleKind::ClusteredRotate(_) = kind {
+                    c = Collective::Shuffle(ShuffleKind::ClusteredRotate(self.cluster_size(name, args.pop(), loc)?));
+                }
                 let index = args.split_off(1);
                 // The broadcasts of cl_khr_subgroup_ballot take vectors too.
                 let widths = if matches!(kind, ShuffleKind::Broadcast | ShuffleKind::First) { Widths::All } else { Widths::Scalar };
                 let (ty, mut value) = self.resolve(name, args, &[form(Elems::All, widths, G1)], loc)?;
-                value.extend(self.scalar_args(name, index, &uint, loc)?);
+                // A rotation's delta is an `int`, taken modulo the sub-group size.
+                let index_ty = if matches!(kind, ShuffleKind::Rotate | ShuffleKind::ClusteredRotate(_)) { int.clone() } else { uint.clone() };
+                value.extend(self.scalar_args(name, index, &index_ty, loc)?);
                 (ty, value)
             }
             Collective::Elect => {
@@ -174,23 +202,37 @@ impl Sema<'_> {
                 (int, self.resolve(name, args, &[form(Elems::All, Widths::Scalar, G1)], loc)?.1)
             }
             Collective::Ballot(f) => self.ballot_args(f, name, args, loc)?,
-            Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) | Collective::ActiveScan { op, .. } if op.is_logical() => {
+            Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) | Collective::ActiveScan { op, .. } => {
                 self.arity(name, &args, 1, loc)?;
-                (int.clone(), self.scalar_args(name, args, &int, loc)?)
-            }
-            Collective::Reduce(op) | Collective::ScanInclusive(op) | Collective::ScanExclusive(op) | Collective::ActiveScan { op, .. } if op.is_bitwise() => {
-                self.arity(name, &args, 1, loc)?;
-                self.resolve(name, args, &[form(Elems::Int, Widths::Scalar, G1)], loc)?
-            }
-            _ => {
-                self.arity(name, &args, 1, loc)?;
-                // cl_khr_subgroup_extended_types: a sub-group also reduces and scans 8/16-bit
-                // integers.
-                let elems = if group == Group::SubGroup { Elems::All } else { Elems::Collective };
-                self.resolve(name, args, &[form(elems, Widths::Scalar, G1)], loc)?
+                self.arithmetic_args(op, group, name, args, loc)?
             }
         };
         Some(Expr { kind: ExprKind::Builtin(Builtin::Collective(group, c), args), ty, loc })
+    }
+
+    /// The result type and converted value of a reduction or scan by `op`: `int` predicates
+    /// for the logical operations, integers for the bitwise ones, else every scalar type
+    /// (8/16-bit integers in sub-groups only: cl_khr_subgroup_extended_types).
+    fn arithmetic_args(&mut self, op: GroupOp, group: Group, name: &str, args: Vec<Expr>, loc: Loc) -> Option<(Type, Vec<Expr>)> {
+        if op.is_logical() {
+            let int = Type::Scalar(Scalar::Int);
+            return Some((int.clone(), self.scalar_args(name, args, &int, loc)?));
+        }
+        let elems = match group {
+            _ if op.is_bitwise() => Elems::Int,
+            Group::SubGroup => Elems::All,
+            Group::WorkGroup => Elems::Collective,
+        };
+        self.resolve(name, args, &[form(elems, Widths::Scalar, G1)], loc)
+    }
+
+    /// A cluster size: an integer constant, a power of two.
+    fn cluster_size(&mut self, name: &str, arg: Option<Expr>, loc: Loc) -> Option<u32> {
+        let size = arg.and_then(|a| self.const_value_of(&a)).and_then(|v| u32::try_from(v).ok()).filter(|v| v.is_power_of_two());
+        match size {
+            Some(size) => Some(size),
+            None => self.err(loc, format!("the cluster size of '{name}' must be a constant power of two")),
+        }
     }
 
     /// The result type and converted arguments of a ballot function.

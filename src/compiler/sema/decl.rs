@@ -148,7 +148,7 @@ impl Sema<'_> {
         }
     }
 
-    fn const_value_of(&mut self, e: &Expr) -> Option<u64> {
+    pub(super) fn const_value_of(&mut self, e: &Expr) -> Option<u64> {
         match &e.kind {
             ExprKind::Int(v) => Some(*v),
             ExprKind::Convert { value, .. } => self.const_value_of(value),

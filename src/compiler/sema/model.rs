@@ -784,6 +784,9 @@ pub enum Collective {
     /// `cl_khr_subgroup_non_uniform_arithmetic`'s scans of the operations Vulkan scans but
     /// naga does not (min, max, bitwise and logical): over the active work-items only.
     ActiveScan { op: GroupOp, exclusive: bool },
+    /// `cl_khr_subgroup_clustered_reduce`: the reduction over the active work-items of the
+    /// value's cluster of `size` (a power of two) consecutive ids.
+    ClusteredReduce { op: GroupOp, size: u32 },
     /// `cl_khr_subgroup_shuffle(_relative)`: `(value, uint)`, the value of the sub-group's
     /// work-item at that local id, at the id xor it, that many below, that many above.
     Shuffle(ShuffleKind),
@@ -806,6 +809,11 @@ pub enum ShuffleKind {
     Broadcast,
     /// `sub_group_broadcast_first(value)`: the value of the active work-item of least id.
     First,
+    /// `cl_khr_subgroup_rotate`: `(value, int delta)`, the value of the work-item `delta` ids
+    /// further, modulo the sub-group size; clustered, modulo this cluster size (a power of
+    /// two), within the cluster.
+    Rotate,
+    ClusteredRotate(u32),
 }
 
 /// The functions of `cl_khr_subgroup_ballot`. A ballot is a `uint4` of one bit per sub-group

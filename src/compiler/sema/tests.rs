@@ -1282,3 +1282,12 @@ fn constant_conversions_round_as_their_mode_says() {
     let doubles: Vec<f64> = p.constants[3].bytes.chunks(8).map(|b| f64::from_le_bytes(b.try_into().unwrap())).collect();
     assert_eq!(doubles, [9007199254740994.0, -9007199254740994.0]);
 }
+
+#[test]
+fn cluster_sizes_are_constant_powers_of_two() {
+    ok("kernel void k(global int *o) { o[0] = sub_group_clustered_reduce_xor(o[1], 8) + sub_group_clustered_rotate(o[2], -1, 2); }");
+    first_error("kernel void k(global int *o, uint n) {\n  o[0] = sub_group_clustered_reduce_add(o[1], n); }", 2, 10, "constant power of two");
+    first_error("kernel void k(global int *o) {\n  o[0] = sub_group_clustered_rotate(o[1], 1, 3); }", 2, 10, "constant power of two");
+    // The bitwise operations take integers only.
+    first_error("kernel void k(global float *o) {\n  o[0] = sub_group_non_uniform_reduce_and(o[1]); }", 2, 10, "sub_group_non_uniform_reduce_and");
+}
