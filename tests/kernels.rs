@@ -2535,6 +2535,32 @@ fn is_bit_chain(olds: &[u32], clearing: bool) -> bool {
         && by_count.windows(2).all(|w| w[0].0 & !w[1].0 == 0)
 }
 
+/// cl_ext_float_atomics against sums, minima and maxima computed here; the old values of the
+/// additions and subtractions form a chain in some order.
+#[test]
+fn float_atomics() {
+    let s = Suite::with_options(include_str!("kernels/c11_atomics.cl"), "-cl-std=CL3.0");
+    let (n, local) = (32usize, 16usize);
+    let groups = n / local;
+    let mut init = vec![0.0f32, 0.0, 1000.0, f32::NAN];
+    init.resize(4 + 2 * groups, 0.0);
+    let (g, old) = (s.buf(&init), s.zeros::<f32>(2 * n));
+    s.run("float_ops", &[Arg::Buf(&g), Arg::Buf(&old)], &[n], Some(&[local]));
+    let (got, olds) = (s.get::<f32>(&g, 4 + 2 * groups), s.get::<f32>(&old, 2 * n));
+    let column = |k: usize, scale: f32| -> Vec<i64> { olds.chunks(2).map(|o| (o[k] * scale) as i64).collect() };
+    let adds: Vec<i64> = (0..n as i64).collect();
+    if !is_addition_chain(&column(0, 1.0), &adds, 0, got[0] as i64) {
+        s.fail(format!("float atomic_fetch_add: old values {:?}, final {}", column(0, 1.0), got[0]));
+    }
+    if !is_addition_chain(&column(1, -2.0), &vec![1; n], 0, (got[1] * -2.0) as i64) {
+        s.fail(format!("float atomic_fetch_sub: old values {:?}, final {}", column(1, -2.0), got[1]));
+    }
+    let mut want = vec![(n * (n - 1) / 2) as f32, -0.5 * n as f32, -10.0, 2.0 * (n - 1) as f32];
+    want.extend((0..groups).flat_map(|_| [1.5 * local as f32, 2.0]));
+    s.check("float add, sub, min (a NaN operand), max (from NaN), __local add and min", &got, &want);
+    s.finish();
+}
+
 #[test]
 fn c11_atomics() {
     let s = Suite::with_options(include_str!("kernels/c11_atomics.cl"), "-cl-std=CL3.0");

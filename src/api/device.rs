@@ -117,6 +117,9 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_SINGLE_FP_CONFIG => fp_config.into(),
         CL_DEVICE_DOUBLE_FP_CONFIG => d.double_fp_config().into(),
         CL_DEVICE_HALF_FP_CONFIG => d.half_fp_config().into(),
+        CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT => d.fp_atomic_capabilities(false).into(),
+        CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT => d.fp_atomic_capabilities(true).into(),
+        CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT => Info::value::<cl_device_fp_atomic_capabilities_ext>(0),
         // Cache sizes are not reported by Vulkan.
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => Info::value(CL_NONE),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => 0u32.into(),

@@ -33,6 +33,18 @@ pub const CL_INVALID_EGL_OBJECT_KHR: cl_int = -1093;
 pub const CL_COMMAND_ACQUIRE_EGL_OBJECTS_KHR: cl_command_type = 0x202D;
 pub const CL_COMMAND_RELEASE_EGL_OBJECTS_KHR: cl_command_type = 0x202E;
 
+// cl_ext_float_atomics
+pub type cl_device_fp_atomic_capabilities_ext = cl_bitfield;
+pub const CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT: cl_uint = 0x4231;
+pub const CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT: cl_uint = 0x4232;
+pub const CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT: cl_uint = 0x4233;
+pub const CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT: cl_device_fp_atomic_capabilities_ext = 1 << 0;
+pub const CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT: cl_device_fp_atomic_capabilities_ext = 1 << 1;
+pub const CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT: cl_device_fp_atomic_capabilities_ext = 1 << 2;
+pub const CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT: cl_device_fp_atomic_capabilities_ext = 1 << 16;
+pub const CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT: cl_device_fp_atomic_capabilities_ext = 1 << 17;
+pub const CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT: cl_device_fp_atomic_capabilities_ext = 1 << 18;
+
 // OpenCL 2.1 / 2.2 / 3.0
 pub const CL_PLATFORM_NUMERIC_VERSION: cl_uint = 0x0906;
 pub const CL_PLATFORM_EXTENSIONS_WITH_VERSION: cl_uint = 0x0907;

@@ -114,6 +114,12 @@ pub fn predefined_macros(target: &Target, opts: &BuildOptions) -> Vec<(String, S
     for feature in ATOMIC_FEATURES {
         flag(feature, cl3);
     }
+    for space in ["global", "local"] {
+        for op in ["atomic_add", "atomic_min_max"] {
+            flag(&format!("__opencl_c_ext_fp32_{space}_{op}"), cl3);
+            flag(&format!("__opencl_c_ext_fp64_{space}_{op}"), cl3 && target.fp64 && target.int64_atomics);
+        }
+    }
     for feature in SUBGROUP_FEATURES {
         flag(feature, cl3 && target.subgroups);
     }
@@ -144,6 +150,7 @@ fn supported_extensions(target: &Target) -> Vec<&'static str> {
     if target.fp16 {
         exts.push("cl_khr_fp16");
     }
+    exts.push("cl_ext_float_atomics");
     if target.subgroups {
         exts.extend(SUBGROUP_EXTENSIONS);
     }

@@ -218,6 +218,7 @@ impl Device {
         if self.target.fp16 {
             list.push(("cl_khr_fp16", v1));
         }
+        list.push(("cl_ext_float_atomics", v1));
         if self.target.subgroups {
             list.extend(crate::compiler::preprocess::SUBGROUP_EXTENSIONS.map(|e| (e, v1)));
         }
@@ -225,6 +226,22 @@ impl Device {
             list.extend([("cl_khr_3d_image_writes", v1), ("cl_khr_image2d_from_buffer", v1)]);
         }
         list
+    }
+
+    /// cl_ext_float_atomics: what atomics do on `float` (`double: false`) or `double` in
+    /// `__global` and `__local` memory. Loads, stores, add, sub, min and max, the arithmetic
+    /// by compare-exchange loops on the bits; `double` where 64-bit atomics exist. No `half`
+    /// atomics (there is no `atomic_half`).
+    pub fn fp_atomic_capabilities(&self, double: bool) -> cl_device_fp_atomic_capabilities_ext {
+        if double && !(self.target.fp64 && self.target.int64_atomics) {
+            return 0;
+        }
+        CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT
+            | CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT
+            | CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT
+            | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT
+            | CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT
+            | CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT
     }
 
     /// `CL_DEVICE_DOUBLE_FP_CONFIG`: 0 without `double`; with it OpenCL 1.x's minimum, which

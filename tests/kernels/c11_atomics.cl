@@ -199,3 +199,31 @@ kernel void wide_ops(global atomic_long *l, global atomic_ulong *u, global atomi
     atomic_compare_exchange_strong(&d[i], &e, prev + 1.0);
 }
 #endif
+
+#ifndef cl_ext_float_atomics
+#error "cl_ext_float_atomics is not defined"
+#endif
+
+// cl_ext_float_atomics: add, sub, min and max of floats in __global and __local memory. The
+// operands are small integers and halves, so every order of the operations is exact; min and
+// max take the number where an operand or the start is NaN.
+kernel void float_ops(global atomic_float *g, global float *old) {
+    local atomic_float l[2];
+    int i = get_global_id(0), li = get_local_id(0);
+    if (li == 0) {
+        atomic_init(&l[0], 0.0f);
+        atomic_init(&l[1], 100.0f);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    old[i * 2 + 0] = atomic_fetch_add(&g[0], (float)i);
+    old[i * 2 + 1] = atomic_fetch_sub_explicit(&g[1], 0.5f, memory_order_relaxed, memory_scope_device);
+    atomic_fetch_min(&g[2], i == 3 ? NAN : (float)i - 10.0f);
+    atomic_fetch_max_explicit(&g[3], (float)i * 2.0f, memory_order_acq_rel);
+    atomic_fetch_add(&l[0], 1.5f);
+    atomic_fetch_min(&l[1], (float)(li + 2));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (li == 0) {
+        atomic_store(&g[4 + 2 * get_group_id(0)], atomic_load(&l[0]));
+        atomic_store(&g[5 + 2 * get_group_id(0)], atomic_load(&l[1]));
+    }
+}

@@ -221,10 +221,13 @@ impl Ctx<'_> {
         if reg.width != mem.width {
             return Err(LowerError::new(loc, "internal: an atomic of another width"));
         }
-        // Signed extrema on unsigned words (the `__local` arena) are a loop of its own.
-        if let Act::Rmw(op @ (AtomicOp::Min | AtomicOp::Max), v) = act {
-            if reg.kind != mem.kind {
-                return Ok(self.extremum_loop(p, op, mem, reg, v, order));
+        // Signed extrema on unsigned words (the `__local` arena), and float arithmetic
+        // (cl_ext_float_atomics: Vulkan's float atomics are optional) are compare-exchange
+        // loops.
+        if let Act::Rmw(op, v) = act {
+            let float = reg.kind == naga::ScalarKind::Float && op != AtomicOp::Xchg;
+            if float || (matches!(op, AtomicOp::Min | AtomicOp::Max) && reg.kind != mem.kind) {
+                return Ok(self.rmw_loop(p, op, mem, reg, v, order));
             }
         }
         if self.target.ordering_by_rmw && order != MemOrder::Relaxed {
@@ -318,16 +321,16 @@ impl Ctx<'_> {
         (self.from_memory(old, mem, reg), stored)
     }
 
-    /// `atomic_fetch_min/max` of a signed value on unsigned words: a compare-exchange loop,
-    /// whose exchange has the order.
-    fn extremum_loop(&mut self, p: H, op: AtomicOp, mem: naga::Scalar, reg: naga::Scalar, v: H, order: MemOrder) -> Done {
+    /// A read-modify-write by a compare-exchange loop, whose exchange has the order: the
+    /// signed extrema on unsigned words, and every float operation (compared as bits, so a
+    /// NaN found ends the loop too).
+    fn rmw_loop(&mut self, p: H, op: AtomicOp, mem: naga::Scalar, reg: naga::Scalar, v: H, order: MemOrder) -> Done {
         let reg_ty = super::builder::scalar_ty(&mut self.module, reg);
         let found = self.b.local("atomic_found", reg_ty);
         self.b.open();
         let current = self.b.load(p);
         let current = self.from_memory(current, mem, reg);
-        let fun = if op == AtomicOp::Min { MathFunction::Min } else { MathFunction::Max };
-        let new = self.b.math(fun, &[current, v]);
+        let new = if reg.kind == naga::ScalarKind::Float { self.float_rmw(op, current, v) } else { self.plain_rmw(op, current, v) };
         let marked = !self.target.ordering_by_rmw;
         if marked && order.releases() {
             self.b.stmt(Statement::MemoryBarrier(RELEASE_MARK));
@@ -336,17 +339,12 @@ impl Ctx<'_> {
         if marked && order.acquires() {
             self.b.stmt(Statement::MemoryBarrier(ACQUIRE_MARK));
         }
-        self.b.if_else(
-            stored,
-            |b| {
-                let at = b.expr(Expression::LocalVariable(found));
-                b.store(at, current);
-                b.stmt(Statement::Break);
-            },
-            |_| {},
-        );
+        let at = self.b.expr(Expression::LocalVariable(found));
+        self.b.store(at, current);
+        // Left by the loop's own test: lavapipe lost the stores of the work-items that left
+        // by a `break` in the body before the last one did (also in OpenCL C written so).
         let body = self.b.close();
-        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
+        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: Some(stored) });
         let at = self.b.expr(Expression::LocalVariable(found));
         Done { old: Some(self.b.load(at)), stored: None }
     }
@@ -407,6 +405,7 @@ impl Ctx<'_> {
         let old = self.load_access(&access, loc)?;
         let (new, stored) = match act {
             Act::Load | Act::Store(_) => return Ok(Done { old: Some(old), stored: None }),
+            Act::Rmw(op, v) if s.is_float() => (self.float_rmw(op, old, v), None),
             Act::Rmw(op, v) => (self.plain_rmw(op, old, v), None),
             Act::Cas { expected, desired } => {
                 // Compared as bits, as the atomic compare-exchange of floats is.
@@ -417,6 +416,22 @@ impl Ctx<'_> {
         };
         self.store_access(&access, new, &ty, loc)?;
         Ok(Done { old: Some(old), stored })
+    }
+
+    /// The value float `op` leaves where `old` was, given operand `v`: min and max take the
+    /// number where one operand is NaN (cl_ext_float_atomics: as `fmin`/`fmax`).
+    fn float_rmw(&mut self, op: AtomicOp, old: H, v: H) -> H {
+        let less = match op {
+            AtomicOp::Min => B::Less,
+            AtomicOp::Max => B::Greater,
+            _ => return self.plain_rmw(op, old, v),
+        };
+        let keep = self.b.binary(less, old, v);
+        let pick = self.b.select(keep, old, v);
+        let old_nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: old });
+        let pick = self.b.select(old_nan, v, pick);
+        let v_nan = self.b.expr(Expression::Relational { fun: naga::RelationalFunction::IsNan, argument: v });
+        self.b.select(v_nan, old, pick)
     }
 
     /// The value `op` leaves where `old` was, given operand `v`.

@@ -176,8 +176,10 @@ impl Sema<'_> {
             C11Op::Load => value.clone(),
             C11Op::Init | C11Op::Store => Type::Void,
             C11Op::Rmw(AtomicOp::Xchg) => value.clone(),
+            // cl_ext_float_atomics: add, sub, min and max of floats and doubles.
+            C11Op::Rmw(AtomicOp::Add | AtomicOp::Sub | AtomicOp::Min | AtomicOp::Max) if matches!(s, Scalar::Float | Scalar::Double) => value.clone(),
             C11Op::Rmw(_) if !s.is_integer() => {
-                return self.err(loc, format!("'{name}' on '{}' needs cl_ext_float_atomics, which this device does not support", self.type_str(&Type::Atomic(s))));
+                return self.err(loc, format!("'{name}' takes an integer atomic type, not '{}'", self.type_str(&Type::Atomic(s))));
             }
             C11Op::Rmw(_) => value.clone(),
             C11Op::CompareExchange => {

@@ -1249,7 +1249,7 @@ fn c11_atomics_misuse_is_diagnosed() {
     first("kernel void k(global int *p) { atomic_fetch_add(p, 1); }", 1, 32, "must point to an atomic type (atomic_int, atomic_uint, ...), not '__global int*'");
     first("kernel void k(global atomic_int *p) { atomic_store(p); }", 1, 39, "'atomic_store' takes 2 arguments, but 1 were given");
     first("kernel void k(global atomic_int *p) { atomic_load_explicit(p); }", 1, 39, "takes 2 or 3 arguments");
-    first("kernel void k(global atomic_float *p) { atomic_fetch_add(p, 1.0f); }", 1, 41, "needs cl_ext_float_atomics");
+    first("kernel void k(global atomic_float *p) { atomic_fetch_and(p, 1.0f); }", 1, 41, "takes an integer atomic type, not 'atomic_float'");
     first("kernel void k(global const atomic_int *p, global int *o) { o[0] = atomic_load(p); }", 1, 67, "cannot modify or read atomically through '__global const atomic_int*'");
     first("kernel void k(global atomic_int *p) { atomic_load_explicit(p, 7); }", 1, 63, "7 is not a memory_order");
     first("kernel void k(global atomic_int *p) { atomic_load_explicit(p, memory_order_relaxed, 9); }", 1, 85, "9 is not a memory_scope");
