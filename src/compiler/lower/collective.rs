@@ -115,9 +115,9 @@ impl Ctx<'_> {
     }
 
     /// A reduction or scan of an 8/16-bit type (half in either group; the integers in
-    /// sub-groups, cl_khr_subgroup_extended_types), computed in its 32-bit register type: sums are brought back into the type's range
-    /// (halves rounded), and an exclusive min or max scan starts from the type's own extreme,
-    /// not the register's.
+    /// sub-groups, cl_khr_subgroup_extended_types), computed in its 32-bit register type: sums,
+    /// products and bitwise results are brought back into the type's range (halves rounded),
+    /// and an exclusive min or max scan starts from the type's own extreme, not the register's.
     fn narrow_collective(&mut self, op: GroupOp, how: Co, r: H, ty: &T, loc: Loc) -> R<H> {
         let Some(s) = ty.element().filter(|&s| super::types::is_narrow(s)) else { return Ok(r) };
         if matches!(op, GroupOp::Add | GroupOp::Mul) {
