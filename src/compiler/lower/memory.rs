@@ -430,8 +430,9 @@ impl Ctx<'_> {
         let result = self.b.expr(Expression::AtomicResult { ty: result_ty, comparison: true });
         self.b.stmt(Statement::Atomic { pointer: ptr, fun: AtomicFunction::Exchange { compare: Some(old) }, value: new, result: Some(result) });
         let exchanged = self.b.member(result, 1);
-        self.b.if_else(exchanged, |b| b.stmt(Statement::Break), |_| {});
+        // Left by the loop's test, as `c11.rs`'s loops are (lavapipe mishandles a
+        // compare-exchange loop left by a `break` in its body).
         let body = self.b.close();
-        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: None });
+        self.b.stmt(Statement::Loop { body, continuing: naga::Block::new(), break_if: Some(exchanged) });
     }
 }
