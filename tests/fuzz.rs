@@ -67,6 +67,7 @@ fn target() -> Target {
         ordering_by_rmw: false,
         preserve_signed_zeros: true,
         fused_fma: true,
+        guard_endless_loops: true,
     }
 }
 

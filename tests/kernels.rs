@@ -2535,6 +2535,23 @@ fn is_bit_chain(olds: &[u32], clearing: bool) -> bool {
         && by_count.windows(2).all(|w| w[0].0 & !w[1].0 == 0)
 }
 
+/// An endless compare-exchange loop, left by `break` with the old value in a variable: the
+/// old values form a chain of the additions (lavapipe returned 0 to 7 of every 8 work-items
+/// before `Target::guard_endless_loops`).
+#[test]
+fn endless_cas_loop_keeps_its_values() {
+    let s = Suite::with_options(include_str!("kernels/c11_atomics.cl"), "-cl-std=CL3.0");
+    let n = 64usize;
+    let (sum, seen) = (s.buf(&[0i32]), s.zeros::<i32>(n));
+    s.run("cas_endless", &[Arg::Buf(&sum), Arg::Buf(&seen)], &[n], Some(&[n]));
+    let olds: Vec<i64> = s.get::<i32>(&seen, n).into_iter().map(i64::from).collect();
+    let total = s.get::<i32>(&sum, 1)[0];
+    if !is_addition_chain(&olds, &(0..n as i64).collect::<Vec<_>>(), 0, i64::from(total)) {
+        s.fail(format!("old values {olds:?}, final {total}"));
+    }
+    s.finish();
+}
+
 /// cl_ext_float_atomics against sums, minima and maxima computed here; the old values of the
 /// additions and subtractions form a chain in some order.
 #[test]

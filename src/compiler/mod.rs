@@ -87,6 +87,11 @@ pub struct Target {
     /// -(1 + 2^-11)) = 2^-24 on the H200). Float sin and cos then reduce their argument in
     /// three multiply-adds instead of four exact products and subtractions.
     pub fused_fma: bool,
+    /// Endless loops (`while (1)`, `for (;;)`) get a test the driver cannot fold away: lavapipe
+    /// (Mesa 22.3) loses what work-items that leave such a loop early by `break` stored to a
+    /// variable, when the loop does atomics (a compare-exchange loop returned 0 as the old
+    /// value of 7 of every 8 work-items); with a loop condition it is right.
+    pub guard_endless_loops: bool,
 }
 
 /// The device the compiler's unit tests compile for: 64-bit addresses, 8/16/64-bit integers and
@@ -117,6 +122,7 @@ pub(crate) fn test_target() -> Target {
         ordering_by_rmw: false,
         preserve_signed_zeros: true,
         fused_fma: false,
+        guard_endless_loops: false,
     }
 }
 

@@ -104,6 +104,7 @@ impl Device {
             ordering_by_rmw: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
             preserve_signed_zeros: gpu.props.signed_zero_preserve,
             fused_fma: gpu.props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY,
+            guard_endless_loops: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
         };
         // Sub-buffers are bound as storage and uniform buffers, and images over them as texel
         // buffers, from their origin.

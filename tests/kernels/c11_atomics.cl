@@ -227,3 +227,17 @@ kernel void float_ops(global atomic_float *g, global float *old) {
         atomic_store(&g[5 + 2 * get_group_id(0)], atomic_load(&l[1]));
     }
 }
+
+// A compare-exchange loop left only by `break`, keeping the old value in a variable: each
+// work-item adds its id and records the value it replaced.
+kernel void cas_endless(global atomic_int *sum, global int *seen) {
+    int i = get_global_id(0), found = -1;
+    while (1) {
+        int cur = atomic_load(sum), expected = cur;
+        if (atomic_compare_exchange_strong(sum, &expected, cur + i)) {
+            found = cur;
+            break;
+        }
+    }
+    seen[i] = found;
+}

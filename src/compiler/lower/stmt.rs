@@ -236,6 +236,15 @@ impl<'p> Ctx<'p> {
                 let stop = self.b.unary(naga::UnaryOperator::LogicalNot, c);
                 self.b.if_else(stop, |b| b.stmt(Statement::Break), |_| {});
             }
+            let endless = cond.is_none_or(|c| matches!(c.kind, model::ExprKind::Int(v) if v != 0));
+            if endless && self.target.guard_endless_loops {
+                // The global size is never 0 (see `Target::guard_endless_loops`).
+                let dim = self.b.u32(0);
+                let size = self.workitem.call(&self.abi, &mut self.b, model::WorkItemFn::GlobalSize, dim);
+                let zero = self.b.u32(0);
+                let stop = self.b.binary(naga::BinaryOperator::Equal, size, zero);
+                self.b.if_else(stop, |b| b.stmt(Statement::Break), |_| {});
+            }
             self.stmt(body)
         })();
         let body_block = self.b.close();
