@@ -13,6 +13,19 @@ pub fn intern(module: &mut Module, inner: TypeInner) -> Handle<Type> {
     module.types.insert(Type { name: None, inner }, Span::UNDEFINED)
 }
 
+/// `value` as a literal of numeric scalar `scalar`: integers wrap to its width (-1 is all
+/// ones), floats take the nearest value.
+pub fn literal(scalar: Scalar, value: i64) -> Literal {
+    match (scalar.kind, scalar.width) {
+        (naga::ScalarKind::Sint, 8) => Literal::I64(value),
+        (naga::ScalarKind::Sint, _) => Literal::I32(value as i32),
+        (naga::ScalarKind::Uint, 8) => Literal::U64(value as u64),
+        (naga::ScalarKind::Float, 8) => Literal::F64(value as f64),
+        (naga::ScalarKind::Float, _) => Literal::F32(value as f32),
+        _ => Literal::U32(value as u32),
+    }
+}
+
 pub fn scalar_ty(module: &mut Module, scalar: Scalar) -> Handle<Type> {
     intern(module, TypeInner::Scalar(scalar))
 }

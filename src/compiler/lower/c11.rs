@@ -60,18 +60,6 @@ fn rmw_function(op: AtomicOp) -> AtomicFunction {
     }
 }
 
-/// Zero of a register scalar.
-fn zero_of(reg: naga::Scalar) -> naga::Literal {
-    match (reg.kind, reg.width) {
-        (naga::ScalarKind::Sint, 8) => naga::Literal::I64(0),
-        (naga::ScalarKind::Uint, 8) => naga::Literal::U64(0),
-        (naga::ScalarKind::Sint, _) => naga::Literal::I32(0),
-        (naga::ScalarKind::Float, 8) => naga::Literal::F64(0.0),
-        (naga::ScalarKind::Float, _) => naga::Literal::F32(0.0),
-        _ => naga::Literal::U32(0),
-    }
-}
-
 /// The type a plain access to atomic data uses (private memory, where no other work-item
 /// looks).
 fn plain(ty: &T) -> T {
@@ -250,7 +238,7 @@ impl Ctx<'_> {
     fn rmw_ordered(&mut self, p: H, mem: naga::Scalar, reg: naga::Scalar, act: Act) -> Done {
         match act {
             Act::Load => {
-                let zero = self.b.lit(zero_of(reg));
+                let zero = self.b.lit(super::builder::literal(reg, 0));
                 self.atomic_instruction(p, mem, reg, Act::Rmw(AtomicOp::Or, zero))
             }
             Act::Store(v) => {

@@ -218,25 +218,17 @@ impl Ctx<'_> {
 
     /// The identity of `op` in type `ty`: what an exclusive scan gives the first work-item.
     fn identity(&mut self, op: GroupOp, ty: Handle<naga::Type>) -> H {
-        use naga::Literal as L;
         if matches!(op, GroupOp::Min | GroupOp::Max) {
             return self.extreme(ty, op == GroupOp::Min);
         }
         // All ones for `and`.
-        let value: i64 = match op {
+        let value = match op {
             GroupOp::Mul | GroupOp::LogicalAnd => 1,
             GroupOp::And => -1,
             _ => 0,
         };
         let scalar = self.module.types[ty].inner.scalar().unwrap_or(naga::Scalar::I32);
-        let lit = match (scalar.kind, scalar.width) {
-            (naga::ScalarKind::Sint, 4) => L::I32(value as i32),
-            (naga::ScalarKind::Sint, _) => L::I64(value),
-            (naga::ScalarKind::Uint, 4) => L::U32(value as u32),
-            (naga::ScalarKind::Uint, _) => L::U64(value as u64),
-            (_, width) => return self.b.float(value as f64, width == 8),
-        };
-        self.b.lit(lit)
+        self.b.lit(super::builder::literal(scalar, value))
     }
 
     /// `all`/`any` of an `int` predicate: `int` 1 or 0.
