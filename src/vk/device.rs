@@ -113,6 +113,10 @@ pub struct Gpu {
     /// pipelines at once, NVIDIA's driver (580) built some that hung the GPU (the test corpus
     /// hung on an H200 in 6 runs of 6 with cold caches, in none of 6 with creation serialised).
     pub pipeline_cache: Mutex<vk::PipelineCache>,
+    /// Pipelines are created under the queue's lock, never while another thread submits:
+    /// NVIDIA's driver (580) otherwise sometimes ran another pipeline's code in a dispatch of
+    /// the submission (docs/design.md, "Another pipeline's code in a dispatch").
+    pub create_apart_from_submit: bool,
     /// Pipelines were created since the cache was last written to disk.
     pub cache_dirty: AtomicBool,
     /// The last timeline value submitted, and the last one seen complete.
@@ -419,6 +423,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         None => None,
     };
     let cpu = props.base.device_type == vk::PhysicalDeviceType::CPU;
+    let nvidia = props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY;
     Ok(Gpu {
         instance: inst.clone(),
         physical,
@@ -433,6 +438,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         allocator: Mutex::new(allocator),
         timeline,
         pipeline_cache: Mutex::new(pipeline_cache),
+        create_apart_from_submit: nvidia,
         cache_dirty: AtomicBool::new(false),
         submitted: AtomicU64::new(0),
         completed: AtomicU64::new(0),

@@ -109,9 +109,11 @@ impl Pipeline {
             let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(c"main");
             let flags = if gpu.pipeline_stats.is_some() { vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR } else { vk::PipelineCreateFlags::empty() };
             let info = [vk::ComputePipelineCreateInfo::default().flags(flags).stage(stage).layout(pipeline.layout)];
+            // The queue's lock first, as submissions take it (see `Gpu::create_apart_from_submit`).
+            let queue = gpu.create_apart_from_submit.then(|| gpu.queue.lock().unwrap_or_else(|e| e.into_inner()));
             let cache = gpu.pipeline_cache.lock().unwrap_or_else(|e| e.into_inner());
             let created = d.create_compute_pipelines(*cache, &info, None);
-            drop(cache);
+            drop((cache, queue));
             d.destroy_shader_module(module, None);
             pipeline.raw = created.map_err(|(_, e)| e)?[0];
             gpu.cache_dirty.store(true, std::sync::atomic::Ordering::Release);
