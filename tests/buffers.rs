@@ -47,6 +47,33 @@ fn write_and_read_non_blocking() {
     assert_eq!(part, data[777..877]);
 }
 
+/// Large non-blocking reads, several in flight before one wait, at offsets that the GPU path
+/// (straight into the application's memory, 16-byte aligned) takes and at ones it leaves to
+/// staging; bytes around each destination stay untouched.
+#[test]
+fn large_non_blocking_reads_in_flight_together() {
+    const LEN: usize = 12 << 20;
+    let env = Env::new();
+    let data = pattern(LEN + 64, 5);
+    let mem = env.buffer_from(&data);
+    let cases = [(0, 0), (16, 32), (3, 0), (0, 5)];
+    let mut outs: Vec<Vec<u8>> = cases.iter().map(|_| vec![0xa5u8; LEN + 64]).collect();
+    let mut events = Vec::new();
+    for (&(src, dst), out) in cases.iter().zip(outs.iter_mut()) {
+        let mut e = null_mut();
+        let at = out[dst..].as_mut_ptr().cast();
+        ok(unsafe { clEnqueueReadBuffer(env.queue, mem.0, CL_FALSE, src, LEN, at, 0, null(), &mut e) });
+        events.push(e);
+    }
+    ok(unsafe { clWaitForEvents(events.len() as cl_uint, events.as_ptr()) });
+    events.iter().for_each(|&e| ok(unsafe { clReleaseEvent(e) }));
+    for (&(src, dst), out) in cases.iter().zip(&outs) {
+        assert!(out[..dst].iter().all(|&b| b == 0xa5), "src {src} dst {dst}: bytes before");
+        assert!(out[dst..dst + LEN] == data[src..src + LEN], "src {src} dst {dst}: data");
+        assert!(out[dst + LEN..].iter().all(|&b| b == 0xa5), "src {src} dst {dst}: bytes after");
+    }
+}
+
 #[test]
 fn write_source_may_be_reused_at_once() {
     // A non-blocking write copies its source before returning.
