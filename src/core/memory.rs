@@ -266,7 +266,7 @@ impl Mem {
             engine.copy_and_wait(gpu, buffer.raw, to, &regions, after).is_ok()
         };
         if let Some((imported, offset)) = engine.import(gpu, dst, host_end) {
-            return copy(imported.raw, &|_, h| offset + h as u64);
+            return copy(imported.buffer, &|_, h| offset + h as u64);
         }
         let Ok(readback) = staging(device, region[0] * rows.len(), Placement::Readback) else { return false };
         let Ok(src) = mapped(&readback) else { return false };
@@ -319,9 +319,6 @@ impl Mem {
     /// application on the completion thread. Even a host-readable buffer is copied first: by
     /// the time the completion thread runs, later commands may have written it.
     pub fn read_rect(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<Work> {
-        if let Some(work) = self.read_into_host(device, buf, host, region, dst) {
-            return Ok(work);
-        }
         let row = region[0];
         let host_rows = per_row(region, host.rows(region))?;
         let readback = staging(device, row * host_rows.len(), Placement::Readback)?;
@@ -338,32 +335,6 @@ impl Mem {
                 }
                 drop(readback);
             })))
-        }))
-    }
-
-    /// A large read of one row, by the copy kernel straight into the application's memory,
-    /// imported as a buffer: no staging as large as the read (pinned for each such read in
-    /// flight: clpeak's non-blocking reads of 1 GiB ran at 3 GB/s so) and no copy out of it.
-    /// `None` where the read is small, not 16-byte aligned, or the memory cannot be imported.
-    fn read_into_host(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> Option<Work> {
-        let len = region[0];
-        let (engine, _) = (device.gpu.copy_engine.as_ref()?, device.builtins()?);
-        if region[1] * region[2] != 1 || len < PIPELINED_READ {
-            return None;
-        }
-        let from = self.base + buf.rows(region).next()? as u64;
-        let ptr = dst.get().wrapping_add(host.rows(region).next()?);
-        if !(from | ptr as u64 | len as u64).is_multiple_of(ELEMENT) {
-            return None;
-        }
-        // Imports start on page boundaries, so `offset` keeps the pointer's 16-byte alignment.
-        let (imported, offset) = engine.import(&device.gpu, ptr, len)?;
-        let regions = [span(from, offset, len as u64)];
-        let (mem, device) = (self.clone(), device.clone());
-        Some(Box::new(move |batch| {
-            copy_regions(&device, batch, mem.buf()?, &imported, &regions)?;
-            batch.keep((mem, imported));
-            Ok(None)
         }))
     }
 

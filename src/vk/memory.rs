@@ -23,15 +23,7 @@ pub struct Buffer {
     gpu: Arc<Gpu>,
     pub raw: vk::Buffer,
     pub size: u64,
-    memory: Option<Memory>,
-}
-
-/// Where a buffer's memory comes from.
-enum Memory {
-    /// A block of gpu-allocator's.
-    Allocated(Allocation),
-    /// The application's own memory, imported for a transfer (see `CopyEngine::import`).
-    Imported(vk::DeviceMemory),
+    allocation: Option<Allocation>,
 }
 
 // SAFETY: the mapped pointer inside `Allocation` is only handed out through `mapped()`; Vulkan
@@ -47,10 +39,17 @@ impl Buffer {
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
             | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
-        let families = families(gpu);
+        // The copy engines' queue reads buffers too: share them with its family.
+        let families = [gpu.queue_family, gpu.copy_engine.as_ref().map_or(gpu.queue_family, |e| e.family)];
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        let info = if families[0] == families[1] {
+            info.sharing_mode(vk::SharingMode::EXCLUSIVE)
+        } else {
+            info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(&families)
+        };
         // SAFETY: valid create info.
-        let raw = unsafe { gpu.device.create_buffer(&create_info(size, usage, &families), None) }?;
-        let mut buffer = Buffer { gpu: gpu.clone(), raw, size, memory: None };
+        let raw = unsafe { gpu.device.create_buffer(&info, None) }?;
+        let mut buffer = Buffer { gpu: gpu.clone(), raw, size, allocation: None };
         // SAFETY: `raw` is a live buffer of this device.
         let requirements = unsafe { gpu.device.get_buffer_memory_requirements(raw) };
         let location = match placement {
@@ -69,46 +68,18 @@ impl Buffer {
         let allocation = gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).allocate(&desc).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)?;
         // SAFETY: the allocation satisfies the buffer's requirements.
         unsafe { gpu.device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }?;
-        buffer.memory = Some(Memory::Allocated(allocation));
+        buffer.allocation = Some(allocation);
         Ok(buffer)
-    }
-
-    /// A buffer over imported memory, which it frees when dropped.
-    pub(super) fn imported(gpu: &Arc<Gpu>, raw: vk::Buffer, size: u64, memory: vk::DeviceMemory) -> Buffer {
-        Buffer { gpu: gpu.clone(), raw, size, memory: Some(Memory::Imported(memory)) }
-    }
-
-    fn allocation(&self) -> Option<&Allocation> {
-        match &self.memory {
-            Some(Memory::Allocated(a)) => Some(a),
-            _ => None,
-        }
     }
 
     /// Host reads of the mapping are fast (cached memory), so read-backs need no staging copy.
     pub fn host_cached(&self) -> bool {
-        self.allocation().is_some_and(|a| a.memory_properties().contains(vk::MemoryPropertyFlags::HOST_CACHED))
+        self.allocation.as_ref().is_some_and(|a| a.memory_properties().contains(vk::MemoryPropertyFlags::HOST_CACHED))
     }
 
     /// The host address of the buffer's first byte, if its memory is mapped.
     pub fn mapped(&self) -> Option<NonNull<u8>> {
-        self.allocation()?.mapped_ptr().map(NonNull::cast)
-    }
-}
-
-/// The queue families that use buffers: the compute queue's, and the copy engines', which
-/// read and write buffers too.
-pub(super) fn families(gpu: &Gpu) -> [u32; 2] {
-    [gpu.queue_family, gpu.copy_engine.as_ref().map_or(gpu.queue_family, |e| e.family)]
-}
-
-/// A buffer's create info, shared by the queue families `families` (see [`families`]).
-pub(super) fn create_info(size: u64, usage: vk::BufferUsageFlags, families: &[u32; 2]) -> vk::BufferCreateInfo<'_> {
-    let info = vk::BufferCreateInfo::default().size(size).usage(usage);
-    if families[0] == families[1] {
-        info.sharing_mode(vk::SharingMode::EXCLUSIVE)
-    } else {
-        info.sharing_mode(vk::SharingMode::CONCURRENT).queue_family_indices(families)
+        self.allocation.as_ref()?.mapped_ptr().map(NonNull::cast)
     }
 }
 
@@ -119,11 +90,8 @@ impl Drop for Buffer {
         }
         // SAFETY: no command using the buffer is pending: owners keep it alive until completion.
         unsafe { self.gpu.device.destroy_buffer(self.raw, None) };
-        match self.memory.take() {
-            Some(Memory::Allocated(a)) => drop(self.gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a)),
-            // SAFETY: as above; the memory was bound to this buffer alone.
-            Some(Memory::Imported(m)) => unsafe { self.gpu.device.free_memory(m, None) },
-            None => {}
+        if let Some(a) = self.allocation.take() {
+            let _ = self.gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
         }
     }
 }

@@ -5,8 +5,7 @@
 
 use super::device::Gpu;
 use ash::vk;
-use super::memory::Buffer;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 pub struct CopyEngine {
     pub family: u32,
@@ -154,25 +153,22 @@ impl CopyEngine {
         Ok(())
     }
 
-    /// The application's memory `ptr..ptr + len` as a buffer the engine or a kernel can write,
-    /// and the offset of `ptr` in it; `None` where the driver cannot import it (then staging
-    /// serves). The caller keeps the memory mapped until the buffer is dropped.
-    pub fn import(&self, gpu: &Arc<Gpu>, ptr: *mut u8, len: usize) -> Option<(Buffer, u64)> {
+    /// The application's memory `ptr..ptr + len` as a buffer the engine can write, and the offset
+    /// of `ptr` in it; `None` where the driver cannot import it (then staging serves).
+    pub fn import(&self, gpu: &Gpu, ptr: *mut u8, len: usize) -> Option<(HostBuffer, u64)> {
         let host = self.host.as_ref()?;
         let start = ptr as u64 / self.import_align * self.import_align;
         let size = (ptr as u64 + len as u64).next_multiple_of(self.import_align) - start;
         let handle = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
         let mut props = vk::MemoryHostPointerPropertiesEXT::default();
         let d = &gpu.device;
-        let families = super::memory::families(gpu);
         // SAFETY: the pages from `start` to `start + size` hold the application's buffer (they
-        // are mapped), and stay mapped while the buffer lives (the caller's promise).
+        // are mapped); the buffer and memory are destroyed before the call returns to it.
         unsafe {
             let found = (host.fp().get_memory_host_pointer_properties_ext)(d.handle(), handle, start as *const _, &mut props);
             let type_index = (found == vk::Result::SUCCESS).then_some(props.memory_type_bits.trailing_zeros()).filter(|&t| t < 32)?;
             let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
-            let usage = vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::STORAGE_BUFFER;
-            let info = super::memory::create_info(size, usage, &families).push_next(&mut external);
+            let info = vk::BufferCreateInfo::default().size(size).usage(vk::BufferUsageFlags::TRANSFER_DST).push_next(&mut external);
             let buffer = d.create_buffer(&info, None).ok()?;
             let mut import = vk::ImportMemoryHostPointerInfoEXT::default().handle_type(handle).host_pointer(start as *mut _);
             let alloc = vk::MemoryAllocateInfo::default().allocation_size(size).memory_type_index(type_index).push_next(&mut import);
@@ -180,9 +176,29 @@ impl CopyEngine {
                 d.destroy_buffer(buffer, None);
                 return None;
             };
-            let imported = Buffer::imported(gpu, buffer, size, memory);
+            let imported = HostBuffer { device: d.clone(), buffer, memory };
             d.bind_buffer_memory(buffer, memory, 0).ok()?;
             Some((imported, ptr as u64 - start))
+        }
+    }
+}
+
+/// Host memory imported for one copy.
+pub struct HostBuffer {
+    device: ash::Device,
+    pub buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+}
+
+impl Drop for HostBuffer {
+    fn drop(&mut self) {
+        if super::teardown::exiting() {
+            return;
+        }
+        // SAFETY: the copy that used it has completed.
+        unsafe {
+            self.device.destroy_buffer(self.buffer, None);
+            self.device.free_memory(self.memory, None);
         }
     }
 }
