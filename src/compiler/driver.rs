@@ -581,6 +581,19 @@ mod tests {
     }
 
     #[test]
+    fn float_fma_is_the_devices_where_it_rounds_once() {
+        let src = "kernel void k(global float4 *o) { o[0] = fma(o[1], o[2], o[3]); o[4].x = fma(o[5].x, o[5].y, o[5].z); }";
+        // OpFConvert: the exact software fma works in double.
+        const FCONVERT: u32 = 115;
+        let conversions = |t: &Target| {
+            let (_, p) = build(src, "", t).unwrap_or_else(|e| panic!("{e:?}"));
+            opcodes(&p.kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")), FCONVERT)
+        };
+        assert!(conversions(&target()) > 0);
+        assert_eq!(conversions(&Target { fused_fma: true, ..target() }), 0);
+    }
+
+    #[test]
     fn oversized_data_and_unsupported_atomics_end_in_diagnostics() {
         let t = target();
         for (src, message) in [

@@ -125,6 +125,11 @@ impl Ctx<'_> {
             // multiply-add where it has one (float operations are otherwise NoContraction).
             return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
         }
+        if let (MathFn::Fma, [a, b, c], true, Some(S::Float)) = (f, v, self.target.fused_fma, arg_ty.element()) {
+            // Rounded once by the device itself: the exact software fma below is two hundred
+            // times slower (NVIDIA, a loop of float fma).
+            return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
+        }
         if matches!(f, MathFn::Length | MathFn::Distance | MathFn::Normalize) || (f == MathFn::Dot && matches!(arg_ty, T::Scalar(_))) {
             return self.geometric(f, v, arg_ty, loc);
         }
