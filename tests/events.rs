@@ -323,6 +323,40 @@ fn profile(e: cl_event, param: cl_profiling_info) -> Result<cl_ulong, cl_int> {
     }
 }
 
+/// A large non-blocking read, behind a write held by a user event and before a fill, reads what
+/// the write left (it runs as a host command once the write completed; the fill waits for it),
+/// and its profiling times keep the spec's order.
+#[test]
+fn large_read_runs_in_queue_order_between_commands() {
+    const LEN: usize = 12 << 20;
+    let env = Env::with_queue_properties(CL_QUEUE_PROFILING_ENABLE);
+    let mem = env.buffer(CL_MEM_READ_WRITE, LEN);
+    let data = pattern(LEN, 9);
+    let gate = user_event(env.context);
+    let w = write_after(env.queue, &mem, 0, &data, &[gate]);
+    let mut out = vec![0u8; LEN];
+    let (mut r, mut f) = (null_mut(), null_mut());
+    let zero = [0u8; 4];
+    unsafe {
+        ok(clEnqueueReadBuffer(env.queue, mem.0, CL_FALSE, 0, LEN, out.as_mut_ptr().cast(), 0, null(), &mut r));
+        ok(clEnqueueFillBuffer(env.queue, mem.0, zero.as_ptr().cast(), 4, 0, LEN, 0, null(), &mut f));
+        ok(clFlush(env.queue));
+    }
+    assert_eq!(event_status(r), CL_QUEUED, "the read waits for the gated write");
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    ok(unsafe { clWaitForEvents(1, &f) });
+    assert_eq!(event_status(r), CL_COMPLETE);
+    assert!(out == data, "the read saw the write, not the later fill");
+    let t: Vec<cl_ulong> = [CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END]
+        .iter()
+        .map(|&p| profile(r, p).expect("profiling info"))
+        .collect();
+    assert!(t[0] > 0 && t.windows(2).all(|w| w[0] <= w[1]), "queued <= submit <= start <= end: {t:?}");
+    assert!(profile(w, CL_PROFILING_COMMAND_END).unwrap() <= t[2], "the read starts after the write ends");
+    assert!(profile(f, CL_PROFILING_COMMAND_START).unwrap() >= t[3], "the fill starts after the read ends");
+    unsafe { [gate, w, r, f].iter().for_each(|&e| ok(clReleaseEvent(e))) };
+}
+
 #[test]
 fn profiling_times_are_ordered() {
     let env = Env::with_queue_properties(CL_QUEUE_PROFILING_ENABLE);

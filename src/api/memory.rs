@@ -193,13 +193,20 @@ fn nothing() -> CLResult<Work> {
 type Transfer = (Rect, Rect, [usize; 3]);
 
 /// A blocking read runs at once, straight from the mapping, when the queue is idle; any other
-/// read is enqueued.
+/// read is enqueued: a large one as a host command doing the same when its turn comes.
 #[allow(clippy::too_many_arguments)] // the arguments of clEnqueueReadBuffer(Rect)
 unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
     let now = || m.read_mapped(buf, host, extent, dst) || m.read_by_engine(&q.device, buf, host, extent, dst);
     if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, now)).flatten() {
         return finish_enqueue(q, ev, false, event);
+    }
+    if m.reads_on_host(&q.device, extent) {
+        let (m, device, dst) = (m.clone(), q.device.clone(), HostPtr(dst));
+        // SAFETY: the API checked the host rectangle; the application keeps it until the read
+        // completes.
+        let ev = q.enqueue_host(ty, deps, Box::new(move || unsafe { m.read_on_host(&device, buf, host, extent, dst) }));
+        return finish_enqueue(q, ev, blocking, event);
     }
     let ev = q.enqueue(ty, deps, m.read_rect(&q.device, buf, host, extent, HostPtr(dst))?);
     finish_enqueue(q, ev, blocking, event)

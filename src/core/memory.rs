@@ -279,6 +279,36 @@ impl Mem {
         true
     }
 
+    /// Whether a read of `region` that cannot run at once is better done by the host when its
+    /// command's turn comes (`Queue::enqueue_host`) than recorded: a large read then goes by the
+    /// copy engines through two small staging buffers, or straight out of a host-cached
+    /// mapping, where a recorded one takes staging as large as itself for as long as it is in
+    /// flight (clpeak's non-blocking reads of 1 GiB arrive together: 1.6–3 GB/s on the H200).
+    pub fn reads_on_host(&self, device: &Device, region: [usize; 3]) -> bool {
+        let large = region.iter().product::<usize>() >= PIPELINED_READ;
+        large && self.buffer.as_ref().is_some_and(|b| b.host_cached() || device.gpu.copy_engine.is_some())
+    }
+
+    /// The read of a host command (see [`Mem::reads_on_host`]): from the mapping or by the
+    /// copy engines, as a blocking read on an idle queue; should both fail, through a batch of
+    /// its own, as every command it follows has completed.
+    ///
+    /// # Safety
+    /// `dst` has room for the host rectangle, which the caller has checked.
+    pub unsafe fn read_on_host(self: &Arc<Self>, device: &Arc<Device>, buf: Rect, host: Rect, region: [usize; 3], dst: HostPtr) -> CLResult<()> {
+        if self.read_mapped(buf, host, region, dst.get()) || self.read_by_engine(device, buf, host, region, dst.get()) {
+            return Ok(());
+        }
+        let work = self.read_rect(device, buf, host, region, dst)?;
+        let mut step = None;
+        run_now(device, |batch| {
+            step = work(batch)?;
+            Ok(())
+        })?;
+        step.into_iter().for_each(|s| s());
+        Ok(())
+    }
+
     /// A large read by the copy engines through two staging buffers (see
     /// `CopyEngine::read_through`).
     ///

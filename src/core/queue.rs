@@ -19,12 +19,21 @@ pub type HostStep = Box<dyn FnOnce() + Send>;
 /// Records a command into a batch, returning its host step.
 pub type Work = Box<dyn FnOnce(&mut Batch) -> CLResult<Option<HostStep>> + Send>;
 
+/// A command done by the host alone, on a thread of its own, once everything it follows has
+/// completed (a large read copied out by the copy engines).
+pub type HostWork = Box<dyn FnOnce() -> CLResult<()> + Send>;
+
+enum Action {
+    Record(Work),
+    Host(HostWork),
+}
+
 struct Command {
     event: Arc<Event>,
     deps: Vec<Arc<Event>>,
     /// Reads or writes memory (buffers, constants): it must wait for earlier writers.
     touches_memory: bool,
-    work: Work,
+    action: Action,
 }
 
 #[repr(C)]
@@ -113,21 +122,26 @@ impl Queue {
 
     /// Enqueues a command after `wait_list`; returns its event.
     pub fn enqueue(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, false, true, work)
+        self.enqueue_with(command_type, wait_list, false, true, Action::Record(work))
+    }
+
+    /// Enqueues a command the host does alone (see [`HostWork`]).
+    pub fn enqueue_host(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: HostWork) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, false, true, Action::Host(work))
     }
 
     /// Enqueues a command that touches no memory (a kernel without buffer arguments).
     pub fn enqueue_independent(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, false, false, work)
+        self.enqueue_with(command_type, wait_list, false, false, Action::Record(work))
     }
 
     /// A marker or barrier: it waits for `wait_list`, or for every earlier command if empty;
     /// a barrier also orders every later command after it.
     pub fn enqueue_sync_point(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, barrier: bool) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, barrier, false, Box::new(|_| Ok(None)))
+        self.enqueue_with(command_type, wait_list, barrier, false, Action::Record(Box::new(|_| Ok(None))))
     }
 
-    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, touches_memory: bool, work: Work) -> Arc<Event> {
+    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, touches_memory: bool, action: Action) -> Arc<Event> {
         let event = Event::new_command(&self.arc(), command_type);
         let mut updates = Updates::default();
         {
@@ -143,7 +157,7 @@ impl Queue {
                 st.order = Some(Arc::downgrade(&event));
             }
             st.outstanding.push_back(Arc::downgrade(&event));
-            st.held.push_back(Command { event: event.clone(), deps, touches_memory, work });
+            st.held.push_back(Command { event: event.clone(), deps, touches_memory, action });
             self.schedule(&mut st, &mut updates);
         }
         updates.apply();
@@ -174,10 +188,14 @@ impl Queue {
     fn schedule(&self, st: &mut State, updates: &mut Updates) {
         let mut i = 0;
         while i < st.held.len() {
-            match self.readiness(&st.held[i].deps, updates) {
+            let readiness = match st.held[i].action {
+                Action::Record(_) => self.readiness(&st.held[i].deps, updates),
+                Action::Host(_) => self.completion(st.held[i].deps.clone(), st, updates),
+            };
+            match readiness {
                 Readiness::Now => {
                     let cmd = st.held.remove(i).expect("index in range");
-                    self.record(st, cmd, updates);
+                    self.start(st, cmd, updates);
                 }
                 Readiness::Failed => {
                     let cmd = st.held.remove(i).expect("index in range");
@@ -219,17 +237,48 @@ impl Queue {
         Readiness::Now
     }
 
-    fn record(&self, st: &mut State, cmd: Command, updates: &mut Updates) {
+    /// Whether every event of `deps` has completed, as a host command needs; one recorded but
+    /// not submitted yet is submitted now, so that it does complete.
+    fn completion(&self, deps: Vec<Arc<Event>>, st: &mut State, updates: &mut Updates) -> Readiness {
+        for dep in deps {
+            let snap = dep.snapshot();
+            if snap.status < 0 {
+                return Readiness::Failed;
+            }
+            if snap.status == CL_COMPLETE {
+                continue;
+            }
+            if let Some(q) = dep.queue.as_ref().filter(|_| snap.recorded && snap.status == CL_QUEUED) {
+                if std::ptr::eq(q.as_ref(), self) {
+                    self.submit_locked(st, updates);
+                } else if Arc::ptr_eq(&q.device, &self.device) {
+                    q.submit_locked(&mut q.state(), updates);
+                }
+            }
+            return Readiness::Wait(dep);
+        }
+        Readiness::Now
+    }
+
+    /// Starts a command whose dependencies allow it: records it, or runs a host command.
+    fn start(&self, st: &mut State, cmd: Command, updates: &mut Updates) {
+        match cmd.action {
+            Action::Record(work) => self.record(st, cmd.event, cmd.touches_memory, work, updates),
+            Action::Host(work) => run_host(cmd.event, work, updates),
+        }
+    }
+
+    fn record(&self, st: &mut State, event: Arc<Event>, touches_memory: bool, work: Work, updates: &mut Updates) {
         if st.batch.is_none() {
             match Batch::new(&self.device.gpu, self.profiling()) {
                 Ok(b) => st.batch = Some(b),
-                Err(_) => return updates.failed.push((cmd.event, CL_OUT_OF_RESOURCES)),
+                Err(_) => return updates.failed.push((event, CL_OUT_OF_RESOURCES)),
             }
         }
         let Some(batch) = st.batch.as_mut() else { return };
-        batch.begin_command(cmd.touches_memory);
-        let event = cmd.event.clone();
-        match (cmd.work)(batch) {
+        batch.begin_command(touches_memory);
+        let recorded = event.clone();
+        match work(batch) {
             Ok(step) => {
                 event.mark_recorded();
                 batch.end_command(Box::new(move |result| match result {
@@ -243,15 +292,15 @@ impl Queue {
                             }
                             None => times,
                         };
-                        event.complete(times);
+                        recorded.complete(times);
                     }
-                    Err(_) => event.set_status(CL_OUT_OF_RESOURCES),
+                    Err(_) => recorded.set_status(CL_OUT_OF_RESOURCES),
                 }));
-                st.batch_events.push(cmd.event);
+                st.batch_events.push(event);
             }
             Err(code) => {
                 batch.end_command(Box::new(|_| ()));
-                updates.failed.push((cmd.event, code));
+                updates.failed.push((event, code));
             }
         }
         if st.batch.as_ref().is_some_and(Batch::is_full) {
@@ -306,6 +355,23 @@ impl Queue {
             return Err(CL_OUT_OF_RESOURCES);
         }
         Ok(())
+    }
+}
+
+/// Runs a host command on a thread of its own (it may copy for a while; the scheduler's lock
+/// is held here) and completes its event with the host times it took.
+fn run_host(event: Arc<Event>, work: HostWork, updates: &mut Updates) {
+    updates.submitted.push(event.clone());
+    let done = event.clone();
+    let run = move || {
+        let start = now_ns();
+        match work() {
+            Ok(()) => done.complete(Some([start, now_ns()])),
+            Err(code) => done.set_status(code),
+        }
+    };
+    if std::thread::Builder::new().name("ferrocl-host-command".into()).spawn(run).is_err() {
+        updates.failed.push((event, CL_OUT_OF_HOST_MEMORY));
     }
 }
 
