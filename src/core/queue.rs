@@ -188,11 +188,8 @@ impl Queue {
     fn schedule(&self, st: &mut State, updates: &mut Updates) {
         let mut i = 0;
         while i < st.held.len() {
-            let readiness = match st.held[i].action {
-                Action::Record(_) => self.readiness(&st.held[i].deps, updates),
-                Action::Host(_) => self.completion(st.held[i].deps.clone(), st, updates),
-            };
-            match readiness {
+            let (deps, host) = (st.held[i].deps.clone(), matches!(st.held[i].action, Action::Host(_)));
+            match self.readiness(&deps, host, st, updates) {
                 Readiness::Now => {
                     let cmd = st.held.remove(i).expect("index in range");
                     self.start(st, cmd, updates);
@@ -214,7 +211,11 @@ impl Queue {
         }
     }
 
-    fn readiness(&self, deps: &[Arc<Event>], updates: &mut Updates) -> Readiness {
+    /// Whether a command may start after `deps`. A recorded one may follow events recorded on
+    /// this device: the barrier in front of every command orders it after them, provided their
+    /// batch is submitted before its own. A host command needs them complete, and gets the
+    /// batch that holds them submitted, so that they do.
+    fn readiness(&self, deps: &[Arc<Event>], host: bool, st: &mut State, updates: &mut Updates) -> Readiness {
         for dep in deps {
             let snap = dep.snapshot();
             if snap.status < 0 {
@@ -223,39 +224,17 @@ impl Queue {
             if snap.status == CL_COMPLETE {
                 continue;
             }
-            match &dep.queue {
-                // Recorded on this device: the barrier in front of every command orders us after
-                // it, provided its batch is submitted before ours.
-                Some(q) if snap.recorded && Arc::ptr_eq(&q.device, &self.device) => {
-                    if !std::ptr::eq(q.as_ref(), self) && snap.status == CL_QUEUED {
-                        q.submit_locked(&mut q.state(), updates);
-                    }
-                }
-                _ => return Readiness::Wait(dep.clone()),
-            }
-        }
-        Readiness::Now
-    }
-
-    /// Whether every event of `deps` has completed, as a host command needs; one recorded but
-    /// not submitted yet is submitted now, so that it does complete.
-    fn completion(&self, deps: Vec<Arc<Event>>, st: &mut State, updates: &mut Updates) -> Readiness {
-        for dep in deps {
-            let snap = dep.snapshot();
-            if snap.status < 0 {
-                return Readiness::Failed;
-            }
-            if snap.status == CL_COMPLETE {
-                continue;
-            }
-            if let Some(q) = dep.queue.as_ref().filter(|_| snap.recorded && snap.status == CL_QUEUED) {
-                if std::ptr::eq(q.as_ref(), self) {
-                    self.submit_locked(st, updates);
-                } else if Arc::ptr_eq(&q.device, &self.device) {
+            let on_device = dep.queue.as_ref().filter(|q| snap.recorded && Arc::ptr_eq(&q.device, &self.device));
+            if let Some(q) = on_device.filter(|_| snap.status == CL_QUEUED) {
+                if !std::ptr::eq(q.as_ref(), self) {
                     q.submit_locked(&mut q.state(), updates);
+                } else if host {
+                    self.submit_locked(st, updates);
                 }
             }
-            return Readiness::Wait(dep);
+            if host || on_device.is_none() {
+                return Readiness::Wait(dep.clone());
+            }
         }
         Readiness::Now
     }
