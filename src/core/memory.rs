@@ -283,7 +283,8 @@ impl Mem {
     /// command's turn comes (`Queue::enqueue_host`) than recorded: a large read then goes by the
     /// copy engines through two small staging buffers, or straight out of a host-cached
     /// mapping, where a recorded one takes staging as large as itself for as long as it is in
-    /// flight (clpeak's non-blocking reads of 1 GiB arrive together: 1.6–3 GB/s on the H200).
+    /// flight (clpeak's non-blocking reads of 1 GiB: 1.6–3 GB/s on the H200, where one read
+    /// of 1 GiB waited for on its own runs at 21).
     /// Only one row goes by the engines that way: rectangles would import the application's
     /// memory, about 100 ms per GiB on NVIDIA.
     pub fn reads_on_host(&self, device: &Device, region: [usize; 3]) -> bool {

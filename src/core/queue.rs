@@ -188,8 +188,11 @@ impl Queue {
     fn schedule(&self, st: &mut State, updates: &mut Updates) {
         let mut i = 0;
         while i < st.held.len() {
-            let (deps, host) = (st.held[i].deps.clone(), matches!(st.held[i].action, Action::Host(_)));
-            match self.readiness(&deps, host, st, updates) {
+            // Taken out for the look (which may submit this queue's batch) and put back.
+            let (deps, host) = (std::mem::take(&mut st.held[i].deps), matches!(st.held[i].action, Action::Host(_)));
+            let readiness = self.readiness(&deps, host, st, updates);
+            st.held[i].deps = deps;
+            match readiness {
                 Readiness::Now => {
                     let cmd = st.held.remove(i).expect("index in range");
                     self.start(st, cmd, updates);
@@ -212,8 +215,8 @@ impl Queue {
     }
 
     /// Whether a command may start after `deps`. A recorded one may follow events recorded on
-    /// this device: the barrier in front of every command orders it after them, provided their
-    /// batch is submitted before its own. A host command needs them complete, and gets the
+    /// this device: the barriers between commands and at the end of each batch order it after
+    /// them, provided their batch is submitted before its own. A host command needs them complete, and gets the
     /// batch that holds them submitted, so that they do.
     fn readiness(&self, deps: &[Arc<Event>], host: bool, st: &mut State, updates: &mut Updates) -> Readiness {
         for dep in deps {

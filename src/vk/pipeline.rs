@@ -120,9 +120,7 @@ impl Pipeline {
             Ok(pipeline)
         }
     }
-}
 
-impl Pipeline {
     /// The driver's statistics of the pipeline's code as `name value` pairs (NVIDIA: register
     /// count, local memory, ...), where `FERROCL_PIPELINE_STATS` asked for them; else empty.
     pub fn statistics(&self) -> Vec<String> {
