@@ -409,8 +409,7 @@ fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
     if gpu.props.base.device_type != vk::PhysicalDeviceType::CPU {
         let start = std::time::Instant::now();
         while start.elapsed() < SPIN {
-            // SAFETY: reading our own timeline semaphore.
-            if unsafe { gpu.device.get_semaphore_counter_value(gpu.timeline) }? >= value {
+            if timeline_value(gpu)? >= value {
                 return Ok(());
             }
             std::hint::spin_loop();
@@ -426,20 +425,31 @@ fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
 pub(super) fn wait_value(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Result<(), vk::Result> {
     let start = Instant::now();
     loop {
-        if gpu.is_lost() {
+        if gpu.abandoned() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
-        // SAFETY: reading our own timeline semaphore.
-        match unsafe { gpu.device.get_semaphore_counter_value(gpu.timeline) } {
+        match timeline_value(gpu) {
             Ok(reached) if reached >= value => return Ok(()),
             Ok(_) if deadline.is_some_and(|d| Instant::now() >= d) => gpu.lose(),
             Ok(_) => std::thread::sleep((start.elapsed() / 32).clamp(MIN_NAP, MAX_NAP)),
             Err(e) => {
-                lost_if(gpu, e);
+                // Not lost for the exit's sake (see `timeline_value`).
+                if !super::teardown::exiting() {
+                    lost_if(gpu, e);
+                }
                 return Err(e);
             }
         }
     }
+}
+
+/// The value the timeline has reached. While the process exits, no value: the Vulkan drivers
+/// are torn down then (a completion thread still polling crashed lavapipe's validation layer
+/// at exit), and the wait ends as if the device were lost.
+fn timeline_value(gpu: &Gpu) -> Result<u64, vk::Result> {
+    let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
+    // SAFETY: reading our own timeline semaphore, the device alive (held above).
+    unsafe { gpu.device.get_semaphore_counter_value(gpu.timeline) }
 }
 
 /// The shortest and longest sleep between two looks at the timeline.
