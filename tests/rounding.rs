@@ -6,7 +6,7 @@ mod common;
 #[allow(dead_code)]
 mod harness;
 
-use harness::{values, Arg, Suite};
+use harness::{val, values, Arg, Suite};
 
 #[derive(Clone, Copy, Debug)]
 enum Mode {
@@ -577,6 +577,41 @@ fn half_arithmetic_rounds_once_to_half() {
             check(format!("convert_half_{}(int {})", SUFFIXES[j], ints[i]), co[12 * i + 4 + j], half_bits(to_half(f64::from(ints[i]), m)));
             let d = if fp64 { doubles[i] } else { f64::from(floats[i]) };
             check(format!("convert_half_{}(double {d:e})", SUFFIXES[j]), co[12 * i + 8 + j], half_bits(to_half(d, m)));
+        }
+    }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
+}
+
+/// Every half times factors whose products fall between halves, on ties among them, below
+/// half's least normal and past its largest: each product rounded once, to nearest even.
+#[test]
+fn every_half_product_rounds_to_nearest_even() {
+    if !common::has_extension("cl_khr_fp16") {
+        return;
+    }
+    let s = Suite::new(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global const half *a, global const half *f, global half *o, int n) {
+            int i = get_global_id(0);
+            for (int j = 0; j < n; j++) o[n * i + j] = a[i] * f[j]; }",
+    );
+    let all: Vec<u16> = (0..=u16::MAX).collect();
+    // 1.5 and 1.25 make ties, 0.75 and 2^-10 subnormal results, 2^-5 + 2^-15 most others.
+    let factors: Vec<u16> = [1.5, 1.25, 0.75, pow2(-10), pow2(-5) + pow2(-15), -3.0, 1024.0].iter().map(|&f| half_bits(f)).collect();
+    let (a, f) = (s.buf(&all), s.buf(&factors));
+    let o = s.zeros::<u16>(all.len() * factors.len());
+    let n = factors.len() as i32;
+    s.run("k", &[Arg::Buf(&a), Arg::Buf(&f), Arg::Buf(&o), val(n)], &[all.len()], None);
+    let o = s.get::<u16>(&o, all.len() * factors.len());
+    let mut bad = Vec::new();
+    for (i, &x) in all.iter().enumerate() {
+        for (j, &y) in factors.iter().enumerate() {
+            let want = half_bits(to_half(half_value(x) * half_value(y), Mode::Rte));
+            let got = o[factors.len() * i + j];
+            let nan = |h: u16| h & 0x7c00 == 0x7c00 && h & 0x3ff != 0;
+            if got != want && !(nan(got) && nan(want)) {
+                bad.push(format!("{x:#06x} * {y:#06x}: {got:#06x}, want {want:#06x}"));
+            }
         }
     }
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));

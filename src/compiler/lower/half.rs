@@ -163,58 +163,36 @@ impl Ctx<'_> {
         self.b.select(nan, nan_bits, packed)
     }
 
-    /// An f32 rounded to the nearest half, ties to even, as an f32, by integer arithmetic on
-    /// its bits. The obvious `unpack(pack(x))` is no rounding on NVIDIA: its compiler folds
-    /// the pair away (measured on the H200: `x * y + x` on half4 skipped the product's rounding).
-    /// The significand with its hidden bit is split where half's last unit falls (13 bits down
-    /// in half's normal range, more below 2^-14), rounded there, and scaled back exactly.
+    /// An f32 rounded to the nearest half, ties to even, as an f32. The obvious
+    /// `unpack(pack(x))` is no rounding on NVIDIA: its compiler folds the pair away (measured on
+    /// the H200: `x * y + x` on half4 skipped the product's rounding). Instead float addition
+    /// rounds for us: with `c` = 3 * 2^(e + 12) for x in [2^e, 2^(e + 1)), `x + c` stays in c's
+    /// binade, whose unit 2^(e - 10) is half's unit at x, so it rounds x there to nearest even
+    /// (c is an even number of units), and `- c` is exact. Below half's least normal 2^-14 the
+    /// unit stays 2^-24 (c = 0.75). Every float operation is `NoContraction`
+    /// (`spirv::decorate`), so no compiler may fold the pair away.
     pub(super) fn round_to_half(&mut self, x: Handle<Expression>) -> Handle<Expression> {
         let bits = self.b.cast(x, naga::ScalarKind::Uint, None);
-        let sign = self.masked(bits, 0x8000_0000);
         let a = self.masked(bits, 0x7fff_ffff);
-        let k23 = self.b.u32(23);
-        let e = self.b.binary(B::ShiftRight, a, k23);
-        // Bits dropped: 13, plus one per binade below half's least normal (biased 113), at
-        // most 25 (everything below 2^-25 rounds to zero).
-        let (k113, k13, k25) = (self.b.u32(113), self.b.u32(13), self.b.u32(25));
-        let e_low = self.b.math(M::Min, &[e, k113]);
-        let below = self.b.binary(B::Subtract, k113, e_low);
-        let s = self.b.binary(B::Add, k13, below);
-        let s = self.b.math(M::Min, &[s, k25]);
-        let fraction = self.masked(a, 0x7f_ffff);
-        let hidden = self.b.u32(0x80_0000);
-        let m = self.b.binary(B::InclusiveOr, fraction, hidden);
-        let one = self.b.u32(1);
-        let unit = self.b.binary(B::ShiftLeft, one, s);
-        let mask = self.b.binary(B::Subtract, unit, one);
-        let rest = self.b.binary(B::And, m, mask);
-        let q = self.b.binary(B::ShiftRight, m, s);
-        let half_unit = self.b.binary(B::ShiftRight, unit, one);
-        let over = self.b.binary(B::Greater, rest, half_unit);
-        let tie = self.b.binary(B::Equal, rest, half_unit);
-        let odd = self.b.binary(B::And, q, one);
-        let odd = self.b.binary(B::Equal, odd, one);
-        let tie_up = self.b.binary(B::LogicalAnd, tie, odd);
-        let up = self.b.binary(B::LogicalOr, over, tie_up);
-        let zero = self.b.u32(0);
-        let step = self.b.select(up, one, zero);
-        let q = self.b.binary(B::Add, q, step);
-        // q 2^(s + e - 150), exact: q has at most 12 bits and the result is a normal float.
-        let bias = self.b.u32(127u32.wrapping_sub(150));
-        let exponent = self.b.binary(B::Add, s, e);
-        let exponent = self.b.binary(B::Add, exponent, bias);
-        let scale_bits = self.b.binary(B::ShiftLeft, exponent, k23);
-        let scale = self.b.cast(scale_bits, naga::ScalarKind::Float, None);
-        let q = self.b.cast(q, naga::ScalarKind::Float, Some(4));
-        let magnitude = self.b.binary(B::Multiply, q, scale);
-        let magnitude = self.b.cast(magnitude, naga::ScalarKind::Uint, None);
+        let binade = self.masked(bits, 0x7f80_0000);
+        let least_normal = self.b.u32(0x3880_0000);
+        let binade = self.b.math(M::Max, &[binade, least_normal]);
+        let binade = self.b.cast(binade, naga::ScalarKind::Float, None);
+        let scale = self.b.float(12288.0, false);
+        let c = self.b.binary(B::Multiply, binade, scale);
+        let sum = self.b.binary(B::Add, x, c);
+        let r = self.b.binary(B::Subtract, sum, c);
+        // A result of zero keeps x's sign (x - c + c would give +0).
+        let r = self.b.cast(r, naga::ScalarKind::Uint, None);
+        let sign = self.masked(bits, 0x8000_0000);
+        let r = self.b.binary(B::InclusiveOr, r, sign);
         // 65520 and beyond round to infinity; infinities and NaNs stay as they are.
         let (overflow, infinity) = (self.b.u32(0x477f_f000), self.b.u32(0x7f80_0000));
         let too_big = self.b.binary(B::GreaterEqual, a, overflow);
-        let magnitude = self.b.select(too_big, infinity, magnitude);
+        let signed_infinity = self.b.binary(B::InclusiveOr, sign, infinity);
+        let r = self.b.select(too_big, signed_infinity, r);
         let special = self.b.binary(B::GreaterEqual, a, infinity);
-        let magnitude = self.b.select(special, a, magnitude);
-        let r = self.b.binary(B::InclusiveOr, magnitude, sign);
+        let r = self.b.select(special, bits, r);
         self.b.cast(r, naga::ScalarKind::Float, None)
     }
 
