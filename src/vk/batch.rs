@@ -289,19 +289,18 @@ impl Recycled {
     /// Resets the spent pools, making them ready for new batches (not on a lost device, whose
     /// GPU may still run them).
     fn reset_spent(&mut self, gpu: &Gpu) {
-        if gpu.abandoned() {
-            return;
-        }
-        for (pool, cmd, queries) in std::mem::take(&mut self.spent) {
-            // SAFETY: a batch is spent once executed or never submitted, so its pool is idle.
-            if unsafe { gpu.device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
-                self.commands.push((pool, cmd));
+        gpu.unless_abandoned(|| {
+            for (pool, cmd, queries) in std::mem::take(&mut self.spent) {
+                // SAFETY: a batch is spent once executed or never submitted, so its pool is idle.
+                if unsafe { gpu.device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
+                    self.commands.push((pool, cmd));
+                }
+                if let Some((q, used)) = queries {
+                    reset_queries(gpu, q, used);
+                    self.queries.push(q);
+                }
             }
-            if let Some((q, used)) = queries {
-                reset_queries(gpu, q, used);
-                self.queries.push(q);
-            }
-        }
+        });
     }
 }
 

@@ -292,6 +292,15 @@ impl Gpu {
         self.is_lost() || super::teardown::exiting()
     }
 
+    /// Runs `calls` (Vulkan calls on this device, such as destroying an object) unless the
+    /// device is abandoned, holding off the process's exit meanwhile: a thread that runs on
+    /// while the process exits (the completion thread, dropping what finished batches kept)
+    /// is then never inside the driver when the drivers' teardown begins.
+    pub fn unless_abandoned<R>(&self, calls: impl FnOnce() -> R) -> Option<R> {
+        let _held = super::teardown::hold_exit()?;
+        (!self.is_lost()).then(calls)
+    }
+
     /// The device clock; only batches submitted after `open` read it.
     pub fn clock(&self) -> &Clock {
         self.clock.get().expect("the clock is set when the device is opened")

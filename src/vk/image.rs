@@ -156,20 +156,20 @@ impl Image {
 
 impl Drop for Image {
     fn drop(&mut self) {
-        if self.gpu.abandoned() {
-            return;
-        }
-        // SAFETY: owners keep the image alive until every command using it has executed.
-        unsafe {
-            let d = &self.gpu.device;
-            for view in [Some(self.sampled), self.storage].into_iter().flatten().filter(|v| *v != vk::ImageView::null()) {
-                d.destroy_image_view(view, None);
+        let gpu = self.gpu.clone();
+        gpu.unless_abandoned(|| {
+            let d = &gpu.device;
+            // SAFETY: owners keep the image alive until every command using it has executed.
+            unsafe {
+                for view in [Some(self.sampled), self.storage].into_iter().flatten().filter(|v| *v != vk::ImageView::null()) {
+                    d.destroy_image_view(view, None);
+                }
+                d.destroy_image(self.raw, None);
             }
-            d.destroy_image(self.raw, None);
-        }
-        if let Some(a) = self.allocation.take() {
-            let _ = self.gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
-        }
+            if let Some(a) = self.allocation.take() {
+                let _ = gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
+            }
+        });
     }
 }
 
@@ -191,10 +191,8 @@ impl TexelView {
 
 impl Drop for TexelView {
     fn drop(&mut self) {
-        if !self.gpu.abandoned() {
-            // SAFETY: owners keep the view alive until every command using it has executed.
-            unsafe { self.gpu.device.destroy_buffer_view(self.raw, None) };
-        }
+        // SAFETY: owners keep the view alive until every command using it has executed.
+        self.gpu.unless_abandoned(|| unsafe { self.gpu.device.destroy_buffer_view(self.raw, None) });
     }
 }
 

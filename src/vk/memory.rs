@@ -85,14 +85,14 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.gpu.abandoned() {
-            return;
-        }
-        // SAFETY: no command using the buffer is pending: owners keep it alive until completion.
-        unsafe { self.gpu.device.destroy_buffer(self.raw, None) };
-        if let Some(a) = self.allocation.take() {
-            let _ = self.gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
-        }
+        let gpu = self.gpu.clone();
+        gpu.unless_abandoned(|| {
+            // SAFETY: no command using the buffer is pending: owners keep it alive until completion.
+            unsafe { gpu.device.destroy_buffer(self.raw, None) };
+            if let Some(a) = self.allocation.take() {
+                let _ = gpu.allocator.lock().unwrap_or_else(|e| e.into_inner()).free(a);
+            }
+        });
     }
 }
 

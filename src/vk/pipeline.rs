@@ -154,16 +154,13 @@ fn statistic(v: &vk::PipelineExecutableStatisticKHR) -> String {
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
-        if self.gpu.abandoned() {
-            return;
-        }
+        let d = &self.gpu.device;
         // SAFETY: batches keep pipelines alive until their commands have executed.
-        unsafe {
-            let d = &self.gpu.device;
+        self.gpu.unless_abandoned(|| unsafe {
             d.destroy_pipeline(self.raw, None);
             d.destroy_pipeline_layout(self.layout, None);
             d.destroy_descriptor_set_layout(self.set_layout, None);
-        }
+        });
     }
 }
 
@@ -226,10 +223,8 @@ struct Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        if !self.gpu.abandoned() {
-            // SAFETY: the batch that used the set has completed (batches drop what they keep then).
-            unsafe { self.gpu.device.destroy_descriptor_pool(self.raw, None) };
-        }
+        // SAFETY: the batch that used the set has completed (batches drop what they keep then).
+        self.gpu.unless_abandoned(|| unsafe { self.gpu.device.destroy_descriptor_pool(self.raw, None) });
     }
 }
 
@@ -316,17 +311,23 @@ pub fn load_cache(device: &ash::Device, gpu_uuid: &[u8; 16], driver_uuid: &[u8; 
 /// Writes the pipeline cache to disk if pipelines were made since the last save (through a
 /// temporary file, so readers never see half of it).
 pub fn save_cache(gpu: &Gpu) {
-    if super::teardown::exiting() || !gpu.cache_dirty.swap(false, std::sync::atomic::Ordering::AcqRel) {
-        return;
-    }
     let Some(file) = cache_file(&gpu.props.device_uuid, &gpu.props.driver_uuid) else { return };
-    let cache = gpu.pipeline_cache.lock().unwrap_or_else(|e| e.into_inner());
-    // SAFETY: a valid cache, used by no other thread meanwhile.
-    let Ok(data) = (unsafe { gpu.device.get_pipeline_cache_data(*cache) }) else { return };
-    drop(cache);
+    let Some(data) = cache_data(gpu) else { return };
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
     let written = file.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok()) && std::fs::write(&tmp, data).is_ok();
     if !written || std::fs::rename(&tmp, &file).is_err() {
         let _ = std::fs::remove_file(tmp);
     }
+}
+
+/// The pipeline cache's contents, if pipelines were made since they were last taken (not once
+/// the process is exiting: see `teardown`).
+fn cache_data(gpu: &Gpu) -> Option<Vec<u8>> {
+    let _held = super::teardown::hold_exit()?;
+    if !gpu.cache_dirty.swap(false, std::sync::atomic::Ordering::AcqRel) {
+        return None;
+    }
+    let cache = gpu.pipeline_cache.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: a valid cache, used by no other thread meanwhile.
+    unsafe { gpu.device.get_pipeline_cache_data(*cache) }.ok()
 }

@@ -192,9 +192,7 @@ pub struct HostBuffer {
 
 impl Drop for HostBuffer {
     fn drop(&mut self) {
-        if super::teardown::exiting() {
-            return;
-        }
+        let Some(_held) = super::teardown::hold_exit() else { return };
         // SAFETY: the copy that used it has completed.
         unsafe {
             self.device.destroy_buffer(self.buffer, None);
