@@ -454,3 +454,55 @@ fn out_of_order_queue_follows_explicit_dependencies_only() {
     assert_eq!(env.read(&other, 0, 256), [4u8; 256]);
     release(&[gate, a, b, c]);
 }
+
+/// An out-of-order queue records commands that wait for nothing of its open batch without a
+/// barrier between them, and orders the rest after what they wait for: a chain of kernels and
+/// a copy through wait lists, a marker and a barrier, all in one batch, each reading what the
+/// one before wrote. (Under the validation layer's synchronization checks,
+/// `VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT`, a barrier
+/// missing around the copy is a hazard error.)
+#[test]
+fn out_of_order_kernels_follow_only_what_they_wait_for() {
+    let env = Env::with_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let p = build(env.context, env.device, "kernel void fill(global int *d, int v) { d[get_global_id(0)] = v; }
+        kernel void add(global int *d, global const int *a, global const int *b) { size_t i = get_global_id(0); d[i] = a[i] + b[i]; }");
+    let (fill, add) = (kernel(p, "fill"), kernel(p, "add"));
+    const N: usize = 1 << 16;
+    let [x, y, z, x2, w, v] = [0; 6].map(|_| env.buffer(CL_MEM_READ_WRITE, 4 * N));
+    let launch = |k: cl_kernel, deps: &[cl_event]| {
+        let mut e = null_mut();
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &N, null(), deps.len() as cl_uint, if deps.is_empty() { null() } else { deps.as_ptr() }, &mut e) });
+        e
+    };
+    let fill_with = |m: &Mem, value: i32| {
+        set_arg(fill, 0, &m.0);
+        set_arg(fill, 1, &value);
+        launch(fill, &[])
+    };
+    let add_into = |d: &Mem, a: &Mem, b: &Mem, deps: &[cl_event]| {
+        [d, a, b].iter().enumerate().for_each(|(i, m)| set_arg(add, i as u32, &m.0));
+        launch(add, deps)
+    };
+    let (fx, fy) = (fill_with(&x, 1), fill_with(&y, 2));
+    let c1 = add_into(&z, &x, &y, &[fx, fy]);
+    // Two rows, so two regions: a vkCmdCopyBuffer, not the copy kernel.
+    let (half_size, origin) = (2 * N, [0usize; 3]);
+    let mut c2 = null_mut();
+    ok(unsafe { clEnqueueCopyBufferRect(env.queue, z.0, x2.0, origin.as_ptr(), origin.as_ptr(), [half_size, 2, 1].as_ptr(), half_size, 0, half_size, 0, 1, &c1, &mut c2) });
+    let m = marker(env.queue, &[c2]);
+    let c3 = add_into(&w, &x2, &y, &[m]);
+    let b = barrier(env.queue, &[]);
+    let c4 = add_into(&v, &w, &w, &[]);
+    env.finish();
+    // x = 1, y = 2, z = 3, x2 = 3, w = 5, v = 10
+    for (mem, want) in [(&z, 3), (&x2, 3), (&w, 5), (&v, 10)] {
+        let got: Vec<i32> = env.read(mem, 0, 4 * N).chunks(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        assert!(got.iter().all(|&g| g == want), "want {want}, got {:?}", &got[..4]);
+    }
+    release(&[fx, fy, c1, c2, m, c3, b, c4]);
+    unsafe {
+        clReleaseKernel(fill);
+        clReleaseKernel(add);
+        clReleaseProgram(p);
+    }
+}

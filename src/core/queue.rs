@@ -62,6 +62,9 @@ struct State {
     /// Every command not known to be complete (for markers, barriers and clFinish), oldest
     /// first.
     outstanding: VecDeque<Weak<Event>>,
+    /// Out-of-order queues: the commands recorded into the open batch since its last barrier.
+    /// Only a command that waits for one of them needs a barrier of its own.
+    since_barrier: Vec<Weak<Event>>,
 }
 
 impl State {
@@ -244,13 +247,14 @@ impl Queue {
 
     /// Starts a command whose dependencies allow it: records it, or runs a host command.
     fn start(&self, st: &mut State, cmd: Command, updates: &mut Updates) {
-        match cmd.action {
-            Action::Record(work) => self.record(st, cmd.event, cmd.touches_memory, work, updates),
-            Action::Host(work) => run_host(cmd.event, work, updates),
+        let Command { event, deps, touches_memory, action } = cmd;
+        match action {
+            Action::Record(work) => self.record(st, event, &deps, touches_memory, work, updates),
+            Action::Host(work) => run_host(event, work, updates),
         }
     }
 
-    fn record(&self, st: &mut State, event: Arc<Event>, touches_memory: bool, work: Work, updates: &mut Updates) {
+    fn record(&self, st: &mut State, event: Arc<Event>, deps: &[Arc<Event>], touches_memory: bool, work: Work, updates: &mut Updates) {
         if st.batch.is_none() {
             match Batch::new(&self.device.gpu, self.profiling()) {
                 Ok(b) => st.batch = Some(b),
@@ -258,7 +262,21 @@ impl Queue {
             }
         }
         let Some(batch) = st.batch.as_mut() else { return };
-        batch.begin_command(touches_memory);
+        if self.in_order() {
+            batch.begin_command(touches_memory);
+        } else {
+            // Out of order, a command follows only what it waits for (its wait list, the last
+            // barrier, the commands a marker or barrier waits for).
+            let waited = |w: &Weak<Event>| deps.iter().any(|d| std::ptr::eq(w.as_ptr(), Arc::as_ptr(d)));
+            if st.since_barrier.iter().any(waited) {
+                if batch.begin_command(touches_memory) {
+                    st.since_barrier.clear();
+                }
+            } else {
+                batch.begin_unordered_command(touches_memory);
+            }
+            st.since_barrier.push(Arc::downgrade(&event));
+        }
         let recorded = event.clone();
         match work(batch) {
             Ok(step) => {
@@ -292,6 +310,7 @@ impl Queue {
 
     /// Submits the open batch. Caller holds the device's scheduler lock.
     fn submit_locked(&self, st: &mut State, updates: &mut Updates) {
+        st.since_barrier.clear();
         if let Some(batch) = st.batch.take() {
             if let Some((value, at)) = batch.submit() {
                 st.batch_events.iter().for_each(|e| e.set_submitted(value, at));

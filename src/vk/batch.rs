@@ -103,13 +103,23 @@ impl Batch {
 
     /// Starts a command: a full memory barrier orders it after everything recorded before it in
     /// the batch (OpenCL in-order semantics; earlier batches ended with one), then its start
-    /// timestamp.
+    /// timestamp. Returns whether it recorded the barrier.
     ///
     /// A command that touches no memory (a marker, a kernel without buffers) needs no barrier,
     /// and neither does one after only such commands since the last barrier: a barrier orders
     /// everything after it, so the hazards it resolved stay resolved.
-    pub fn begin_command(&mut self, touches_memory: bool) {
-        let barrier = touches_memory && self.unordered;
+    pub fn begin_command(&mut self, touches_memory: bool) -> bool {
+        self.begin(touches_memory, true)
+    }
+
+    /// Starts a command of an out-of-order queue that waits for none of the commands recorded
+    /// since the last barrier: no barrier, so the device may run it beside them.
+    pub fn begin_unordered_command(&mut self, touches_memory: bool) {
+        self.begin(touches_memory, false);
+    }
+
+    fn begin(&mut self, touches_memory: bool, ordered: bool) -> bool {
+        let barrier = ordered && touches_memory && self.unordered;
         if barrier {
             self.barrier(vk::PipelineStageFlags2::ALL_COMMANDS, vk::PipelineStageFlags2::ALL_COMMANDS);
         }
@@ -120,6 +130,7 @@ impl Batch {
         // may start as soon as the queue reaches it.
         let start = if barrier { vk::PipelineStageFlags2::ALL_COMMANDS } else { vk::PipelineStageFlags2::TOP_OF_PIPE };
         self.timestamp(start, 0);
+        barrier
     }
 
     /// Ends the command begun last; `done` runs once it has executed.
