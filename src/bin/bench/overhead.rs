@@ -1,5 +1,5 @@
-//! Runtime overheads: kernel launch latency (wall clock and profiled), enqueue throughput and
-//! program build time.
+//! Runtime overheads: kernel launch latency (wall clock and profiled), enqueue throughput,
+//! independent kernels on an out-of-order queue, and program build time.
 
 use super::suite::{expect_each, median_seconds, wall_seconds, Ctx, Outcome};
 use crate::cl;
@@ -77,6 +77,38 @@ pub fn throughput(c: &Ctx) -> Outcome {
         })
     })?;
     Ok(n as f64 / secs)
+}
+
+/// One work-group of 64 work-items stepping a linear congruential generator `n` times.
+const SPIN: &str = "kernel void spin(global uint *out, uint n) {\n    uint x = get_global_id(0);\n    for (uint i = 0; i < n; i++)\n        x = x * 1664525u + 1013904223u;\n    out[get_global_id(0)] = x;\n}\n";
+const SPIN_ITEMS: usize = 64;
+
+/// `sizes.independent.0` kernels of one work-group each, none waiting for another, enqueued on
+/// an out-of-order queue and then finished: wall time per kernel, in µs. A device that runs
+/// them side by side (one multiprocessor each) takes about one kernel's time for all.
+pub fn out_of_order(c: &Ctx) -> Outcome {
+    let (kernels, steps) = c.sizes.independent;
+    let queue = c.env.queue(cl_sys::CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)?;
+    let program = c.env.program(SPIN, "")?;
+    let kernel = program.kernel("spin")?;
+    let outs = (0..kernels).map(|_| c.env.buffer(SPIN_ITEMS * 4)).collect::<cl::Result<Vec<_>>>()?;
+    kernel.arg(1, steps)?;
+    let secs = median_seconds(c.sizes.repeats, || {
+        wall_seconds(|| {
+            for out in &outs {
+                kernel.mem(0, out)?;
+                queue.launch(&kernel, &[SPIN_ITEMS], Some(&[SPIN_ITEMS]))?;
+            }
+            queue.finish()
+        })
+    })?;
+    let want = |i: usize| (0..steps).fold(i as u32, |x, _| x.wrapping_mul(1664525).wrapping_add(1013904223));
+    for out in &outs {
+        let mut got = vec![0u32; SPIN_ITEMS];
+        c.env.read(out, &mut got)?;
+        expect_each(&got, want)?;
+    }
+    Ok(secs * 1e6 / kernels as f64)
 }
 
 /// Blocks in the generated program: a helper function and a kernel each, 19 lines.

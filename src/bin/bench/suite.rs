@@ -25,6 +25,8 @@ pub struct Sizes {
     /// Enqueues of the throughput row; runs of the latency row.
     pub enqueues: usize,
     pub latency_runs: usize,
+    /// Kernels of the out-of-order row, and the steps each work-item of theirs takes.
+    pub independent: (usize, u32),
     /// Bytes of each host transfer, fill and copy.
     pub transfer: usize,
     /// Measured runs after the warm-up run; each figure is their median.
@@ -44,6 +46,7 @@ impl Sizes {
         fft_batches: 1 << 15,
         enqueues: 10_000,
         latency_runs: 1000,
+        independent: (32, 200_000),
         transfer: 256 * MIB,
         repeats: 5,
     };
@@ -58,6 +61,7 @@ impl Sizes {
         fft_batches: 1 << 7,
         enqueues: 100,
         latency_runs: 100,
+        independent: (8, 1000),
         transfer: 16 * MIB,
         repeats: 3,
     };
@@ -156,6 +160,7 @@ pub const BENCHES: &[Bench] = &[
     Bench { name: "launch latency, profiled (END − QUEUED)", unit: Unit::Micros, run: |c| overhead::profiled_latency(c, Span::QueuedToEnd) },
     Bench { name: "launch queueing, profiled (START − QUEUED)", unit: Unit::Micros, run: |c| overhead::profiled_latency(c, Span::QueuedToStart) },
     Bench { name: "enqueue throughput", unit: Unit::PerSecond, run: overhead::throughput },
+    Bench { name: "independent kernels, out-of-order queue", unit: Unit::Micros, run: overhead::out_of_order },
     Bench { name: "build ~300 lines, cold", unit: Unit::Millis, run: |c| overhead::build(c, false) },
     Bench { name: "build ~300 lines, cached", unit: Unit::Millis, run: |c| overhead::build(c, true) },
     Bench { name: "host write (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Write, Placement::Device) },

@@ -275,12 +275,47 @@ impl Env {
     }
 
     fn enqueue(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>, event: *mut cl_event) -> Result<()> {
-        if local.is_some_and(|l| l.len() != global.len()) {
-            return Err("local and global sizes differ in dimensions".into());
-        }
-        let local_ptr = local.map_or(null(), |l| l.as_ptr());
-        // SAFETY: both sizes arrays hold `global.len()` entries; `event` is null or writable.
-        check(unsafe { clEnqueueNDRangeKernel(self.queue, k.0, global.len() as u32, null(), global.as_ptr(), local_ptr, 0, null(), event) }, "clEnqueueNDRangeKernel")
+        enqueue_on(self.queue, k, global, local, event)
+    }
+
+    /// Another command queue of the context, with `props`.
+    pub fn queue(&self, props: cl_command_queue_properties) -> Result<Queue> {
+        let mut err = 0;
+        // SAFETY: valid context and device.
+        let queue = unsafe { clCreateCommandQueue(self.context, self.device, props, &mut err) };
+        check(err, "clCreateCommandQueue")?;
+        Ok(Queue(queue))
+    }
+}
+
+fn enqueue_on(queue: cl_command_queue, k: &Kernel, global: &[usize], local: Option<&[usize]>, event: *mut cl_event) -> Result<()> {
+    if local.is_some_and(|l| l.len() != global.len()) {
+        return Err("local and global sizes differ in dimensions".into());
+    }
+    let local_ptr = local.map_or(null(), |l| l.as_ptr());
+    // SAFETY: both sizes arrays hold `global.len()` entries; `event` is null or writable.
+    check(unsafe { clEnqueueNDRangeKernel(queue, k.0, global.len() as u32, null(), global.as_ptr(), local_ptr, 0, null(), event) }, "clEnqueueNDRangeKernel")
+}
+
+/// A command queue besides the env's own.
+pub struct Queue(pub cl_command_queue);
+
+impl Queue {
+    /// Enqueues `k` over `global` work-items (work-group size `local`, or the driver's choice).
+    pub fn launch(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>) -> Result<()> {
+        enqueue_on(self.0, k, global, local, null_mut())
+    }
+
+    pub fn finish(&self) -> Result<()> {
+        // SAFETY: valid queue.
+        check(unsafe { clFinish(self.0) }, "clFinish")
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        // SAFETY: the queue was created by `Env::queue`.
+        unsafe { clReleaseCommandQueue(self.0) };
     }
 }
 
