@@ -113,15 +113,20 @@ impl Ctx<'_> {
     /// Pointer `ptr` as the u32 a pointer held in memory is: the integer it converts to (0
     /// for NULL).
     pub(super) fn encode_ptr(&mut self, ptr: Ptr, loc: Loc) -> R<Handle<Expression>> {
+        Ok(self.encoded(ptr, loc)?.0)
+    }
+
+    /// [`Self::encode_ptr`], with the byte pointer it encodes (none for NULL).
+    fn encoded(&mut self, ptr: Ptr, loc: Loc) -> R<(Handle<Expression>, Option<Ptr>)> {
         if ptr.root == Root::Null {
-            return Ok(self.b.u32(0));
+            return Ok((self.b.u32(0), None));
         }
         let bytes = self.to_bytes(ptr, loc)?;
         let (Root::Bytes(region), byte) = (bytes.root, Self::byte_offset(&bytes, loc)?) else {
             return Err(LowerError::new(loc, "internal: not a byte pointer"));
         };
         let base = self.region_base(region);
-        Ok(self.b.binary(B::Add, base, byte))
+        Ok((self.b.binary(B::Add, base, byte), Some(bytes)))
     }
 
     /// The pointer (to `pointee`) that u32 `v`, read from memory holder `holder`, encodes: a
@@ -187,16 +192,11 @@ impl Ctx<'_> {
     /// byte pointer is kept for a conversion back in the same expression (see
     /// [`Self::int_to_ptr`]).
     pub(super) fn ptr_to_int(&mut self, ptr: Ptr, loc: Loc) -> R<Handle<Expression>> {
-        if ptr.root == Root::Null {
-            return Ok(self.b.u32(0));
+        let (value, bytes) = self.encoded(ptr, loc)?;
+        if bytes.is_some() {
+            self.converted = bytes;
         }
-        let bytes = self.to_bytes(ptr, loc)?;
-        let (Root::Bytes(region), byte) = (bytes.root, Self::byte_offset(&bytes, loc)?) else {
-            return Err(LowerError::new(loc, "internal: not a byte pointer"));
-        };
-        let base = self.region_base(region);
-        self.converted = Some(bytes);
-        Ok(self.b.binary(B::Add, base, byte))
+        Ok(value)
     }
 
     /// `(T *)i` for an integer `i` computed from exactly one pointer converted to an integer
