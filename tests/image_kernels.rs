@@ -813,12 +813,12 @@ fn image2d_from_buffer_in_kernels() {
 
     // Integer texels written through one image from a buffer and read through another, and
     // from a 2D image into an image from a buffer, in one kernel.
-    let src = format!("kernel void copy(read_only image2d_t a, write_only image2d_t b) {{
+    let src = "kernel void copy(read_only image2d_t a, write_only image2d_t b) {
              int2 p = (int2)(get_global_id(0), get_global_id(1));
              uint4 v = read_imageui(a, p);
              write_imageui(b, p, v + (uint4)(p.x, p.y, get_image_width(a), get_image_height(b)));
-         }}");
-    let program = build(env.context, env.device, &src);
+         }";
+    let program = build(env.context, env.device, src);
     let (w, h) = (6usize, 4usize);
     let (src_pitch, dst_pitch) = (w * 8 + 16, w * 8 + 8);
     let texels: Vec<u16> = (0..w * h * 4).map(|i| (i * 977 % 60000) as u16).collect();

@@ -537,7 +537,7 @@ fn half_arithmetic_rounds_once_to_half() {
     let v = s.zeros::<u16>(N);
     s.run("vec", &[Arg::Buf(&ab), Arg::Buf(&bb), Arg::Buf(&v)], &[N / 4], None);
     let v = s.get::<u16>(&v, N);
-    let floats: Vec<f32> = values::<u32>(N, 14).into_iter().map(|b| f32::from_bits((b & 0x8fff_ffff) | 0x3000_0000 + (b % 0x1a00_0000 & 0x0f80_0000))).collect();
+    let floats: Vec<f32> = values::<u32>(N, 14).into_iter().map(|b| f32::from_bits((b & 0x8fff_ffff) | (0x3000_0000 + ((b % 0x1a00_0000) & 0x0f80_0000)))).collect();
     let ints: Vec<i32> = values::<i32>(N, 15).into_iter().enumerate().map(|(k, n)| n >> (k % 32)).collect();
     let doubles: Vec<f64> = floats.iter().zip(values::<u32>(N, 16)).map(|(&f, r)| f64::from(f) * (1.0 + f64::from(r) * pow2(-45))).collect();
     let (fb, nb) = (s.buf(&floats), s.buf(&ints));

@@ -174,7 +174,7 @@ fn threads_run_programs_of_their_own_on_one_queue() {
                         let program = build(context, device, &source);
                         let k = kernel(program, "k");
                         set_arg(k, 0, &out.0);
-                        let sentinel = vec![0xdead_0000u32 + job as u32; ITEMS];
+                        let sentinel = [0xdead_0000u32 + job as u32; ITEMS];
                         let global = [ITEMS];
                         let mut got = vec![0u32; ITEMS];
                         unsafe {

@@ -520,7 +520,7 @@ impl Ctx<'_> {
                     ptr.view = Some((**pointee).clone());
                     return Ok(ptr);
                 }
-                if new == 0 || old % new != 0 {
+                if new == 0 || !old.is_multiple_of(new) {
                     let mut bytes = self.to_bytes(ptr, loc)?;
                     bytes.view = Some((**pointee).clone());
                     return Ok(bytes);

@@ -123,8 +123,8 @@ fn normalize(list: Vec<Stmt>) -> Vec<Stmt> {
     splice(list).into_iter().map(normalize_stmt).collect()
 }
 
-fn as_block(s: Box<Stmt>) -> Box<Stmt> {
-    let list = match *s {
+fn as_block(s: Stmt) -> Box<Stmt> {
+    let list = match s {
         Stmt::Block(list) => list,
         s => vec![s],
     };
@@ -133,10 +133,10 @@ fn as_block(s: Box<Stmt>) -> Box<Stmt> {
 
 fn normalize_stmt(s: Stmt) -> Stmt {
     match s {
-        Stmt::If { cond, then, otherwise } => Stmt::If { cond, then: as_block(then), otherwise: otherwise.map(as_block) },
-        Stmt::While { cond, body } => Stmt::While { cond, body: as_block(body) },
-        Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: as_block(body), cond },
-        Stmt::For { init, cond, step, body, unroll } => Stmt::For { init, cond, step, body: as_block(body), unroll },
+        Stmt::If { cond, then, otherwise } => Stmt::If { cond, then: as_block(*then), otherwise: otherwise.map(|o| as_block(*o)) },
+        Stmt::While { cond, body } => Stmt::While { cond, body: as_block(*body) },
+        Stmt::DoWhile { body, cond } => Stmt::DoWhile { body: as_block(*body), cond },
+        Stmt::For { init, cond, step, body, unroll } => Stmt::For { init, cond, step, body: as_block(*body), unroll },
         Stmt::Switch { selector, cases } => {
             Stmt::Switch { selector, cases: cases.into_iter().map(|c| SwitchCase { body: normalize(c.body), ..c }).collect() }
         }
@@ -238,8 +238,8 @@ fn exits(s: Stmt, to_break: u32, to_continue: Option<u32>, depth: u32, loops: u3
 }
 
 /// The items of a normalized branch or body.
-fn items(s: Box<Stmt>) -> Vec<Stmt> {
-    match *s {
+fn items(s: Stmt) -> Vec<Stmt> {
+    match s {
         Stmt::Block(list) => list,
         s => vec![s],
     }
@@ -378,23 +378,23 @@ impl Sema<'_> {
             Stmt::If { cond, then, otherwise } => {
                 let (t, e, end) = (fresh(), fresh(), fresh());
                 let mut out = vec![Stmt::If { cond, then: Box::new(goto(t)), otherwise: Some(Box::new(goto(e))) }, Stmt::Label(t)];
-                out.extend(items(then));
+                out.extend(items(*then));
                 out.extend([goto(end), Stmt::Label(e)]);
-                out.extend(otherwise.map(items).unwrap_or_default());
+                out.extend(otherwise.map(|o| items(*o)).unwrap_or_default());
                 out.push(Stmt::Label(end));
                 out
             }
             Stmt::While { cond, body } => {
                 let (top, end) = (fresh(), fresh());
                 let mut out = vec![Stmt::Label(top), unless(cond, end, loc)];
-                out.extend(items(body).into_iter().map(|s| exits(s, end, Some(top), 0, 0, loc)));
+                out.extend(items(*body).into_iter().map(|s| exits(s, end, Some(top), 0, 0, loc)));
                 out.extend([goto(top), Stmt::Label(end)]);
                 out
             }
             Stmt::DoWhile { body, cond } => {
                 let (top, next, end) = (fresh(), fresh(), fresh());
                 let mut out = vec![Stmt::Label(top)];
-                out.extend(items(body).into_iter().map(|s| exits(s, end, Some(next), 0, 0, loc)));
+                out.extend(items(*body).into_iter().map(|s| exits(s, end, Some(next), 0, 0, loc)));
                 out.extend([Stmt::Label(next), Stmt::If { cond, then: Box::new(goto(top)), otherwise: None }, Stmt::Label(end)]);
                 out
             }
@@ -404,7 +404,7 @@ impl Sema<'_> {
                 let mut out = init;
                 out.push(Stmt::Label(top));
                 out.extend(cond.map(|c| unless(c, end, loc)));
-                out.extend(items(body).into_iter().map(|s| exits(s, end, Some(next), 0, 0, loc)));
+                out.extend(items(*body).into_iter().map(|s| exits(s, end, Some(next), 0, 0, loc)));
                 out.push(Stmt::Label(next));
                 out.extend(step.map(Stmt::Expr));
                 out.extend([goto(top), Stmt::Label(end)]);
