@@ -279,7 +279,7 @@ fn device_answers_agree_and_meet_the_minimums() {
     assert!(alloc <= global && alloc >= (global / 4).clamp(32 << 20, 1 << 30), "alloc {alloc} global {global}");
     let bits: cl_uint = device_info(CL_DEVICE_ADDRESS_BITS);
     assert!(bits == 32 || bits == 64);
-    assert!(alloc <= 1u64 << bits);
+    assert!(u128::from(alloc) <= 1u128 << bits);
     let align: cl_uint = device_info(CL_DEVICE_MEM_BASE_ADDR_ALIGN);
     assert!(align >= 1024 && align.is_power_of_two(), "base alignment {align} bits covers long16");
     let fp: cl_ulong = device_info(CL_DEVICE_SINGLE_FP_CONFIG);

@@ -52,7 +52,10 @@ impl Ctx<'_> {
             }
             Collective::Broadcast => {
                 let ty = self.naga_ty(ty, loc)?;
-                self.work_group_broadcast(value, ids, ty)
+                // The local ids are `size_t`; a work-group's fit in 32 bits.
+                let uint = T::Scalar(Scalar::UInt);
+                let ids = ids.iter().zip(&args[1..]).map(|(&id, a)| self.convert(id, &a.ty, &uint, false, loc)).collect::<R<Vec<_>>>()?;
+                self.work_group_broadcast(value, &ids, ty)
             }
             Collective::Shuffle(kind @ (ShuffleKind::Rotate | ShuffleKind::ClusteredRotate(_))) => {
                 let delta = ids.first().copied().unwrap_or(value);
