@@ -304,14 +304,17 @@ fn choose_local(global: [usize; 3], work_dim: u32, max_total: usize, max_dims: [
     local
 }
 
-/// The largest value of the device's `size_t` (`CL_DEVICE_ADDRESS_BITS` wide).
+/// The largest global size, offset + size and number of work-items of a launch: the device's
+/// `size_t` (`CL_DEVICE_ADDRESS_BITS` wide), and never past 2^32 − 1, since kernels number
+/// work-items in 32 bits (a larger grid is refused, not wrapped).
 fn device_size_max(d: &Device) -> usize {
-    usize::MAX >> (usize::BITS - d.target.address_bits.min(usize::BITS))
+    let size_t = usize::MAX >> (usize::BITS - d.target.address_bits.min(usize::BITS));
+    size_t.min(u32::MAX as usize)
 }
 
-/// Checks the global sizes and offsets against the device's `size_t`. The total number of
-/// work-items must fit it too: `get_global_linear_id` numbers them in a `size_t`, and the bound
-/// keeps the dispatches of the grid (see `split_groups`) few.
+/// Checks the global sizes and offsets against [`device_size_max`]. The total number of
+/// work-items must fit it too: `get_global_linear_id` numbers them, and the bound keeps the
+/// dispatches of the grid (see `split_groups`) few.
 fn check_global(d: &Device, work_dim: u32, offset: [usize; 3], global: [usize; 3]) -> CLResult<()> {
     let max = device_size_max(d);
     let total = global.iter().take(work_dim as usize).try_fold(1usize, |n, &g| n.checked_mul(g));
