@@ -47,7 +47,8 @@ impl Ctx<'_> {
         if e.ty.is_pointer() {
             // A pointer as a value (a member of an aggregate being built): its integer.
             let p = self.eval_ptr(e)?;
-            return self.encode_ptr(p, loc);
+            let v = self.encode_ptr(p, loc)?;
+            return Ok(self.to_held(v).0);
         }
         Ok(match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, &e.ty, loc)?,

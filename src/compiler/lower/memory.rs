@@ -56,8 +56,8 @@ impl Ctx<'_> {
     /// Loads a value of type `ty` at byte offset `byte` of word-viewed buffer `arg`.
     pub(super) fn load_bytes(&mut self, arg: Words, byte: H, ty: &T, loc: Loc) -> R<H> {
         match ty {
-            // A pointer held in memory is its u32 integer (`region.rs`).
-            T::Pointer { .. } => self.load_bytes(arg, byte, &T::Scalar(S::UInt), loc),
+            // A pointer held in memory is its integer (`region.rs`).
+            T::Pointer { .. } => self.load_bytes(arg, byte, &self.held_ty(), loc),
             T::Scalar(s) if s.size() < 4 || *s == S::Bool => {
                 let bits = self.load_bits(arg, byte, s.size(), loc)?;
                 Ok(self.narrow_from_bits(bits, *s))
@@ -206,7 +206,7 @@ impl Ctx<'_> {
     /// Stores `value` (of type `ty`, in registers) at byte `byte` of word-viewed buffer `arg`.
     pub(super) fn store_bytes(&mut self, arg: Words, byte: H, ty: &T, value: H, loc: Loc) -> R<()> {
         match ty {
-            T::Pointer { .. } => self.store_bytes(arg, byte, &T::Scalar(S::UInt), value, loc),
+            T::Pointer { .. } => self.store_bytes(arg, byte, &self.held_ty(), value, loc),
             T::Scalar(s) if s.size() < 4 || *s == S::Bool => self.narrow_scalar_store(arg, byte, *s, value, loc),
             T::Scalar(s) => {
                 let bits = self.b.cast(value, ScalarKind::Uint, None);

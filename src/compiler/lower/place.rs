@@ -724,6 +724,7 @@ impl Ctx<'_> {
             PtrHome::Var(v) => self.load_ptr_var(*v, loc),
             PtrHome::Memory(access, holder) => {
                 let v = self.load_access(access, loc)?;
+                let v = self.from_held(v);
                 self.decode_ptr(v, *holder, pointee, loc)
             }
         }
@@ -735,8 +736,34 @@ impl Ctx<'_> {
             PtrHome::Var(v) => self.assign_ptr_var(*v, ptr, loc),
             PtrHome::Memory(access, _) => {
                 let v = self.encode_ptr(ptr, loc)?;
-                self.store_access(access, v, &T::Scalar(S::UInt), loc)
+                let (v, ty) = self.to_held(v);
+                self.store_access(access, v, &ty, loc)
             }
+        }
+    }
+
+    /// The integer type a pointer held in memory is: as wide as the device's pointers.
+    pub(super) fn held_ty(&self) -> T {
+        T::Scalar(if self.program.types.pointer_size == 8 { S::ULong } else { S::UInt })
+    }
+
+    /// A pointer's u32 encoding as held in memory, with its type: widened where pointers are
+    /// 8 bytes (the upper word zero).
+    pub(super) fn to_held(&mut self, v: Handle<Expression>) -> (Handle<Expression>, T) {
+        let ty = self.held_ty();
+        if ty == T::Scalar(S::ULong) {
+            (self.b.cast(v, naga::ScalarKind::Uint, Some(8)), ty)
+        } else {
+            (v, ty)
+        }
+    }
+
+    /// The u32 encoding of a pointer read from memory (see [`Self::to_held`]).
+    fn from_held(&mut self, v: Handle<Expression>) -> Handle<Expression> {
+        if self.program.types.pointer_size == 8 {
+            self.b.cast(v, naga::ScalarKind::Uint, Some(4))
+        } else {
+            v
         }
     }
 

@@ -68,9 +68,9 @@ impl TypeMap {
             }
             T::Record(id) => self.record(module, types, *id, loc)?,
             // A pointer held in memory (an array, a struct, a program variable): its integer
-            // (`region.rs`, "stored pointers").
+            // (`region.rs`, "stored pointers"), as wide as the device's pointers.
             T::Pointer { .. } if types.pointer_size == 4 => intern(module, TypeInner::Scalar(naga::Scalar::U32)),
-            T::Pointer { .. } => return Err(LowerError::new(loc, "pointers held in memory with 64-bit addresses are not supported yet")),
+            T::Pointer { .. } => intern(module, TypeInner::Scalar(naga::Scalar::U64)),
             T::Sampler => intern(module, TypeInner::Scalar(naga::Scalar::U32)),
             T::Void | T::Image(..) => {
                 return Err(LowerError::new(loc, "internal: no naga value type for void or an image"))
@@ -112,8 +112,8 @@ impl TypeMap {
             T::Scalar(s) | T::Atomic(s) => reg_scalar(*s).width as u32,
             T::Vector(s, n) => reg_scalar(*s).width as u32 * model::vector_slots(*n),
             T::Array { elem, len } => self.naga_size(module, types, elem, loc)?.saturating_mul(*len),
-            // A pointer held in memory: its u32 integer.
-            T::Pointer { .. } => 4,
+            // A pointer held in memory: its integer, as wide as the device's pointers.
+            T::Pointer { .. } => types.pointer_size,
             T::Record(id) => {
                 let h = self.record(module, types, *id, loc)?;
                 match module.types[h].inner {
