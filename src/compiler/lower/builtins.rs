@@ -120,14 +120,12 @@ impl Ctx<'_> {
         if matches!(f, MathFn::SincosCos | MathFn::SincosSin) {
             return self.sincos_half(f, precision, v, arg_ty, ty, loc);
         }
-        if let (MathFn::Mad, [a, b, c]) = (f, v) {
-            // mad may round the product or not (OpenCL C 6.15.2): the device's fused
-            // multiply-add where it has one (float operations are otherwise NoContraction).
-            return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
-        }
-        if let (MathFn::Fma, [a, b, c], true, Some(S::Float)) = (f, v, self.target.fused_fma, arg_ty.element()) {
-            // Rounded once by the device itself: the exact software fma below is two hundred
-            // times slower (NVIDIA, a loop of float fma).
+        // The device's multiply-add: for mad, which may round the product or not (OpenCL C
+        // 6.15.2; float operations are otherwise NoContraction), and for float fma where the
+        // device rounds it once (the exact software fma below is two hundred times slower:
+        // NVIDIA, a loop of float fma).
+        let device_fma = f == MathFn::Mad || (f == MathFn::Fma && self.target.fused_fma && arg_ty.element() == Some(S::Float));
+        if let (true, [a, b, c]) = (device_fma, v) {
             return Ok(self.b.math(M::Fma, &[*a, *b, *c]));
         }
         if matches!(f, MathFn::Length | MathFn::Distance | MathFn::Normalize) || (f == MathFn::Dot && matches!(arg_ty, T::Scalar(_))) {
