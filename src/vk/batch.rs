@@ -435,7 +435,8 @@ fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
 pub(super) fn wait_value(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Result<(), vk::Result> {
     let start = Instant::now();
     loop {
-        if gpu.abandoned() {
+        // (`timeline_value` ends the wait once the process exits.)
+        if gpu.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
         match timeline_value(gpu) {

@@ -287,13 +287,9 @@ impl Gpu {
         self.lost.load(Ordering::Acquire)
     }
 
-    /// Vulkan objects must be left alone: the process is exiting, or the device is lost.
-    pub fn abandoned(&self) -> bool {
-        self.is_lost() || super::teardown::exiting()
-    }
-
     /// Runs `calls` (Vulkan calls on this device, such as destroying an object) unless the
-    /// device is abandoned, holding off the process's exit meanwhile: a thread that runs on
+    /// device is lost (the GPU may still use its objects) or the process is exiting (Vulkan may
+    /// be gone), holding off the exit meanwhile: a thread that runs on
     /// while the process exits (the completion thread, dropping what finished batches kept)
     /// is then never inside the driver when the drivers' teardown begins.
     pub fn unless_abandoned<R>(&self, calls: impl FnOnce() -> R) -> Option<R> {
