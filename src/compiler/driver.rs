@@ -581,15 +581,18 @@ mod tests {
         assert_eq!(opcodes(&words, 225), 0);
     }
 
+    /// How many instructions of `opcode` the first kernel of `src`, built for `t`, has once
+    /// specialised for 32 work-items.
+    fn specialized_opcodes(src: &str, t: &Target, opcode: u32) -> usize {
+        let (_, p) = build(src, "", t).unwrap_or_else(|e| panic!("{e:?}"));
+        opcodes(&p.kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")), opcode)
+    }
+
     #[test]
     fn float_trig_reduces_by_multiply_adds_where_they_round_once() {
         let src = "kernel void k(global float *o) { float c; o[0] = sin(o[1]) + cos(o[2]) + tan(o[3]) + sincos(o[4], &c) + c; }";
         const FSUB: u32 = 131;
-        let subtractions = |t: &Target| {
-            let (_, p) = build(src, "", t).unwrap_or_else(|e| panic!("{e:?}"));
-            specialize_all(&p, &[]);
-            opcodes(&p.kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")), FSUB)
-        };
+        let subtractions = |t: &Target| specialized_opcodes(src, t, FSUB);
         let fused = Target { fused_fma: true, ..target() };
         // sin, cos and sincos reduce in float (tan in double): each four exact products and
         // subtractions, or three multiply-adds.
@@ -601,10 +604,7 @@ mod tests {
         let src = "kernel void k(global float4 *o) { o[0] = fma(o[1], o[2], o[3]); o[4].x = fma(o[5].x, o[5].y, o[5].z); }";
         // OpFConvert: the exact software fma works in double.
         const FCONVERT: u32 = 115;
-        let conversions = |t: &Target| {
-            let (_, p) = build(src, "", t).unwrap_or_else(|e| panic!("{e:?}"));
-            opcodes(&p.kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}")), FCONVERT)
-        };
+        let conversions = |t: &Target| specialized_opcodes(src, t, FCONVERT);
         assert!(conversions(&target()) > 0);
         assert_eq!(conversions(&Target { fused_fma: true, ..target() }), 0);
     }
