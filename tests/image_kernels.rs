@@ -882,3 +882,50 @@ fn half_reads_and_writes() {
     assert_eq!(from_bytes::<u16>(&read_image(&env, &out, [w, 1, 1], 32)), want, "write_imageh");
     unsafe { clReleaseProgram(program) };
 }
+
+/// A kernel taking as many read images as the device reports (128 on a full-profile device)
+/// and a buffer, then as many write images: more than lavapipe binds in a plain descriptor
+/// set, so these take the layout for update-after-bind pools.
+#[test]
+fn as_many_image_arguments_as_reported() {
+    let env = Env::new();
+    let reads: cl_uint = device_info(CL_DEVICE_MAX_READ_IMAGE_ARGS);
+    let writes: cl_uint = device_info(CL_DEVICE_MAX_WRITE_IMAGE_ARGS);
+    assert!(reads >= 128 && writes >= 64, "reported {reads} read and {writes} write image arguments");
+    let texel = |i: u32| as_bytes(&[i * 7 + 1, i, 0u32, 0]);
+    let sources: Vec<Image> = (0..reads).map(|i| image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNSIGNED_INT32, [1, 1, 1], 0, &texel(i))).collect();
+    let params = |kind: &str, n: u32| (0..n).map(|i| format!("{kind} image2d_t i{i}, ")).collect::<String>();
+    let sum = (0..reads).map(|i| format!("read_imageui(i{i}, (int2)(0)).x")).collect::<Vec<_>>().join(" + ");
+    let stores = (0..writes).map(|i| format!("write_imageui(i{i}, (int2)(0), (uint4)({i} * 3 + v));")).collect::<String>();
+    let program = build(
+        env.context,
+        env.device,
+        &format!(
+            "kernel void reads({} global uint *out) {{ out[0] = {sum}; }}
+             kernel void writes({} uint v) {{ {stores} }}",
+            params("read_only", reads),
+            params("write_only", writes)
+        ),
+    );
+    let out = buf(&env, &[0u32]);
+    let mut args: Vec<A> = sources.iter().map(A::Img).collect();
+    args.push(A::Buf(&out));
+    run(&env, program, "reads", &args, &[1]);
+    assert_eq!(get::<u32>(&env, &out, 1), [(0..reads).map(|i| i * 7 + 1).sum::<u32>()]);
+
+    let targets: Vec<Image> = (0..writes).map(|_| image(&env, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNSIGNED_INT32, [1, 1, 1], 0, &[])).collect();
+    let k = kernel(program, "writes");
+    for (i, t) in targets.iter().enumerate() {
+        ok(unsafe { clSetKernelArg(k, i as cl_uint, std::mem::size_of::<cl_mem>(), (&t.0 as *const cl_mem).cast()) });
+    }
+    let v: cl_uint = 5;
+    ok(unsafe { clSetKernelArg(k, writes, std::mem::size_of::<cl_uint>(), (&v as *const cl_uint).cast()) });
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), [1usize].as_ptr(), null(), 0, null(), null_mut()) });
+    env.finish();
+    for (i, t) in targets.iter().enumerate() {
+        let got: Vec<u32> = from_bytes(&read_image(&env, t, [1, 1, 1], 16));
+        assert_eq!(got, [i as u32 * 3 + 5; 4], "write image {i}");
+    }
+    unsafe { clReleaseKernel(k) };
+    unsafe { clReleaseProgram(program) };
+}

@@ -4,7 +4,7 @@
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
 use crate::compiler::Target;
-use crate::vk::device::Gpu;
+use crate::vk::device::{BindLimits, Gpu};
 use crate::vk::instance::Instance;
 use crate::vk::vk;
 use super::builtins::Builtins;
@@ -179,8 +179,9 @@ impl Device {
     pub fn image_limits(&self) -> ImageLimits {
         let l = self.limits();
         // OpenCL's minimums (128 read, 64 write), within what one stage binds beside a few
-        // buffers (lavapipe binds 128 resources in all).
-        let resources = l.max_per_stage_resources.saturating_sub(8);
+        // buffers, in a plain layout or one for update-after-bind pools (vk::pipeline).
+        let (plain, after_bind) = (self.gpu.props.bind_limits(), self.gpu.props.after_bind_limits);
+        let args = |kind: fn(&BindLimits) -> u32| [plain, after_bind].iter().map(|b| kind(b).min(b.resources.saturating_sub(8))).max().unwrap_or(0);
         ImageLimits {
             // 1D images share the 2D width limit in OpenCL.
             width: l.max_image_dimension1_d.min(l.max_image_dimension2_d) as usize,
@@ -188,8 +189,8 @@ impl Device {
             size_3d: l.max_image_dimension3_d as usize,
             buffer: l.max_texel_buffer_elements as usize,
             array: l.max_image_array_layers as usize,
-            read_args: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images).min(resources).min(128),
-            write_args: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images).min(resources).min(64),
+            read_args: args(|b| b.sampled_images).min(128),
+            write_args: args(|b| b.storage_images).min(64),
             samplers: 16,
         }
     }

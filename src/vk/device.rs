@@ -35,6 +35,19 @@ pub struct Features {
     pub image_write_without_format: bool,
 }
 
+/// How many descriptors one compute stage may bind, by kind (the per-stage and per-set limits
+/// together).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BindLimits {
+    pub resources: u32,
+    pub storage_buffers: u32,
+    pub uniform_buffers: u32,
+    /// Sampled images and uniform texel buffers.
+    pub sampled_images: u32,
+    /// Storage images and storage texel buffers.
+    pub storage_images: u32,
+}
+
 /// Properties read once from the physical device.
 pub struct Properties {
     pub base: vk::PhysicalDeviceProperties,
@@ -61,11 +74,27 @@ pub struct Properties {
     pub import_alignment: u64,
     /// Descriptors one pushed set may hold (VK_KHR_push_descriptor).
     pub max_push_descriptors: u32,
+    /// What a set of a layout made for update-after-bind pools may bind (Vulkan 1.2's
+    /// descriptor indexing limits): far more than the plain limits on some devices (lavapipe
+    /// binds 128 resources plainly, 65536 so).
+    pub after_bind_limits: BindLimits,
 }
 
 impl Properties {
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
         &self.base.limits
+    }
+
+    /// What a set of a plain (or pushed) layout may bind.
+    pub fn bind_limits(&self) -> BindLimits {
+        let l = self.limits();
+        BindLimits {
+            resources: l.max_per_stage_resources,
+            storage_buffers: l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers),
+            uniform_buffers: l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers),
+            sampled_images: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images),
+            storage_images: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images),
+        }
     }
 
     pub fn name(&self) -> String {
@@ -206,6 +235,13 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
         sm_count: sm.then_some(sm_builtins.shader_sm_count),
         import_alignment: host_import.min_imported_host_pointer_alignment,
         max_push_descriptors: push.max_push_descriptors,
+        after_bind_limits: BindLimits {
+            resources: v12.max_per_stage_update_after_bind_resources,
+            storage_buffers: v12.max_per_stage_descriptor_update_after_bind_storage_buffers.min(v12.max_descriptor_set_update_after_bind_storage_buffers),
+            uniform_buffers: v12.max_per_stage_descriptor_update_after_bind_uniform_buffers.min(v12.max_descriptor_set_update_after_bind_uniform_buffers),
+            sampled_images: v12.max_per_stage_descriptor_update_after_bind_sampled_images.min(v12.max_descriptor_set_update_after_bind_sampled_images),
+            storage_images: v12.max_per_stage_descriptor_update_after_bind_storage_images.min(v12.max_descriptor_set_update_after_bind_storage_images),
+        },
     }
 }
 

@@ -1,9 +1,12 @@
 //! Compute pipelines: one per specialised kernel, with a push-descriptor set layout so binding a
 //! kernel's buffers and images costs no descriptor-set allocation. A kernel with more bindings
 //! than one pushed set holds (32 on NVIDIA and lavapipe; OpenCL asks for 128 read images) gets
-//! a plain set layout, and each dispatch a descriptor set from a pool of its own.
+//! a plain set layout, and each dispatch a descriptor set from a pool of its own. One with more
+//! than the device's plain limits (lavapipe: 128 resources, so not 128 images and a buffer) gets
+//! a layout for update-after-bind pools, whose limits are higher; nothing is updated after
+//! binding, the flag only selects those limits.
 
-use super::device::Gpu;
+use super::device::{BindLimits, Gpu};
 use ash::vk;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,9 +46,15 @@ pub struct Pipeline {
     pub layout: vk::PipelineLayout,
     set_layout: vk::DescriptorSetLayout,
     pub push_size: u32,
-    /// The pool sizes of one set of the bindings, when there are too many to push (see the
-    /// module comment).
-    pooled: Option<Vec<vk::DescriptorPoolSize>>,
+    /// How each dispatch's set is allocated, when there are too many bindings to push (see
+    /// the module comment).
+    pooled: Option<Pooled>,
+}
+
+/// The pool of one set of a layout that is not pushed.
+struct Pooled {
+    sizes: Vec<vk::DescriptorPoolSize>,
+    flags: vk::DescriptorPoolCreateFlags,
 }
 
 fn descriptor_type(b: &Binding) -> vk::DescriptorType {
@@ -59,27 +68,41 @@ fn descriptor_type(b: &Binding) -> vk::DescriptorType {
     }
 }
 
-/// Whether one descriptor set can hold `bindings`: a kernel may take more buffer or image
-/// arguments than the device binds. Vulkan counts uniform texel buffers among sampled images
-/// and storage texel buffers among storage images.
-fn bindable(gpu: &Gpu, bindings: &[Binding]) -> bool {
+/// Whether one descriptor set within `limits` can hold `bindings`: a kernel may take more buffer
+/// or image arguments than the device binds. Vulkan counts uniform texel buffers among sampled
+/// images and storage texel buffers among storage images.
+fn fits(limits: &BindLimits, bindings: &[Binding]) -> bool {
     use Descriptor as D;
-    let l = gpu.props.limits();
     let count = |kinds: &[Descriptor]| bindings.iter().filter(|b| kinds.contains(&b.descriptor)).count() as u32;
-    bindings.len() as u32 <= l.max_per_stage_resources
-        && count(&[D::StorageBuffer]) <= l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers)
-        && count(&[D::UniformBuffer]) <= l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers)
-        && count(&[D::SampledImage, D::UniformTexelBuffer]) <= l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images)
-        && count(&[D::StorageImage, D::StorageTexelBuffer]) <= l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images)
+    bindings.len() as u32 <= limits.resources
+        && count(&[D::StorageBuffer]) <= limits.storage_buffers
+        && count(&[D::UniformBuffer]) <= limits.uniform_buffers
+        && count(&[D::SampledImage, D::UniformTexelBuffer]) <= limits.sampled_images
+        && count(&[D::StorageImage, D::StorageTexelBuffer]) <= limits.storage_images
+}
+
+/// The set layout's flags for `bindings`, and how a dispatch's set is pooled where it is not
+/// pushed; `ERROR_TOO_MANY_OBJECTS` where no layout binds them.
+fn layout_kind(gpu: &Gpu, bindings: &[Binding]) -> Result<(vk::DescriptorSetLayoutCreateFlags, Option<Pooled>), vk::Result> {
+    use vk::{DescriptorPoolCreateFlags as Pool, DescriptorSetLayoutCreateFlags as Layout};
+    let pooled = |flags| Some(Pooled { sizes: pool_sizes(bindings), flags });
+    if fits(&gpu.props.bind_limits(), bindings) {
+        if bindings.len() as u32 <= gpu.props.max_push_descriptors {
+            return Ok((Layout::PUSH_DESCRIPTOR_KHR, None));
+        }
+        return Ok((Layout::empty(), pooled(Pool::empty())));
+    }
+    if fits(&gpu.props.after_bind_limits, bindings) {
+        return Ok((Layout::UPDATE_AFTER_BIND_POOL, pooled(Pool::UPDATE_AFTER_BIND)));
+    }
+    Err(vk::Result::ERROR_TOO_MANY_OBJECTS)
 }
 
 impl Pipeline {
     /// The pipeline of a compute shader; `ERROR_TOO_MANY_OBJECTS` where the device cannot bind
     /// that many buffers or images.
     pub fn new(gpu: &Arc<Gpu>, spirv: &[u32], bindings: &[Binding], push_size: u32) -> Result<Pipeline, vk::Result> {
-        if !bindable(gpu, bindings) {
-            return Err(vk::Result::ERROR_TOO_MANY_OBJECTS);
-        }
+        let (flags, pooled) = layout_kind(gpu, bindings)?;
         let d = &gpu.device;
         let layout_bindings: Vec<_> = bindings
             .iter()
@@ -91,8 +114,6 @@ impl Pipeline {
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
-        let pooled = (bindings.len() as u32 > gpu.props.max_push_descriptors).then(|| pool_sizes(bindings));
-        let flags = if pooled.is_some() { vk::DescriptorSetLayoutCreateFlags::empty() } else { vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR };
         let set_info = vk::DescriptorSetLayoutCreateInfo::default().flags(flags).bindings(&layout_bindings);
         let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(push_size)];
         // SAFETY: valid create infos; objects are destroyed in Drop (or below on failure).
@@ -241,12 +262,12 @@ fn pool_sizes(bindings: &[Binding]) -> Vec<vk::DescriptorPoolSize> {
     sizes
 }
 
-/// A descriptor set of `pipeline`'s pooled layout (pool sizes `sizes`), written with `writes`.
-fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, sizes: &[vk::DescriptorPoolSize], writes: &mut [vk::WriteDescriptorSet]) -> Result<(Pool, vk::DescriptorSet), vk::Result> {
+/// A descriptor set of `pipeline`'s pooled layout, written with `writes`.
+fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, pooled: &Pooled, writes: &mut [vk::WriteDescriptorSet]) -> Result<(Pool, vk::DescriptorSet), vk::Result> {
     let d = &gpu.device;
     // SAFETY: valid create and allocate infos; the pool outlives the set's use (kept by the batch).
     unsafe {
-        let pool = Pool { gpu: gpu.clone(), raw: d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(sizes), None)? };
+        let pool = Pool { gpu: gpu.clone(), raw: d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().flags(pooled.flags).max_sets(1).pool_sizes(&pooled.sizes), None)? };
         let layouts = [pipeline.set_layout];
         let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool.raw).set_layouts(&layouts))?[0];
         for w in writes.iter_mut() {
@@ -268,8 +289,8 @@ pub fn record_dispatch(batch: &mut super::batch::Batch, pipeline: &Pipeline, bou
     // SAFETY: the batch is recording; every handle is kept alive by the batch.
     unsafe {
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
-        if let Some(sizes) = &pipeline.pooled {
-            let (pool, set) = pooled_set(&gpu, pipeline, sizes, &mut writes)?;
+        if let Some(pooled) = &pipeline.pooled {
+            let (pool, set) = pooled_set(&gpu, pipeline, pooled, &mut writes)?;
             d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.layout, 0, &[set], &[]);
             batch.keep(pool);
         } else if !writes.is_empty() {
