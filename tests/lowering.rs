@@ -1267,3 +1267,48 @@ fn geometric_functions_of_scalars() {
         }
     }
 }
+
+/// 64-bit integer arithmetic narrowed back to 32 bits is computed in 32 bits where only the
+/// low bits matter (`+ - * & | ^`), and in 64 where the high bits do (shifts right, division,
+/// comparisons): every result against the CPU, with operands whose products pass 2^32.
+#[test]
+fn long_arithmetic_narrowed_to_int() {
+    let src = "kernel void k(global int *o, global const int *a) {
+        int i = get_global_id(0), x = a[i], y = a[i + 1];
+        ulong ux = (uint)x;
+        o[8 * i + 0] = (int)((long)x * y + 7 - (long)y);
+        o[8 * i + 1] = (int)(((long)x ^ 0x123456789L) & ((ulong)y | 0xF0F0F0F0F0UL));
+        o[8 * i + 2] = (int)(((ulong)(uint)x * (uint)y) >> 32);
+        o[8 * i + 3] = (int)(((long)x * y) / 3);
+        o[8 * i + 4] = (int)((long)x * y > 0x100000000L);
+        o[8 * i + 5] = (uint)(ux * ux + ux);
+        o[8 * i + 6] = (short)((long)x * 3 + 1);
+        int n = x;
+        for (int j = 0; j < 3; j++)
+            n += (long)y * 0x10001;
+        o[8 * i + 7] = n;
+    }";
+    let input: Vec<i32> = vec![123_456_789, -987_654_321, 65_537, -1, i32::MAX, i32::MIN, 40_000, 3];
+    let groups = input.len() - 1;
+    let out = run(src, &[groups], &[1], &[Arg::Buffer(vec![0; groups * 32]), Arg::Buffer(ints(&input))]);
+    let got = as_ints(buf(&out, 0));
+    for i in 0..groups {
+        let (x, y) = (i64::from(input[i]), i64::from(input[i + 1]));
+        let ux = u64::from(input[i] as u32);
+        let mut n = input[i];
+        for _ in 0..3 {
+            n = (i64::from(n) + y * 0x10001) as i32;
+        }
+        let want = [
+            (x.wrapping_mul(y) + 7 - y) as i32,
+            ((x ^ 0x1_2345_6789) & (y | 0xF0_F0F0_F0F0)) as i32,
+            ((ux * u64::from(input[i + 1] as u32)) >> 32) as i32,
+            (x * y / 3) as i32,
+            i32::from(x * y > 0x1_0000_0000),
+            (ux.wrapping_mul(ux).wrapping_add(ux)) as u32 as i32,
+            i32::from((x * 3 + 1) as i16),
+            n,
+        ];
+        assert_eq!(got[8 * i..8 * i + 8], want, "x = {x}, y = {y}");
+    }
+}

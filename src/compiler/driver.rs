@@ -184,6 +184,33 @@ mod tests {
         n
     }
 
+    /// True where a SPIR-V module declares a 64-bit integer type (`OpTypeInt 64`).
+    fn declares_64_bit_integers(words: &[u32]) -> bool {
+        let mut rest = words.get(5..).unwrap_or_default();
+        while let Some(&w) = rest.first() {
+            if w & 0xffff == 21 && rest.get(2) == Some(&64) {
+                return true;
+            }
+            rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
+        }
+        false
+    }
+
+    #[test]
+    fn size_t_arithmetic_narrowed_back_stays_32_bit() {
+        // With 64-bit addresses, `i += get_global_size(0)` widens `i`, adds in 64 bits and
+        // narrows; the low 32 bits need only the operands' low 32 bits.
+        let grid_stride = "kernel void k(global const int *in, int n, global int *o) {
+            int acc = 0;
+            for (int i = get_global_id(0); i < n; i += get_global_size(0))
+                acc += in[i];
+            o[get_global_id(0) + get_local_id(0) * 2] = acc;
+        }";
+        let words = built(grid_stride).kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+        spirv_val(&words);
+        assert!(!declares_64_bit_integers(&words));
+    }
+
     #[test]
     fn source_products_fuse_and_other_float_operations_do_not() {
         let fmas = |src: &str| {

@@ -4,9 +4,10 @@
 //! [`FnBuilder::expr`]).
 
 use naga::{
-    Block, Expression, Function, Handle, Literal, LocalVariable, Module, Scalar, Span, Statement,
-    Type, TypeInner, VectorSize,
+    BinaryOperator, Block, Expression, Function, Handle, Literal, LocalVariable, Module, Scalar,
+    ScalarKind, Span, Statement, Type, TypeInner, VectorSize,
 };
+use std::collections::HashMap;
 
 /// Interns `inner` (anonymous) in the module's type arena.
 pub fn intern(module: &mut Module, inner: TypeInner) -> Handle<Type> {
@@ -30,6 +31,10 @@ pub fn scalar_ty(module: &mut Module, scalar: Scalar) -> Handle<Type> {
     intern(module, TypeInner::Scalar(scalar))
 }
 
+/// Expressions one narrowing may visit: enough for index arithmetic, bounded where a shared
+/// subexpression makes a tree of a DAG.
+const NARROWING_BUDGET: u32 = 64;
+
 /// The function being built.
 pub struct FnBuilder {
     pub func: Function,
@@ -40,6 +45,9 @@ pub struct FnBuilder {
     /// Per expression: a constant for naga (a literal, a zero value, an override, or a splat or
     /// composite of constants), which its constant evaluator will evaluate at specialisation.
     constant: Vec<bool>,
+    /// 64-bit integers made by widening a 32-bit one: the 32-bit value and its kind (see
+    /// [`Self::narrowed`]).
+    widened: HashMap<Handle<Expression>, (Handle<Expression>, ScalarKind)>,
 }
 
 impl FnBuilder {
@@ -49,6 +57,7 @@ impl FnBuilder {
             blocks: vec![Block::new()],
             pending: None,
             constant: Vec::new(),
+            widened: HashMap::new(),
         }
     }
 
@@ -393,7 +402,59 @@ impl FnBuilder {
                 return self.lit(folded);
             }
         }
+        if convert == Some(4) && matches!(kind, ScalarKind::Sint | ScalarKind::Uint) {
+            if let Some(narrow) = self.narrowed(expr, kind, &mut { NARROWING_BUDGET }) {
+                return narrow;
+            }
+        }
         self.expr(Expression::As { expr, kind, convert })
+    }
+
+    /// The 32-bit integer `narrow` (of `from` kind) as a 64-bit one of `kind`, by sign- or
+    /// zero-extension as `from` says; remembered so that narrowing it back is free.
+    pub fn widen(&mut self, narrow: Handle<Expression>, from: ScalarKind, kind: ScalarKind) -> Handle<Expression> {
+        let resized = self.cast(narrow, from, Some(8));
+        let wide = if from == kind { resized } else { self.cast(resized, kind, None) };
+        for h in [resized, wide] {
+            if !self.is_constant(h) {
+                self.widened.insert(h, (narrow, from));
+            }
+        }
+        wide
+    }
+
+    /// The low 32 bits of the 64-bit integer `e` as `kind`, computed in 32 bits, where `e` is
+    /// built by wrapping operations (`+ - * & | ^`, whose low bits depend only on their
+    /// operands' low bits) on at least one widened 32-bit integer or 64-bit literal. `size_t`
+    /// arithmetic on work-item ids and `int` counters is such code; a loop counter widened,
+    /// added and narrowed every iteration kept NVIDIA's compiler from unrolling the loop.
+    /// None where `e` is not known to be such a 64-bit integer, or `budget` nodes are spent.
+    fn narrowed(&mut self, e: Handle<Expression>, kind: ScalarKind, budget: &mut u32) -> Option<Handle<Expression>> {
+        use BinaryOperator as B;
+        *budget = budget.checked_sub(1)?;
+        if let Some(&(narrow, from)) = self.widened.get(&e) {
+            return Some(if from == kind { narrow } else { self.expr(Expression::As { expr: narrow, kind, convert: None }) });
+        }
+        match self.func.expressions[e] {
+            Expression::Literal(Literal::I64(v)) => Some(self.lit(literal(Scalar { kind, width: 4 }, v))),
+            Expression::Literal(Literal::U64(v)) => Some(self.lit(literal(Scalar { kind, width: 4 }, v as i64))),
+            Expression::Splat { size, value } => {
+                let v = self.narrowed(value, kind, budget)?;
+                Some(self.splat(size, v))
+            }
+            Expression::As { expr, kind: ScalarKind::Sint | ScalarKind::Uint, convert: None } => self.narrowed(expr, kind, budget),
+            Expression::Binary { op: op @ (B::Add | B::Subtract | B::Multiply | B::And | B::InclusiveOr | B::ExclusiveOr), left, right } => {
+                let (l, r) = (self.narrowed(left, kind, budget), self.narrowed(right, kind, budget));
+                if l.is_none() && r.is_none() {
+                    return None;
+                }
+                // The other operand has the same 64-bit integer type: truncated.
+                let truncated = |b: &mut Self, n: Option<Handle<Expression>>, wide| n.unwrap_or_else(|| b.expr(Expression::As { expr: wide, kind, convert: Some(4) }));
+                let (left, right) = (truncated(self, l, left), truncated(self, r, right));
+                Some(self.expr(Expression::Binary { op, left, right }))
+            }
+            _ => None,
+        }
     }
 
     pub fn math(

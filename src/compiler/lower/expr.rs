@@ -780,6 +780,8 @@ impl Ctx<'_> {
         let source = reg_scalar(fs);
         let mut r = if source == target {
             v
+        } else if fs.is_integer() && ts.is_integer() && source.width == 4 && target.width == 8 {
+            self.b.widen(v, source.kind, target.kind)
         } else if fs.is_integer() && ts.is_integer() && source.kind != target.kind && source.width != target.width {
             // Resize in the source's signedness (sign- or zero-extension as C says), then
             // reinterpret: a one-step conversion extends by the target's signedness.
