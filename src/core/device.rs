@@ -78,7 +78,7 @@ impl Device {
         // One uniform buffer stays free for value arguments that overflow the push constants.
         let max_constant_args = l.max_per_stage_descriptor_uniform_buffers.saturating_sub(1).min(15);
         let target = Target {
-            address_bits: 32,
+            address_bits: if gpu.features.int64 { 64 } else { 32 },
             int64: gpu.features.int64,
             int64_atomics: gpu.features.int64 && gpu.features.int64_atomics,
             int16: gpu.features.int16,
