@@ -48,6 +48,9 @@ pub struct FnBuilder {
     /// 64-bit integers made by widening a 32-bit one: the 32-bit value and its kind (see
     /// [`Self::narrowed`]).
     widened: HashMap<Handle<Expression>, (Handle<Expression>, ScalarKind)>,
+    /// `half` register values (f32) read from bits: the bits (a u32 below 2^16), so that
+    /// storing such a value again writes them without a round trip (`Ctx::half_to_bits`).
+    pub half_bits: HashMap<Handle<Expression>, Handle<Expression>>,
 }
 
 impl FnBuilder {
@@ -58,6 +61,7 @@ impl FnBuilder {
             pending: None,
             constant: Vec::new(),
             widened: HashMap::new(),
+            half_bits: HashMap::new(),
         }
     }
 
@@ -387,6 +391,15 @@ impl FnBuilder {
 
     pub fn member(&mut self, base: Handle<Expression>, index: u32) -> Handle<Expression> {
         self.expr(Expression::AccessIndex { base, index })
+    }
+
+    /// The `n` components of `v` where it is a composition of exactly `n` values (so each is
+    /// one component): taking them apart again then costs nothing.
+    pub fn composed_of(&self, v: Handle<Expression>, n: usize) -> Option<Vec<Handle<Expression>>> {
+        match &self.func.expressions[v] {
+            Expression::Compose { components, .. } if components.len() == n => Some(components.clone()),
+            _ => None,
+        }
     }
 
     /// Numeric conversion (`convert: Some(width)`) or bit cast (`None`) to `kind`.

@@ -133,12 +133,19 @@ impl Ctx<'_> {
         let nan_bits = self.b.binary(B::InclusiveOr, sign, f32_nan);
         let nan_bits = self.b.binary(B::InclusiveOr, nan_bits, payload);
         let nan_value = self.b.cast(nan_bits, naga::ScalarKind::Float, None);
-        self.b.select(nan, nan_value, converted)
+        let value = self.b.select(nan, nan_value, converted);
+        self.b.half_bits.insert(value, h);
+        value
     }
 
     /// The half bits (in a u32) of register value `v`: rounded to nearest even, a NaN with
-    /// the top of its payload (a payload that would vanish keeps a quiet bit).
+    /// the top of its payload (a payload that would vanish keeps a quiet bit); for a value
+    /// that `half_from_bits` made, the bits it was made from.
     pub(super) fn half_to_bits(&mut self, v: Handle<Expression>) -> Handle<Expression> {
+        // A value read from bits converts back to exactly them.
+        if let Some(&bits) = self.b.half_bits.get(&v) {
+            return bits;
+        }
         let zero_f = self.b.lit(naga::Literal::F32(0.0));
         let ty = super::builder::intern(&mut self.module, naga::TypeInner::Vector { size: naga::VectorSize::Bi, scalar: naga::Scalar::F32 });
         let pair = self.b.compose(ty, vec![v, zero_f]);

@@ -59,6 +59,9 @@ impl Ctx<'_> {
 
     /// The scalar components of a scalar or vector value.
     pub(super) fn components(&mut self, v: H, ty: &T) -> Vec<H> {
+        if let Some(comps) = self.composed_components(v, ty) {
+            return comps;
+        }
         match ty.width() {
             0 | 1 => vec![v],
             n if n <= 4 => (0..u32::from(n)).map(|k| self.b.member(v, k)).collect(),
@@ -69,6 +72,22 @@ impl Ctx<'_> {
                 })
                 .collect(),
         }
+    }
+
+    /// The components of `v` of vector type `ty` where it was composed of them here (as
+    /// `compose_components` builds), without taking it apart: a vector literal of loaded values
+    /// stored again keeps each value as it was loaded (a `half` its bits).
+    fn composed_components(&self, v: H, ty: &T) -> Option<Vec<H>> {
+        let n = usize::from(ty.width());
+        if n <= 1 {
+            return None;
+        }
+        if !is_wide(ty) {
+            return self.b.composed_of(v, n);
+        }
+        let parts = self.b.composed_of(v, n / 4)?;
+        let comps: Vec<H> = parts.into_iter().filter_map(|p| self.b.composed_of(p, 4)).flatten().collect();
+        (comps.len() == n).then_some(comps)
     }
 
     /// A scalar or vector of type `ty` from its scalar components.
