@@ -1,5 +1,6 @@
 //! Objects released from the application's exit handlers (CLBlast releases its cached programs
-//! from a static destructor): the process must still exit cleanly, even where the Vulkan
+//! from a static destructor; a queue released there still holds an unflushed launch): the
+//! process must still exit cleanly, even where the Vulkan
 //! driver's own exit handlers have run first (NVIDIA's: SIGSEGV in the driver before the fix).
 mod common;
 
@@ -8,7 +9,10 @@ use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 static PROGRAM: AtomicPtr<std::ffi::c_void> = AtomicPtr::new(null_mut());
+/// A queue with a launch recorded but never flushed: its release would submit it.
+static QUEUE: AtomicPtr<std::ffi::c_void> = AtomicPtr::new(null_mut());
 const MARKER: &str = "program released from the exit handler";
+const QUEUE_MARKER: &str = "queue released from the exit handler";
 
 extern "C" {
     fn atexit(handler: extern "C" fn()) -> std::ffi::c_int;
@@ -18,6 +22,10 @@ extern "C" fn release_at_exit() {
     let program = PROGRAM.swap(null_mut(), Ordering::AcqRel);
     if !program.is_null() && unsafe { clReleaseProgram(program.cast()) } == CL_SUCCESS {
         println!("{MARKER}");
+    }
+    let queue = QUEUE.swap(null_mut(), Ordering::AcqRel);
+    if !queue.is_null() && unsafe { clReleaseCommandQueue(queue.cast()) } == CL_SUCCESS {
+        println!("{QUEUE_MARKER}");
     }
 }
 
@@ -33,8 +41,11 @@ fn child() {
     let n = 64usize;
     ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut()) });
     env.finish();
+    let pending = queue(env.context, env.device, 0);
+    ok(unsafe { clEnqueueNDRangeKernel(pending, k, 1, null(), &n, null(), 0, null(), null_mut()) });
     unsafe { clReleaseKernel(k) };
     PROGRAM.store(program.cast(), Ordering::Release);
+    QUEUE.store(pending.cast(), Ordering::Release);
     // `env` releases the queue and the context here; the program keeps the context alive.
 }
 
@@ -52,4 +63,5 @@ fn program_released_from_an_exit_handler() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "the child exited with {:?}:\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains(MARKER), "the exit handler did not release the program:\n{stdout}");
+    assert!(stdout.contains(QUEUE_MARKER), "the exit handler did not release the queue:\n{stdout}");
 }

@@ -181,6 +181,8 @@ impl Batch {
         if self.gpu.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
+        // A released queue's last batch may be submitted while the process exits: then not.
+        let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
         let d = &self.gpu.device;
         // Make every write visible to the host before the semaphore signals, and order every
         // later batch on the queue after this one, so that none needs a barrier in front (the

@@ -60,6 +60,7 @@ impl Lane {
     /// # Safety
     /// The lane is idle (its last copy waited for) and the caller holds the slot.
     unsafe fn submit(&self, gpu: &Gpu, queue: vk::Queue, (src, dst): (vk::Buffer, vk::Buffer), regions: &[vk::BufferCopy], after: u64) -> Result<(), vk::Result> {
+        let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
         let d = &gpu.device;
         let to_host = [vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
@@ -85,6 +86,8 @@ impl Lane {
                 // The copy may never run: the fence stays as it is, like the lane.
                 return Err(vk::Result::ERROR_DEVICE_LOST);
             }
+            // Each slice holds the exit off (another thread may be exiting the process).
+            let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
             match gpu.device.wait_for_fences(&[self.fence], true, super::batch::WAIT_SLICE_NS) {
                 Err(vk::Result::TIMEOUT) => {}
                 Err(e) => {
