@@ -1332,3 +1332,47 @@ fn halves_copied_through_vector_literals_keep_their_bits() {
     let wrong: Vec<String> = got.iter().zip(&bits).filter(|(g, w)| g != w).take(5).map(|(g, w)| format!("{w:#06x} became {g:#06x}")).collect();
     assert!(wrong.is_empty(), "{wrong:?}");
 }
+
+/// 64-bit variables set from narrowable values keep a 32-bit copy that every later store
+/// updates (`FnBuilder::shadow`): reads narrowed back to 32 bits see the variable's value as it
+/// is at that point, after increments, compound assignments in loops and assignments in
+/// branches, and the full 64-bit value stays right.
+#[test]
+fn long_variables_narrowed_after_every_kind_of_store() {
+    let src = "kernel void k(global int *o, global const uint *a) {
+        size_t i = get_global_id(0);
+        size_t at = get_group_id(0) * get_local_size(0) + get_local_id(0);
+        ulong x = (ulong)a[at] * 3;
+        int before = (int)(x++);
+        int after = (int)x;
+        for (int j = 0; j < 3; j++)
+            x += (ulong)a[at] << 31;
+        ulong y = x * 0x100000001UL;
+        if (a[at] & 1)
+            y = 7;
+        o[6 * i + 0] = before;
+        o[6 * i + 1] = after;
+        o[6 * i + 2] = (int)x;
+        o[6 * i + 3] = (int)(x >> 32);
+        o[6 * i + 4] = (int)y;
+        o[6 * i + 5] = (int)(y >> 40);
+    }";
+    let input: Vec<u32> = vec![0, 1, 0xFFFF_FFFF, 0x8000_0001, 12_345_678, 0x7FFF_FFFE, 3, 0xDEAD_BEEF];
+    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let n = input.len();
+    let out = run(src, &[n], &[4], &[Arg::Buffer(vec![0; n * 24]), Arg::Buffer(bytes)]);
+    let got = as_ints(buf(&out, 0));
+    for (i, &a) in input.iter().enumerate() {
+        let a = u64::from(a);
+        let mut x = a * 3;
+        let before = x as i32;
+        x += 1;
+        let after = x as i32;
+        for _ in 0..3 {
+            x = x.wrapping_add(a << 31);
+        }
+        let y = if a & 1 == 1 { 7 } else { x.wrapping_mul(0x1_0000_0001) };
+        let want = [before, after, x as i32, (x >> 32) as i32, y as i32, (y >> 40) as i32];
+        assert_eq!(got[6 * i..6 * i + 6], want, "a = {a:#x}");
+    }
+}

@@ -196,6 +196,34 @@ mod tests {
         false
     }
 
+    /// The `OpLoad`s (opcode 61) of a SPIR-V module whose result is a 64-bit integer.
+    fn loads_of_64_bit_integers(words: &[u32]) -> usize {
+        let instructions = || {
+            let mut rest = words.get(5..).unwrap_or_default();
+            std::iter::from_fn(move || {
+                let w = *rest.first()?;
+                let (inst, next) = rest.split_at(((w >> 16).max(1) as usize).min(rest.len()));
+                rest = next;
+                Some(inst)
+            })
+        };
+        let wide: Vec<u32> = instructions().filter(|i| i[0] & 0xffff == 21 && i.get(2) == Some(&64)).filter_map(|i| i.get(1).copied()).collect();
+        instructions().filter(|i| i[0] & 0xffff == 61 && i.get(1).is_some_and(|ty| wide.contains(ty))).count()
+    }
+
+    #[test]
+    fn size_t_variables_used_as_indexes_are_read_as_32_bit() {
+        // `offset` is 64-bit at 64-bit addresses; its uses as an index read its 32-bit copy.
+        let src = "kernel void k(global const float *in, global float *out) {
+            size_t offset = get_group_id(0) * 256;
+            for (int j = 0; j < 4; j++)
+                out[offset + get_local_id(0) + j * 64] = in[offset + j];
+        }";
+        let words = built(src).kernels[0].specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+        spirv_val(&words);
+        assert_eq!(loads_of_64_bit_integers(&words), 0);
+    }
+
     #[test]
     fn size_t_arithmetic_narrowed_back_stays_32_bit() {
         // With 64-bit addresses, `i += get_global_size(0)` widens `i`, adds in 64 bits and

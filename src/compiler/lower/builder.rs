@@ -51,6 +51,8 @@ pub struct FnBuilder {
     /// `half` register values (f32) read from bits: the bits (a u32 below 2^16), so that
     /// storing such a value again writes them without a round trip (`Ctx::half_to_bits`).
     pub half_bits: HashMap<Handle<Expression>, Handle<Expression>>,
+    /// 32-bit copies of 64-bit integer variables (see [`Self::shadow`]).
+    shadows: HashMap<Handle<LocalVariable>, Handle<LocalVariable>>,
 }
 
 impl FnBuilder {
@@ -62,6 +64,7 @@ impl FnBuilder {
             constant: Vec::new(),
             widened: HashMap::new(),
             half_bits: HashMap::new(),
+            shadows: HashMap::new(),
         }
     }
 
@@ -378,11 +381,48 @@ impl FnBuilder {
     }
 
     pub fn load(&mut self, pointer: Handle<Expression>) -> Handle<Expression> {
-        self.expr(Expression::Load { pointer })
+        let value = self.expr(Expression::Load { pointer });
+        // A shadowed variable's copy is read at the same point, for narrowing the value.
+        if let Some(shadow) = self.shadow_of(pointer) {
+            let p = self.expr(Expression::LocalVariable(shadow));
+            let low = self.expr(Expression::Load { pointer: p });
+            self.widened.insert(value, (low, ScalarKind::Uint));
+        }
+        value
     }
 
     pub fn store(&mut self, pointer: Handle<Expression>, value: Handle<Expression>) {
         self.stmt(Statement::Store { pointer, value });
+        if let Some(shadow) = self.shadow_of(pointer) {
+            let low = self.cast(value, ScalarKind::Uint, Some(4));
+            let p = self.expr(Expression::LocalVariable(shadow));
+            self.stmt(Statement::Store { pointer: p, value: low });
+        }
+    }
+
+    /// Gives `var`, a 64-bit integer variable just initialised with `value`, a 32-bit copy of
+    /// its low bits (of type `u32_ty`) where `value` narrows, kept by every later store to the
+    /// variable; loads of it then narrow through the copy. So a `size_t` variable set from
+    /// work-item ids and used as an index stays 32-bit arithmetic. Only at the declaration,
+    /// whose store comes before every load in program order; an addressed variable lives in
+    /// the private arena, whose stores do not come here, and is never given one.
+    pub fn shadow(&mut self, var: Handle<LocalVariable>, value: Handle<Expression>, u32_ty: Handle<Type>) {
+        if self.shadows.contains_key(&var) {
+            return;
+        }
+        let Some(low) = self.narrowed(value, ScalarKind::Uint, &mut { NARROWING_BUDGET }) else { return };
+        let name = self.func.local_variables[var].name.clone().unwrap_or_default();
+        let shadow = self.local(&format!("{name}_low"), u32_ty);
+        let p = self.expr(Expression::LocalVariable(shadow));
+        self.stmt(Statement::Store { pointer: p, value: low });
+        self.shadows.insert(var, shadow);
+    }
+
+    fn shadow_of(&self, pointer: Handle<Expression>) -> Option<Handle<LocalVariable>> {
+        match self.func.expressions[pointer] {
+            Expression::LocalVariable(var) => self.shadows.get(&var).copied(),
+            _ => None,
+        }
     }
 
     pub fn index(&mut self, base: Handle<Expression>, index: Handle<Expression>) -> Handle<Expression> {

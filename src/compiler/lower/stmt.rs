@@ -60,6 +60,8 @@ impl<'p> Ctx<'p> {
             Slot::Var(var) => {
                 let p = self.b.expr(Expression::LocalVariable(var));
                 self.b.store(p, v);
+                let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+                self.b.shadow(var, v, u32_ty);
                 Ok(())
             }
             Slot::Arena(byte) => {
