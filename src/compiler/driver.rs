@@ -225,6 +225,19 @@ mod tests {
     }
 
     #[test]
+    fn long_vector_variables_keep_no_32_bit_copy() {
+        // Vectors of 64-bit integers initialised with narrowable values (CTS
+        // progvar_prog_scope_uninit): only scalars get a copy, else the IR is invalid.
+        let src = "kernel void k(global long *out) {
+            const long4 zero = (long4)0;
+            ulong2 w = (ulong2)(get_global_id(0), 3);
+            out[0] = zero.y + w.x + w.y;
+        }";
+        let words = built(src).kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+        spirv_val(&words);
+    }
+
+    #[test]
     fn size_t_arithmetic_narrowed_back_stays_32_bit() {
         // With 64-bit addresses, `i += get_global_size(0)` widens `i`, adds in 64 bits and
         // narrows; the low 32 bits need only the operands' low 32 bits.

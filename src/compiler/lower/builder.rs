@@ -400,7 +400,7 @@ impl FnBuilder {
         }
     }
 
-    /// Gives `var`, a 64-bit integer variable just initialised with `value`, a 32-bit copy of
+    /// Gives `var`, a 64-bit integer scalar variable just initialised with `value`, a 32-bit copy of
     /// its low bits (of type `u32_ty`) where `value` narrows, kept by every later store to the
     /// variable; loads of it then narrow through the copy. So a `size_t` variable set from
     /// work-item ids and used as an index stays 32-bit arithmetic. Only at the declaration,

@@ -60,8 +60,11 @@ impl<'p> Ctx<'p> {
             Slot::Var(var) => {
                 let p = self.b.expr(Expression::LocalVariable(var));
                 self.b.store(p, v);
-                let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
-                self.b.shadow(var, v, u32_ty);
+                // A 64-bit integer scalar may keep a 32-bit copy (`FnBuilder::shadow`).
+                if matches!(self.local_ty(id, loc)?, T::Scalar(model::Scalar::Long | model::Scalar::ULong)) {
+                    let u32_ty = super::builder::scalar_ty(&mut self.module, naga::Scalar::U32);
+                    self.b.shadow(var, v, u32_ty);
+                }
                 Ok(())
             }
             Slot::Arena(byte) => {
