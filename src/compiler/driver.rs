@@ -173,42 +173,31 @@ mod tests {
         opcodes(words, 246)
     }
 
-    /// The number of instructions with opcode `op` in a SPIR-V module.
-    fn opcodes(words: &[u32], op: u32) -> usize {
+    /// The instructions of a SPIR-V module (after its header), each as its words.
+    fn instructions(words: &[u32]) -> impl Iterator<Item = &[u32]> {
         let mut rest = words.get(5..).unwrap_or_default();
-        let mut n = 0;
-        while let Some(&w) = rest.first() {
-            n += usize::from(w & 0xffff == op);
-            rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
-        }
-        n
+        std::iter::from_fn(move || {
+            let w = *rest.first()?;
+            let (inst, next) = rest.split_at(((w >> 16).max(1) as usize).min(rest.len()));
+            rest = next;
+            Some(inst)
+        })
     }
 
-    /// True where a SPIR-V module declares a 64-bit integer type (`OpTypeInt 64`).
-    fn declares_64_bit_integers(words: &[u32]) -> bool {
-        let mut rest = words.get(5..).unwrap_or_default();
-        while let Some(&w) = rest.first() {
-            if w & 0xffff == 21 && rest.get(2) == Some(&64) {
-                return true;
-            }
-            rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
-        }
-        false
+    /// The number of instructions with opcode `op` in a SPIR-V module.
+    fn opcodes(words: &[u32], op: u32) -> usize {
+        instructions(words).filter(|i| i[0] & 0xffff == op).count()
+    }
+
+    /// The result ids of a SPIR-V module's 64-bit integer types (`OpTypeInt 64`, opcode 21).
+    fn int64_types(words: &[u32]) -> Vec<u32> {
+        instructions(words).filter(|i| i[0] & 0xffff == 21 && i.get(2) == Some(&64)).filter_map(|i| i.get(1).copied()).collect()
     }
 
     /// The `OpLoad`s (opcode 61) of a SPIR-V module whose result is a 64-bit integer.
     fn loads_of_64_bit_integers(words: &[u32]) -> usize {
-        let instructions = || {
-            let mut rest = words.get(5..).unwrap_or_default();
-            std::iter::from_fn(move || {
-                let w = *rest.first()?;
-                let (inst, next) = rest.split_at(((w >> 16).max(1) as usize).min(rest.len()));
-                rest = next;
-                Some(inst)
-            })
-        };
-        let wide: Vec<u32> = instructions().filter(|i| i[0] & 0xffff == 21 && i.get(2) == Some(&64)).filter_map(|i| i.get(1).copied()).collect();
-        instructions().filter(|i| i[0] & 0xffff == 61 && i.get(1).is_some_and(|ty| wide.contains(ty))).count()
+        let wide = int64_types(words);
+        instructions(words).filter(|i| i[0] & 0xffff == 61 && i.get(1).is_some_and(|ty| wide.contains(ty))).count()
     }
 
     #[test]
@@ -249,7 +238,7 @@ mod tests {
         }";
         let words = built(grid_stride).kernels[0].specialize([32, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
         spirv_val(&words);
-        assert!(!declares_64_bit_integers(&words));
+        assert!(int64_types(&words).is_empty());
     }
 
     #[test]
@@ -273,12 +262,7 @@ mod tests {
             let words = built(src).kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
             spirv_val(&words);
             // OpExtInst (12) with GLSL.std.450 Fma (50) as its fourth operand word
-            let mut rest = words.get(5..).unwrap_or_default();
-            let mut n = 0;
-            while let Some(&w) = rest.first() {
-                n += usize::from(w & 0xffff == 12 && rest.get(4) == Some(&50));
-                rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
-            }
+            let n = instructions(&words).filter(|i| i[0] & 0xffff == 12 && i.get(4) == Some(&50)).count();
             (n, opcodes(&words, 133))
         };
         let body = "kernel void k(global float4 *o, float4 a, float4 b, float c) {
@@ -298,13 +282,7 @@ mod tests {
             let words = program.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
             spirv_val(&words);
             // OpDecorate (71) with Coherent (23)
-            let mut rest = words.get(5..).unwrap_or_default();
-            let mut n = 0;
-            while let Some(&w) = rest.first() {
-                n += usize::from(w & 0xffff == 71 && rest.get(2) == Some(&23));
-                rest = rest.get((w >> 16).max(1) as usize..).unwrap_or_default();
-            }
-            n > 0
+            instructions(&words).any(|i| i[0] & 0xffff == 71 && i.get(2) == Some(&23))
         };
         assert!(!coherent("o[0] = atomic_load_explicit(a, memory_order_relaxed);"));
         assert!(coherent("o[0] = atomic_load_explicit(a, memory_order_acquire);"));

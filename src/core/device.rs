@@ -180,7 +180,7 @@ impl Device {
         let l = self.limits();
         // OpenCL's minimums (128 read, 64 write), within what one stage binds beside a few
         // buffers, in a plain layout or one for update-after-bind pools (vk::pipeline).
-        let (plain, after_bind) = (self.gpu.props.bind_limits(), self.gpu.props.after_bind_limits);
+        let (plain, after_bind) = (self.gpu.props.bind_limits, self.gpu.props.after_bind_limits);
         let args = |kind: fn(&BindLimits) -> u32| [plain, after_bind].iter().map(|b| kind(b).min(b.resources.saturating_sub(8))).max().unwrap_or(0);
         ImageLimits {
             // 1D images share the 2D width limit in OpenCL.

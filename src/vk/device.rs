@@ -48,17 +48,27 @@ pub struct BindLimits {
     pub storage_images: u32,
 }
 
+/// What a set of a plain (or pushed) layout may bind.
+fn plain_limits(l: &vk::PhysicalDeviceLimits) -> BindLimits {
+    BindLimits {
+        resources: l.max_per_stage_resources,
+        storage_buffers: l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers),
+        uniform_buffers: l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers),
+        sampled_images: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images),
+        storage_images: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images),
+    }
+}
+
 /// What a set of a layout for update-after-bind pools may bind, taking from Vulkan 1.2's
 /// descriptor-indexing limits only the images OpenCL asks for beyond the plain limits (128
 /// read, 64 write): lavapipe reports 65536 of every kind there, but its shaders address 32
 /// storage buffers, 128 sampled and 64 storage images (a kernel with 40 buffers crashed it).
-fn after_bind_limits(l: &vk::PhysicalDeviceLimits, v12: &vk::PhysicalDeviceVulkan12Properties) -> BindLimits {
+fn after_bind_limits(plain: BindLimits, v12: &vk::PhysicalDeviceVulkan12Properties) -> BindLimits {
     BindLimits {
         resources: v12.max_per_stage_update_after_bind_resources,
-        storage_buffers: l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers),
-        uniform_buffers: l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers),
         sampled_images: v12.max_per_stage_descriptor_update_after_bind_sampled_images.min(v12.max_descriptor_set_update_after_bind_sampled_images).min(128),
         storage_images: v12.max_per_stage_descriptor_update_after_bind_storage_images.min(v12.max_descriptor_set_update_after_bind_storage_images).min(64),
+        ..plain
     }
 }
 
@@ -88,6 +98,8 @@ pub struct Properties {
     pub import_alignment: u64,
     /// Descriptors one pushed set may hold (VK_KHR_push_descriptor).
     pub max_push_descriptors: u32,
+    /// What a set of a plain (or pushed) layout may bind.
+    pub bind_limits: BindLimits,
     /// What a set of a layout made for update-after-bind pools may bind (see
     /// `after_bind_limits`): more resources in all than the plain limits on some devices
     /// (lavapipe binds 128 plainly, so not 128 read images and a buffer).
@@ -97,18 +109,6 @@ pub struct Properties {
 impl Properties {
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
         &self.base.limits
-    }
-
-    /// What a set of a plain (or pushed) layout may bind.
-    pub fn bind_limits(&self) -> BindLimits {
-        let l = self.limits();
-        BindLimits {
-            resources: l.max_per_stage_resources,
-            storage_buffers: l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers),
-            uniform_buffers: l.max_per_stage_descriptor_uniform_buffers.min(l.max_descriptor_set_uniform_buffers),
-            sampled_images: l.max_per_stage_descriptor_sampled_images.min(l.max_descriptor_set_sampled_images),
-            storage_images: l.max_per_stage_descriptor_storage_images.min(l.max_descriptor_set_storage_images),
-        }
     }
 
     pub fn name(&self) -> String {
@@ -225,6 +225,7 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
     let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
     let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
     let text = |s: Result<&CStr, _>| s.map(|s: &CStr| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let plain = plain_limits(&base.limits);
     Properties {
         base,
         subgroup_size: v11.subgroup_size.max(1),
@@ -249,7 +250,8 @@ fn read_properties(instance: &ash::Instance, physical: vk::PhysicalDevice, famil
         sm_count: sm.then_some(sm_builtins.shader_sm_count),
         import_alignment: host_import.min_imported_host_pointer_alignment,
         max_push_descriptors: push.max_push_descriptors,
-        after_bind_limits: after_bind_limits(&base.limits, &v12),
+        bind_limits: plain,
+        after_bind_limits: after_bind_limits(plain, &v12),
     }
 }
 

@@ -86,7 +86,7 @@ fn fits(limits: &BindLimits, bindings: &[Binding]) -> bool {
 fn layout_kind(gpu: &Gpu, bindings: &[Binding]) -> Result<(vk::DescriptorSetLayoutCreateFlags, Option<Pooled>), vk::Result> {
     use vk::{DescriptorPoolCreateFlags as Pool, DescriptorSetLayoutCreateFlags as Layout};
     let pooled = |flags| Some(Pooled { sizes: pool_sizes(bindings), flags });
-    if fits(&gpu.props.bind_limits(), bindings) {
+    if fits(&gpu.props.bind_limits, bindings) {
         if bindings.len() as u32 <= gpu.props.max_push_descriptors {
             return Ok((Layout::PUSH_DESCRIPTOR_KHR, None));
         }
