@@ -282,7 +282,8 @@ mod tests {
             let words = program.kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
             spirv_val(&words);
             // OpDecorate (71) with Coherent (23)
-            instructions(&words).any(|i| i[0] & 0xffff == 71 && i.get(2) == Some(&23))
+            let coherent = instructions(&words).any(|i| i[0] & 0xffff == 71 && i.get(2) == Some(&23));
+            coherent
         };
         assert!(!coherent("o[0] = atomic_load_explicit(a, memory_order_relaxed);"));
         assert!(coherent("o[0] = atomic_load_explicit(a, memory_order_acquire);"));
