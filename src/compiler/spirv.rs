@@ -182,26 +182,34 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
 
 const OP_FUNCTION: u32 = 54;
 const OP_FUNCTION_END: u32 = 56;
+const OP_FUNCTION_CALL: u32 = 57;
 const FUNCTION_CONTROL_DONT_INLINE: u32 = 0x2;
 /// A function of at least this many instructions is large (see [`dont_inline`]).
 const LARGE_FUNCTION: usize = 256;
 
-/// Marks the large functions other than the entry point `DontInline`: the helpers the
-/// lowering calls rather than inlines (`lower/outline.rs`), which a driver inlining them
-/// again would compile once per call of the whole call tree (NVIDIA's did not finish
-/// hashcat's sha512crypt kernels in minutes). naga's own small wrappers (signed `%`) stay
-/// free to inline: kept as calls they halved the bench's sgemm on NVIDIA.
+/// Marks the large functions other than the entry point that are called from more than one
+/// place `DontInline`: the helpers the lowering calls rather than inlines (`lower/outline.rs`),
+/// which a driver inlining them again would compile once per call of the whole call tree
+/// (NVIDIA's did not finish hashcat's sha512crypt kernels in minutes). A function called from
+/// one place only adds nothing by being inlined and keeps what its pointer arguments point
+/// to in registers (hashcat's SHA2-512 transform, called once, ran at 0.58 of NVIDIA's OpenCL
+/// as a call). naga's own small wrappers (signed `%`) stay free to inline: kept as calls
+/// they halved the bench's sgemm on NVIDIA.
 pub fn dont_inline(mut words: Vec<u32>) -> Vec<u32> {
     let list = instructions(&words);
     let entry_points: Vec<u32> = list.iter().filter(|i| i.op == OP_ENTRY_POINT).filter_map(|i| words.get(i.at + 2).copied()).collect();
+    let mut calls: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for callee in list.iter().filter(|i| i.op == OP_FUNCTION_CALL).filter_map(|i| words.get(i.at + 3)) {
+        *calls.entry(*callee).or_default() += 1;
+    }
     let mut start = None;
     for (n, i) in list.iter().enumerate() {
         match i.op {
             OP_FUNCTION => start = Some((n, i.at)),
             OP_FUNCTION_END => {
                 let Some((first, at)) = start.take() else { continue };
-                let own = words.get(at + 2).is_some_and(|id| !entry_points.contains(id));
-                if own && n - first >= LARGE_FUNCTION {
+                let shared = words.get(at + 2).is_some_and(|id| !entry_points.contains(id) && calls.get(id).is_some_and(|&c| c > 1));
+                if shared && n - first >= LARGE_FUNCTION {
                     if let Some(control) = words.get_mut(at + 3) {
                         *control |= FUNCTION_CONTROL_DONT_INLINE;
                     }
@@ -412,6 +420,32 @@ pub mod tests {
         }
     }
 
+    /// A module of `main` (the entry point, large) calling large function 101 twice, large
+    /// function 102 once and small function 103 twice: only 101 is kept a call.
+    #[test]
+    fn only_large_functions_called_from_several_places_stay_calls() {
+        let function = |id: u32, len: usize, body: &[u32]| {
+            let mut f = vec![(5 << 16) | OP_FUNCTION, 1, id, 0, 2];
+            f.extend(std::iter::repeat_n(1 << 16, len)); // OpNop
+            f.extend_from_slice(body);
+            f.push((1 << 16) | OP_FUNCTION_END);
+            f
+        };
+        let call = |result: u32, callee: u32| [(4 << 16) | OP_FUNCTION_CALL, 1, result, callee];
+        let main_body: Vec<u32> = [call(10, 101), call(11, 101), call(12, 102), call(13, 103), call(14, 103)].concat();
+        let functions = [function(100, LARGE_FUNCTION, &main_body), function(101, LARGE_FUNCTION, &[]), function(102, LARGE_FUNCTION, &[]), function(103, 10, &[])];
+        // header, OpEntryPoint GLCompute %100
+        let mut words = vec![0x0723_0203, 0x0001_0300, 0, 200, 0, (3 << 16) | OP_ENTRY_POINT, 5, 100];
+        let mut controls = Vec::new();
+        for f in &functions {
+            controls.push(words.len() + 3);
+            words.extend(f);
+        }
+        let words = dont_inline(words);
+        let marked: Vec<u32> = controls.iter().map(|&at| words[at] & FUNCTION_CONTROL_DONT_INLINE).collect();
+        assert_eq!(marked, [0, FUNCTION_CONTROL_DONT_INLINE, 0, 0]);
+    }
+
     #[test]
     fn ir_the_writer_cannot_write_is_an_error() {
         // `x = x + 1` with the load never emitted: naga's validator accepts it (it checks
@@ -442,23 +476,6 @@ pub mod tests {
         let finish = Finish { preserve_signed_zeros: true, ..Finish::default() };
         let err = write(&module, &info, &Default::default(), &finish).expect_err("the writer cannot write this");
         assert!(err.starts_with("internal compiler error"), "{err}");
-    }
-
-    #[test]
-    fn large_functions_but_the_entry_point_are_not_inlined() {
-        // header, OpEntryPoint GLCompute %2 "main"; OpFunction %void %5 None %type, OpLabel,
-        // `len` OpNops, OpFunctionEnd; the same for the entry point %2 and a small function %6.
-        let mut words = vec![0x0723_0203, 0x0001_0300, 0, 10, 0, (5 << 16) | 15, 5, 2, u32::from_le_bytes(*b"main"), 0];
-        let mut function = |id: u32, len: usize| {
-            let at = words.len() + 3;
-            words.extend([(5 << 16) | 54, 1, id, 0, 3, (2 << 16) | 248, 7]);
-            words.extend(std::iter::repeat_n(1 << 16, len));
-            words.push((1 << 16) | 56);
-            at
-        };
-        let (large, main, small) = (function(5, LARGE_FUNCTION), function(2, LARGE_FUNCTION), function(6, 10));
-        let out = dont_inline(words);
-        assert_eq!((out[large], out[main], out[small]), (FUNCTION_CONTROL_DONT_INLINE, 0, 0));
     }
 
     #[test]
