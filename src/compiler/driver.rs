@@ -214,6 +214,27 @@ mod tests {
     }
 
     #[test]
+    fn signed_counters_alone_are_marked_no_signed_wrap() {
+        // `f++` and `i += step` are marked; the `uint` counter, the hash that wraps on purpose
+        // and `mul24`'s product (whose low bits may wrap) are not. (Loops of a constant trip
+        // count would be unrolled by the lowering, so the bounds are arguments.)
+        let src = "kernel void k(global const float *in, global int *out, int step, int n) {
+            float s = 0; uint h = 0; int m = 1;
+            for (int f = 0; f < n; f++) s += in[f];
+            for (int i = get_global_id(0); i < 1024; i += step) m = mul24(m, i);
+            for (uint u = 0; u < n; u++) h = h * 31 + u;
+            out[0] = (int)s + m + h;
+        }";
+        let words = built(src).kernels[0].specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+        spirv_val(&words);
+        let marked: Vec<u32> = instructions(&words).filter(|i| i[0] & 0xffff == 71 && i.get(2) == Some(&4469)).map(|i| i[1]).collect();
+        let int_type = instructions(&words).find(|i| i[0] & 0xffff == 21 && i[2] == 32 && i[3] == 1).map(|i| i[1]);
+        let adds: Vec<u32> = instructions(&words).filter(|i| i[0] & 0xffff == 128 && Some(i[1]) == int_type).map(|i| i[2]).collect();
+        assert_eq!(marked.len(), 2, "{marked:?}");
+        assert!(marked.iter().all(|id| adds.contains(id)), "{marked:?} {adds:?}");
+    }
+
+    #[test]
     fn long_vector_variables_keep_no_32_bit_copy() {
         // Vectors of 64-bit integers initialised with narrowable values (CTS
         // progvar_prog_scope_uninit): only scalars get a copy, else the IR is invalid.
