@@ -1376,3 +1376,54 @@ fn long_variables_narrowed_after_every_kind_of_store() {
         assert_eq!(got[6 * i..6 * i + 6], want, "a = {a:#x}");
     }
 }
+
+#[test]
+fn loops_with_more_in_their_step_unrolled() {
+    // Counted loops whose step also moves another variable, unrolled by the compiler (the
+    // counter first or second), one that is not (the other part reads the counter), and one
+    // of `float8` loads, kept a loop.
+    let src = "kernel void k(global const float *in, global const float8 *wide, global float *o) {
+        int g = get_global_id(0);
+        size_t i = g;
+        float a = 0, b = 0, c = 0;
+        float8 w = 0;
+        for (int f = 0; f < 6; f++, i += 5) a += in[i] * (f + 1);
+        int j = g;
+        for (int f = 3; f > 0; j += 2, f--) b += in[j] - f;
+        int k = 0;
+        for (int f = 0; f < 4; f++, k += f) c += in[g + k];
+        for (int f = 0; f < 3; f++, i += 2) w += wide[i % 8] * f;
+        o[g * 4] = a; o[g * 4 + 1] = b; o[g * 4 + 2] = c;
+        o[g * 4 + 3] = w.s0 + w.s3 + w.s7;
+    }";
+    let input: Vec<f32> = (0..64).map(|v| v as f32 * 0.5 - 3.0).collect();
+    let items = 4;
+    let out = run(src, &[items], &[1], &[Arg::Buffer(floats(&input)), Arg::Buffer(floats(&input)), Arg::Buffer(vec![0; items * 16])]);
+    let got = as_floats(buf(&out, 2));
+    for g in 0..items {
+        let (mut a, mut i) = (0f32, g);
+        for f in 0..6 {
+            a += input[i] * (f + 1) as f32;
+            i += 5;
+        }
+        let (mut b, mut j) = (0f32, g);
+        for f in (1..=3).rev() {
+            b += input[j] - f as f32;
+            j += 2;
+        }
+        let (mut c, mut k) = (0f32, 0);
+        for f in 0..4 {
+            c += input[g + k];
+            k += f + 1;
+        }
+        let mut w = [0f32; 8];
+        for f in 0..3 {
+            let e = (i % 8) * 8;
+            for (l, x) in w.iter_mut().enumerate() {
+                *x += input[e + l] * f as f32;
+            }
+            i += 2;
+        }
+        assert_eq!(got[g * 4..g * 4 + 4], [a, b, c, w[0] + w[3] + w[7]], "item {g}");
+    }
+}

@@ -215,14 +215,16 @@ mod tests {
 
     #[test]
     fn signed_counters_alone_are_marked_no_signed_wrap() {
-        // `f++` and `i += step` are marked; the `uint` counter, the hash that wraps on purpose
-        // and `mul24`'s product (whose low bits may wrap) are not. (Loops of a constant trip
+        // `f++`, `i += step` and `j++` are marked; the `uint` counter, the hash that wraps on
+        // purpose, `mul24`'s product and the low bits of a `long` sum (which may wrap as an
+        // `int`) are not. (Loops of a constant trip
         // count would be unrolled by the lowering, so the bounds are arguments.)
         let src = "kernel void k(global const float *in, global int *out, int step, int n) {
             float s = 0; uint h = 0; int m = 1;
             for (int f = 0; f < n; f++) s += in[f];
             for (int i = get_global_id(0); i < 1024; i += step) m = mul24(m, i);
             for (uint u = 0; u < n; u++) h = h * 31 + u;
+            for (int j = 0; j < n; j++) m += (long)step * 0x10001;
             out[0] = (int)s + m + h;
         }";
         let words = built(src).kernels[0].specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
@@ -230,8 +232,34 @@ mod tests {
         let marked: Vec<u32> = instructions(&words).filter(|i| i[0] & 0xffff == 71 && i.get(2) == Some(&4469)).map(|i| i[1]).collect();
         let int_type = instructions(&words).find(|i| i[0] & 0xffff == 21 && i[2] == 32 && i[3] == 1).map(|i| i[1]);
         let adds: Vec<u32> = instructions(&words).filter(|i| i[0] & 0xffff == 128 && Some(i[1]) == int_type).map(|i| i[2]).collect();
-        assert_eq!(marked.len(), 2, "{marked:?}");
+        assert_eq!(marked.len(), 3, "{marked:?}");
         assert!(marked.iter().all(|id| adds.contains(id)), "{marked:?} {adds:?}");
+    }
+
+    #[test]
+    fn counted_loops_with_more_in_their_step_are_unrolled_unless_they_read_wide_vectors() {
+        let src = |ty: &str| {
+            format!(
+                "kernel void k(global const {ty} *in, global {ty} *out) {{
+                    size_t i = get_global_id(0);
+                    {ty} sum = 0;
+                    for (int f = 0; f < 16; f++, i += get_global_size(0)) sum += in[i];
+                    out[get_global_id(0)] = sum;
+                }}"
+            )
+        };
+        for (ty, kept) in [("float", 0), ("float4", 0), ("float8", 1), ("float16", 1), ("double4", 1)] {
+            let words = built(&src(ty)).kernels[0].specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            assert_eq!(loops(&words), kept, "{ty}");
+        }
+        // A step whose other part reads the counter is not unrolled.
+        let reads = "kernel void k(global const float *in, global float *out) {
+            int i = 0; float sum = 0;
+            for (int f = 0; f < 16; f++, i += f) sum += in[i];
+            out[0] = sum;
+        }";
+        assert_eq!(loops(&built(reads).kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"))), 1);
     }
 
     #[test]

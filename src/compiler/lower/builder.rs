@@ -456,8 +456,10 @@ impl FnBuilder {
             }
         }
         if convert == Some(4) && matches!(kind, ScalarKind::Sint | ScalarKind::Uint) {
-            if let Some(narrow) = self.narrowed(expr, kind, &mut { NARROWING_BUDGET }) {
-                return narrow;
+            // Computed unsigned: the low bits of a 64-bit sum may wrap as an `int`, which
+            // signed arithmetic must not (see `spirv::counters_do_not_wrap`).
+            if let Some(narrow) = self.narrowed(expr, ScalarKind::Uint, &mut { NARROWING_BUDGET }) {
+                return if kind == ScalarKind::Uint { narrow } else { self.expr(Expression::As { expr: narrow, kind, convert: None }) };
             }
         }
         self.expr(Expression::As { expr, kind, convert })

@@ -206,6 +206,9 @@ impl<'p> Ctx<'p> {
         for v in counted.values {
             let value = self.eval_value(&Expr { kind: model::ExprKind::Int(v as u64), ty: counted.ty.clone(), loc: counted.loc })?;
             self.with_counter(counted.local, value, |cx| cx.stmt(body))?;
+            if let Some(also) = &counted.also {
+                self.stmt(&model::Stmt::Expr(also.clone()))?;
+            }
         }
         Ok(())
     }
