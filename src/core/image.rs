@@ -351,6 +351,7 @@ impl Mem {
             image: Some(Image { format, desc, texels }),
             base,
             maps: Mutex::default(),
+            host_import: Default::default(),
             destructors: Mutex::default(),
         }))
     }
