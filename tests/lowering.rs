@@ -1427,3 +1427,29 @@ fn loops_with_more_in_their_step_unrolled() {
         assert_eq!(got[g * 4..g * 4 + 4], [a, b, c, w[0] + w[3] + w[7]], "item {g}");
     }
 }
+
+#[test]
+fn loops_stepped_by_multiplication_shifts_and_division_unrolled() {
+    // Counters multiplied, shifted and divided by constants: each loop unrolled by the
+    // compiler must visit the values C's loop does.
+    let src = "kernel void k(global const int *in, global int *o) {
+        int g = get_global_id(0), a = 0, b = 0, c = 0, d = 0;
+        for (int p = 1; p < 1024; p *= 4) a = a * 3 + in[(g + p) % 64];
+        for (uint s = 128; s > 0; s >>= 1) b = b * 5 + in[(g * s) % 64];
+        for (int s = 1; s <= 64; s <<= 3) c = c * 7 + in[(g + s) % 64];
+        for (int s = 1000; s > 0; s /= 10) d = d * 11 + in[(g + s) % 64];
+        o[g * 4] = a; o[g * 4 + 1] = b; o[g * 4 + 2] = c; o[g * 4 + 3] = d;
+    }";
+    let input: Vec<i32> = (0..64).map(|v| v * 37 % 101 - 50).collect();
+    let items = 8;
+    let out = run(src, &[items], &[1], &[Arg::Buffer(ints(&input)), Arg::Buffer(vec![0; items * 16])]);
+    let got = as_ints(buf(&out, 1));
+    let fold = |seen: &mut dyn Iterator<Item = usize>, m: i32| seen.fold(0i32, |acc, at| acc.wrapping_mul(m).wrapping_add(input[at % 64]));
+    for g in 0..items {
+        let a = fold(&mut std::iter::successors(Some(1usize), |p| Some(p * 4)).take_while(|p| *p < 1024).map(|p| g + p), 3);
+        let b = fold(&mut std::iter::successors(Some(128usize), |s| Some(s >> 1)).take_while(|s| *s > 0).map(|s| g * s), 5);
+        let c = fold(&mut std::iter::successors(Some(1usize), |s| Some(s << 3)).take_while(|s| *s <= 64).map(|s| g + s), 7);
+        let d = fold(&mut std::iter::successors(Some(1000usize), |s| Some(s / 10)).take_while(|s| *s > 0).map(|s| g + s), 11);
+        assert_eq!(got[g * 4..g * 4 + 4], [a, b, c, d], "item {g}");
+    }
+}

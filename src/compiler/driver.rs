@@ -253,6 +253,16 @@ mod tests {
             spirv_val(&words);
             assert_eq!(loops(&words), kept, "{ty}");
         }
+        // Counters stepped by multiplication, shifts and division are unrolled too.
+        let geometric = "kernel void k(global float *out) {
+            float sum = 0;
+            for (int p = 1; p < 1024; p *= 4) sum += out[p];
+            for (uint s = 128; s > 0; s >>= 1) sum += out[s];
+            for (int s = 1; s <= 64; s <<= 3) sum += out[s];
+            for (int s = 1000; s > 0; s /= 10) sum += out[s];
+            out[0] = sum;
+        }";
+        assert_eq!(loops(&built(geometric).kernels[0].specialize([1, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"))), 0);
         // A step whose other part reads the counter is not unrolled.
         let reads = "kernel void k(global const float *in, global float *out) {
             int i = 0; float sum = 0;

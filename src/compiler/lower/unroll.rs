@@ -106,7 +106,7 @@ fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, max_trips: usi
         ExprKind::Compare(op, l, r) if is_counter(l, *local) => (*op, constant(r)?),
         _ => return None,
     };
-    let (delta, also) = counter_step(step?, *local)?;
+    let (step, also) = counter_step(step?, *local)?;
     let mut values = Vec::new();
     let mut v = constant(start)?;
     while compare(op, v, bound)? {
@@ -114,7 +114,7 @@ fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, max_trips: usi
             return None;
         }
         values.push(v);
-        v += delta;
+        v = step.next(v)?;
     }
     Some(Counted { local: *local, ty, values, loc: start.loc, also: also.cloned() })
 }
@@ -154,24 +154,49 @@ fn is_counter(e: &Expr, local: LocalId) -> bool {
     matches!(&e.kind, ExprKind::Load(p) if p.kind == PlaceKind::Local(local))
 }
 
-/// The counter's change in a step, and the rest of the step where it is `i++, other` or
-/// `other, i++` and `other` does not touch the counter.
-fn counter_step(step: &Expr, local: LocalId) -> Option<(i64, Option<&Expr>)> {
-    if let Some(delta) = step_delta(step, local) {
-        return Some((delta, None));
+/// How a counted loop's step changes its counter: by a positive constant `c` in
+/// `i += c` / `i++` / `i -= c` / `i--`, `p *= c`, `p <<= c`, `s /= c` or `s >>= c`.
+#[derive(Clone, Copy)]
+enum Step {
+    Add(i64),
+    Mul(i64),
+    Shl(i64),
+    Div(i64),
+    Shr(i64),
+}
+
+impl Step {
+    /// The counter after the step, as C computes it on a 64-bit value (the caller checks the
+    /// counter's own range); `None` past 64 bits.
+    fn next(self, v: i64) -> Option<i64> {
+        match self {
+            Step::Add(c) => v.checked_add(c),
+            Step::Mul(c) => v.checked_mul(c),
+            Step::Shl(c) => v.checked_mul(1i64.checked_shl(u32::try_from(c).ok()?).filter(|m| *m > 0)?),
+            Step::Div(c) => Some(v / c),
+            Step::Shr(c) => Some(v >> c.min(63)),
+        }
+    }
+}
+
+/// The counter's step, and the rest of the step where it is `i++, other` or `other, i++` and
+/// `other` does not touch the counter.
+fn counter_step(step: &Expr, local: LocalId) -> Option<(Step, Option<&Expr>)> {
+    if let Some(s) = step_of(step, local) {
+        return Some((s, None));
     }
     let ExprKind::Comma(a, b) = &step.kind else { return None };
-    let (delta, other) = match (step_delta(a, local), step_delta(b, local)) {
-        (Some(delta), None) => (delta, b),
-        (None, Some(delta)) => (delta, a),
+    let (s, other) = match (step_of(a, local), step_of(b, local)) {
+        (Some(s), None) => (s, b),
+        (None, Some(s)) => (s, a),
         _ => return None,
     };
     let scan = Scan::body(&Stmt::Expr(other.as_ref().clone()));
-    (!scan.mentioned.contains(&local)).then_some((delta, Some(other.as_ref())))
+    (!scan.mentioned.contains(&local)).then_some((s, Some(other.as_ref())))
 }
 
-/// `c` for a step `i += c` / `i++` (`-c` for `i -= c` / `i--`).
-fn step_delta(step: &Expr, local: LocalId) -> Option<i64> {
+/// The step `i op= c` (or `i++`, `i--`) of the counter `local` by a positive constant.
+fn step_of(step: &Expr, local: LocalId) -> Option<Step> {
     let ExprKind::Assign { place, value, .. } = &step.kind else { return None };
     if place.kind != PlaceKind::Local(local) {
         return None;
@@ -180,10 +205,14 @@ fn step_delta(step: &Expr, local: LocalId) -> Option<i64> {
     if !matches!(l.kind, ExprKind::Current) && !is_counter(l, local) {
         return None;
     }
-    let c = constant(r)?;
+    let c = constant(r).filter(|c| *c > 0)?;
     match op {
-        BinaryOp::Add if c > 0 => Some(c),
-        BinaryOp::Sub if c > 0 => Some(-c),
+        BinaryOp::Add => Some(Step::Add(c)),
+        BinaryOp::Sub => Some(Step::Add(-c)),
+        BinaryOp::Mul if c > 1 => Some(Step::Mul(c)),
+        BinaryOp::Shl => Some(Step::Shl(c)),
+        BinaryOp::Div if c > 1 => Some(Step::Div(c)),
+        BinaryOp::Shr => Some(Step::Shr(c)),
         _ => None,
     }
 }
