@@ -68,6 +68,7 @@ fn target() -> Target {
         preserve_signed_zeros: true,
         fused_fma: true,
         guard_endless_loops: true,
+        no_signed_wrap: true,
     }
 }
 

@@ -46,13 +46,13 @@ pub fn validate(module: &naga::Module, target: &Target) -> Result<ModuleInfo, St
 /// array, so an out-of-bounds write cannot reach other memory (on lavapipe it corrupted the
 /// host's heap). Buffers are left to the device's robustBufferAccess, which the hardware does
 /// for free.
-fn writer_options(clamp_array_indices: bool) -> spv::Options<'static> {
+fn writer_options(clamp_array_indices: bool, no_signed_wrap: bool) -> spv::Options<'static> {
     let index = if clamp_array_indices { naga::proc::BoundsCheckPolicy::Restrict } else { naga::proc::BoundsCheckPolicy::Unchecked };
     spv::Options {
         bounds_check_policies: naga::proc::BoundsCheckPolicies { index, ..Default::default() },
         // 1.4 for `NoSignedWrap` (see `counters_do_not_wrap`), core there and, as an extension
         // of older SPIR-V, not accepted by Vulkan.
-        lang_version: (1, 4),
+        lang_version: if no_signed_wrap { (1, 4) } else { (1, 3) },
         flags: spv::WriterFlags::empty(),
         force_loop_bounding: false,
         emit_int_div_checks: false,
@@ -71,6 +71,8 @@ pub struct Finish {
     pub clamp_array_indices: bool,
     /// [`crate::compiler::Target::preserve_signed_zeros`] of that device.
     pub preserve_signed_zeros: bool,
+    /// [`crate::compiler::Target::no_signed_wrap`] of that device.
+    pub no_signed_wrap: bool,
     /// The bindings of `image1d_buffer_t` arguments (see [`texel_buffers`]).
     pub texel_buffers: Vec<u32>,
     /// The kernel writes images (see [`unknown_image_formats`]).
@@ -80,7 +82,7 @@ pub struct Finish {
 /// Resolves the overrides of `module` (`constants` by override name) and writes the SPIR-V of
 /// its entry point `main`, finished as `finish` says.
 pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::PipelineConstants, finish: &Finish) -> Result<Vec<u32>, String> {
-    let Finish { aliased, clamp_array_indices, preserve_signed_zeros, texel_buffers: ref buffers, storage_images } = *finish;
+    let Finish { aliased, clamp_array_indices, preserve_signed_zeros, no_signed_wrap, texel_buffers: ref buffers, storage_images } = *finish;
     let ep = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) = naga::back::pipeline_constants::process_overrides(module, info, ep, constants)
         .map_err(|e| format!("internal compiler error: specialisation: {}", with_causes(&e)))?;
@@ -91,7 +93,7 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
     // The writer panics on some IR the validator accepts (an expression used but never
     // emitted): an internal error, not a crash of the application.
     let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        spv::write_vec(&module, &info, &writer_options(clamp_array_indices), Some(&pipeline))
+        spv::write_vec(&module, &info, &writer_options(clamp_array_indices, no_signed_wrap), Some(&pipeline))
     }));
     let words = match written {
         Ok(words) => words.map_err(|e| format!("internal compiler error: SPIR-V writer: {}", with_causes(&e)))?,
@@ -102,7 +104,8 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
     let words = texel_buffers(words, buffers);
     // Only kernels that call helpers of their own have functions to mark.
     let words = if module.functions.is_empty() { words } else { dont_inline(words) };
-    let words = super::atomic_order::apply(counters_do_not_wrap(decorate(words, aliased)));
+    let words = decorate(words, aliased);
+    let words = super::atomic_order::apply(if no_signed_wrap { counters_do_not_wrap(words) } else { words });
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
 
@@ -195,6 +198,7 @@ const DECORATION_NO_SIGNED_WRAP: u32 = 4469;
 /// `float16` data into code that read 1157 GB/s on the H200; with it, 4406 GB/s (its OpenCL,
 /// 4132). Only such updates of a variable by itself are marked: arithmetic of the lowering
 /// (saturation, `mul24`, the low bits of narrowed 64-bit values) may wrap on purpose.
+/// Only for devices whose [`crate::compiler::Target::no_signed_wrap`] asks for it.
 pub fn counters_do_not_wrap(words: Vec<u32>) -> Vec<u32> {
     let list = instructions(&words);
     let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);

@@ -105,6 +105,7 @@ impl Device {
             preserve_signed_zeros: gpu.props.signed_zero_preserve,
             fused_fma: gpu.props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY,
             guard_endless_loops: gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE,
+            no_signed_wrap: gpu.props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY,
         };
         // Sub-buffers are bound as storage and uniform buffers, and images over them as texel
         // buffers, from their origin.

@@ -286,6 +286,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
             aliased: abi.has_aliased_views(),
             clamp_array_indices: target.clamp_array_indices,
             preserve_signed_zeros: target.preserve_signed_zeros,
+            no_signed_wrap: target.no_signed_wrap,
             texel_buffers: abi.texel_buffer_bindings(),
             storage_images: abi.writes_images(),
         },
