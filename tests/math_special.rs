@@ -505,3 +505,19 @@ fn rsqrt_tan_and_half_trigonometry_within_their_bounds() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn float_subnormals_kept_where_the_device_reports_them() {
+    // `CL_DEVICE_SINGLE_FP_CONFIG` says whether float subnormals survive arithmetic: reported,
+    // products and sums landing among the subnormals are exact; not reported, they may also be
+    // flushed to zero (of the same sign).
+    let exprs = ["0x1.161d46p-38f * (-0x1.e9b178p-106f + (Z))", "(0x1p-127f + (Z)) + 0x1p-128f", "(0x1.8p-130f - (Z)) * 4.0f", "(0x1p-149f + (Z)) * 1.0f"];
+    let want: [f32; 4] = [f32::from_bits(0x2c8b_0ea3) * f32::from_bits(0x8af4_d8bc), f32::from_bits(0x0060_0000), f32::from_bits(0x0030_0000), f32::from_bits(1)];
+    let got: Vec<f32> = eval("float", &exprs);
+    let kept = common::device_info::<cl_sys::cl_device_fp_config>(cl_sys::CL_DEVICE_SINGLE_FP_CONFIG) & cl_sys::CL_FP_DENORM != 0;
+    for ((e, g), w) in exprs.iter().zip(&got).zip(want) {
+        assert!(w != 0.0 && w.is_subnormal(), "{e}: the reference {w:e} is not subnormal");
+        let flushed = *g == 0.0 && g.is_sign_negative() == w.is_sign_negative();
+        assert!(g.to_bits() == w.to_bits() || (!kept && flushed), "{e}: {g:e} where {w:e} is wanted (subnormals reported: {kept})");
+    }
+}

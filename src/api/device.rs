@@ -66,7 +66,6 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
     let l = d.limits();
     let t = &d.target;
     let exts = d.extensions();
-    let fp_config = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
     let queue_props = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
     let c_versions = [(1, 0), (1, 1), (1, 2), (3, 0)].map(|(a, b)| name_version("OpenCL C", cl_make_version(a, b, 0)));
     let uuid = |bytes: [u8; 16]| Info::value(bytes);
@@ -114,7 +113,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_MAX_PARAMETER_SIZE => 1024usize.into(),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => ((d.base_align * 8) as u32).into(),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => 128u32.into(),
-        CL_DEVICE_SINGLE_FP_CONFIG => fp_config.into(),
+        CL_DEVICE_SINGLE_FP_CONFIG => d.single_fp_config().into(),
         CL_DEVICE_DOUBLE_FP_CONFIG => d.double_fp_config().into(),
         CL_DEVICE_HALF_FP_CONFIG => d.half_fp_config().into(),
         CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT => d.fp_atomic_capabilities(false).into(),

@@ -247,6 +247,18 @@ impl Device {
             | CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT
     }
 
+    /// `CL_DEVICE_SINGLE_FP_CONFIG`: OpenCL's minimum, round to nearest and infinities and
+    /// NaNs, and subnormals where the driver keeps them. Vulkan promises neither keeping nor
+    /// flushing them on our devices (`shaderDenormPreserveFloat32` and
+    /// `shaderDenormFlushToZeroFloat32` are false on both), and naga cannot ask for either:
+    /// lavapipe computes on the host's vector units, which keep them (a product of
+    /// 0x1.161d46p-38 and -0x1.e9b178p-106 is -0x1.08p-143 there, CTS `test_contractions`),
+    /// while NVIDIA's driver flushes them, as NVIDIA's own OpenCL reports.
+    pub fn single_fp_config(&self) -> cl_device_fp_config {
+        let kept = if self.gpu.props.driver_id == vk::DriverId::MESA_LLVMPIPE { CL_FP_DENORM } else { 0 };
+        CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | kept
+    }
+
     /// `CL_DEVICE_DOUBLE_FP_CONFIG`: 0 without `double`; with it OpenCL 1.x's minimum, which
     /// the CTS asks of every version (`min_max_double_fp_config`, `math_brute_force`).
     /// Arithmetic rounds to nearest even, as OpenCL C requires, and no kernel can select
