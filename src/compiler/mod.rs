@@ -93,7 +93,7 @@ pub struct Target {
     /// value of 7 of every 8 work-items); with a loop condition it is right.
     pub guard_endless_loops: bool,
     /// Kernels are SPIR-V 1.4, with their signed counters marked `NoSignedWrap`
-    /// (`spirv::counters_do_not_wrap`): NVIDIA's compiler reads wide vectors in such loops
+    /// (`spirv::decorate`): NVIDIA's compiler reads wide vectors in such loops
     /// four times faster. lavapipe (Mesa 22.3) JIT-compiled large kernels written as 1.4 for
     /// minutes where it took milliseconds for the same code as 1.3 (CTS `vector_creation`: 6 s
     /// in all before, unfinished after 20 minutes), so other devices keep 1.3 without marks.

@@ -50,7 +50,7 @@ fn writer_options(clamp_array_indices: bool, no_signed_wrap: bool) -> spv::Optio
     let index = if clamp_array_indices { naga::proc::BoundsCheckPolicy::Restrict } else { naga::proc::BoundsCheckPolicy::Unchecked };
     spv::Options {
         bounds_check_policies: naga::proc::BoundsCheckPolicies { index, ..Default::default() },
-        // 1.4 for `NoSignedWrap` (see `counters_do_not_wrap`), core there and, as an extension
+        // 1.4 for `NoSignedWrap` (see `decorate`), core there and, as an extension
         // of older SPIR-V, not accepted by Vulkan.
         lang_version: if no_signed_wrap { (1, 4) } else { (1, 3) },
         flags: spv::WriterFlags::empty(),
@@ -104,8 +104,7 @@ pub fn write(module: &naga::Module, info: &ModuleInfo, constants: &naga::back::P
     let words = texel_buffers(words, buffers);
     // Only kernels that call helpers of their own have functions to mark.
     let words = if module.functions.is_empty() { words } else { dont_inline(words) };
-    let words = decorate(words, aliased);
-    let words = super::atomic_order::apply(if no_signed_wrap { counters_do_not_wrap(words) } else { words });
+    let words = super::atomic_order::apply(decorate(words, aliased, no_signed_wrap));
     Ok(if preserve_signed_zeros { preserve_float_specials(words) } else { words })
 }
 
@@ -154,26 +153,44 @@ const DECORATION_NO_CONTRACTION: u32 = 42;
 const DECORATION_ALIASED: u32 = 20;
 const HEADER_WORDS: usize = 5;
 
-/// Adds the decorations naga cannot write, before its first one:
+const OP_TYPE_INT: u32 = 21;
+const OP_STORE: u32 = 62;
+const OP_IADD: u32 = 128;
+const OP_ISUB: u32 = 130;
+const STORAGE_CLASS_FUNCTION: u32 = 7;
+const DECORATION_NO_SIGNED_WRAP: u32 = 4469;
+
+/// Adds the decorations naga cannot write, before its first one, in one walk of the module:
 /// - `NoContraction` on every float operation. Without it NVIDIA's compiler fuses and
 ///   reorders float arithmetic, which breaks the error-compensating steps of the software math
 ///   (double `exp` was 100 ulp off). OpenCL's contraction of `a * b + c` is done by the
 ///   lowering instead, as an explicit fused multiply-add (`lower::expr`, FP_CONTRACT).
 /// - `Aliased` on every `StorageBuffer` variable when `aliased`: views of different element
 ///   types on one VkBuffer must not be assumed disjoint by the driver.
-pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
+/// - `NoSignedWrap` on each update `v = v ± x` of a signed integer variable when
+///   `no_signed_wrap` ([`crate::compiler::Target::no_signed_wrap`]): the loop counters of
+///   OpenCL C, whose overflow is undefined in C, as clang marks them `nsw`. Without it NVIDIA's
+///   compiler unrolled `for (int f = 0; f < 16; f++) sum += in[i]` over `float16` data into
+///   code that read 1157 GB/s on the H200; with it, 4406 GB/s (its OpenCL, 4132). Only such
+///   updates of a variable by itself are marked: arithmetic of the lowering (saturation,
+///   `mul24`, the low bits of narrowed 64-bit values) may wrap on purpose.
+pub fn decorate(words: Vec<u32>, aliased: bool, no_signed_wrap: bool) -> Vec<u32> {
+    let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
+    let mut counters = Counters::default();
     let mut first_decoration = None;
     let mut decorations = Vec::new();
-    for Inst { at: i, op, .. } in instructions(&words) {
+    for inst in instructions(&words) {
+        let (i, op) = (inst.at, inst.op);
         if matches!(op, OP_DECORATE | OP_MEMBER_DECORATE) && first_decoration.is_none() {
             first_decoration = Some(i);
         }
         let decoration = match op {
-            OP_VARIABLE if aliased && words.get(i + 3) == Some(&STORAGE_CLASS_STORAGE_BUFFER) => Some(DECORATION_ALIASED),
-            _ if FLOAT_ARITHMETIC.contains(&op) => Some(DECORATION_NO_CONTRACTION),
+            OP_VARIABLE if aliased && words.get(i + 3) == Some(&STORAGE_CLASS_STORAGE_BUFFER) => Some((word(&inst, 2), DECORATION_ALIASED)),
+            _ if FLOAT_ARITHMETIC.contains(&op) => Some((word(&inst, 2), DECORATION_NO_CONTRACTION)),
+            _ if no_signed_wrap => counters.see(op, |k| word(&inst, k)).map(|id| (id, DECORATION_NO_SIGNED_WRAP)),
             _ => None,
         };
-        if let (Some(d), Some(&id)) = (decoration, words.get(i + 2)) {
+        if let Some((id, d)) = decoration {
             decorations.extend([(3 << 16) | OP_DECORATE, id, d]);
         }
     }
@@ -185,51 +202,38 @@ pub fn decorate(words: Vec<u32>, aliased: bool) -> Vec<u32> {
     out
 }
 
-const OP_TYPE_INT: u32 = 21;
-const OP_STORE: u32 = 62;
-const OP_IADD: u32 = 128;
-const OP_ISUB: u32 = 130;
-const STORAGE_CLASS_FUNCTION: u32 = 7;
-const DECORATION_NO_SIGNED_WRAP: u32 = 4469;
+/// What [`decorate`] tracks to find the updates `v = v ± x` of signed integer variables.
+#[derive(Default)]
+struct Counters {
+    signed_types: std::collections::HashSet<u32>,
+    pointer_types: std::collections::HashSet<u32>,
+    variables: std::collections::HashSet<u32>,
+    /// Load result → the variable loaded.
+    loads: std::collections::HashMap<u32, u32>,
+    /// Sum result → the variable one of its operands was loaded from.
+    sums: std::collections::HashMap<u32, u32>,
+}
 
-/// Marks `NoSignedWrap` each update `v = v ± x` of a signed integer variable: the loop
-/// counters of OpenCL C, whose overflow is undefined in C, as clang marks them `nsw`. Without
-/// it NVIDIA's compiler unrolls a loop like `for (int f = 0; f < 16; f++) sum += in[i]` over
-/// `float16` data into code that read 1157 GB/s on the H200; with it, 4406 GB/s (its OpenCL,
-/// 4132). Only such updates of a variable by itself are marked: arithmetic of the lowering
-/// (saturation, `mul24`, the low bits of narrowed 64-bit values) may wrap on purpose.
-/// Only for devices whose [`crate::compiler::Target::no_signed_wrap`] asks for it.
-pub fn counters_do_not_wrap(words: Vec<u32>) -> Vec<u32> {
-    let list = instructions(&words);
-    let word = |i: &Inst, k: usize| words.get(i.at + k).copied().unwrap_or(0);
-    let mut signed = std::collections::HashSet::new();
-    let mut pointers = std::collections::HashSet::new();
-    let mut variables = std::collections::HashSet::new();
-    let mut loads = std::collections::HashMap::new();
-    let mut updates = std::collections::HashMap::new();
-    let mut marked = Vec::new();
-    for i in &list {
-        match i.op {
-            OP_TYPE_INT if word(i, 3) == 1 => _ = signed.insert(word(i, 1)),
-            OP_TYPE_POINTER if word(i, 2) == STORAGE_CLASS_FUNCTION && signed.contains(&word(i, 3)) => _ = pointers.insert(word(i, 1)),
-            OP_VARIABLE if pointers.contains(&word(i, 1)) => _ = variables.insert(word(i, 2)),
-            OP_LOAD if variables.contains(&word(i, 3)) => _ = loads.insert(word(i, 2), word(i, 3)),
-            OP_IADD | OP_ISUB if signed.contains(&word(i, 1)) => {
-                let of = |operand| loads.get(&operand).copied();
-                let var = of(word(i, 3)).or_else(|| if i.op == OP_IADD { of(word(i, 4)) } else { None });
-                if let Some(var) = var {
-                    updates.insert(word(i, 2), var);
+impl Counters {
+    /// Takes in instruction `op` (`word(k)` its k-th word); returns the id to mark at the
+    /// store of a sum of a variable back into that variable.
+    fn see(&mut self, op: u32, word: impl Fn(usize) -> u32) -> Option<u32> {
+        match op {
+            OP_TYPE_INT if word(3) == 1 => _ = self.signed_types.insert(word(1)),
+            OP_TYPE_POINTER if word(2) == STORAGE_CLASS_FUNCTION && self.signed_types.contains(&word(3)) => _ = self.pointer_types.insert(word(1)),
+            OP_VARIABLE if self.pointer_types.contains(&word(1)) => _ = self.variables.insert(word(2)),
+            OP_LOAD if self.variables.contains(&word(3)) => _ = self.loads.insert(word(2), word(3)),
+            OP_IADD | OP_ISUB if self.signed_types.contains(&word(1)) => {
+                let loaded = |operand| self.loads.get(&operand).copied();
+                if let Some(var) = loaded(word(3)).or_else(|| if op == OP_IADD { loaded(word(4)) } else { None }) {
+                    self.sums.insert(word(2), var);
                 }
             }
-            OP_STORE if updates.get(&word(i, 2)) == Some(&word(i, 1)) => marked.push(word(i, 2)),
+            OP_STORE if self.sums.get(&word(2)) == Some(&word(1)) => return Some(word(2)),
             _ => {}
         }
+        None
     }
-    let Some(first_decoration) = list.iter().find(|i| matches!(i.op, OP_DECORATE | OP_MEMBER_DECORATE)).map(|i| i.at) else { return words };
-    let decorations = marked.iter().flat_map(|&id| [(3 << 16) | OP_DECORATE, id, DECORATION_NO_SIGNED_WRAP]);
-    let mut out = words;
-    out.splice(first_decoration..first_decoration, decorations);
-    out
 }
 
 const OP_FUNCTION: u32 = 54;
@@ -542,10 +546,10 @@ pub mod tests {
             (5 << 16) | 129, 7, 11, 1, 2,
             (5 << 16) | 128, 7, 12, 1, 2,
         ];
-        let out = decorate(words.clone(), true);
+        let out = decorate(words.clone(), true, false);
         assert_eq!(&out[5..11], &[(3 << 16) | OP_DECORATE, 9, DECORATION_ALIASED, (3 << 16) | OP_DECORATE, 11, DECORATION_NO_CONTRACTION]);
         assert_eq!(&out[11..], &words[5..]);
-        let out = decorate(words.clone(), false);
+        let out = decorate(words.clone(), false, false);
         assert_eq!(&out[5..8], &[(3 << 16) | OP_DECORATE, 11, DECORATION_NO_CONTRACTION]);
     }
 }

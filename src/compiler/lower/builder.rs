@@ -410,7 +410,7 @@ impl FnBuilder {
         if self.shadows.contains_key(&var) {
             return;
         }
-        let Some(low) = self.narrowed(value, ScalarKind::Uint, &mut { NARROWING_BUDGET }) else { return };
+        let Some(low) = self.narrowed(value, &mut { NARROWING_BUDGET }) else { return };
         let name = self.func.local_variables[var].name.clone().unwrap_or_default();
         let shadow = self.local(&format!("{name}_low"), u32_ty);
         let p = self.expr(Expression::LocalVariable(shadow));
@@ -457,8 +457,8 @@ impl FnBuilder {
         }
         if convert == Some(4) && matches!(kind, ScalarKind::Sint | ScalarKind::Uint) {
             // Computed unsigned: the low bits of a 64-bit sum may wrap as an `int`, which
-            // signed arithmetic must not (see `spirv::counters_do_not_wrap`).
-            if let Some(narrow) = self.narrowed(expr, ScalarKind::Uint, &mut { NARROWING_BUDGET }) {
+            // signed arithmetic must not (see `spirv::decorate`).
+            if let Some(narrow) = self.narrowed(expr, &mut { NARROWING_BUDGET }) {
                 return if kind == ScalarKind::Uint { narrow } else { self.expr(Expression::As { expr: narrow, kind, convert: None }) };
             }
         }
@@ -478,14 +478,16 @@ impl FnBuilder {
         wide
     }
 
-    /// The low 32 bits of the 64-bit integer `e` as `kind`, computed in 32 bits, where `e` is
+    /// The low 32 bits of the 64-bit integer `e` as a `u32`, computed in unsigned 32-bit
+    /// arithmetic (whose wrapping is defined, see `spirv::decorate`), where `e` is
     /// built by wrapping operations (`+ - * & | ^`, whose low bits depend only on their
     /// operands' low bits) on at least one widened 32-bit integer or 64-bit literal. `size_t`
     /// arithmetic on work-item ids and `int` counters is such code; a loop counter widened,
     /// added and narrowed every iteration kept NVIDIA's compiler from unrolling the loop.
     /// None where `e` is not known to be such a 64-bit integer, or `budget` nodes are spent.
-    fn narrowed(&mut self, e: Handle<Expression>, kind: ScalarKind, budget: &mut u32) -> Option<Handle<Expression>> {
+    fn narrowed(&mut self, e: Handle<Expression>, budget: &mut u32) -> Option<Handle<Expression>> {
         use BinaryOperator as B;
+        let kind = ScalarKind::Uint;
         *budget = budget.checked_sub(1)?;
         if let Some(&(narrow, from)) = self.widened.get(&e) {
             return Some(if from == kind { narrow } else { self.expr(Expression::As { expr: narrow, kind, convert: None }) });
@@ -494,12 +496,12 @@ impl FnBuilder {
             Expression::Literal(Literal::I64(v)) => Some(self.lit(literal(Scalar { kind, width: 4 }, v))),
             Expression::Literal(Literal::U64(v)) => Some(self.lit(literal(Scalar { kind, width: 4 }, v as i64))),
             Expression::Splat { size, value } => {
-                let v = self.narrowed(value, kind, budget)?;
+                let v = self.narrowed(value, budget)?;
                 Some(self.splat(size, v))
             }
-            Expression::As { expr, kind: ScalarKind::Sint | ScalarKind::Uint, convert: None } => self.narrowed(expr, kind, budget),
+            Expression::As { expr, kind: ScalarKind::Sint | ScalarKind::Uint, convert: None } => self.narrowed(expr, budget),
             Expression::Binary { op: op @ (B::Add | B::Subtract | B::Multiply | B::And | B::InclusiveOr | B::ExclusiveOr), left, right } => {
-                let (l, r) = (self.narrowed(left, kind, budget), self.narrowed(right, kind, budget));
+                let (l, r) = (self.narrowed(left, budget), self.narrowed(right, budget));
                 if l.is_none() && r.is_none() {
                     return None;
                 }

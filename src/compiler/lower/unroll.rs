@@ -42,6 +42,8 @@ pub(super) struct Counted {
     /// The rest of a step that also does other work (`f++, i += stride`), run after each
     /// copy of the body; it neither reads nor writes the counter.
     pub also: Option<Expr>,
+    /// Its statement and expression nodes.
+    also_nodes: usize,
 }
 
 /// How to lower `for (init; cond; step) body` with the program's hint.
@@ -86,8 +88,7 @@ pub(super) fn repeated(body: &Stmt, cond: Option<&Expr>, step: Option<&Expr>, n:
 
 /// Whether a loop with these iterations and this body is unrolled fully.
 fn unrolls(trips: &Counted, body: &Scan, max_nodes: usize) -> bool {
-    let also = trips.also.as_ref().map_or(0, |e| Scan::body(&Stmt::Expr(e.clone())).nodes);
-    !body.leaves && !body.returns && !body.written.contains(&trips.local) && trips.values.len() * (body.nodes + also) <= max_nodes
+    !body.leaves && !body.returns && !body.written.contains(&trips.local) && trips.values.len() * (body.nodes + trips.also_nodes) <= max_nodes
 }
 
 /// The counter and its values, for a loop of the counted shape (the body not looked at) of at
@@ -116,7 +117,8 @@ fn trips(init: &[Stmt], cond: Option<&Expr>, step: Option<&Expr>, max_trips: usi
         values.push(v);
         v = step.next(v)?;
     }
-    Some(Counted { local: *local, ty, values, loc: start.loc, also: also.cloned() })
+    let (also, also_nodes) = also.map_or((None, 0), |(e, nodes)| (Some(e.clone()), nodes));
+    Some(Counted { local: *local, ty, values, loc: start.loc, also, also_nodes })
 }
 
 /// A condition without its conversion to `bool`.
@@ -179,9 +181,9 @@ impl Step {
     }
 }
 
-/// The counter's step, and the rest of the step where it is `i++, other` or `other, i++` and
-/// `other` does not touch the counter.
-fn counter_step(step: &Expr, local: LocalId) -> Option<(Step, Option<&Expr>)> {
+/// The counter's step, and the rest of the step with its node count where it is `i++, other`
+/// or `other, i++` and `other` does not touch the counter.
+fn counter_step(step: &Expr, local: LocalId) -> Option<(Step, Option<(&Expr, usize)>)> {
     if let Some(s) = step_of(step, local) {
         return Some((s, None));
     }
@@ -192,7 +194,7 @@ fn counter_step(step: &Expr, local: LocalId) -> Option<(Step, Option<&Expr>)> {
         _ => return None,
     };
     let scan = Scan::body(&Stmt::Expr(other.as_ref().clone()));
-    (!scan.mentioned.contains(&local)).then_some((s, Some(other.as_ref())))
+    (!scan.mentioned.contains(&local)).then_some((s, Some((other.as_ref(), scan.nodes))))
 }
 
 /// The step `i op= c` (or `i++`, `i--`) of the counter `local` by a positive constant.
