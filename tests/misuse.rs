@@ -1401,7 +1401,7 @@ unsafe fn kernels(t: &T) {
 }
 
 /// `clSetKernelArg` on a copy of `k` (global int *p, int v, local int *l), and the SVM
-/// arguments and execution information, unsupported.
+/// arguments and execution information (coarse-grain buffer SVM).
 unsafe fn kernel_args(t: &T) {
     let (a, o) = (t.a, t.o);
     let k = made("clone", |e| a.clCloneKernel(o.kernel, e));
@@ -1420,11 +1420,13 @@ unsafe fn kernel_args(t: &T) {
     let k = o.kernel;
     let svm = [0u8; 16];
     t.handle(Kind::Kernel, CL_INVALID_KERNEL, |k| a.clSetKernelArgSVMPointer(k, 0, svm.as_ptr().cast()));
-    t.is("no SVM", a.clSetKernelArgSVMPointer(k, 0, svm.as_ptr().cast()), CL_INVALID_OPERATION);
+    t.is("host memory, not SVM", a.clSetKernelArgSVMPointer(k, 0, svm.as_ptr().cast()), CL_INVALID_ARG_VALUE);
+    t.is("SVM pointer for an int", a.clSetKernelArgSVMPointer(k, 1, null()), CL_INVALID_ARG_VALUE);
+    t.is("SVM pointer index past the last", a.clSetKernelArgSVMPointer(k, 3, null()), CL_INVALID_ARG_INDEX);
     let pointers = [svm.as_ptr()];
     let exec = |k: H, param: cl_uint, size: usize, value: CPtr| a.clSetKernelExecInfo(k, param, size, value);
     t.handle(Kind::Kernel, CL_INVALID_KERNEL, |k| exec(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, size_of_val(&pointers), ptr(&pointers)));
-    t.is("SVM pointers, no SVM", exec(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, size_of_val(&pointers), ptr(&pointers)), CL_INVALID_OPERATION);
+    t.is("SVM pointers of 3 bytes", exec(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 3, ptr(&pointers)), CL_INVALID_VALUE);
     let yes = CL_TRUE;
     t.is("fine-grain system SVM, unsupported", exec(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, 4, ptr(&yes)), CL_INVALID_OPERATION);
     t.is("fine-grain system SVM off", exec(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, 4, ptr(&CL_FALSE)), CL_SUCCESS);
@@ -1624,7 +1626,7 @@ unsafe fn sharing(t: &T) {
     }
 }
 
-/// Pipes, SVM and on-device queues: unsupported.
+/// Pipes and on-device queues, unsupported; SVM given host memory.
 unsafe fn unsupported(t: &T) {
     let (a, o) = (t.a, t.o);
     let (c, d, q, m) = (o.context, o.device, o.queue, o.mem);
@@ -1637,11 +1639,14 @@ unsafe fn unsupported(t: &T) {
     t.handle(Kind::Mem, CL_INVALID_MEM_OBJECT, |m| a.clGetPipeInfo(m, CL_PIPE_PACKET_SIZE, 64, v, null_mut()));
     t.is("a buffer", a.clGetPipeInfo(m, CL_PIPE_PACKET_SIZE, 64, v, null_mut()), CL_INVALID_MEM_OBJECT);
 
-    // CL_DEVICE_SVM_CAPABILITIES is 0. clSVMAlloc fails with NULL alone (counted as
-    // CL_INVALID_CONTEXT or CL_INVALID_OPERATION here); clSVMFree of NULL does nothing.
-    let alloc = |c: H, missing: cl_int| null_means(missing, a.clSVMAlloc(c, CL_MEM_READ_WRITE, 64, 0));
-    t.handle(Kind::Context, CL_INVALID_CONTEXT, |c| alloc(c, CL_INVALID_CONTEXT));
-    t.is("no SVM", alloc(c, CL_INVALID_OPERATION), CL_INVALID_OPERATION);
+    // Coarse-grain buffer SVM. clSVMAlloc fails with NULL alone (counted as
+    // CL_INVALID_CONTEXT or CL_INVALID_VALUE here); clSVMFree of NULL does nothing.
+    let alloc = |c: H, flags: cl_ulong, size: usize, align: cl_uint| null_means(CL_INVALID_VALUE, a.clSVMAlloc(c, flags, size, align));
+    t.handle(Kind::Context, CL_INVALID_CONTEXT, |c| null_means(CL_INVALID_CONTEXT, a.clSVMAlloc(c, CL_MEM_READ_WRITE, 64, 0)));
+    t.is("size 0", alloc(c, CL_MEM_READ_WRITE, 0, 0), CL_INVALID_VALUE);
+    t.is("alignment not a power of two", alloc(c, CL_MEM_READ_WRITE, 64, 24), CL_INVALID_VALUE);
+    t.is("fine-grain buffer, unsupported", alloc(c, CL_MEM_READ_WRITE | (1 << 10), 64, 0), CL_INVALID_VALUE);
+    t.is("read-only and write-only", alloc(c, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, 64, 0), CL_INVALID_VALUE);
     t.handle(Kind::Context, CL_SUCCESS, |c| {
         a.clSVMFree(c, null_mut());
         CL_SUCCESS
@@ -1651,17 +1656,18 @@ unsafe fn unsupported(t: &T) {
     let pointers = [h];
     let sizes = [64usize];
     let pattern = 0u32;
-    let svm: [&dyn Fn(H) -> cl_int; 6] = [
-        &|q| a.clEnqueueSVMFree(q, 1, pointers.as_ptr(), null(), null_mut(), 0, null(), null_mut()),
-        &|q| a.clEnqueueSVMMemcpy(q, CL_FALSE, h, h.wrapping_add(32), 32, 0, null(), null_mut()),
-        &|q| a.clEnqueueSVMMemFill(q, h, ptr(&pattern), 4, 64, 0, null(), null_mut()),
-        &|q| a.clEnqueueSVMMap(q, CL_FALSE, CL_MAP_READ, h, 64, 0, null(), null_mut()),
-        &|q| a.clEnqueueSVMUnmap(q, h, 0, null(), null_mut()),
-        &|q| a.clEnqueueSVMMigrateMem(q, 1, pointers.as_ptr().cast(), sizes.as_ptr(), 0, 0, null(), null_mut()),
+    // Host memory where SVM is asked for: CL_INVALID_VALUE (copies may take host memory).
+    let svm: [(&dyn Fn(H) -> cl_int, cl_int); 6] = [
+        (&|q| a.clEnqueueSVMFree(q, 1, null(), null(), null_mut(), 0, null(), null_mut()), CL_INVALID_VALUE),
+        (&|q| a.clEnqueueSVMMemcpy(q, CL_FALSE, h, h.wrapping_add(16), 32, 0, null(), null_mut()), CL_MEM_COPY_OVERLAP),
+        (&|q| a.clEnqueueSVMMemFill(q, h, ptr(&pattern), 4, 64, 0, null(), null_mut()), CL_INVALID_VALUE),
+        (&|q| a.clEnqueueSVMMap(q, CL_FALSE, CL_MAP_READ, h, 64, 0, null(), null_mut()), CL_INVALID_VALUE),
+        (&|q| a.clEnqueueSVMUnmap(q, h, 0, null(), null_mut()), CL_INVALID_VALUE),
+        (&|q| a.clEnqueueSVMMigrateMem(q, 1, pointers.as_ptr().cast(), sizes.as_ptr(), 0, 0, null(), null_mut()), CL_INVALID_VALUE),
     ];
-    for call in svm {
+    for (call, code) in svm {
         t.handle(Kind::Queue, CL_INVALID_COMMAND_QUEUE, call);
-        t.is("no SVM", call(q), CL_INVALID_OPERATION);
+        t.is("host memory", call(q), code);
     }
 
     // CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES is 0: no default on-device queue to replace, so

@@ -562,3 +562,41 @@ fn large_helpers_called_with_pointers_of_every_kind() {
     s.check("hashes", &s.get::<u32>(&out, n * 6), &want);
     s.finish();
 }
+
+/// A helper that returns pointers into different buffers (early returns from both arms), as
+/// node allocators do: the pointer it returns is chosen at run time.
+#[test]
+fn helpers_returning_pointers_into_different_buffers() {
+    let s = Suite::new(
+        "global int *pick(global int *a, global int *b, int i) {
+             if (i % 3 == 0) return a + i;
+             if (i % 3 == 1) return b + 2 * i;
+             return a + 64 + (i ^ 1);
+         }
+         kernel void k(global int *a, global int *b, global int *out) {
+             int i = get_global_id(0);
+             global int *p = pick(a, b, i);
+             out[i] = *p;
+             *p += 1000;
+         }",
+    );
+    let n = 48usize;
+    let a: Vec<i32> = (0..64 + n as i32).collect();
+    let b: Vec<i32> = (0..2 * n as i32).map(|x| -x).collect();
+    let (ab, bb, out) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(n));
+    s.run("k", &[Arg::Buf(&ab), Arg::Buf(&bb), Arg::Buf(&out)], &[n], Some(&[16]));
+    let (mut wa, mut wb, mut wo) = (a.clone(), b.clone(), vec![0; n]);
+    for i in 0..n {
+        let target = match i % 3 {
+            0 => &mut wa[i],
+            1 => &mut wb[2 * i],
+            _ => &mut wa[64 + (i ^ 1)],
+        };
+        wo[i] = *target;
+        *target += 1000;
+    }
+    s.check("values read", &s.get::<i32>(&out, n), &wo);
+    s.check("a", &s.get::<i32>(&ab, 64 + n), &wa);
+    s.check("b", &s.get::<i32>(&bb, 2 * n), &wb);
+    s.finish();
+}

@@ -72,9 +72,9 @@ fn child() {
             s.run("vectors", &[Arg::Buf(&i), Arg::Buf(&c), Arg::Buf(&sh), Arg::Buf(&l), Arg::Buf(&f), Arg::Buf(&u)], &[1], None);
         }
         "pointers" => {
-            let (g, addr) = (s.buf(&[3i32, 4, 0, 0]), s.zeros::<u32>(4));
+            let (g, addr) = (s.buf(&[3i32, 4, 0, 0]), s.zeros::<u64>(4));
             s.run("pointers", &[Arg::Buf(&g), Arg::Buf(&addr)], &[1], Some(&[1]));
-            report(&s.get::<u32>(&addr, 4).iter().map(u32::to_string).collect::<Vec<_>>());
+            report(&s.get::<u64>(&addr, 4).iter().map(u64::to_string).collect::<Vec<_>>());
         }
         "many" => {
             let v = s.buf(&ints_n(MANY));

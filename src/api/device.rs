@@ -162,7 +162,7 @@ fn query(d: &Device, param: cl_device_info) -> CLResult<Info> {
         CL_DEVICE_PARTITION_AFFINITY_DOMAIN => 0u64.into(),
         CL_DEVICE_PARTITION_TYPE => Info::bytes(Vec::new()),
         CL_DEVICE_REFERENCE_COUNT => 1u32.into(),
-        CL_DEVICE_SVM_CAPABILITIES => 0u64.into(),
+        CL_DEVICE_SVM_CAPABILITIES => d.svm_capabilities().into(),
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => 0u32.into(),

@@ -4,7 +4,7 @@
 //! the table the loader calls through and the name → function lookup, so they cannot drift.
 
 use crate::cl::types::*;
-use super::{context, device, event, image, kernel, memory, platform, program, queue, sampler, unsupported};
+use super::{context, device, event, image, kernel, memory, platform, program, queue, sampler, svm, unsupported};
 
 /// Number of slots in `cl_icd_dispatch` through OpenCL 3.0.
 pub const DISPATCH_SLOTS: usize = 149;
@@ -159,20 +159,20 @@ dispatch! {
     clCreateCommandQueueWithProperties: (queue::clCreateCommandQueueWithProperties),
     clCreatePipe: (unsupported::clCreatePipe),
     clGetPipeInfo: (unsupported::clGetPipeInfo),
-    clSVMAlloc: (unsupported::clSVMAlloc),
-    clSVMFree: (unsupported::clSVMFree),
-    clEnqueueSVMFree: (unsupported::clEnqueueSVMFree),
-    clEnqueueSVMMemcpy: (unsupported::clEnqueueSVMMemcpy),
-    clEnqueueSVMMemFill: (unsupported::clEnqueueSVMMemFill),
-    clEnqueueSVMMap: (unsupported::clEnqueueSVMMap),
-    clEnqueueSVMUnmap: (unsupported::clEnqueueSVMUnmap),
+    clSVMAlloc: (svm::clSVMAlloc),
+    clSVMFree: (svm::clSVMFree),
+    clEnqueueSVMFree: (svm::clEnqueueSVMFree),
+    clEnqueueSVMMemcpy: (svm::clEnqueueSVMMemcpy),
+    clEnqueueSVMMemFill: (svm::clEnqueueSVMMemFill),
+    clEnqueueSVMMap: (svm::clEnqueueSVMMap),
+    clEnqueueSVMUnmap: (svm::clEnqueueSVMUnmap),
     clCreateSamplerWithProperties: (sampler::clCreateSamplerWithProperties),
-    clSetKernelArgSVMPointer: (unsupported::clSetKernelArgSVMPointer),
-    clSetKernelExecInfo: (unsupported::clSetKernelExecInfo),
+    clSetKernelArgSVMPointer: (svm::clSetKernelArgSVMPointer),
+    clSetKernelExecInfo: (svm::clSetKernelExecInfo),
     clGetKernelSubGroupInfoKHR: (kernel::clGetKernelSubGroupInfo),
     clCloneKernel: (kernel::clCloneKernel),
     clCreateProgramWithIL: (unsupported::clCreateProgramWithIL),
-    clEnqueueSVMMigrateMem: (unsupported::clEnqueueSVMMigrateMem),
+    clEnqueueSVMMigrateMem: (svm::clEnqueueSVMMigrateMem),
     clGetDeviceAndHostTimer: (unsupported::clGetDeviceAndHostTimer),
     clGetHostTimer: (unsupported::clGetHostTimer),
     clGetKernelSubGroupInfo: (kernel::clGetKernelSubGroupInfo),

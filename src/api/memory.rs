@@ -38,6 +38,12 @@ fn create_buffer(context: cl_context, flags: cl_mem_flags, size: usize, host_ptr
     if wants_ptr == host_ptr.is_null() {
         return Err(CL_INVALID_HOST_PTR);
     }
+    // On SVM memory the buffer is that memory, as the spec wants (`CL_MEM_USES_SVM_POINTER`).
+    if flags & CL_MEM_USE_HOST_PTR != 0 {
+        if let Some(m) = super::svm::buffer_on_svm(&c, flags, host_ptr, size, props.clone()).map_err(|_| CL_INVALID_BUFFER_SIZE)? {
+            return Ok(publish(m));
+        }
+    }
     Ok(publish(Mem::new_buffer(c, flags, size, host_ptr, props)?))
 }
 
@@ -118,13 +124,13 @@ entry! {
             CL_MEM_TYPE => Ok(Info::value(m.image.as_ref().map_or(CL_MEM_OBJECT_BUFFER, |i| i.desc.ty))),
             CL_MEM_FLAGS => Ok(Info::value(m.flags)),
             CL_MEM_SIZE => Ok(m.size.into()),
-            CL_MEM_HOST_PTR => Ok(m.host_ptr.into()),
+            CL_MEM_HOST_PTR => Ok(m.app_host_ptr().into()),
             CL_MEM_MAP_COUNT => Ok(m.map_count().into()),
             CL_MEM_REFERENCE_COUNT => Ok(m.header().ref_count().into()),
             CL_MEM_CONTEXT => Ok(handle_of(&m.context).into()),
             CL_MEM_ASSOCIATED_MEMOBJECT => Ok(m.parent.as_ref().map_or(std::ptr::null_mut(), handle_of).into()),
             CL_MEM_OFFSET => Ok(m.origin.into()),
-            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(false)),
+            CL_MEM_USES_SVM_POINTER => Ok(Info::bool(m.svm)),
             CL_MEM_PROPERTIES => Ok(Info::slice(&m.properties)),
             _ => Err(CL_INVALID_VALUE),
         };
@@ -195,7 +201,7 @@ type Transfer = (Rect, Rect, [usize; 3]);
 /// A blocking read runs at once, straight from the mapping, when the queue is idle; any other
 /// read is enqueued: a large one as a host command doing the same when its turn comes.
 #[allow(clippy::too_many_arguments)] // the arguments of clEnqueueReadBuffer(Rect)
-unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+pub(super) unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, dst: *mut u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
     let now = || m.read_mapped(buf, host, extent, dst) || m.read_by_engine(&q.device, buf, host, extent, dst);
     if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, now)).flatten() {
@@ -215,7 +221,7 @@ unsafe fn read(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent)
 /// A blocking write goes straight into the mapping when the queue is idle; any other write is
 /// staged and enqueued.
 #[allow(clippy::too_many_arguments)] // the arguments of clEnqueueWriteBuffer(Rect)
-unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, src: *const u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
+pub(super) unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent): Transfer, src: *const u8, (n, list): (cl_uint, *const cl_event), blocking: bool, event: *mut cl_event) -> CLResult<()> {
     let deps = wait_list(q, n, list)?;
     if let Some(ev) = blocking.then(|| q.execute_now(ty, &deps, || m.write_mapped(buf, host, extent, src))).flatten() {
         return finish_enqueue(q, ev, false, event);
@@ -225,7 +231,7 @@ unsafe fn write(q: &Queue, m: &Arc<Mem>, ty: cl_command_type, (buf, host, extent
 }
 
 /// A linear range as a one-row rectangle.
-fn linear(offset: usize, size: usize) -> (Rect, [usize; 3]) {
+pub(super) fn linear(offset: usize, size: usize) -> (Rect, [usize; 3]) {
     (Rect { origin: [offset, 0, 0], row_pitch: size, slice_pitch: size }, [size, 1, 1])
 }
 

@@ -17,5 +17,6 @@ pub mod platform;
 pub mod program;
 pub mod queue;
 pub mod sampler;
+pub mod svm;
 pub mod unsupported;
 pub mod util;

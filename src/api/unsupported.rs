@@ -2,8 +2,8 @@
 //! Entry points of optional features this driver does not report: each validates its
 //! arguments as far as the spec asks without the feature, then returns the error the spec gives
 //! when no device supports it.
-//! SVM, pipes, IL, sub-groups, device timers, on-device
-//! queues and program-scope destructors: their capability queries report none. GL/EGL sharing
+//! Pipes, IL, sub-groups, device timers, on-device queues and program-scope destructors: their
+//! capability queries report none. GL/EGL sharing
 //! and native kernels are not in the extension list or the execution capabilities.
 
 use super::entry::entry;
@@ -12,7 +12,6 @@ use crate::cl::object::{get, get_list};
 use crate::cl::types::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
-use crate::core::kernel::Kernel;
 use crate::core::memory::Mem;
 use crate::core::program::Program;
 use crate::core::queue::Queue;
@@ -21,7 +20,6 @@ use std::sync::Arc;
 
 type Ptr = *mut c_void;
 type CPtr = *const c_void;
-type Sizes = *const usize;
 type Events = *const cl_event;
 
 fn context(c: cl_context, err: cl_int) -> CLResult<cl_mem> {
@@ -91,36 +89,6 @@ unsafe fn egl_objects(q: cl_command_queue, (count, objects): (cl_uint, *const cl
 
 entry! { fn clCreatePipe(c: cl_context, f: cl_mem_flags, size: cl_uint, max: cl_uint, p: CPtr; errcode_ret) -> CLResult<cl_mem> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clGetPipeInfo(m: cl_mem, p: cl_uint, s: usize, v: Ptr, r: *mut usize) -> CLResult<()> { Err(CL_INVALID_MEM_OBJECT) } }
-
-/// `clSVMAlloc` has no error code: NULL means failure.
-pub unsafe extern "system" fn clSVMAlloc(_c: cl_context, _f: cl_bitfield, _size: usize, _align: cl_uint) -> Ptr {
-    std::ptr::null_mut()
-}
-/// Nothing can have been allocated by `clSVMAlloc`.
-pub unsafe extern "system" fn clSVMFree(_c: cl_context, _p: Ptr) {}
-entry! { fn clEnqueueSVMFree(q: cl_command_queue, c: cl_uint, p: *const Ptr, f: CPtr, u: Ptr, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueSVMMemcpy(q: cl_command_queue, b: cl_bool, d: Ptr, s: CPtr, z: usize, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueSVMMemFill(q: cl_command_queue, p: Ptr, pat: CPtr, ps: usize, z: usize, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueSVMMap(q: cl_command_queue, b: cl_bool, f: cl_map_flags, p: Ptr, z: usize, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueSVMUnmap(q: cl_command_queue, p: Ptr, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clEnqueueSVMMigrateMem(q: cl_command_queue, c: cl_uint, p: *const CPtr, s: Sizes, f: cl_mem_migration_flags, n: cl_uint, l: Events, e: *mut cl_event) -> CLResult<()> { queue(q, CL_INVALID_OPERATION) } }
-entry! { fn clSetKernelArgSVMPointer(k: cl_kernel, i: cl_uint, p: CPtr) -> CLResult<()> { get::<Kernel>(k)?; Err(CL_INVALID_OPERATION) } }
-entry! {
-    fn clSetKernelExecInfo(k: cl_kernel, p: cl_uint, s: usize, v: CPtr) -> CLResult<()> {
-        get::<Kernel>(k)?;
-        // Without SVM no pointer can be passed and fine-grain system SVM cannot be turned on;
-        // turning it off is allowed. The names and sizes are checked first.
-        const BOOL: usize = std::mem::size_of::<cl_bool>();
-        match p {
-            CL_KERNEL_EXEC_INFO_SVM_PTRS if !s.is_multiple_of(std::mem::size_of::<CPtr>()) || (v.is_null() && s > 0) => Err(CL_INVALID_VALUE),
-            CL_KERNEL_EXEC_INFO_SVM_PTRS => Err(CL_INVALID_OPERATION),
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM if s != BOOL || v.is_null() => Err(CL_INVALID_VALUE),
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM if (v as *const cl_bool).read_unaligned() != CL_FALSE => Err(CL_INVALID_OPERATION),
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Ok(()),
-            _ => Err(CL_INVALID_VALUE),
-        }
-    }
-}
 
 entry! { fn clCreateProgramWithIL(c: cl_context, il: CPtr, len: usize; errcode_ret) -> CLResult<cl_program> { context(c, CL_INVALID_OPERATION) } }
 entry! { fn clGetDeviceAndHostTimer(d: cl_device_id, dt: *mut cl_ulong, ht: *mut cl_ulong) -> CLResult<()> { get::<Device>(d)?; Err(CL_INVALID_OPERATION) } }

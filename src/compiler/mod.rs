@@ -24,10 +24,27 @@ pub use driver::{build, compile, link};
 /// pointer may point into (see `lower/region.rs`).
 pub const GLOBALS_SLOT: u32 = 0xe2;
 
+/// The run-time number of shared virtual memory heap `h` (`core::svm`) among the regions a
+/// pointer may point into: `HEAP_SLOT + h`.
+pub const HEAP_SLOT: u32 = 0xd0;
+
+/// The heaps of shared virtual memory a context may have; a kernel that reads pointers from
+/// memory reaches each through bindings of its own ([`SvmInterface`]).
+pub const SVM_HEAPS: usize = 4;
+
 /// The integer a pointer to byte `offset` of the program's `__global` variables is, in
-/// memory and as `uintptr_t`: (its region's number + 1) · 2^24 plus the offset.
-pub fn global_variable_address(offset: u32) -> u32 {
-    ((GLOBALS_SLOT + 1) << 24).wrapping_add(offset)
+/// memory and as `uintptr_t`, on a device with pointers of `pointer_size` bytes: its region's
+/// number + 1 in the top byte, then the offset (see `lower/region.rs`).
+pub fn global_variable_address(offset: u32, pointer_size: u32) -> u64 {
+    region_tag(GLOBALS_SLOT, pointer_size).wrapping_add(u64::from(offset))
+}
+
+/// The integer a pointer to byte 0 of the region numbered `slot` is: `slot + 1` in the top
+/// byte of a pointer of `pointer_size` bytes. No host address reaches it (x86-64 user
+/// addresses lie below 2^47), so pointers into shared virtual memory, which are host
+/// addresses, are told from the others by a top byte of 0.
+pub fn region_tag(slot: u32, pointer_size: u32) -> u64 {
+    u64::from(slot + 1) << (8 * pointer_size - 8)
 }
 
 /// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`: the largest program-scope `__global` variable (the
@@ -184,7 +201,7 @@ pub enum ArgKind {
     /// match a channel type the kernel never declares.
     /// `texels`: the binding is a texel buffer (uniform to read, storage to write): always
     /// for `image1d_buffer_t`, and for an `image2d_t` in the variant of a kernel made for 2D
-    /// images created from buffers ([`Kernel::with_buffer_images`]), which reads texel
+    /// images created from buffers ([`Variant::buffer_images`]), which reads texel
     /// `(x, y)` at index `y · pitch + x`, the row pitch in texels given as info word 4.
     Image { binding: u32, dim: ImageDim, access: ImageAccess, info: u32, uniform: bool, texels: bool },
     /// A `sampler_t`: its [`sampler_bits`] as one `u32` at `offset` in the push constants or
@@ -282,15 +299,47 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     fn globals_bindings(&self) -> &[u32];
     /// Where the printf buffer is bound, for a kernel that calls `printf` (see `printf.rs`).
     fn printf_binding(&self) -> Option<u32>;
+    /// How the kernel reaches shared virtual memory, for a kernel that reads pointers from
+    /// `__global` memory or turns pointers into `__global` arguments into integers.
+    fn svm(&self) -> Option<&SvmInterface>;
     /// SPIR-V for one work-group size, the sizes (bytes) of the `__local` pointer arguments and
     /// the buffer arguments that are NULL (those not in [`Kernel::null_tested_args`] change
     /// nothing). Entry point `main`. Errors are internal-compiler-error messages.
     fn specialize(&self, local_size: [u32; 3], local_arg_sizes: &[u32], null_args: &[usize]) -> Result<Vec<u32>, String>;
-    /// The kernel lowered again with its `image2d_t` arguments `args` bound as texel buffers
-    /// (2D images made from buffers, `cl_khr_image2d_from_buffer`), made once per set of
-    /// arguments; `None` when none of `args` is an `image2d_t` argument the kernel reads or
-    /// writes (the kernel itself serves).
-    fn with_buffer_images(&self, args: &[usize]) -> Result<Option<std::sync::Arc<dyn Kernel>>, String>;
+    /// The kernel lowered again for a launch that binds some arguments differently
+    /// ([`Variant`]), made once per variant; `None` where the kernel itself serves (none of
+    /// `variant` applies to it).
+    fn variant(&self, variant: &Variant) -> Result<Option<std::sync::Arc<dyn Kernel>>, String>;
+}
+
+/// Shared virtual memory as a kernel sees it. In shared virtual memory a pointer is the host
+/// address of its byte, in kernels too: the runtime tells a kernel where its SVM arguments
+/// and the context's heaps lie, in a uniform block of `SVM_HEAPS + arguments` pairs of u64 at
+/// binding `block`:
+/// - pair `h < SVM_HEAPS`: the host address range `[start, end)` of heap `h` (0, 0 where the
+///   context has no such heap);
+/// - pair `SVM_HEAPS + n`: for buffer argument `n` set to SVM (`clSetKernelArgSVMPointer`, or
+///   a buffer made on SVM), the host address of its byte 0, else 0; the second word unused.
+///
+/// The whole of heap `h` is bound at each of `heaps[h]` (none where the kernel never reads a
+/// pointer that may point into shared virtual memory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SvmInterface {
+    pub block: u32,
+    pub heaps: Vec<Vec<u32>>,
+}
+
+/// How a launch binds arguments that a kernel must be lowered again for
+/// ([`Kernel::variant`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Variant {
+    /// `image2d_t` arguments that are 2D images made from buffers (`cl_khr_image2d_from_buffer`),
+    /// bound as texel buffers (see [`ArgKind::Image`]).
+    pub buffer_images: Vec<usize>,
+    /// Buffer arguments whose byte 0 lies `shift` bytes past where their binding starts (an SVM
+    /// pointer anywhere in an allocation, where bindings must start at multiples of the
+    /// device's offset alignment), as `(argument, shift)`.
+    pub shifts: Vec<(usize, u32)>,
 }
 
 /// A built program: its kernels and its build log (warnings, or nothing).

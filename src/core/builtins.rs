@@ -2,7 +2,7 @@
 //! memory bandwidth. Ranges they cannot serve (not 16-byte aligned) go to the transfer commands.
 
 use super::device::Device;
-use super::kernel::{plan, Bound, NdRange};
+use super::kernel::{plan, Bound, LaunchMemory, NdRange};
 use super::program::{build_executable, Executable};
 use crate::cl::CLResult;
 use crate::vk::batch::Batch;
@@ -53,7 +53,7 @@ impl Builtins {
                 Bound::Pod(d.first.to_le_bytes().to_vec()),
                 Bound::Pod(count.to_le_bytes().to_vec()),
             ];
-            plan(device, &self.exe, self.copy, &range(count), args, None)?(batch)?;
+            plan(device, &self.exe, self.copy, &range(count), args, LaunchMemory::default())?(batch)?;
         }
         Ok(true)
     }
@@ -72,7 +72,7 @@ impl Builtins {
                 Bound::Pod(count.to_le_bytes().to_vec()),
                 Bound::Pod(value.to_vec()),
             ];
-            plan(device, &self.exe, self.fill, &range(count), args, None)?(batch)?;
+            plan(device, &self.exe, self.fill, &range(count), args, LaunchMemory::default())?(batch)?;
         }
         Ok(true)
     }

@@ -1,6 +1,7 @@
 //! Contexts: a set of devices of the platform, with the application's properties and callbacks.
 
 use super::device::Device;
+use super::svm::Svm;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
 use std::sync::{Arc, Mutex};
@@ -23,12 +24,14 @@ pub struct Context {
     pub properties: Vec<cl_context_properties>,
     pub notify: Option<Callback<ContextCallback>>,
     destructors: Mutex<Vec<Callback<ObjectCallback<cl_context>>>>,
+    /// Shared virtual memory allocated in the context.
+    pub svm: Mutex<Svm>,
 }
 object!(Context, Context, CL_INVALID_CONTEXT);
 
 impl Context {
     pub fn new(devices: Vec<Arc<Device>>, properties: Vec<cl_context_properties>, notify: Option<Callback<ContextCallback>>) -> Arc<Context> {
-        Arc::new(Context { header: Header::new(Kind::Context), devices, properties, notify, destructors: Mutex::default() })
+        Arc::new(Context { header: Header::new(Kind::Context), devices, properties, notify, destructors: Mutex::default(), svm: Mutex::default() })
     }
 
     pub fn has_device(&self, device: &Arc<Device>) -> bool {

@@ -162,6 +162,12 @@ impl Device {
         self.gpu.props.limits()
     }
 
+    /// `CL_DEVICE_SVM_CAPABILITIES`: coarse-grain buffers (`core::svm`), where pointers are
+    /// 8 bytes as the host's are.
+    pub fn svm_capabilities(&self) -> cl_device_svm_capabilities {
+        if self.target.address_bits == 64 { CL_DEVICE_SVM_COARSE_GRAIN_BUFFER } else { 0 }
+    }
+
     /// `CL_DEVICE_IMAGE_SUPPORT`: kernels can write images (see `Target::images`).
     pub fn image_support(&self) -> bool {
         self.target.images

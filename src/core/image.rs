@@ -350,6 +350,7 @@ impl Mem {
             buffer: vk_buffer,
             image: Some(Image { format, desc, texels }),
             base,
+            svm: false,
             maps: Mutex::default(),
             host_import: Default::default(),
             destructors: Mutex::default(),

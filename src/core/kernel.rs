@@ -21,6 +21,9 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 #[derive(Clone)]
 pub enum ArgValue {
     Buffer(Option<Weak<Mem>>),
+    /// An SVM pointer: a buffer object over its allocation's bytes from it on (the kernel
+    /// keeps it: an SVM argument is no memory object the application releases).
+    Svm(Arc<Mem>),
     Image(Weak<Mem>),
     Local(u32),
     Pod(Vec<u8>),
@@ -84,7 +87,7 @@ impl Kernel {
             if compiled.args().iter().any(|a| matches!(a.kind, ArgKind::Local { .. })) {
                 continue;
             }
-            let _ = pipeline(device, exe, compiled, (*k, local, Vec::new(), Vec::new(), Vec::new()));
+            let _ = pipeline(device, exe, compiled, (*k, local, Vec::new(), Vec::new(), compiler::Variant::default()));
         }
     }
 
@@ -140,12 +143,14 @@ impl Kernel {
         // The buffers and images as they are now, kept by the command until it completes:
         // later clSetKernelArg or clReleaseMemObject calls must not free them early.
         let mut keep: Vec<Arc<Mem>> = Vec::new();
-        let mut bind = |weak: &Weak<Mem>| {
-            let m = live_mem(weak)?;
+        let mut bind = |m: Arc<Mem>| {
             let b = m.buf()?;
-            // A sub-buffer's binding stays inside it; a buffer's may take its padding.
-            let capacity = if m.parent.is_some() { m.base + m.size as u64 } else { b.size };
-            let bound = Bound::Buffer { raw: b.raw, capacity, offset: m.base, size: m.size as u64 };
+            // A sub-buffer's binding stays inside it; a buffer's may take its padding, and
+            // one in shared virtual memory all the rest of its heap, as one address space
+            // allows (the CTS reaches past a sub-buffer of SVM into its parent).
+            let capacity = if m.parent.is_some() && !m.svm { m.base + m.size as u64 } else { b.size };
+            let size = if m.svm { capacity - m.base } else { m.size as u64 };
+            let bound = Bound::Buffer { raw: b.raw, capacity, offset: m.base, size };
             keep.push(m);
             Ok(bound)
         };
@@ -165,7 +170,8 @@ impl Kernel {
         };
         let kinds = self.info().args().iter().map(|a| &a.kind);
         let args = values.iter().zip(kinds).map(|(v, kind)| match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
-            ArgValue::Buffer(Some(weak)) => bind(weak),
+            ArgValue::Buffer(Some(weak)) => bind(live_mem(weak)?),
+            ArgValue::Svm(m) => bind(m.clone()),
             ArgValue::Buffer(None) => Ok(Bound::Null),
             ArgValue::Image(weak) => bind_image(weak, kind),
             ArgValue::Local(n) => Ok(Bound::Local(*n)),
@@ -177,8 +183,17 @@ impl Kernel {
         if range.global.contains(&0) {
             return Ok(Box::new(|_| Ok(None)));
         }
-        let globals = self.globals.get(i).cloned().flatten();
-        let work = plan(device, &exe, k, range, args, globals)?;
+        let mut memory = LaunchMemory { globals: self.globals.get(i).cloned().flatten(), ..LaunchMemory::default() };
+        if self.info().svm().is_some() {
+            memory.heaps = self.program.context.svm.lock().unwrap_or_else(|e| e.into_inner()).heaps();
+            let svm_arg = |v: &Option<ArgValue>| match v {
+                Some(ArgValue::Svm(m)) => m.svm_address(),
+                Some(ArgValue::Buffer(Some(weak))) => weak.upgrade().map_or(0, |m| m.svm_address()),
+                _ => 0,
+            };
+            memory.svm_args = values.iter().map(svm_arg).collect();
+        }
+        let work = plan(device, &exe, k, range, args, memory)?;
         let kernel = self.clone();
         Ok(Box::new(move |batch| {
             batch.keep((kernel, keep, images));
@@ -192,6 +207,17 @@ impl Kernel {
 fn live_mem(weak: &Weak<Mem>) -> CLResult<Arc<Mem>> {
     use crate::cl::object::Object;
     weak.upgrade().filter(|m| m.header().ref_count() > 0).ok_or(CL_INVALID_KERNEL_ARGS)
+}
+
+/// What a launch binds besides its arguments (see `compiler::Kernel`): the program object's
+/// buffer of `__global` variables, if it has one, and shared virtual memory: the context's
+/// heaps with their host addresses, and the host address of each argument that is SVM (0 for
+/// the others).
+#[derive(Default)]
+pub struct LaunchMemory {
+    pub globals: Option<Arc<Buffer>>,
+    pub heaps: Vec<(Arc<Buffer>, usize)>,
+    pub svm_args: Vec<u64>,
 }
 
 /// A kernel argument resolved for one launch. The caller keeps bound buffers and images alive
@@ -228,19 +254,26 @@ fn put(push: &mut [u8], pod_uniform: &mut Option<(u32, Vec<u8>)>, uniform: bool,
     }
 }
 
-/// The dispatch of kernel `k` of `exe` over `range` with `args`: pipeline, descriptors and push
-/// constants resolved now, recorded when the command's turn comes.
-/// `globals`: the program object's buffer of `__global` variables, if it has one.
-pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>, globals: Option<Arc<Buffer>>) -> CLResult<Work> {
+/// The dispatch of kernel `k` of `exe` over `range` with `args` and `memory`: pipeline,
+/// descriptors and push constants resolved now, recorded when the command's turn comes.
+pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>, memory: LaunchMemory) -> CLResult<Work> {
     let base = exe.program.kernels[k].clone();
     // 2D images made from buffers are texel buffers: a variant of the kernel binds them so.
     let from_buffer = |i: &usize| matches!(args[*i], Bound::Image { resource: Resource::Texels(_), .. }) && matches!(base.args()[*i].kind, ArgKind::Image { dim: ImageDim::D2, .. });
     let buffer_images: Vec<usize> = (0..args.len()).filter(from_buffer).collect();
-    let compiled = base.with_buffer_images(&buffer_images).map_err(|_| CL_OUT_OF_RESOURCES)?.unwrap_or(base);
+    // A buffer (an SVM pointer) whose start is not aligned as bindings must be is bound from
+    // the aligned byte below it: a variant of the kernel adds the difference.
+    let shift = |(n, a): (usize, &Bound)| match (a, &base.args()[n].kind) {
+        (Bound::Buffer { offset, .. }, ArgKind::Buffer { descriptor, .. }) => Some((n, (offset % binding_alignment(device, *descriptor)) as u32)).filter(|(_, s)| *s != 0),
+        _ => None,
+    };
+    let shifts: Vec<(usize, u32)> = args.iter().enumerate().filter_map(shift).collect();
+    let variant = compiler::Variant { buffer_images, shifts };
+    let compiled = base.variant(&variant).map_err(|_| CL_OUT_OF_RESOURCES)?.unwrap_or(base);
     let local_sizes: Vec<u32> = args.iter().filter_map(|a| if let Bound::Local(n) = a { Some(*n) } else { None }).collect();
     // Only the NULL arguments the kernel compares with NULL need a pipeline of their own.
     let null_args: Vec<usize> = (0..args.len()).filter(|i| matches!(args[*i], Bound::Null) && compiled.null_tested_args().contains(i)).collect();
-    let key = (k, range.local.map(|l| l as u32), local_sizes, null_args, buffer_images);
+    let key = (k, range.local.map(|l| l as u32), local_sizes, null_args, variant);
     let pipeline = pipeline(device, exe, &compiled, key)?;
     let mut descriptors = Vec::new();
     let mut keep: Vec<Arc<Buffer>> = Vec::new();
@@ -260,6 +293,8 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         match (&arg.kind, value) {
             (ArgKind::Buffer { bindings, descriptor }, Bound::Buffer { raw, capacity, offset, size }) => {
                 let uniform = *descriptor == DescriptorKind::Uniform;
+                let shift = offset % binding_alignment(device, *descriptor);
+                let (offset, size) = (offset - shift, size + shift);
                 let range = bound_range(device, capacity - offset, size, uniform)?;
                 descriptors.extend(bindings.iter().map(|&b| pipeline::Bound::buffer(Binding::buffer(b, uniform), raw, offset, range)));
             }
@@ -280,7 +315,10 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         descriptors.push(pipeline::Bound::buffer(Binding::buffer(*binding, *uniform), buffer.raw, 0, buffer.size));
         keep.push(buffer.clone());
     }
-    if let Some(g) = globals.filter(|_| !compiled.globals_bindings().is_empty()) {
+    if let Some(svm) = compiled.svm() {
+        bind_svm(device, svm, &memory, &mut descriptors, &mut keep)?;
+    }
+    if let Some(g) = memory.globals.filter(|_| !compiled.globals_bindings().is_empty()) {
         for &binding in compiled.globals_bindings() {
             descriptors.push(pipeline::Bound::buffer(Binding::buffer(binding, false), g.raw, 0, g.size));
         }
@@ -309,6 +347,26 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         batch.keep((pipeline, keep));
         Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
     }))
+}
+
+/// Binds shared virtual memory as `svm` says: the block of heap ranges and argument
+/// addresses, and each heap whole (a small buffer where the context has no such heap).
+fn bind_svm(device: &Device, svm: &compiler::SvmInterface, memory: &LaunchMemory, descriptors: &mut Vec<pipeline::Bound>, keep: &mut Vec<Arc<Buffer>>) -> CLResult<()> {
+    let heaps = memory.heaps.iter().map(|(b, base)| [*base as u64, *base as u64 + b.size]);
+    let pairs = heaps.chain(std::iter::repeat([0, 0])).take(compiler::SVM_HEAPS).chain(memory.svm_args.iter().map(|&a| [a, 0]));
+    let block: Vec<u8> = pairs.flatten().flat_map(u64::to_le_bytes).collect();
+    let block = upload(device, &block)?;
+    descriptors.push(pipeline::Bound::buffer(Binding::buffer(svm.block, true), block.raw, 0, block.size));
+    keep.push(block);
+    for (h, bindings) in svm.heaps.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
+        let heap = match memory.heaps.get(h) {
+            Some((b, _)) => b.clone(),
+            None => upload(device, &[0u8; 16])?,
+        };
+        descriptors.extend(bindings.iter().map(|&b| pipeline::Bound::buffer(Binding::buffer(b, false), heap.raw, 0, heap.size)));
+        keep.push(heap);
+    }
+    Ok(())
 }
 
 /// Program-scope `__constant` data of kernel `k`, uploaded once per executable.
@@ -384,6 +442,13 @@ fn write_launch_block(push: &mut [u8], r: &NdRange) {
     }
 }
 
+/// The alignment a binding's offset must have.
+fn binding_alignment(device: &Device, descriptor: DescriptorKind) -> u64 {
+    let l = device.limits();
+    let align = if descriptor == DescriptorKind::Uniform { l.min_uniform_buffer_offset_alignment } else { l.min_storage_buffer_offset_alignment };
+    align.max(1)
+}
+
 /// Descriptor ranges are bounded by the device's limits; a larger buffer is bound up to them.
 /// Binds whole words (a kernel reads a 2-byte buffer as one word). A storage buffer larger than
 /// the device's descriptor range cannot be bound whole: the launch fails rather than let the
@@ -416,6 +481,10 @@ fn bindings_of(k: &dyn compiler::Kernel) -> Vec<Binding> {
     out.extend(k.globals_bindings().iter().map(|&binding| Binding::buffer(binding, false)));
     out.extend(k.pod_uniform().map(|(b, _)| Binding::buffer(b, true)));
     out.extend(k.printf_binding().map(|binding| Binding::buffer(binding, false)));
+    if let Some(svm) = k.svm() {
+        out.push(Binding::buffer(svm.block, true));
+        out.extend(svm.heaps.iter().flatten().map(|&binding| Binding::buffer(binding, false)));
+    }
     out
 }
 

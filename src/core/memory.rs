@@ -46,6 +46,8 @@ pub struct Mem {
     pub image: Option<Image>,
     /// Offset of this object's first byte in `buffer`.
     pub base: u64,
+    /// Over shared virtual memory (`over_svm`): its host address is its bytes' own.
+    pub svm: bool,
     pub(super) maps: Mutex<Vec<Mapping>>,
     /// The `host_ptr` memory imported for the copy engines at the first blocking map (see
     /// [`Mem::map_by_engine`]), with `host_ptr`'s offset in it; `None` where it cannot be.
@@ -169,6 +171,7 @@ impl Mem {
             buffer: Some(buffer),
             image: None,
             base: 0,
+            svm: false,
             maps: Mutex::default(),
             host_import: OnceLock::new(),
             destructors: Mutex::default(),
@@ -189,10 +192,50 @@ impl Mem {
             buffer: parent.buffer.clone(),
             image: None,
             base: parent.base + origin as u64,
+            svm: parent.svm,
             maps: Mutex::default(),
             host_import: OnceLock::new(),
             destructors: Mutex::default(),
         })
+    }
+
+    /// A buffer object with `flags` over `size` bytes of SVM at `place` (`core::svm`): a
+    /// buffer the application makes on an SVM pointer, or how SVM pointers reach the commands
+    /// and kernel arguments of buffers. It has no host pointer of its own: its bytes are mapped
+    /// where the application sees them. A kernel may reach past its end, into the rest of the
+    /// heap, as one address space allows.
+    pub fn over_svm(context: Arc<Context>, flags: cl_mem_flags, place: &super::svm::Place, size: usize, properties: Vec<cl_mem_properties>) -> Arc<Mem> {
+        Arc::new(Mem {
+            header: Header::new(Kind::Mem),
+            context,
+            flags,
+            size,
+            host_ptr: std::ptr::null_mut(),
+            properties,
+            parent: None,
+            origin: 0,
+            buffer: Some(place.buffer.clone()),
+            image: None,
+            base: place.offset,
+            svm: true,
+            maps: Mutex::default(),
+            host_import: OnceLock::new(),
+            destructors: Mutex::default(),
+        })
+    }
+
+    /// The host address of the first byte of a buffer over shared virtual memory, which
+    /// kernels see as its address too; 0 for other buffers.
+    pub fn svm_address(&self) -> u64 {
+        let mapped = self.buffer.as_ref().filter(|_| self.svm).and_then(|b| b.mapped());
+        mapped.map_or(0, |p| p.as_ptr() as u64 + self.base)
+    }
+
+    /// `CL_MEM_HOST_PTR`: the application's pointer, which for a buffer on SVM is its bytes'
+    /// own address (not kept in `host_ptr`, which would make maps copy onto themselves).
+    pub fn app_host_ptr(&self) -> *mut c_void {
+        let mapped = || self.buffer.as_ref().and_then(|b| b.mapped()).map_or(std::ptr::null_mut(), |p| p.as_ptr().wrapping_add(self.base as usize).cast());
+        if self.svm && self.flags & CL_MEM_USE_HOST_PTR != 0 { mapped() } else { self.host_ptr }
     }
 
     /// The Vulkan buffer behind a buffer (the API passes images elsewhere).
@@ -438,7 +481,7 @@ impl Mem {
         let gpu = &device.gpu;
         let engine = gpu.copy_engine.as_ref()?;
         let buffer = self.buffer.as_ref()?;
-        if flags & CL_MAP_READ == 0 || buffer.host_cached() {
+        if flags & CL_MAP_READ == 0 || buffer.host_cached() || self.svm {
             return None;
         }
         let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
@@ -472,9 +515,10 @@ impl Mem {
         let write = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         let invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
         // Reads of uncached mappings (a GPU's VRAM seen through the BAR) crawl: map those for
-        // reading through cached staging memory; writes go straight to the mapping.
+        // reading through cached staging memory; writes go straight to the mapping. A buffer
+        // in shared virtual memory maps at its SVM address, as the specification requires.
         let buffer = self.buf()?;
-        let slow_reads = flags & CL_MAP_READ != 0 && !buffer.host_cached();
+        let slow_reads = flags & CL_MAP_READ != 0 && !buffer.host_cached() && !self.svm;
         let direct = self.host_ptr.is_null() && buffer.mapped().is_some() && !slow_reads;
         let staging_buf = if direct { None } else { Some(staging(device, size, Placement::Readback)?) };
         let ptr = match (&staging_buf, self.host_ptr.is_null()) {

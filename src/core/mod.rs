@@ -12,3 +12,4 @@ pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod sampler;
+pub mod svm;

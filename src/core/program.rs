@@ -46,7 +46,7 @@ pub struct Build {
 /// Pipelines are specialised per (kernel index, local size, `__local` argument sizes, NULL
 /// buffer arguments the kernel compares with NULL, image arguments that are 2D images made
 /// from buffers).
-pub type PipelineKey = (usize, [u32; 3], Vec<u32>, Vec<usize>, Vec<usize>);
+pub type PipelineKey = (usize, [u32; 3], Vec<u32>, Vec<usize>, compiler::Variant);
 
 /// A program built for one device. It is shared by every program object built from the same text
 /// and options on that device, and so are the pipelines specialised from its kernels.

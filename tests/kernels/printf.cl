@@ -16,16 +16,16 @@ kernel void vectors(global const int4 *i, global const uchar8 *c, global const s
     printf("%v4hld|%#v8hhx|%+v2hd|%v2ld|%.2v4hlf|%v16hlu|%v3hle\n", i[0], c[0], s[0], l[0], f[0], u[0], f[0].xyz);
 }
 
-kernel void pointers(global int *g, global uint *addr) {
+kernel void pointers(global int *g, global ulong *addr) {
     local int l[4];
     int p[2];
     l[get_local_id(0)] = g[0];
     p[0] = g[1];
     p[1] = l[0];
-    addr[0] = (uint)(uintptr_t)g;
-    addr[1] = (uint)(uintptr_t)(g + 3);
-    addr[2] = (uint)(uintptr_t)&l[1];
-    addr[3] = (uint)(uintptr_t)&p[1];
+    addr[0] = (uintptr_t)g;
+    addr[1] = (uintptr_t)(g + 3);
+    addr[2] = (uintptr_t)&l[1];
+    addr[3] = (uintptr_t)&p[1];
     printf("%p|%p|%p|%p|%p\n", g, g + 3, &l[1], &p[1], (global int *)0);
     g[2] = p[0] + p[1];
 }

@@ -5,7 +5,7 @@
 //! words beside the value arguments) and samplers (a value word).
 
 use super::builder::{intern, scalar_ty, FnBuilder};
-use crate::compiler::{ArgKind, DescriptorKind, ImageAccess, ImageDim, DESCRIPTOR_SET, IMAGE_INFO_WORDS, LAUNCH_BLOCK_SIZE};
+use crate::compiler::{ArgKind, DescriptorKind, ImageAccess, ImageDim, SvmInterface, DESCRIPTOR_SET, IMAGE_INFO_WORDS, LAUNCH_BLOCK_SIZE, SVM_HEAPS};
 use naga::{
     AddressSpace, ArraySize, Block, Expression, Function, GlobalVariable, Handle, MemoryDecorations, Module,
     Override, ResourceBinding, Scalar, Span, Statement, StorageAccess, StructMember, Type, TypeInner,
@@ -141,6 +141,16 @@ pub struct Abi {
     /// The buffer arguments the kernel compares with NULL, each with its `null_arg_{n}`
     /// override.
     pub null_args: Vec<(usize, Handle<Override>)>,
+    /// How the kernel reaches shared virtual memory, once it does.
+    svm: Option<Svm>,
+}
+
+/// Shared virtual memory in a kernel (see [`SvmInterface`]): the uniform block of heap ranges
+/// and argument addresses, its binding, and the params of the heaps.
+struct Svm {
+    block: Handle<GlobalVariable>,
+    binding: u32,
+    heaps: [usize; SVM_HEAPS],
 }
 
 fn align_up(v: u32, a: u32) -> u32 {
@@ -221,7 +231,7 @@ impl Abi {
             Span::UNDEFINED,
         );
         let num_args = params.len();
-        let mut abi = Abi { params, num_args, next_binding: 0, push, pod_uniform: None, push_size, local_size, null_args: Vec::new() };
+        let mut abi = Abi { params, num_args, next_binding: 0, push, pod_uniform: None, push_size, local_size, null_args: Vec::new(), svm: None };
         if !uniform_members.is_empty() {
             let size = align_up(uniform_end, 16);
             let ty = intern(module, TypeInner::Struct { members: uniform_members, span: size });
@@ -367,14 +377,68 @@ impl Abi {
     /// Adds a read-only buffer for `__constant` data uploaded by the runtime; returns its
     /// index among the params.
     pub fn add_constant_block(&mut self) -> usize {
-        self.params.push(Param::Buffer { read_only: true, views: Vec::new(), bindings: Vec::new() });
-        self.params.len() - 1
+        self.add_buffer(true)
     }
 
     /// Declares the program's buffer of program-scope `__global` variables; its param index.
     pub fn add_globals_block(&mut self) -> usize {
-        self.params.push(Param::Buffer { read_only: false, views: Vec::new(), bindings: Vec::new() });
+        self.add_buffer(false)
+    }
+
+    /// A buffer of the kernel's own beside its arguments; its param index.
+    fn add_buffer(&mut self, read_only: bool) -> usize {
+        self.params.push(Param::Buffer { read_only, views: Vec::new(), bindings: Vec::new() });
         self.params.len() - 1
+    }
+
+    /// The params of the shared virtual memory heaps, declared with the block of their
+    /// ranges on first use.
+    pub fn heaps(&mut self, module: &mut Module) -> [usize; SVM_HEAPS] {
+        self.svm(module).heaps
+    }
+
+    /// The heap that param `index` is, if one.
+    pub fn heap_of(&self, index: usize) -> Option<u32> {
+        self.svm.as_ref()?.heaps.iter().position(|&h| h == index).map(|h| h as u32)
+    }
+
+    /// Whether buffer param `index` may be shared virtual memory: a buffer argument, or a heap.
+    pub fn may_be_svm(&self, index: usize) -> bool {
+        (index < self.num_args && matches!(self.params.get(index), Some(Param::Buffer { .. }))) || self.heap_of(index).is_some()
+    }
+
+    /// The u64 host address where the bytes of buffer param `index` start when it is shared
+    /// virtual memory (0 for an argument that is not; see [`Abi::may_be_svm`]), and the end of
+    /// a heap's (none for an argument).
+    pub fn svm_range(&mut self, module: &mut Module, b: &mut FnBuilder, index: usize) -> (Handle<Expression>, Option<Handle<Expression>>) {
+        let heap = self.heap_of(index);
+        let block = self.svm(module).block;
+        let pair = heap.unwrap_or(SVM_HEAPS as u32 + index as u32);
+        let block = b.expr(Expression::GlobalVariable(block));
+        let k = b.u32(pair);
+        let pair = b.index(block, k);
+        let pair = b.load(pair);
+        let word = |b: &mut FnBuilder, i| b.expr(Expression::AccessIndex { base: pair, index: i });
+        (word(b, 0), heap.map(|_| word(b, 1)))
+    }
+
+    fn svm(&mut self, module: &mut Module) -> &Svm {
+        if self.svm.is_none() {
+            let pair = intern(module, TypeInner::Vector { size: naga::VectorSize::Bi, scalar: Scalar::U64 });
+            let count = std::num::NonZeroU32::MIN.saturating_add((SVM_HEAPS + self.num_args) as u32 - 1);
+            let ty = intern(module, TypeInner::Array { base: pair, size: ArraySize::Constant(count), stride: 16 });
+            let binding = self.take_binding();
+            let block = resource(module, "svm", AddressSpace::Uniform, binding, ty);
+            let heaps = [(); SVM_HEAPS].map(|_| self.add_buffer(false));
+            self.svm = Some(Svm { block, binding, heaps });
+        }
+        self.svm.as_ref().expect("made above")
+    }
+
+    /// The shared virtual memory interface for the runtime, for a kernel that has one.
+    pub fn svm_interface(&self) -> Option<SvmInterface> {
+        let svm = self.svm.as_ref()?;
+        Some(SvmInterface { block: svm.binding, heaps: svm.heaps.iter().map(|&h| self.bindings(h).to_vec()).collect() })
     }
 
     /// Declares the printf buffer (`array<atomic<u32>>`, see `compiler/printf.rs`); the
@@ -395,9 +459,11 @@ impl Abi {
         }
     }
 
-    /// True when one buffer argument is seen through several views (needs `Aliased`).
+    /// True when one buffer argument is seen through several views, or a heap's view may
+    /// see an argument's bytes (needs `Aliased`).
     pub fn has_aliased_views(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, Param::Buffer { views, .. } if views.len() > 1))
+        let heaps = self.svm.as_ref().is_some_and(|s| s.heaps.iter().any(|&h| !self.bindings(h).is_empty()));
+        heaps || self.params.iter().any(|p| matches!(p, Param::Buffer { views, .. } if views.len() > 1))
     }
 
     /// Reflection: how the runtime passes each argument.

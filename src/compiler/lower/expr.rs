@@ -47,8 +47,7 @@ impl Ctx<'_> {
         if e.ty.is_pointer() {
             // A pointer as a value (a member of an aggregate being built): its integer.
             let p = self.eval_ptr(e)?;
-            let v = self.encode_ptr(p, loc)?;
-            return Ok(self.to_held(v).0);
+            return self.encode_ptr(p, loc);
         }
         Ok(match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, &e.ty, loc)?,
@@ -105,7 +104,8 @@ impl Ctx<'_> {
             ExprKind::PtrToInt(p) => {
                 let ptr = self.eval_ptr(p)?;
                 let v = self.ptr_to_int(ptr, loc)?;
-                self.convert(v, &T::Scalar(S::UInt), &e.ty, false, loc)?
+                let held = self.held_ty();
+                self.convert(v, &held, &e.ty, false, loc)?
             }
             ExprKind::Bitcast(v) if e.ty.width() != v.ty.width() || self.program.types.size_of(&e.ty) != self.program.types.size_of(&v.ty) => {
                 // Different shapes (as_uint(char4), as_double(int2)...): through memory words.

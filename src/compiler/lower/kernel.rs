@@ -5,8 +5,8 @@
 use super::abi::{self, Abi};
 use super::arena::{self, LocalArena};
 use super::LowerOptions;
-use crate::compiler::sema::model::{FuncId, Program, Type};
-use crate::compiler::{spirv, ArgKind, ConstantData, ImageDim, Kernel, KernelArg, KernelAttributes, Target};
+use crate::compiler::sema::model::{FuncId, Program};
+use crate::compiler::{spirv, ArgKind, ConstantData, ImageDim, Kernel, KernelArg, KernelAttributes, Target, Variant};
 use naga::{EntryPoint, Expression, Module, ShaderStage, Span};
 use std::sync::{Arc, Mutex};
 
@@ -28,6 +28,7 @@ pub struct CompiledKernel {
     pub local_arena: Option<LocalArena>,
     /// Where the program's buffer of `__global` variables is bound (none if unused).
     pub globals_bindings: Vec<u32>,
+    pub svm: Option<crate::compiler::SvmInterface>,
     /// Where the printf buffer is bound (none if the kernel never calls printf).
     pub printf_binding: Option<u32>,
     /// How its SPIR-V is finished after naga's writer.
@@ -38,23 +39,18 @@ pub struct CompiledKernel {
     pub variants: Variants,
 }
 
-/// The variants of a kernel whose `image2d_t` arguments may be 2D images made from buffers,
-/// bound as texel buffers (`Kernel::with_buffer_images`): lowered again from the analysed
-/// program when first launched so, one per set of such arguments.
+/// The variants of a kernel (`Kernel::variant`): lowered again from the analysed program
+/// when first launched so, one per variant.
 #[derive(Debug, Default)]
 pub struct Variants {
     source: Option<(Arc<Program>, FuncId, Target, LowerOptions)>,
-    made: Mutex<Vec<(Vec<usize>, Arc<CompiledKernel>)>>,
+    made: Mutex<Vec<(Variant, Arc<CompiledKernel>)>>,
 }
 
 impl Variants {
-    /// What kernel `id` of `program` needs to make its variants: nothing without an
-    /// `image2d_t` parameter.
+    /// What kernel `id` of `program` needs to make its variants.
     pub fn of(program: &Arc<Program>, id: FuncId, target: &Target, options: LowerOptions) -> Variants {
-        let Some(func) = program.function(id) else { return Variants::default() };
-        let has_2d = func.params.iter().any(|p| matches!(func.locals.get(p.local.0 as usize).map(|l| &l.ty), Some(Type::Image(ImageDim::D2, _))));
-        let source = has_2d.then(|| (program.clone(), id, target.clone(), options));
-        Variants { source, made: Mutex::default() }
+        Variants { source: Some((program.clone(), id, target.clone(), options)), made: Mutex::default() }
     }
 }
 
@@ -142,6 +138,10 @@ impl Kernel for CompiledKernel {
     fn globals_bindings(&self) -> &[u32] {
         &self.globals_bindings
     }
+
+    fn svm(&self) -> Option<&crate::compiler::SvmInterface> {
+        self.svm.as_ref()
+    }
     fn printf_binding(&self) -> Option<u32> {
         self.printf_binding
     }
@@ -178,12 +178,18 @@ impl Kernel for CompiledKernel {
         }
         crate::compiler::stack::run(|| spirv::write(&self.module, &self.info, &constants, &self.finish)).and_then(|words| words)
     }
-    fn with_buffer_images(&self, args: &[usize]) -> Result<Option<Arc<dyn Kernel>>, String> {
+    fn variant(&self, variant: &Variant) -> Result<Option<Arc<dyn Kernel>>, String> {
         let is_2d = |n: &usize| matches!(self.args.get(*n).map(|a| &a.kind), Some(ArgKind::Image { dim: ImageDim::D2, .. }));
-        let mut key: Vec<usize> = args.iter().copied().filter(is_2d).collect();
-        key.sort_unstable();
-        key.dedup();
-        let Some((program, id, target, options)) = self.variants.source.as_ref().filter(|_| !key.is_empty()) else { return Ok(None) };
+        let is_buffer = |n: usize| matches!(self.args.get(n).map(|a| &a.kind), Some(ArgKind::Buffer { .. }));
+        let mut key = Variant {
+            buffer_images: variant.buffer_images.iter().copied().filter(is_2d).collect(),
+            shifts: variant.shifts.iter().copied().filter(|&(n, shift)| shift != 0 && is_buffer(n)).collect(),
+        };
+        key.buffer_images.sort_unstable();
+        key.buffer_images.dedup();
+        key.shifts.sort_unstable();
+        key.shifts.dedup_by_key(|(n, _)| *n);
+        let Some((program, id, target, options)) = self.variants.source.as_ref().filter(|_| key != Variant::default()) else { return Ok(None) };
         let mut made = self.variants.made.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, k)) = made.iter().find(|(a, _)| *a == key) {
             return Ok(Some(k.clone() as Arc<dyn Kernel>));

@@ -40,9 +40,19 @@ impl Ctx<'_> {
     /// Pointer to the word holding byte `byte`, and the bit shift of that byte in it. For a
     /// buffer, `atomic` chooses the atomic view.
     fn word_at(&mut self, base: Words, byte: H, atomic: bool, loc: Loc) -> R<(H, H)> {
-        let view = match base {
-            Words::Buffer(arg) => self.word_view(arg, atomic, loc)?,
-            Words::Var { ptr, .. } => ptr,
+        let (view, byte) = match base {
+            Words::Buffer(arg) => {
+                let view = self.word_view(arg, atomic, loc)?;
+                // Byte 0 of a shifted argument lies past its binding's start.
+                match self.shift_of(arg) {
+                    0 => (view, byte),
+                    shift => {
+                        let shift = self.b.u32(shift);
+                        (view, self.b.binary(B::Add, byte, shift))
+                    }
+                }
+            }
+            Words::Var { ptr, .. } => (ptr, byte),
         };
         let two = self.b.u32(2);
         let index = self.b.binary(B::ShiftRight, byte, two);

@@ -39,7 +39,7 @@ mod collective;
 
 use crate::compiler::sema::model::{self, FuncId, Program};
 use crate::compiler::source::Loc;
-use crate::compiler::{AddressQualifier, KernelArg, Target};
+use crate::compiler::{AddressQualifier, KernelArg, Target, Variant};
 use abi::{Abi, ParamDecl, PodField};
 use builder::FnBuilder;
 use kernel::CompiledKernel;
@@ -93,17 +93,16 @@ pub fn lower_program(program: &Arc<Program>, target: &Target, options: LowerOpti
     program
         .kernels()
         .map(|(id, _)| {
-            let mut k = lower_kernel(program, id, target, options, &[])?;
+            let mut k = lower_kernel(program, id, target, options, &Variant::default())?;
             k.variants = kernel::Variants::of(program, id, target, options);
             Ok(k)
         })
         .collect()
 }
 
-/// Lowers kernel `id` again with its `image2d_t` arguments `buffer_images` bound as texel
-/// buffers (see `Kernel::with_buffer_images`).
-pub(crate) fn lower_variant(program: &Program, id: FuncId, target: &Target, options: LowerOptions, buffer_images: &[usize]) -> Result<CompiledKernel, String> {
-    lower_kernel(program, id, target, options, buffer_images).map_err(|e| format!("internal compiler error: {}", e.message))
+/// Lowers kernel `id` again for `variant` (see `Kernel::variant`).
+pub(crate) fn lower_variant(program: &Program, id: FuncId, target: &Target, options: LowerOptions, variant: &Variant) -> Result<CompiledKernel, String> {
+    lower_kernel(program, id, target, options, variant).map_err(|e| format!("internal compiler error: {}", e.message))
 }
 
 /// A local of the function instance being lowered.
@@ -194,15 +193,17 @@ struct Ctx<'p> {
     printf_buffer: Option<(Handle<GlobalVariable>, u32)>,
     /// The helpers lowered as functions of their own, per shape of call (`outline.rs`).
     outlined: Vec<(outline::Shape, Handle<naga::Function>)>,
+    /// Buffer arguments whose byte 0 lies past their binding's start (`Variant::shifts`).
+    shifts: Vec<(usize, u32)>,
 }
 
-fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions, buffer_images: &[usize]) -> R<CompiledKernel> {
+fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOptions, variant: &Variant) -> R<CompiledKernel> {
     let func = program.function(id).ok_or_else(|| LowerError::new(Loc::default(), "internal: no kernel"))?;
     let mut module = Module::default();
     let mut types = TypeMap::default();
     let points_to = PointsTo::of_kernel(program, id);
     let local_atomics = LocalAtomics::of(&points_to);
-    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args(target.int64_atomics), buffer_images)?;
+    let decls = param_decls(program, func, &mut module, &mut types, local_atomics.args(target.int64_atomics), &variant.buffer_images)?;
     let abi = Abi::new(&mut module, &decls, target.max_push_constants_size);
     let workitem = WorkItem::new(&mut module);
     let mut b = FnBuilder::new("main");
@@ -232,6 +233,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         printf_buffer: None,
         collective_scratch: HashMap::new(),
         outlined: Vec::new(),
+        shifts: variant.shifts.clone(),
     };
     cx.kernel_body(id)?;
     cx.abi.bind_unused_images();
@@ -280,6 +282,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         null_tested_args: abi.null_args.iter().map(|(n, _)| *n).collect(),
         local_arena,
         globals_bindings,
+        svm: abi.svm_interface(),
         printf_binding,
         variants: kernel::Variants::default(),
         finish: crate::compiler::spirv::Finish {

@@ -324,14 +324,28 @@ impl Ctx<'_> {
         }
     }
 
-    /// The buffer argument and view type of a pointer into 8/16-bit buffer data.
+    /// The buffer argument and view type of a pointer into 8/16-bit buffer data, or into a
+    /// buffer whose shift is no multiple of the view's size: both are read as words.
     fn narrow_buffer(&self, ptr: &Ptr) -> Option<(usize, T)> {
         match (ptr.root, &ptr.view) {
             (Root::Buffer(arg), Some(view)) if super::types::has_narrow(&self.program.types, view) && !self.native16(view) => {
                 Some((arg, view.clone()))
             }
+            (Root::Buffer(arg), Some(view)) if !self.shift_fits(arg, view) => Some((arg, view.clone())),
             _ => None,
         }
+    }
+
+    /// The bytes between buffer param `arg`'s binding and its byte 0 (`Variant::shifts`).
+    pub(super) fn shift_of(&self, arg: usize) -> u32 {
+        self.shifts.iter().find(|(n, _)| *n == arg).map_or(0, |&(_, shift)| shift)
+    }
+
+    /// Whether buffer param `arg` can be viewed as an array of `view`: its shift is a whole
+    /// number of them.
+    pub(super) fn shift_fits(&self, arg: usize, view: &T) -> bool {
+        let size = self.program.types.size_of(view).max(1);
+        u64::from(self.shift_of(arg)).is_multiple_of(size)
     }
 
     /// True for 16-bit scalars and 2-4 vectors the target can keep in 16-bit storage views.
@@ -348,14 +362,27 @@ impl Ctx<'_> {
 
     /// The naga pointer expression of `ptr`.
     pub(super) fn materialize(&mut self, ptr: &Ptr, loc: Loc) -> R<Handle<Expression>> {
-        let mut e = match ptr.root {
+        let e = match ptr.root {
             Root::Local(v) => self.b.expr(Expression::LocalVariable(v)),
             Root::Arg(k) => self.b.expr(Expression::FunctionArgument(k)),
             Root::Global(g) => self.b.expr(Expression::GlobalVariable(g)),
             Root::Buffer(arg) => {
                 let elem = ptr.view.clone().ok_or_else(|| LowerError::new(loc, "internal: buffer pointer without a view"))?;
                 let g = self.view(arg, &elem, loc)?;
-                self.b.expr(Expression::GlobalVariable(g))
+                let view = self.b.expr(Expression::GlobalVariable(g));
+                let shift = self.shift_of(arg);
+                if shift == 0 {
+                    view
+                } else {
+                    // Byte 0 lies `shift` bytes, a whole number of elements, into the binding.
+                    let Some((Step::Index(first), rest)) = ptr.steps.split_first() else {
+                        return Err(LowerError::new(loc, "internal: buffer pointer without an element index"));
+                    };
+                    let k = self.b.u32(shift / self.program.types.size_of(&elem).max(1) as u32);
+                    let first = self.b.binary(B::Add, *first, k);
+                    let shifted = Ptr { steps: [Step::Index(first)].into_iter().chain(rest.iter().copied()).collect(), ..ptr.clone() };
+                    return self.materialize_from(view, &shifted);
+                }
             }
             Root::PtrVar(_) => {
                 return Err(LowerError::new(loc, "a pointer to a pointer may only be dereferenced to read or assign the pointer it points to"))
@@ -363,6 +390,11 @@ impl Ctx<'_> {
             Root::Null => return Err(LowerError::new(loc, "dereference of a null pointer")),
             Root::Bytes(_) => return Err(LowerError::new(loc, "internal: a byte pointer has no naga pointer")),
         };
+        self.materialize_from(e, ptr)
+    }
+
+    /// `ptr`'s steps from naga pointer `e` to its root.
+    fn materialize_from(&mut self, mut e: Handle<Expression>, ptr: &Ptr) -> R<Handle<Expression>> {
         for step in &ptr.steps {
             e = match *step {
                 Step::Member(i) => self.b.member(e, i),
@@ -724,7 +756,6 @@ impl Ctx<'_> {
             PtrHome::Var(v) => self.load_ptr_var(*v, loc),
             PtrHome::Memory(access, holder) => {
                 let v = self.load_access(access, loc)?;
-                let v = self.from_held(v);
                 self.decode_ptr(v, *holder, pointee, loc)
             }
         }
@@ -736,7 +767,7 @@ impl Ctx<'_> {
             PtrHome::Var(v) => self.assign_ptr_var(*v, ptr, loc),
             PtrHome::Memory(access, _) => {
                 let v = self.encode_ptr(ptr, loc)?;
-                let (v, ty) = self.to_held(v);
+                let ty = self.held_ty();
                 self.store_access(access, v, &ty, loc)
             }
         }
@@ -745,26 +776,6 @@ impl Ctx<'_> {
     /// The integer type a pointer held in memory is: as wide as the device's pointers.
     pub(super) fn held_ty(&self) -> T {
         T::Scalar(if self.program.types.pointer_size == 8 { S::ULong } else { S::UInt })
-    }
-
-    /// A pointer's u32 encoding as held in memory, with its type: widened where pointers are
-    /// 8 bytes (the upper word zero).
-    pub(super) fn to_held(&mut self, v: Handle<Expression>) -> (Handle<Expression>, T) {
-        let ty = self.held_ty();
-        if ty == T::Scalar(S::ULong) {
-            (self.b.cast(v, naga::ScalarKind::Uint, Some(8)), ty)
-        } else {
-            (v, ty)
-        }
-    }
-
-    /// The u32 encoding of a pointer read from memory (see [`Self::to_held`]).
-    fn from_held(&mut self, v: Handle<Expression>) -> Handle<Expression> {
-        if self.program.types.pointer_size == 8 {
-            self.b.cast(v, naga::ScalarKind::Uint, Some(4))
-        } else {
-            v
-        }
     }
 
     fn var_slot(&self, v: VarRef, loc: Loc) -> R<Slot> {
@@ -776,18 +787,22 @@ impl Ctx<'_> {
     pub(super) fn assign_ptr_var(&mut self, v: VarRef, ptr: Ptr, loc: Loc) -> R<()> {
         let slot = self.var_slot(v, loc)?;
         let func = self.frames.get(v.frame).map_or(0, |f| f.func.0);
-        let holder = super::points_to::Holder::Var(func, v.id.0);
-        let ptr = if self.points_to.is_byte_var(holder) && ptr.root != Root::Null {
-            let bytes = self.to_bytes(ptr, loc)?;
-            self.among_regions(bytes, holder, loc)?
-        } else {
-            ptr
-        };
+        let ptr = self.as_held_by(ptr, super::points_to::Holder::Var(func, v.id.0), loc)?;
         let slot = self.store_ptr_slot(slot, ptr, loc)?;
         if let Some(s) = self.frames.get_mut(v.frame).and_then(|f| f.locals.get_mut(v.id.0 as usize)) {
             *s = slot;
         }
         Ok(())
+    }
+
+    /// `ptr` as `holder` keeps it: a byte pointer among all the regions it may point into,
+    /// where it holds byte pointers.
+    pub(super) fn as_held_by(&mut self, ptr: Ptr, holder: super::points_to::Holder, loc: Loc) -> R<Ptr> {
+        if !self.points_to.is_byte_var(holder) || ptr.root == Root::Null {
+            return Ok(ptr);
+        }
+        let bytes = self.to_bytes(ptr, loc)?;
+        self.among_regions(bytes, holder, loc)
     }
 
     /// Stores `ptr` into a pointer slot; returns the slot with its base fixed.

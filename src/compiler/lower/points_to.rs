@@ -28,6 +28,10 @@ pub enum Object {
     Constant(u32),
     /// A program-scope `__global` variable.
     Global(u32),
+    /// Shared virtual memory: where a pointer read from memory that outlives the launch (a
+    /// buffer's, a program-scope variable's) may point, stored there by the host or an earlier
+    /// launch (`docs/design.md`, "64-bit addresses and shared virtual memory").
+    Svm,
     /// Anywhere: a pointer read from memory or returned by a function, or held by a pointer
     /// variable whose address is taken.
     Any,
@@ -38,6 +42,8 @@ pub enum Object {
 pub enum Holder {
     /// Pointer variable `.1` of function `.0`.
     Var(u32, u32),
+    /// The pointer function `.0` returns.
+    Ret(u32),
     /// Pointer member `.1` of every struct or union of record `.0`.
     Member(u32, u32),
     /// The pointers in an object: an array of pointers, a program-scope pointer variable.
@@ -67,10 +73,11 @@ pub struct PointsTo {
 impl PointsTo {
     pub fn of_kernel(program: &Program, kernel: FuncId) -> Self {
         let mut facts = Facts::collect(program, kernel);
+        facts.add_shared_memory(program, kernel);
         facts.make_params_symbolic();
         facts.solve_members();
         let points_to = facts.solve();
-        let concrete = Concrete { points_to: &points_to, args: &facts.args, params: Default::default() };
+        let concrete = Concrete { points_to: &points_to, args: &facts.args, params: Default::default(), open: Default::default(), reached: std::cell::Cell::new(usize::MAX) };
         // A pointer to pointer variables stays a compile-time choice (`place.rs`, `Root::PtrVar`).
         let to_pointer = |o: &Object| match *o {
             Object::Private(f, l) => program.function(FuncId(f)).and_then(|f| f.locals.get(l as usize)).is_some_and(|l| l.ty.is_pointer()),
@@ -78,7 +85,7 @@ impl PointsTo {
         };
         let many = |s: &BTreeSet<Object>| !s.iter().any(to_pointer) && s.iter().filter(|o| **o != Object::Any).count() > 1;
         // Memory holds pointers as values: byte pointers, whatever they point to.
-        let in_memory = |h: &Holder| !matches!(h, Holder::Var(..));
+        let in_memory = |h: &Holder| matches!(h, Holder::Member(..) | Holder::In(_));
         let member_stepped = facts.member_stepped();
         let byte_vars: Vec<Holder> = points_to
             .iter()
@@ -159,6 +166,11 @@ struct Concrete<'a> {
     /// The argument sources of each call of a helper's pointer parameter.
     args: &'a BTreeMap<Holder, Vec<Vec<Source>>>,
     params: RefCell<BTreeMap<Holder, BTreeSet<Object>>>,
+    /// The parameters being resolved, outermost first: a parameter given what its own
+    /// function returns (`f(f(p))`) reaches itself.
+    open: RefCell<Vec<Holder>>,
+    /// The outermost of [`Concrete::open`] reached again while resolving the innermost.
+    reached: std::cell::Cell<usize>,
 }
 
 impl Concrete<'_> {
@@ -186,8 +198,23 @@ impl Concrete<'_> {
         if let Some(known) = self.params.borrow().get(&param) {
             return known.clone();
         }
+        // Reaching itself adds nothing to a parameter's set; but a set resolved while an
+        // outer parameter was open lacks what that one adds, so it is kept only once that one
+        // is done.
+        if let Some(depth) = self.open.borrow().iter().position(|&p| p == param) {
+            self.reached.set(self.reached.get().min(depth));
+            return BTreeSet::new();
+        }
+        let depth = self.open.borrow().len();
+        self.open.borrow_mut().push(param);
+        let outer = self.reached.replace(usize::MAX);
         let objects: BTreeSet<Object> = self.args.get(&param).into_iter().flatten().flat_map(|call| self.of(call)).collect();
-        self.params.borrow_mut().insert(param, objects.clone());
+        self.open.borrow_mut().pop();
+        let reached = self.reached.get();
+        if reached >= depth {
+            self.params.borrow_mut().insert(param, objects.clone());
+        }
+        self.reached.set(outer.min(if reached < depth { reached } else { usize::MAX }));
         objects
     }
 }
@@ -229,6 +256,7 @@ impl Facts {
             visit::walk_mut(&mut body, &mut |n| match n {
                 Node::Stmt(Stmt::Decl { local, init: Some(e) }) if e.ty.is_pointer() => facts.assign(program, id.0, Holder::Var(id.0, local.0), e),
                 Node::Stmt(Stmt::Decl { local, init: Some(e) }) => facts.aggregate(program, id.0, Holder::In(Object::Private(id.0, local.0)), e),
+                Node::Stmt(Stmt::Return(Some(e))) if e.ty.is_pointer() => facts.assign(program, id.0, Holder::Ret(id.0), e),
                 Node::Expr(e) => {
                     if let ExprKind::Call(callee, _) = &e.kind {
                         if seen.insert(callee.0) {
@@ -248,7 +276,7 @@ impl Facts {
         let types = &program.types;
         let sources = sources(types, f, value);
         // A reinterpreted pointer, or one read from memory, is a byte pointer.
-        if is_reinterpreting(program, value) || sources.iter().any(|s| matches!(s, Source::Held(h) if !matches!(h, Holder::Var(..)))) {
+        if is_reinterpreting(program, value) || sources.iter().any(|s| matches!(s, Source::Held(Holder::Member(..) | Holder::In(_)))) {
             self.cast_into.insert(var);
         }
         if to_member(value) {
@@ -318,6 +346,33 @@ impl Facts {
             ExprKind::Cond(_, a, b) if e.ty.is_pointer() => self.choices.push([sources(types, f, a), sources(types, f, b)].concat()),
             _ => {}
         }
+    }
+
+    /// The holders in memory that outlives the launch may hold pointers into shared virtual
+    /// memory: those in program-scope variables, and pointer members of records that a
+    /// `__global` pointer argument or a program-scope variable holds. Only devices with 64-bit
+    /// pointers have shared virtual memory.
+    fn add_shared_memory(&mut self, program: &Program, kernel: FuncId) {
+        if program.types.pointer_size != 8 {
+            return;
+        }
+        let params = program.function(kernel).map_or(Vec::new(), |k| k.params.iter().filter_map(|p| k.locals.get(p.local.0 as usize)).collect());
+        let args = params.iter().filter_map(|l| match &l.ty {
+            Type::Pointer { pointee, space: Space::Global | Space::Constant, .. } => Some(&**pointee),
+            _ => None,
+        });
+        let mut records = BTreeSet::new();
+        for ty in args.chain(program.global_vars.iter().map(|g| &g.ty)) {
+            records_in(&program.types, ty, &mut records);
+        }
+        let types = &program.types;
+        let members = records.iter().flat_map(|&r| {
+            let members = types.record(RecordId(r)).map_or(&[][..], |rec| rec.members.as_slice());
+            (0u32..).zip(members).filter(|(_, m)| holds_pointers(&m.ty)).map(move |(m, _)| member_holder(types, RecordId(r), m))
+        });
+        let globals = (0u32..).zip(&program.global_vars).filter(|(_, g)| holds_pointers(&g.ty)).map(|(id, _)| Holder::In(Object::Global(id)));
+        let holders: BTreeSet<Holder> = members.chain(globals).collect();
+        self.flows.extend(holders.into_iter().map(|h| (h, Source::Object(Object::Svm))));
     }
 
     /// Parameters that their function never points elsewhere stand for one object per call;
@@ -402,6 +457,27 @@ fn is_reinterpreting(program: &Program, e: &Expr) -> bool {
     }
 }
 
+/// Whether a value of type `ty` is a pointer or an array of them.
+fn holds_pointers(ty: &Type) -> bool {
+    match ty {
+        Type::Array { elem, .. } => holds_pointers(elem),
+        t => t.is_pointer(),
+    }
+}
+
+/// Adds to `out` the records that a value of type `ty` holds, at any depth.
+fn records_in(types: &Types, ty: &Type, out: &mut BTreeSet<u32>) {
+    match ty {
+        Type::Record(r) if out.insert(r.0) => {
+            for m in types.record(*r).map_or(&[][..], |rec| rec.members.as_slice()) {
+                records_in(types, &m.ty, out);
+            }
+        }
+        Type::Array { elem, .. } => records_in(types, elem, out),
+        _ => {}
+    }
+}
+
 /// Whether pointer `e` may be made from the address of a record member (`&s.x`, `&p->x`).
 fn to_member(e: &Expr) -> bool {
     match &e.kind {
@@ -452,6 +528,7 @@ fn sources(types: &Types, f: u32, e: &Expr) -> Vec<Source> {
         },
         // The variable's own value, in a compound assignment to it; a null pointer.
         ExprKind::Current | ExprKind::Zero => Vec::new(),
+        ExprKind::Call(callee, _) => vec![Source::Held(Holder::Ret(callee.0))],
         _ => vec![Source::Object(Object::Any)],
     }
 }

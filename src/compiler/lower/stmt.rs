@@ -392,6 +392,8 @@ impl<'p> Ctx<'p> {
             }
             (Some(e), Some(slot @ Slot::Ptr(..))) => {
                 let p = self.eval_ptr(e)?;
+                let ret = super::points_to::Holder::Ret(self.frames.last().map_or(0, |f| f.func.0));
+                let p = self.as_held_by(p, ret, e.loc)?;
                 let slot = self.store_ptr_slot(slot, p, e.loc)?;
                 if let Some(f) = self.frames.last_mut() {
                     f.exit = Exit::Break { slot: Some(slot), flag };

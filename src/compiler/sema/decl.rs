@@ -114,19 +114,19 @@ impl Sema<'_> {
 
     /// The address (as a pointer held in memory) of a program-scope `__global` variable, or an
     /// element or member of one, that constant pointer expression `e` names.
-    fn variable_address(&mut self, e: &Expr) -> Option<u32> {
+    fn variable_address(&mut self, e: &Expr) -> Option<u64> {
         let offset = match &e.kind {
             ExprKind::AddrOf(p) | ExprKind::Decay(p) => self.place_offset(p)?,
             ExprKind::PtrCast(inner) => return self.variable_address(inner),
             ExprKind::PtrAdd(p, n) => {
                 let Type::Pointer { pointee, .. } = &p.ty else { return None };
-                let n = u32::try_from(self.const_value_of(n)?).ok()?;
-                let size = self.size_of(pointee) as u32;
+                let n = self.const_value_of(n)?;
+                let size = self.size_of(pointee);
                 return Some(self.variable_address(p)?.wrapping_add(n.wrapping_mul(size)));
             }
             _ => return None,
         };
-        Some(crate::compiler::global_variable_address(offset))
+        Some(crate::compiler::global_variable_address(offset, self.types.pointer_size))
     }
 
     /// The byte offset in the program's `__global` variables of place `p` (constant indices).
@@ -189,7 +189,7 @@ impl Sema<'_> {
                 let Some(address) = address else {
                     return self.err(loc, format!("the initializer of '{name}' is not NULL or the address of a program-scope __global variable"));
                 };
-                Some(address.to_le_bytes().to_vec())
+                Some(address.to_le_bytes()[..self.types.pointer_size as usize].to_vec())
             }
             Some(init) => {
                 let value = self.initializer_value(init, &decl.ty)?;
@@ -625,8 +625,10 @@ impl Sema<'_> {
                         format!("kernel '{func}': pointer argument '{pname}' must point to __global, __local or __constant memory, not {}{how}", space_name(*space)),
                     );
                 }
-                if pointee.is_pointer() || self.contains_pointer(pointee) {
-                    return self.err(loc, format!("kernel '{func}': argument '{pname}' cannot point to pointers"));
+                // OpenCL C 2.0 lifted the rule; a pointer to records holding pointers (a linked
+                // list in shared virtual memory) was never refused, as clang does not.
+                if pointee.is_pointer() && !self.is_cl2() {
+                    return self.err(loc, format!("kernel '{func}': argument '{pname}' cannot point to pointers before OpenCL C 2.0"));
                 }
             }
             t => {

@@ -3,7 +3,7 @@
 
 use crate::compiler::lower::tests::target;
 use crate::compiler::spirv::tests::spirv_val;
-use crate::compiler::{build, ArgKind, ImageAccess, ImageDim, Program};
+use crate::compiler::{build, ArgKind, ImageAccess, ImageDim, Program, Variant};
 
 fn built(src: &str) -> Program {
     build(src, "", &target()).unwrap_or_else(|e| panic!("{e:?}")).1
@@ -204,6 +204,11 @@ fn texel_buffers() {
     assert!(format!("{err:?}").contains("no overload of 'read_imagef'"), "{err:?}");
 }
 
+/// The variant for 2D images made from buffers `args`.
+fn images(args: &[usize]) -> Variant {
+    Variant { buffer_images: args.to_vec(), ..Variant::default() }
+}
+
 /// The variant of a kernel for 2D images made from buffers binds those `image2d_t` arguments
 /// as texel buffers (the others stay images), keeps every binding, and is made once per set.
 #[test]
@@ -217,10 +222,10 @@ fn image2d_from_buffer_variants() {
          }",
     );
     let k = &p.kernels[0];
-    assert!(k.with_buffer_images(&[]).unwrap_or_else(|e| panic!("{e}")).is_none());
-    assert!(k.with_buffer_images(&[1, 4]).unwrap_or_else(|e| panic!("{e}")).is_none(), "a sampler and a buffer are no 2D images");
-    let v = k.with_buffer_images(&[2, 0]).unwrap_or_else(|e| panic!("{e}")).expect("a variant");
-    let again = k.with_buffer_images(&[0, 2]).unwrap_or_else(|e| panic!("{e}")).expect("a variant");
+    assert!(k.variant(&Variant::default()).unwrap_or_else(|e| panic!("{e}")).is_none());
+    assert!(k.variant(&images(&[1, 4])).unwrap_or_else(|e| panic!("{e}")).is_none(), "a sampler and a buffer are no 2D images");
+    let v = k.variant(&images(&[2, 0])).unwrap_or_else(|e| panic!("{e}")).expect("a variant");
+    let again = k.variant(&images(&[0, 2])).unwrap_or_else(|e| panic!("{e}")).expect("a variant");
     assert!(std::sync::Arc::ptr_eq(&v, &again), "made once per set of arguments");
     let texels = |k: &dyn crate::compiler::Kernel, n: usize| match k.args()[n].kind {
         ArgKind::Image { texels, binding, .. } => (texels, binding),
