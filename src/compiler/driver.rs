@@ -236,6 +236,23 @@ mod tests {
         assert!(marked.iter().all(|id| adds.contains(id)), "{marked:?} {adds:?}");
     }
 
+    /// A helper that returns what it is given, called with two buffers, leaves each result a
+    /// pointer into its own buffer; one that returns pointers into either of two makes its
+    /// callers choose at run time (a `switch` over the buffers).
+    #[test]
+    fn only_helpers_returning_different_pointers_make_their_callers_choose() {
+        const OP_SWITCH: u32 = 251;
+        let given = "global float *row(global float *m, int r) { return m + r * 4; }
+            kernel void k(global float *a, global float *b) { int i = get_global_id(0); global float *x = row(a, i), *y = row(b, i); y[0] = x[1]; }";
+        let either = "global float *pick(global float *a, global float *b, int i) { if (i & 1) return a + i; return b + i; }
+            kernel void k(global float *a, global float *b) { int i = get_global_id(0); global float *p = pick(a, b, i); p[0] += 1.0f; }";
+        for (src, switches) in [(given, 0), (either, 1)] {
+            let words = built(src).kernels[0].specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            assert_eq!(opcodes(&words, OP_SWITCH).min(1), switches, "{src}");
+        }
+    }
+
     #[test]
     fn counted_loops_with_more_in_their_step_are_unrolled_unless_they_read_wide_vectors() {
         let src = |ty: &str| {
