@@ -600,3 +600,42 @@ fn helpers_returning_pointers_into_different_buffers() {
     s.check("b", &s.get::<i32>(&bb, 2 * n), &wb);
     s.finish();
 }
+
+/// Pointers held in a private array, stored and read through pointers to pointers
+/// (`*q = …`, `pp[i][j]`): the array's pointers are chosen among the buffers stored there.
+#[test]
+fn pointers_stored_and_read_through_pointers_to_pointers() {
+    let s = Suite::with_options(
+        "kernel void k(global int *a, global int *b, global int *out) {
+             int i = get_global_id(0);
+             global int *rows[3] = { a + i, b + 2 * i, a };
+             global int **pp = rows;
+             global int **q = &rows[1];
+             if (i % 2) *q = b + i;
+             q[1] = pp[0] + 64;
+             out[i] = pp[0][0] + *pp[1] * 100 + rows[2][0] * 10000;
+             pp[(i % 3 == 0) ? 1 : 0][0] += 1000;
+         }",
+        "-cl-std=CL3.0",
+    );
+    let n = 48usize;
+    let a: Vec<i32> = (0..64 + n as i32).map(|x| x * 3).collect();
+    let b: Vec<i32> = (0..2 * n as i32).map(|x| 7 - x).collect();
+    let (ab, bb, out) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(n));
+    s.run("k", &[Arg::Buf(&ab), Arg::Buf(&bb), Arg::Buf(&out)], &[n], Some(&[16]));
+    // Each work-item reads elements no other one writes, and writes its own.
+    let (mut wa, mut wb, mut wo) = (a.clone(), b.clone(), vec![0; n]);
+    for i in 0..n {
+        let second = if i % 2 == 1 { i } else { 2 * i };
+        wo[i] = a[i] + b[second] * 100 + a[64 + i] * 10000;
+        if i % 3 == 0 {
+            wb[second] += 1000;
+        } else {
+            wa[i] += 1000;
+        }
+    }
+    s.check("values read", &s.get::<i32>(&out, n), &wo);
+    s.check("a", &s.get::<i32>(&ab, 64 + n), &wa);
+    s.check("b", &s.get::<i32>(&bb, 2 * n), &wb);
+    s.finish();
+}

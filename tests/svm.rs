@@ -418,3 +418,48 @@ fn svm_arguments_may_start_at_any_byte() {
         }
     }
 }
+
+#[test]
+fn kernels_follow_arrays_of_svm_pointers_the_host_fills() {
+    let env = Env::new();
+    let (rows, len) = (6usize, 32usize);
+    // Rows in two allocations, odd ones in the second, listed in an SVM array of pointers.
+    let first = svm_ints(&env, rows / 2 * len, |i| i as i32);
+    let second = svm_ints(&env, rows / 2 * len, |i| -(i as i32));
+    let row = |r: usize| if r % 2 == 0 { first.wrapping_add(r / 2 * len) } else { second.wrapping_add(r / 2 * len) };
+    let table = unsafe { clSVMAlloc(env.context, CL_MEM_READ_WRITE, rows * 8, 0) }.cast::<*mut i32>();
+    ok(unsafe { clEnqueueSVMMap(env.queue, CL_TRUE, CL_MAP_WRITE, table.cast(), rows * 8, 0, null(), null_mut()) });
+    (0..rows).for_each(|r| unsafe { table.add(r).write(row(rows - 1 - r)) });
+    ok(unsafe { clEnqueueSVMUnmap(env.queue, table.cast(), 0, null(), null_mut()) });
+    let out = svm_ints(&env, rows * len, |_| 0);
+    // A kernel argument may point to pointers from OpenCL C 2.0 on.
+    let program = program(
+        env.context,
+        "kernel void k(global int *global *rows, global int *out, int len) {
+            int i = get_global_id(0), r = i / len;
+            out[i] = rows[r][i % len] * 2;
+            rows[r][i % len] += 1;
+        }",
+    );
+    let options = std::ffi::CString::new("-cl-std=CL3.0").expect("options");
+    let code = unsafe { clBuildProgram(program, 1, &env.device, options.as_ptr(), None, null_mut()) };
+    assert_eq!(code, CL_SUCCESS, "{}", build_log(program, env.device));
+    let k = kernel(program, "k");
+    ok(unsafe { clSetKernelArgSVMPointer(k, 0, table.cast()) });
+    ok(unsafe { clSetKernelArgSVMPointer(k, 1, out.cast()) });
+    ok(unsafe { clSetKernelArg(k, 2, 4, (&(len as i32) as *const i32).cast()) });
+    let n = rows * len;
+    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut()) });
+    let value = |r: usize, j: usize| if r % 2 == 0 { (r / 2 * len + j) as i32 } else { -((r / 2 * len + j) as i32) };
+    let want: Vec<i32> = (0..n).map(|i| value(rows - 1 - i / len, i % len) * 2).collect();
+    assert_eq!(read_ints(&env, out, n), want);
+    let first_after: Vec<i32> = (0..rows / 2 * len).map(|i| i as i32 + 1).collect();
+    assert_eq!(read_ints(&env, first, rows / 2 * len), first_after);
+    unsafe {
+        clReleaseKernel(k);
+        clReleaseProgram(program);
+        for p in [first.cast::<c_void>(), second.cast(), table.cast(), out.cast()] {
+            clSVMFree(env.context, p);
+        }
+    }
+}

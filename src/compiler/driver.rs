@@ -236,6 +236,16 @@ mod tests {
         assert!(marked.iter().all(|id| adds.contains(id)), "{marked:?} {adds:?}");
     }
 
+    /// Pointers held where a pointer variable points are followed; where the variable is a
+    /// helper's parameter (each call's own array) they are refused, with the place.
+    #[test]
+    fn pointers_through_a_helpers_parameter_are_refused_with_a_diagnostic() {
+        let src = "int first(global int **pp) { return pp[0][0]; }\n\
+            kernel void k(global int *a, global int *out) { global int *rows[1] = { a }; out[0] = first(rows); }";
+        let Err(BuildError::Failed(log)) = build(src, "-cl-std=CL3.0", &target()) else { panic!("expected a failure") };
+        assert!(log.contains("<source>:1:") && log.contains("a helper's parameter"), "{log}");
+    }
+
     /// A helper that returns what it is given, called with two buffers, leaves each result a
     /// pointer into its own buffer; one that returns pointers into either of two makes its
     /// callers choose at run time (a `switch` over the buffers).

@@ -744,7 +744,10 @@ impl Ctx<'_> {
             ptr => {
                 let func = self.frames.last().map_or(0, |f| f.func.0);
                 let holder = super::points_to::holder(&self.program.types, func, place);
-                let holder = holder.ok_or_else(|| LowerError::new(place.loc, "a pointer held in memory reached through another pointer is not supported"))?;
+                let holder = holder.ok_or_else(|| LowerError::new(place.loc, "a pointer held in memory reached through another pointer is only supported through a pointer variable"))?;
+                if self.points_to.through_unknown(holder) {
+                    return Err(LowerError::new(place.loc, "a pointer held in memory reached through a pointer that may point anywhere (a helper's parameter) is not supported"));
+                }
                 Ok(PtrHome::Memory(self.ptr_access(&ptr, place.loc)?, holder))
             }
         }

@@ -48,6 +48,9 @@ pub enum Holder {
     Member(u32, u32),
     /// The pointers in an object: an array of pointers, a program-scope pointer variable.
     In(Object),
+    /// The pointers where pointer variable `.1` of function `.0` points (`*pp`, `pp[i]`):
+    /// those in each object the variable may point to.
+    Through(u32, u32),
 }
 
 /// What a pointer is made from.
@@ -85,7 +88,7 @@ impl PointsTo {
         };
         let many = |s: &BTreeSet<Object>| !s.iter().any(to_pointer) && s.iter().filter(|o| **o != Object::Any).count() > 1;
         // Memory holds pointers as values: byte pointers, whatever they point to.
-        let in_memory = |h: &Holder| matches!(h, Holder::Member(..) | Holder::In(_));
+        let in_memory = |h: &Holder| matches!(h, Holder::Member(..) | Holder::In(_) | Holder::Through(..));
         let member_stepped = facts.member_stepped();
         let byte_vars: Vec<Holder> = points_to
             .iter()
@@ -140,6 +143,13 @@ impl PointsTo {
     /// lives in an arena of words.
     pub fn is_addressed(&self, o: Object) -> bool {
         self.addressed.contains(&o)
+    }
+
+    /// Whether `holder` is memory reached through a pointer that may point to what the
+    /// analysis cannot follow: a helper's parameter (each call's own object) or anything.
+    pub fn through_unknown(&self, holder: Holder) -> bool {
+        let Holder::Through(f, l) = holder else { return false };
+        self.points_to.get(&Holder::Var(f, l)).is_some_and(|s| s.iter().any(|o| matches!(o, Object::Param(..) | Object::Any)))
     }
 
     /// Whether nothing ever gives `holder` a pointer.
@@ -276,7 +286,7 @@ impl Facts {
         let types = &program.types;
         let sources = sources(types, f, value);
         // A reinterpreted pointer, or one read from memory, is a byte pointer.
-        if is_reinterpreting(program, value) || sources.iter().any(|s| matches!(s, Source::Held(Holder::Member(..) | Holder::In(_)))) {
+        if is_reinterpreting(program, value) || sources.iter().any(|s| matches!(s, Source::Held(Holder::Member(..) | Holder::In(_) | Holder::Through(..)))) {
             self.cast_into.insert(var);
         }
         if to_member(value) {
@@ -371,7 +381,13 @@ impl Facts {
             (0u32..).zip(members).filter(|(_, m)| holds_pointers(&m.ty)).map(move |(m, _)| member_holder(types, RecordId(r), m))
         });
         let globals = (0u32..).zip(&program.global_vars).filter(|(_, g)| holds_pointers(&g.ty)).map(|(id, _)| Holder::In(Object::Global(id)));
-        let holders: BTreeSet<Holder> = members.chain(globals).collect();
+        let kernel_params = program.function(kernel).map_or(&[][..], |k| k.params.as_slice());
+        let to_pointers = kernel_params.iter().filter(|p| {
+            let ty = program.function(kernel).and_then(|k| k.locals.get(p.local.0 as usize)).map(|l| &l.ty);
+            matches!(ty, Some(Type::Pointer { pointee, space: Space::Global | Space::Constant, .. }) if holds_pointers(pointee))
+        });
+        let arrays = to_pointers.map(|p| Holder::In(Object::KernelArg(p.local.0)));
+        let holders: BTreeSet<Holder> = members.chain(globals).chain(arrays).collect();
         self.flows.extend(holders.into_iter().map(|h| (h, Source::Object(Object::Svm))));
     }
 
@@ -433,15 +449,40 @@ impl Facts {
             for &(var, source) in &self.flows {
                 let targets: Vec<Object> = match source {
                     Source::Object(o) => vec![o],
-                    Source::Held(v) => points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
+                    Source::Held(v) => held(&points_to, v).into_iter().collect(),
                 };
-                let set = points_to.entry(var).or_default();
-                for t in targets {
-                    changed |= set.insert(t);
+                for holder in stored_in(&points_to, var) {
+                    let set = points_to.entry(holder).or_default();
+                    for &t in &targets {
+                        changed |= set.insert(t);
+                    }
                 }
             }
         }
+        // What each pointer variable's `Through` holder holds, for the lowering's decoding
+        // (also where it is only read in place, `pp[i][j]`).
+        let through: Vec<Holder> = points_to.keys().filter_map(|h| if let Holder::Var(f, l) = *h { Some(Holder::Through(f, l)) } else { None }).collect();
+        for h in through {
+            let objects = held(&points_to, h);
+            if !objects.is_empty() {
+                points_to.insert(h, objects);
+            }
+        }
         points_to
+    }
+}
+
+/// The objects the pointers of `holder` may point into.
+fn held(points_to: &BTreeMap<Holder, BTreeSet<Object>>, holder: Holder) -> BTreeSet<Object> {
+    stored_in(points_to, holder).into_iter().flat_map(|h| points_to.get(&h).into_iter().flatten().copied()).collect()
+}
+
+/// The holders a store to `holder` reaches: itself, or for a `Through` holder those in each
+/// object its variable may point to.
+fn stored_in(points_to: &BTreeMap<Holder, BTreeSet<Object>>, holder: Holder) -> Vec<Holder> {
+    match holder {
+        Holder::Through(f, l) => points_to.get(&Holder::Var(f, l)).into_iter().flatten().map(|&o| Holder::In(o)).collect(),
+        h => vec![h],
     }
 }
 
@@ -546,9 +587,23 @@ pub fn holder(types: &Types, f: u32, p: &Place) -> Option<Holder> {
             _ => None,
         },
         PlaceKind::Index(base, _) => holder(types, f, base),
-        PlaceKind::Constant(_) | PlaceKind::Swizzle(..) | PlaceKind::Deref(_) => None,
+        PlaceKind::Deref(e) => pointer_variable(e).map(|id| Holder::Through(f, id)),
+        PlaceKind::Constant(_) | PlaceKind::Swizzle(..) => None,
     }
 }
+
+/// The pointer variable pointer `e` is read from, stepped or cast (`pp`, `pp + i`).
+fn pointer_variable(e: &Expr) -> Option<u32> {
+    match &e.kind {
+        ExprKind::Load(p) => match p.kind {
+            PlaceKind::Local(id) if p.ty.is_pointer() => Some(id.0),
+            _ => None,
+        },
+        ExprKind::PtrAdd(a, _) | ExprKind::PtrCast(a) => pointer_variable(a),
+        _ => None,
+    }
+}
+
 
 /// What holds the pointers of member `m` of record `r`: the members of a union share their
 /// bytes, so one holder stands for all of them.
