@@ -639,3 +639,29 @@ fn pointers_stored_and_read_through_pointers_to_pointers() {
     s.check("b", &s.get::<i32>(&bb, 2 * n), &wb);
     s.finish();
 }
+
+/// A helper reads and writes pointers where its pointer-to-pointer parameter points, called
+/// with two private arrays of pointers into different buffers.
+#[test]
+fn helpers_read_and_write_pointers_through_their_parameters() {
+    let s = Suite::with_options(
+        "int sum_rows(global int **rows, int n, int j) { int s = 0; for (int r = 0; r < n; r++) s += rows[r][j]; return s; }
+         void shift(global int **rows, int by) { rows[0] += by; }
+         kernel void k(global int *a, global int *b, global int *out) {
+             int i = get_global_id(0);
+             global int *x[2] = { a, b };
+             global int *y[3] = { b + 64, a + 64, b };
+             shift(y, i % 4);
+             out[i] = sum_rows(x, 2, i) * 1000 + sum_rows(y, 3, i);
+         }",
+        "-cl-std=CL3.0",
+    );
+    let n = 32usize;
+    let a: Vec<i32> = (0..128).map(|x| x * 2 + 1).collect();
+    let b: Vec<i32> = (0..128).map(|x| 50 - x).collect();
+    let (ab, bb, out) = (s.buf(&a), s.buf(&b), s.zeros::<i32>(n));
+    s.run("k", &[Arg::Buf(&ab), Arg::Buf(&bb), Arg::Buf(&out)], &[n], Some(&[16]));
+    let want: Vec<i32> = (0..n).map(|i| (a[i] + b[i]) * 1000 + b[64 + i % 4 + i] + a[64 + i] + b[i]).collect();
+    s.check("sums", &s.get::<i32>(&out, n), &want);
+    s.finish();
+}

@@ -746,7 +746,7 @@ impl Ctx<'_> {
                 let holder = super::points_to::holder(&self.program.types, func, place);
                 let holder = holder.ok_or_else(|| LowerError::new(place.loc, "a pointer held in memory reached through another pointer is only supported through a pointer variable"))?;
                 if self.points_to.through_unknown(holder) {
-                    return Err(LowerError::new(place.loc, "a pointer held in memory reached through a pointer that may point anywhere (a helper's parameter) is not supported"));
+                    return Err(LowerError::new(place.loc, "a pointer held in memory reached through a pointer variable that may point anywhere (its address is taken) is not supported"));
                 }
                 Ok(PtrHome::Memory(self.ptr_access(&ptr, place.loc)?, holder))
             }

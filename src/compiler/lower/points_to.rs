@@ -146,10 +146,10 @@ impl PointsTo {
     }
 
     /// Whether `holder` is memory reached through a pointer that may point to what the
-    /// analysis cannot follow: a helper's parameter (each call's own object) or anything.
+    /// analysis cannot follow: anything (a pointer read from memory it does not follow).
     pub fn through_unknown(&self, holder: Holder) -> bool {
         let Holder::Through(f, l) = holder else { return false };
-        self.points_to.get(&Holder::Var(f, l)).is_some_and(|s| s.iter().any(|o| matches!(o, Object::Param(..) | Object::Any)))
+        self.points_to.get(&Holder::Var(f, l)).is_some_and(|s| s.contains(&Object::Any))
     }
 
     /// Whether nothing ever gives `holder` a pointer.
@@ -440,6 +440,37 @@ impl Facts {
         self.stepped.iter().flat_map(|(s, _)| s.iter().filter_map(held)).collect()
     }
 
+    /// The objects the pointers of `holder` may point into.
+    fn held(&self, points_to: &BTreeMap<Holder, BTreeSet<Object>>, holder: Holder) -> BTreeSet<Object> {
+        self.stored_in(points_to, holder).into_iter().flat_map(|h| points_to.get(&h).into_iter().flatten().copied()).collect()
+    }
+
+    /// The holders a store to `holder` reaches: itself, or for a `Through` holder those in
+    /// each object its variable may point to, a helper's parameter standing for what every
+    /// call gives it.
+    fn stored_in(&self, points_to: &BTreeMap<Holder, BTreeSet<Object>>, holder: Holder) -> Vec<Holder> {
+        let Holder::Through(f, l) = holder else { return vec![holder] };
+        let mut objects = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut todo: Vec<Object> = points_to.get(&Holder::Var(f, l)).into_iter().flatten().copied().collect();
+        while let Some(o) = todo.pop() {
+            let Object::Param(g, p) = o else {
+                objects.insert(o);
+                continue;
+            };
+            if !seen.insert(o) {
+                continue;
+            }
+            for source in self.args.get(&Holder::Var(g, p)).into_iter().flatten().flatten() {
+                match *source {
+                    Source::Object(o) => todo.push(o),
+                    Source::Held(h) => todo.extend(points_to.get(&h).into_iter().flatten().copied()),
+                }
+            }
+        }
+        objects.into_iter().map(Holder::In).collect()
+    }
+
     /// Where each pointer variable may point: the flows applied until nothing changes.
     fn solve(&self) -> BTreeMap<Holder, BTreeSet<Object>> {
         let mut points_to: BTreeMap<Holder, BTreeSet<Object>> = BTreeMap::new();
@@ -449,9 +480,9 @@ impl Facts {
             for &(var, source) in &self.flows {
                 let targets: Vec<Object> = match source {
                     Source::Object(o) => vec![o],
-                    Source::Held(v) => held(&points_to, v).into_iter().collect(),
+                    Source::Held(v) => self.held(&points_to, v).into_iter().collect(),
                 };
-                for holder in stored_in(&points_to, var) {
+                for holder in self.stored_in(&points_to, var) {
                     let set = points_to.entry(holder).or_default();
                     for &t in &targets {
                         changed |= set.insert(t);
@@ -463,26 +494,12 @@ impl Facts {
         // (also where it is only read in place, `pp[i][j]`).
         let through: Vec<Holder> = points_to.keys().filter_map(|h| if let Holder::Var(f, l) = *h { Some(Holder::Through(f, l)) } else { None }).collect();
         for h in through {
-            let objects = held(&points_to, h);
+            let objects = self.held(&points_to, h);
             if !objects.is_empty() {
                 points_to.insert(h, objects);
             }
         }
         points_to
-    }
-}
-
-/// The objects the pointers of `holder` may point into.
-fn held(points_to: &BTreeMap<Holder, BTreeSet<Object>>, holder: Holder) -> BTreeSet<Object> {
-    stored_in(points_to, holder).into_iter().flat_map(|h| points_to.get(&h).into_iter().flatten().copied()).collect()
-}
-
-/// The holders a store to `holder` reaches: itself, or for a `Through` holder those in each
-/// object its variable may point to.
-fn stored_in(points_to: &BTreeMap<Holder, BTreeSet<Object>>, holder: Holder) -> Vec<Holder> {
-    match holder {
-        Holder::Through(f, l) => points_to.get(&Holder::Var(f, l)).into_iter().flatten().map(|&o| Holder::In(o)).collect(),
-        h => vec![h],
     }
 }
 
