@@ -251,6 +251,16 @@ mod tests {
         assert!(log.contains("<source>:3:") && log.contains("may point anywhere"), "{log}");
     }
 
+    /// A pointer chosen among buffers names them by bits of a u64: past the 64th, the build
+    /// fails with a diagnostic rather than lose the buffer.
+    #[test]
+    fn pointers_chosen_among_more_than_64_buffers_are_refused() {
+        let args: Vec<String> = (0..66).map(|n| format!("global int *b{n}")).collect();
+        let src = format!("kernel void k({}) {{ int i = get_global_id(0); global int *p = i ? b0 : b65; p[0] = 1; }}", args.join(", "));
+        let Err(BuildError::Failed(log)) = build(&src, "", &target()) else { panic!("expected a failure") };
+        assert!(log.contains("first 64 buffers"), "{log}");
+    }
+
     /// A helper that returns what it is given, called with two buffers, leaves each result a
     /// pointer into its own buffer; one that returns pointers into either of two makes its
     /// callers choose at run time (a `switch` over the buffers).

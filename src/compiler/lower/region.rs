@@ -421,11 +421,18 @@ impl Ctx<'_> {
     /// The regions object `o` may lie in: shared virtual memory in any heap, another object
     /// in its one region.
     fn regions_of(&mut self, o: Object, loc: Loc) -> R<Regions> {
-        if o != Object::Svm {
-            return Ok(self.region_of(o, loc)?.members());
+        let buffers = match o {
+            Object::Svm => self.abi.heaps(&mut self.module).to_vec(),
+            o => match self.region_of(o, loc)? {
+                Region::Buffer(n) => vec![n],
+                region => return Ok(region.members()),
+            },
+        };
+        // A set of regions names buffers by bits of a u64.
+        if buffers.iter().any(|&n| n >= 64) {
+            return Err(LowerError::new(loc, "a pointer that may point into several buffers reaches only a kernel's first 64 buffers (arguments, then its own)"));
         }
-        let heaps = self.abi.heaps(&mut self.module);
-        Ok(Regions { buffers: heaps.iter().fold(0, |bits, &n| bits | 1u64.checked_shl(n as u32).unwrap_or(0)), ..Regions::default() })
+        Ok(Regions { buffers: buffers.iter().fold(0, |bits, &n| bits | 1 << n), ..Regions::default() })
     }
 
     /// The region addressed object `o` lives in (the first heap for shared virtual memory).
