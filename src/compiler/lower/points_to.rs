@@ -359,20 +359,24 @@ impl Facts {
     }
 
     /// The holders in memory that outlives the launch may hold pointers into shared virtual
-    /// memory: those in program-scope variables, and pointer members of records that a
-    /// `__global` pointer argument or a program-scope variable holds. Only devices with 64-bit
-    /// pointers have shared virtual memory.
+    /// memory: those in program-scope variables and in what a `__global` argument points to
+    /// (an array of pointers), and pointer members of records such memory holds. Only devices
+    /// with 64-bit pointers have shared virtual memory.
     fn add_shared_memory(&mut self, program: &Program, kernel: FuncId) {
         if program.types.pointer_size != 8 {
             return;
         }
-        let params = program.function(kernel).map_or(Vec::new(), |k| k.params.iter().filter_map(|p| k.locals.get(p.local.0 as usize)).collect());
-        let args = params.iter().filter_map(|l| match &l.ty {
-            Type::Pointer { pointee, space: Space::Global | Space::Constant, .. } => Some(&**pointee),
-            _ => None,
-        });
+        // The `__global` (or `__constant`) pointer arguments: (parameter, pointee).
+        let params = program.function(kernel).map_or(&[][..], |k| k.params.as_slice());
+        let args: Vec<(u32, &Type)> = params
+            .iter()
+            .filter_map(|p| match program.function(kernel)?.locals.get(p.local.0 as usize).map(|l| &l.ty)? {
+                Type::Pointer { pointee, space: Space::Global | Space::Constant, .. } => Some((p.local.0, &**pointee)),
+                _ => None,
+            })
+            .collect();
         let mut records = BTreeSet::new();
-        for ty in args.chain(program.global_vars.iter().map(|g| &g.ty)) {
+        for ty in args.iter().map(|(_, t)| *t).chain(program.global_vars.iter().map(|g| &g.ty)) {
             records_in(&program.types, ty, &mut records);
         }
         let types = &program.types;
@@ -381,12 +385,7 @@ impl Facts {
             (0u32..).zip(members).filter(|(_, m)| holds_pointers(&m.ty)).map(move |(m, _)| member_holder(types, RecordId(r), m))
         });
         let globals = (0u32..).zip(&program.global_vars).filter(|(_, g)| holds_pointers(&g.ty)).map(|(id, _)| Holder::In(Object::Global(id)));
-        let kernel_params = program.function(kernel).map_or(&[][..], |k| k.params.as_slice());
-        let to_pointers = kernel_params.iter().filter(|p| {
-            let ty = program.function(kernel).and_then(|k| k.locals.get(p.local.0 as usize)).map(|l| &l.ty);
-            matches!(ty, Some(Type::Pointer { pointee, space: Space::Global | Space::Constant, .. }) if holds_pointers(pointee))
-        });
-        let arrays = to_pointers.map(|p| Holder::In(Object::KernelArg(p.local.0)));
+        let arrays = args.iter().filter(|(_, pointee)| holds_pointers(pointee)).map(|&(l, _)| Holder::In(Object::KernelArg(l)));
         let holders: BTreeSet<Holder> = members.chain(globals).chain(arrays).collect();
         self.flows.extend(holders.into_iter().map(|h| (h, Source::Object(Object::Svm))));
     }
