@@ -479,9 +479,12 @@ impl Facts {
             for &(var, source) in &self.flows {
                 let targets: Vec<Object> = match source {
                     Source::Object(o) => vec![o],
-                    Source::Held(v) => self.held(&points_to, v).into_iter().collect(),
+                    Source::Held(h @ Holder::Through(..)) => self.held(&points_to, h).into_iter().collect(),
+                    Source::Held(v) => points_to.get(&v).map_or(Vec::new(), |s| s.iter().copied().collect()),
                 };
-                for holder in self.stored_in(&points_to, var) {
+                // Only a `Through` holder stands for others; every other holder is its own.
+                let holders = if matches!(var, Holder::Through(..)) { self.stored_in(&points_to, var) } else { vec![var] };
+                for holder in holders {
                     let set = points_to.entry(holder).or_default();
                     for &t in &targets {
                         changed |= set.insert(t);

@@ -175,9 +175,9 @@ impl Ctx<'_> {
         let mut among = Regions::default();
         let mut one = None;
         for o in objects {
-            let regions = self.regions_of(o, loc)?;
+            let (region, regions) = self.regions_of(o, loc)?;
             among = among.union(regions);
-            one = Some(self.region_of(o, loc)?);
+            one = Some(region);
         }
         let space = among.space();
         let zero = self.held_zero();
@@ -408,7 +408,7 @@ impl Ctx<'_> {
         let objects: Vec<Object> = self.points_to.objects_of(var).collect();
         let mut among = Regions::default();
         for o in objects {
-            among = among.union(self.regions_of(o, loc)?);
+            among = among.union(self.regions_of(o, loc)?.1);
         }
         if among.count() > 1 {
             let slot = self.region_slot(region);
@@ -418,21 +418,20 @@ impl Ctx<'_> {
         Ok(ptr)
     }
 
-    /// The regions object `o` may lie in: shared virtual memory in any heap, another object
-    /// in its one region.
-    fn regions_of(&mut self, o: Object, loc: Loc) -> R<Regions> {
-        let buffers = match o {
-            Object::Svm => self.abi.heaps(&mut self.module).to_vec(),
-            o => match self.region_of(o, loc)? {
-                Region::Buffer(n) => vec![n],
-                region => return Ok(region.members()),
-            },
+    /// The region object `o` lives in ([`Self::region_of`]) and the regions it may lie in:
+    /// shared virtual memory in any heap, another object in its one region.
+    fn regions_of(&mut self, o: Object, loc: Loc) -> R<(Region, Regions)> {
+        let region = self.region_of(o, loc)?;
+        let buffers = match (o, region) {
+            (Object::Svm, _) => self.abi.heaps(&mut self.module).to_vec(),
+            (_, Region::Buffer(n)) => vec![n],
+            (_, region) => return Ok((region, region.members())),
         };
         // A set of regions names buffers by bits of a u64.
         if buffers.iter().any(|&n| n >= 64) {
             return Err(LowerError::new(loc, "a pointer that may point into several buffers reaches only a kernel's first 64 buffers (arguments, then its own)"));
         }
-        Ok(Regions { buffers: buffers.iter().fold(0, |bits, &n| bits | 1 << n), ..Regions::default() })
+        Ok((region, Regions { buffers: buffers.iter().fold(0, |bits, &n| bits | 1 << n), ..Regions::default() }))
     }
 
     /// The region addressed object `o` lives in (the first heap for shared virtual memory).
