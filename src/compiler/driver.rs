@@ -236,6 +236,23 @@ mod tests {
         assert!(marked.iter().all(|id| adds.contains(id)), "{marked:?} {adds:?}");
     }
 
+    /// Buffer arguments declared `restrict` are marked `Restrict`, the others not; nor are
+    /// they where one argument is seen through several views (all are `Aliased` then).
+    #[test]
+    fn restrict_arguments_alone_are_marked_restrict() {
+        let restricted = |src: &str| {
+            let words = built(src).kernels[0].specialize([64, 1, 1], &[], &[]).unwrap_or_else(|e| panic!("{e}"));
+            spirv_val(&words);
+            instructions(&words).filter(|i| i[0] & 0xffff == 71 && i.get(2) == Some(&19)).count()
+        };
+        let src = "kernel void k(global const float *restrict a, global float *restrict b, global float *c) {
+            int i = get_global_id(0); b[i] = a[i]; c[i] = a[i] * 2.0f; }";
+        assert_eq!(restricted(src), 2);
+        let views = "kernel void k(global const float *restrict a, global float *restrict b) {
+            int i = get_global_id(0); b[i] = a[i] + ((global const int *)a)[i]; }";
+        assert_eq!(restricted(views), 0);
+    }
+
     /// Pointers held where a pointer variable points are followed, also where the variable
     /// is a helper's parameter; where it may point anywhere (its address is taken) they are
     /// refused, with the place.

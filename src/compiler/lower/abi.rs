@@ -466,6 +466,21 @@ impl Abi {
         heaps || self.params.iter().any(|p| matches!(p, Param::Buffer { views, .. } if views.len() > 1))
     }
 
+    /// The bindings of the buffer arguments `is_restrict` says were declared `restrict`, where
+    /// the kernel reaches their memory through that one binding alone (no other view of theirs
+    /// or of a heap that may hold them).
+    pub fn restrict_bindings(&self, is_restrict: impl Fn(usize) -> bool) -> Vec<u32> {
+        if self.has_aliased_views() {
+            return Vec::new();
+        }
+        let args = self.params[..self.num_args].iter().enumerate();
+        args.filter_map(|(i, p)| match p {
+            Param::Buffer { bindings, .. } if is_restrict(i) => bindings.first().copied(),
+            _ => None,
+        })
+        .collect()
+    }
+
     /// Reflection: how the runtime passes each argument.
     pub fn arg_kinds(&self) -> Vec<ArgKind> {
         self.params[..self.num_args]

@@ -287,6 +287,7 @@ fn lower_kernel(program: &Program, id: FuncId, target: &Target, options: LowerOp
         variants: kernel::Variants::default(),
         finish: crate::compiler::spirv::Finish {
             aliased: abi.has_aliased_views(),
+            restrict: abi.restrict_bindings(|i| func.params.get(i).is_some_and(|p| p.is_restrict)),
             clamp_array_indices: target.clamp_array_indices,
             preserve_signed_zeros: target.preserve_signed_zeros,
             no_signed_wrap: target.no_signed_wrap,
