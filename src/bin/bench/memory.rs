@@ -100,9 +100,22 @@ fn lane_sum(width: usize) -> String {
     format!("({})", lanes.join(" + "))
 }
 
+/// How a bandwidth row is timed.
+#[derive(Clone, Copy)]
+pub enum Timing {
+    /// One launch, by its profiling event (END − START): the kernel alone.
+    Event,
+    /// `BACK_TO_BACK` launches enqueued together and then finished, by the host's clock, as
+    /// clpeak times its bandwidth: the kernels and what the driver puts between them.
+    BackToBack,
+}
+
+/// Launches of a back-to-back row.
+const BACK_TO_BACK: usize = 16;
+
 /// Reads `sizes.traffic` bytes as `width`-wide floats, summing them per work-item; GB/s read
 /// (the one `float` written per 16 loads is not counted, as in clpeak).
-pub fn read(c: &Ctx, width: usize) -> Outcome {
+pub fn read(c: &Ctx, width: usize, timing: Timing) -> Outcome {
     let unit = GROUP * FETCHES * width;
     let n = c.sizes.traffic / 4 / unit * unit;
     let items = n / width / FETCHES;
@@ -114,7 +127,14 @@ pub fn read(c: &Ctx, width: usize) -> Outcome {
     env.write(&input, &(0..n).map(x).collect::<Vec<_>>())?;
     let kernel = program.kernel("read")?;
     kernel.mem(0, &input)?.mem(1, &out)?;
-    let secs = median_seconds(c.sizes.repeats, || device_seconds(env.run(&kernel, &[items], Some(&[GROUP]))))?;
+    let local = Some(&[GROUP][..]);
+    let secs = match timing {
+        Timing::Event => median_seconds(c.sizes.repeats, || device_seconds(env.run(&kernel, &[items], local)))?,
+        Timing::BackToBack => {
+            let launches = || (0..BACK_TO_BACK).try_for_each(|_| env.launch(&kernel, &[items], local));
+            median_seconds(c.sizes.repeats, || wall_seconds(|| launches().and_then(|()| env.finish())))? / BACK_TO_BACK as f64
+        }
+    };
     let mut got = vec![0f32; items];
     env.read(&out, &mut got)?;
     expect_each(&got, |g| read_sum(g, width))?;

@@ -1,7 +1,7 @@
 //! The table of benchmarks, the outcome of one row on one platform, the sizes, and the
 //! measuring and checking helpers every row uses.
 
-use super::memory::{Stream, Transfer};
+use super::memory::{Stream, Timing, Transfer};
 use super::overhead::Span;
 use super::{compute, fft, image, memory, overhead, reduce, sgemm};
 use crate::cl;
@@ -132,11 +132,12 @@ pub const BENCHES: &[Bench] = &[
     Bench { name: "copy float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Copy, 4) },
     Bench { name: "triad float", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 1) },
     Bench { name: "triad float4", unit: Unit::GBps, run: |c| memory::stream(c, Stream::Triad, 4) },
-    Bench { name: "read float", unit: Unit::GBps, run: |c| memory::read(c, 1) },
-    Bench { name: "read float2", unit: Unit::GBps, run: |c| memory::read(c, 2) },
-    Bench { name: "read float4", unit: Unit::GBps, run: |c| memory::read(c, 4) },
-    Bench { name: "read float8", unit: Unit::GBps, run: |c| memory::read(c, 8) },
-    Bench { name: "read float16", unit: Unit::GBps, run: |c| memory::read(c, 16) },
+    Bench { name: "read float", unit: Unit::GBps, run: |c| memory::read(c, 1, Timing::Event) },
+    Bench { name: "read float2", unit: Unit::GBps, run: |c| memory::read(c, 2, Timing::Event) },
+    Bench { name: "read float4", unit: Unit::GBps, run: |c| memory::read(c, 4, Timing::Event) },
+    Bench { name: "read float8", unit: Unit::GBps, run: |c| memory::read(c, 8, Timing::Event) },
+    Bench { name: "read float16", unit: Unit::GBps, run: |c| memory::read(c, 16, Timing::Event) },
+    Bench { name: "read float, 16 back to back (host clock)", unit: Unit::GBps, run: |c| memory::read(c, 1, Timing::BackToBack) },
     Bench { name: "peak fp32 float", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 1) },
     Bench { name: "peak fp32 float2", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 2) },
     Bench { name: "peak fp32 float4", unit: Unit::Gflops, run: |c| compute::peak::<f32>(c, 4) },
