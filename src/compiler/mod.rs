@@ -111,9 +111,10 @@ pub struct Target {
     pub guard_endless_loops: bool,
     /// Kernels are SPIR-V 1.4, with their signed counters marked `NoSignedWrap`
     /// (`spirv::decorate`): NVIDIA's compiler reads wide vectors in such loops
-    /// four times faster. lavapipe (Mesa 22.3) JIT-compiled large kernels written as 1.4 for
-    /// minutes where it took milliseconds for the same code as 1.3 (CTS `vector_creation`: 6 s
-    /// in all before, unfinished after 20 minutes), so other devices keep 1.3 without marks.
+    /// four times faster. Other devices keep 1.3 without marks, which lavapipe has no use for.
+    /// (lavapipe's minutes on CTS `vector_creation` were once blamed on 1.4, against 6 s as
+    /// 1.3; but those 6 s came from Mesa's shader cache: compiled afresh as 1.3, its kernels
+    /// take 942 s in LLVM's coroutine splitting too, 2026-11-27.)
     pub no_signed_wrap: bool,
 }
 
