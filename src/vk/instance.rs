@@ -1,4 +1,5 @@
-//! The Vulkan instance, with the Khronos validation layer when `FERROCL_VALIDATION` is set.
+//! The Vulkan instance, with the Khronos validation layer (synchronization validation
+//! included) when `FERROCL_VALIDATION` is set.
 
 use ash::vk;
 use std::ffi::{c_void, CStr};
@@ -37,8 +38,17 @@ impl Instance {
             .engine_name(c"ferrocl")
             .api_version(vk::API_VERSION_1_3);
         let layers = [VALIDATION_LAYER.as_ptr()];
-        let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+        let mut extensions = vec![ash::ext::debug_utils::NAME.as_ptr()];
+        // A hazard between commands (a missing or too narrow barrier) is a driver bug too:
+        // synchronization validation checks every dependency, where the layer offers it.
+        let sync = validate && layer_has_extension(&entry, ash::ext::validation_features::NAME);
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
         let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+        if sync {
+            extensions.push(ash::ext::validation_features::NAME.as_ptr());
+            info = info.push_next(&mut features);
+        }
         if validate {
             info = info.enabled_layer_names(&layers).enabled_extension_names(&extensions);
         }
@@ -53,6 +63,12 @@ fn has_layer(entry: &ash::Entry) -> bool {
     // SAFETY: plain enumeration.
     let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap_or_default();
     layers.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER))
+}
+
+fn layer_has_extension(entry: &ash::Entry, name: &CStr) -> bool {
+    // SAFETY: plain enumeration of the layer's own extensions.
+    let extensions = unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }.unwrap_or_default();
+    extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
 }
 
 fn messenger(entry: &ash::Entry, raw: &ash::Instance) -> Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)> {
