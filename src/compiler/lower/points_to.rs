@@ -8,7 +8,7 @@
 //! variables that must hold byte pointers and the objects that must be addressable (see
 //! `docs/compiler.md`, "Pointers as run-time values").
 
-use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Place, PlaceKind, Program, RecordId, Scalar, Space, Stmt, Type, Types};
+use crate::compiler::sema::model::{Builtin, Expr, ExprKind, FuncId, Param, Place, PlaceKind, Program, RecordId, Scalar, Space, Stmt, Type, Types};
 use crate::compiler::sema::visit::{self, Node};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -367,14 +367,13 @@ impl Facts {
             return;
         }
         // The `__global` (or `__constant`) pointer arguments: (parameter, pointee).
-        let params = program.function(kernel).map_or(&[][..], |k| k.params.as_slice());
-        let args: Vec<(u32, &Type)> = params
-            .iter()
-            .filter_map(|p| match program.function(kernel)?.locals.get(p.local.0 as usize).map(|l| &l.ty)? {
+        let args: Vec<(u32, &Type)> = program.function(kernel).map_or(Vec::new(), |k| {
+            let pointee = |p: &Param| match &k.locals.get(p.local.0 as usize)?.ty {
                 Type::Pointer { pointee, space: Space::Global | Space::Constant, .. } => Some((p.local.0, &**pointee)),
                 _ => None,
-            })
-            .collect();
+            };
+            k.params.iter().filter_map(pointee).collect()
+        });
         let mut records = BTreeSet::new();
         for ty in args.iter().map(|(_, t)| *t).chain(program.global_vars.iter().map(|g| &g.ty)) {
             records_in(&program.types, ty, &mut records);
