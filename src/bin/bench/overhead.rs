@@ -102,13 +102,42 @@ pub fn out_of_order(c: &Ctx) -> Outcome {
             queue.finish()
         })
     })?;
-    let want = |i: usize| (0..steps).fold(i as u32, |x, _| x.wrapping_mul(1664525).wrapping_add(1013904223));
     for out in &outs {
         let mut got = vec![0u32; SPIN_ITEMS];
         c.env.read(out, &mut got)?;
-        expect_each(&got, want)?;
+        expect_each(&got, |i| spun(i, steps))?;
     }
     Ok(secs * 1e6 / kernels as f64)
+}
+
+/// What work-item `i` of the spin kernel writes after `steps` steps.
+fn spun(i: usize, steps: u32) -> u32 {
+    (0..steps).fold(i as u32, |x, _| x.wrapping_mul(1664525).wrapping_add(1013904223))
+}
+
+/// The spin kernel over `sizes.busy.0` work-items of `sizes.busy.1` steps (tens of µs on a large
+/// GPU), launched with an event, waited for with `clWaitForEvents`, then `clFinish`, as CLBlast's
+/// tuners time each launch: the median of the wall time less the kernel's own END − START, in
+/// µs. What a launch costs an application that waits for each one.
+pub fn launch_beyond_kernel(c: &Ctx) -> Outcome {
+    let env = c.env;
+    let (items, steps) = c.sizes.busy;
+    let program = env.program(SPIN, "")?;
+    let kernel = program.kernel("spin")?;
+    let out = env.buffer(items * 4)?;
+    kernel.mem(0, &out)?.arg(1, steps)?;
+    let secs = median_seconds(c.sizes.latency_runs, || {
+        let start = Instant::now();
+        let event = env.run(&kernel, &[items], None)?;
+        event.wait()?;
+        env.finish()?;
+        let wall = start.elapsed().as_secs_f64();
+        Ok(wall - event.duration_ns()? as f64 * 1e-9)
+    })?;
+    let mut got = vec![0u32; items];
+    env.read(&out, &mut got)?;
+    expect_each(&got, |i| spun(i, steps))?;
+    Ok(secs * 1e6)
 }
 
 /// Blocks in the generated program: a helper function and a kernel each, 19 lines.

@@ -27,6 +27,8 @@ pub struct Sizes {
     pub latency_runs: usize,
     /// Kernels of the out-of-order row, and the steps each work-item of theirs takes.
     pub independent: (usize, u32),
+    /// Work-items of the launch-beyond-the-kernel row's kernel, and the steps each takes.
+    pub busy: (usize, u32),
     /// Bytes of each host transfer, fill and copy.
     pub transfer: usize,
     /// Measured runs after the warm-up run; each figure is their median.
@@ -47,6 +49,7 @@ impl Sizes {
         enqueues: 10_000,
         latency_runs: 1000,
         independent: (32, 200_000),
+        busy: (1 << 18, 1000),
         transfer: 256 * MIB,
         repeats: 5,
     };
@@ -62,6 +65,7 @@ impl Sizes {
         enqueues: 100,
         latency_runs: 100,
         independent: (8, 1000),
+        busy: (1 << 10, 64),
         transfer: 16 * MIB,
         repeats: 3,
     };
@@ -160,6 +164,7 @@ pub const BENCHES: &[Bench] = &[
     Bench { name: "launch latency", unit: Unit::Micros, run: overhead::latency },
     Bench { name: "launch latency, profiled (END − QUEUED)", unit: Unit::Micros, run: |c| overhead::profiled_latency(c, Span::QueuedToEnd) },
     Bench { name: "launch queueing, profiled (START − QUEUED)", unit: Unit::Micros, run: |c| overhead::profiled_latency(c, Span::QueuedToStart) },
+    Bench { name: "launch beyond the kernel: event wait, then clFinish", unit: Unit::Micros, run: overhead::launch_beyond_kernel },
     Bench { name: "enqueue throughput", unit: Unit::PerSecond, run: overhead::throughput },
     Bench { name: "independent kernels, out-of-order queue", unit: Unit::Micros, run: overhead::out_of_order },
     Bench { name: "build ~300 lines, cold", unit: Unit::Millis, run: |c| overhead::build(c, false) },
