@@ -333,9 +333,8 @@ mod tests {
 
     #[test]
     fn half_arithmetic_counts_its_software_rounding_in_the_unroll_budget() {
-        // clpeak's half8 test: 16 steps of 64 multiply-adds, unrolled, were 900 KB of SPIR-V
-        // and 11 s in NVIDIA's compiler. Over half they stay a loop; over float8 they unroll,
-        // and so does a small half loop.
+        // clpeak's half8 test: 16 steps of 64 multiply-adds, unrolled, were 900 KB of SPIR-V.
+        // Over half they stay a loop; over float8 they unroll, and so does a small half loop.
         let src = |ty: &str, steps: u32, mads: usize| {
             format!(
                 "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
