@@ -303,7 +303,7 @@ impl Mem {
         let (Some(engine), Some(buffer)) = (&gpu.copy_engine, &self.buffer) else { return false };
         let Ok(rows) = per_row(region, buf.rows(region).zip(host.rows(region))) else { return false };
         let host_end = rows.iter().map(|(_, h)| h + region[0]).max().unwrap_or(0);
-        let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
+        let Ok(after) = gpu.tracker.executed_signal(gpu) else { return false };
         if let [(b, h)] = rows[..] {
             if region[0] >= PIPELINED_READ {
                 return self.read_pipelined(device, engine, self.base + b as u64, dst.add(h), region[0], after);
@@ -484,7 +484,7 @@ impl Mem {
         if flags & CL_MAP_READ == 0 || buffer.host_cached() || self.svm {
             return None;
         }
-        let after = gpu.completed.load(std::sync::atomic::Ordering::Acquire);
+        let after = gpu.tracker.executed_signal(gpu).ok()?;
         let write = flags & CL_MAP_WRITE != 0;
         if !self.host_ptr.is_null() {
             let (imported, at) = self.host_import(device, engine)?;

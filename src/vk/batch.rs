@@ -1,6 +1,13 @@
-//! Command batches: commands are recorded into one command buffer, submitted together with a
-//! timeline-semaphore signal, and completed in order by the device's completion thread, which
-//! runs each command's completion step with its (profiling) start and end times.
+//! Command batches: commands are recorded into one command buffer, submitted together, and
+//! completed in order, each command's completion step run with its (profiling) start and end
+//! times.
+//!
+//! A batch is complete in two steps. It has *executed* once the progress word holds its
+//! timeline value (`progress`): its events complete then, by the thread waiting for it or the
+//! device's completion thread. It is *retired* once the timeline semaphore has reached its
+//! value: only then are the objects it used released and its pools reused, as Vulkan requires.
+//! Only every `RETIRE_EVERY`th batch signals the semaphore, because each signal costs an
+//! interrupt; the completion thread signals the rest once the queue is quiet.
 
 use super::device::Gpu;
 use crate::cl::clock::now_ns;
@@ -8,7 +15,7 @@ use ash::vk;
 use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// What runs once a command has executed: `Ok(Some([start, end]))` in host nanoseconds when the
@@ -159,7 +166,7 @@ impl Batch {
         let gpu = self.gpu.clone();
         let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
         self.submitted_at = now_ns();
-        match self.end_and_submit(*queue) {
+        match self.end_and_submit(*queue, false) {
             Ok(value) => {
                 let at = self.submitted_at;
                 // Still under the queue lock, so the tracker sees batches in timeline order.
@@ -175,44 +182,63 @@ impl Batch {
         }
     }
 
-    /// Ends recording and submits, signalling the next timeline value, which it returns.
+    /// Ends recording and submits as the next timeline value, which it returns; it signals the
+    /// timeline semaphore if `signal` is set or `RETIRE_EVERY` batches have not.
     /// The caller holds the queue's lock.
-    pub(super) fn end_and_submit(&self, queue: vk::Queue) -> Result<u64, vk::Result> {
+    pub(super) fn end_and_submit(&self, queue: vk::Queue, signal: bool) -> Result<u64, vk::Result> {
         if self.gpu.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
         // A released queue's last batch may be submitted while the process exits: then not.
         let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
         let d = &self.gpu.device;
-        // Make every write visible to the host before the semaphore signals, and order every
-        // later batch on the queue after this one, so that none needs a barrier in front (the
-        // one a launch waited for on NVIDIA: about 3 µs of its start). A batch of commands
-        // without memory (markers, empty kernels) has none: no later command depends on it.
-        let barrier = [vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS | vk::PipelineStageFlags2::HOST)
-            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
         let value = self.gpu.submitted.load(Ordering::Acquire) + 1;
+        let signal = signal || value >= self.gpu.signalled.load(Ordering::Acquire) + RETIRE_EVERY;
         // SAFETY: recording state; the queue is externally synchronised by its mutex.
         unsafe {
-            if self.touched {
-                d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&barrier));
-            }
+            d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&[self.final_barrier()]));
+            self.gpu.progress.record(d, self.cmd, value);
             d.end_command_buffer(self.cmd)?;
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)];
-            let signal = [vk::SemaphoreSubmitInfo::default()
+            let signals = [vk::SemaphoreSubmitInfo::default()
                 .semaphore(self.gpu.timeline)
                 .value(value)
                 .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-            let submit = [vk::SubmitInfo2::default().command_buffer_infos(&cmds).signal_semaphore_infos(&signal)];
-            d.queue_submit2(queue, &submit, vk::Fence::null()).inspect_err(|e| lost_if(&self.gpu, *e))?;
+            let submit = vk::SubmitInfo2::default().command_buffer_infos(&cmds);
+            let submit = if signal { submit.signal_semaphore_infos(&signals) } else { submit };
+            d.queue_submit2(queue, &[submit], vk::Fence::null()).inspect_err(|e| lost_if(&self.gpu, *e))?;
         }
         self.gpu.submitted.store(value, Ordering::Release);
+        if signal {
+            self.gpu.signalled.store(value, Ordering::Release);
+        }
         Ok(value)
     }
 
-    fn complete(mut self, result: Result<(), vk::Result>) {
+    /// The barrier in front of the progress word's write, which orders it after every command
+    /// of the queue so far (and after the last batch's write of the word).
+    ///
+    /// A batch that touched memory also makes every write visible to the host, and orders
+    /// every later batch on the queue after this one, so that none needs a barrier in front
+    /// (the one a launch waited for on NVIDIA: about 3 µs of its start). A batch of commands
+    /// without memory (markers, empty kernels) orders only the word: no later command depends
+    /// on it.
+    fn final_barrier(&self) -> vk::MemoryBarrier2<'static> {
+        let word = vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE);
+        if !self.touched {
+            return word;
+        }
+        word.src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS | vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+    }
+
+    /// Runs the commands' completion steps: the batch has executed, or failed.
+    fn complete(&mut self, result: Result<(), vk::Result>) {
         let times = match (&result, self.queries) {
             (Ok(()), Some(q)) => self.read_times(q),
             _ => Vec::new(),
@@ -326,7 +352,8 @@ impl Drop for Batch {
 }
 
 /// Batches in flight on a device. They are completed in submission order by the device's
-/// completion thread, or sooner by an application thread that waits for one of them.
+/// completion thread, or sooner by an application thread that waits for one of them; then
+/// retired by the completion thread once the timeline semaphore covers them.
 #[derive(Default)]
 pub struct Tracker {
     state: Mutex<TrackerState>,
@@ -338,10 +365,20 @@ pub struct Tracker {
 #[derive(Default)]
 struct TrackerState {
     in_flight: VecDeque<(u64, Batch)>,
+    /// Executed batches, waiting for the semaphore to retire them.
+    executed: VecDeque<(u64, Batch)>,
     running: bool,
     /// The completion thread sleeps for want of batches: a new one must wake it.
     idle: bool,
 }
+
+/// At most this many batches in a row go without a signal of the timeline semaphore: they are
+/// retired (their objects released) together, by the next one that signals.
+pub const RETIRE_EVERY: u64 = 16;
+
+/// How long the queue stays quiet before the completion thread signals the semaphore itself
+/// to retire the executed batches left unsignalled.
+const QUIET: Duration = Duration::from_millis(1);
 
 impl Tracker {
     fn push(&self, gpu: &Arc<Gpu>, value: u64, batch: Batch) {
@@ -367,32 +404,83 @@ impl Tracker {
         // latest, so the submission timeout counts from it.
         let mut head = (0, Instant::now());
         loop {
-            let value = {
-                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                while state.in_flight.is_empty() {
-                    state.idle = true;
-                    state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
-                    state.idle = false;
+            match self.next_work() {
+                Some(value) => {
+                    if head.0 != value {
+                        head = (value, Instant::now());
+                    }
+                    let result = wait_executed(gpu, value, gpu.timeout.map(|t| head.1 + t));
+                    self.complete_through(gpu, value, result);
                 }
-                state.in_flight[0].0
-            };
-            if head.0 != value {
-                head = (value, Instant::now());
+                None => self.retire_when_quiet(gpu),
             }
-            let result = wait_value(gpu, value, gpu.timeout.map(|t| head.1 + t));
-            self.complete_through(gpu, value, result);
+            self.retire(gpu);
             gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).reset_spent(gpu);
         }
     }
 
-    /// Blocks until timeline `value` has signalled, then completes the batches up to it here,
-    /// sparing the waiter a hop through the completion thread.
+    /// The next batch to wait for, or `None` when only retirement is left; sleeps while there
+    /// is neither.
+    fn next_work(&self) -> Option<u64> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while state.in_flight.is_empty() && state.executed.is_empty() {
+            state = self.sleep(state, None);
+        }
+        state.in_flight.front().map(|(v, _)| *v)
+    }
+
+    /// Sleeps until a batch is pushed, or `timeout` passes.
+    fn sleep<'a>(&self, mut state: MutexGuard<'a, TrackerState>, timeout: Option<Duration>) -> MutexGuard<'a, TrackerState> {
+        state.idle = true;
+        state = match timeout {
+            Some(t) => self.wake.wait_timeout(state, t).unwrap_or_else(|e| e.into_inner()).0,
+            None => self.wake.wait(state).unwrap_or_else(|e| e.into_inner()),
+        };
+        state.idle = false;
+        state
+    }
+
+    /// Every submitted batch has executed, some are not retired: once the queue has been quiet
+    /// for `QUIET`, signals the semaphore past them (one interrupt) and waits for it.
+    fn retire_when_quiet(&self, gpu: &Gpu) {
+        let submitted = gpu.submitted.load(Ordering::Acquire);
+        let newest = {
+            let state = self.sleep(self.state.lock().unwrap_or_else(|e| e.into_inner()), Some(QUIET));
+            if !state.in_flight.is_empty() || gpu.submitted.load(Ordering::Acquire) != submitted {
+                return;
+            }
+            let Some(&(newest, _)) = state.executed.back() else { return };
+            newest
+        };
+        // A failure has marked the device lost where it means that (`lost_if`, `wait_until`),
+        // and `retire` then lets every batch go; while the process exits they stay.
+        if let Ok(value) = signal_through(gpu, newest) {
+            let _ = wait_signalled(gpu, value, gpu.timeout.map(|t| Instant::now() + t));
+        }
+    }
+
+    /// Releases the executed batches the semaphore covers (all of them on a lost device).
+    fn retire(&self, gpu: &Gpu) {
+        let reached = if gpu.is_lost() { Some(u64::MAX) } else { timeline_value(gpu).ok() };
+        let Some(reached) = reached else { return };
+        gpu.completed.fetch_max(reached.min(gpu.submitted.load(Ordering::Acquire)), Ordering::AcqRel);
+        let retired: Vec<(u64, Batch)> = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let n = state.executed.iter().take_while(|(v, _)| *v <= reached).count();
+            state.executed.drain(..n).collect()
+        };
+        // Dropped here, out of the lock: each returns its pools to `Recycled`.
+        drop(retired);
+    }
+
+    /// Blocks until the batch of timeline `value` has executed, then completes the batches up
+    /// to it here, sparing the waiter a hop through the completion thread.
     pub fn wait_for(&self, gpu: &Gpu, value: u64) {
         let result = spin_then_wait(gpu, value);
         self.complete_through(gpu, value, result);
     }
 
-    /// Completes, in order, every batch up to `value`.
+    /// Completes, in order, every batch up to `value`, and leaves them to be retired.
     /// On a lost device, every batch fails.
     fn complete_through(&self, gpu: &Gpu, value: u64, result: Result<(), vk::Result>) {
         let value = if gpu.is_lost() { u64::MAX } else { value };
@@ -405,15 +493,48 @@ impl Tracker {
                     _ => None,
                 }
             };
-            let Some((v, batch)) = batch else { return };
-            gpu.completed.fetch_max(v, Ordering::AcqRel);
+            let Some((v, mut batch)) = batch else { return };
             batch.complete(result);
+            // The completion thread is not asleep without a timeout: this batch was in flight.
+            self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.push_back((v, batch));
         }
     }
 }
 
-/// How long an application thread polls the timeline before it sleeps between looks: a GPU
-/// finishes short commands in microseconds, far sooner than a sleeping thread is woken.
+impl Tracker {
+    /// A timeline value for a submission on another queue to wait for, so that it follows
+    /// every batch that has executed: one the semaphore reaches, or will once signalled.
+    pub fn executed_signal(&self, gpu: &Gpu) -> Result<u64, vk::Result> {
+        let newest = self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.back().map(|&(v, _)| v);
+        match newest {
+            Some(value) => signal_through(gpu, value),
+            None => Ok(gpu.completed.load(Ordering::Acquire)),
+        }
+    }
+}
+
+/// Submits a signal of the timeline semaphore, without commands, and returns its value: every
+/// batch up to `value` is retired once the semaphore reaches it. Returns the last signalled
+/// value instead where that already covers `value`.
+pub(super) fn signal_through(gpu: &Gpu, value: u64) -> Result<u64, vk::Result> {
+    let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
+    let signalled = gpu.signalled.load(Ordering::Acquire);
+    if signalled >= value {
+        return Ok(signalled);
+    }
+    let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
+    let next = gpu.submitted.load(Ordering::Acquire) + 1;
+    let signal = [vk::SemaphoreSubmitInfo::default().semaphore(gpu.timeline).value(next).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+    let submit = [vk::SubmitInfo2::default().signal_semaphore_infos(&signal)];
+    // SAFETY: the queue is externally synchronised by its mutex, held.
+    unsafe { gpu.device.queue_submit2(*queue, &submit, vk::Fence::null()) }.inspect_err(|e| lost_if(gpu, *e))?;
+    gpu.submitted.store(next, Ordering::Release);
+    gpu.signalled.store(next, Ordering::Release);
+    Ok(next)
+}
+
+/// How long an application thread polls the progress word before it sleeps between looks: a
+/// GPU finishes short commands in microseconds, far sooner than a sleeping thread is woken.
 const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 
 fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
@@ -421,30 +542,43 @@ fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
     if gpu.props.base.device_type != vk::PhysicalDeviceType::CPU {
         let start = std::time::Instant::now();
         while start.elapsed() < SPIN {
-            if timeline_value(gpu)? >= value {
+            if executed(gpu, value)? {
                 return Ok(());
             }
             std::hint::spin_loop();
         }
     }
-    wait_value(gpu, value, None)
+    wait_executed(gpu, value, None)
 }
 
-/// Waits for timeline `value`; past `deadline` the device is given up as lost. It looks at the
-/// timeline and sleeps a 32nd of the time waited so far in between (a wait ends at most about
-/// 3 % late), rather than block in `vkWaitSemaphores`: NVIDIA's driver (580) woke such a thread
-/// up to 10 ms after the value signalled (waits for a 0.5 ms kernel took 7 ms on average).
-pub(super) fn wait_value(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Result<(), vk::Result> {
+/// Waits until the batch of timeline `value` has executed; past `deadline` the device is given
+/// up as lost.
+pub(super) fn wait_executed(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Result<(), vk::Result> {
+    // The semaphore is read too, for the error of a lost device.
+    wait_until(gpu, deadline, || Ok(executed(gpu, value)? || timeline_value(gpu)? >= value))
+}
+
+/// Waits until the timeline semaphore reaches `value` (which must be signalled); past
+/// `deadline` the device is given up as lost.
+pub(super) fn wait_signalled(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Result<(), vk::Result> {
+    wait_until(gpu, deadline, || Ok(timeline_value(gpu)? >= value))
+}
+
+/// Waits until `reached`. It looks and sleeps a 32nd of the time waited so far in between (a
+/// wait ends at most about 3 % late), rather than block in `vkWaitSemaphores`: NVIDIA's driver
+/// (580) woke such a thread up to 10 ms after the value signalled (waits for a 0.5 ms kernel
+/// took 7 ms on average).
+fn wait_until(gpu: &Gpu, deadline: Option<Instant>, reached: impl Fn() -> Result<bool, vk::Result>) -> Result<(), vk::Result> {
     let start = Instant::now();
     loop {
-        // (`timeline_value` ends the wait once the process exits.)
+        // (`timeline_value` and `executed` end the wait once the process exits.)
         if gpu.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
-        match timeline_value(gpu) {
-            Ok(reached) if reached >= value => return Ok(()),
-            Ok(_) if deadline.is_some_and(|d| Instant::now() >= d) => gpu.lose(),
-            Ok(_) => std::thread::sleep((start.elapsed() / 32).clamp(MIN_NAP, MAX_NAP)),
+        match reached() {
+            Ok(true) => return Ok(()),
+            Ok(false) if deadline.is_some_and(|d| Instant::now() >= d) => gpu.lose(),
+            Ok(false) => std::thread::sleep((start.elapsed() / 32).clamp(MIN_NAP, MAX_NAP)),
             Err(e) => {
                 // Not lost for the exit's sake (see `timeline_value`).
                 if !super::teardown::exiting() {
@@ -454,6 +588,13 @@ pub(super) fn wait_value(gpu: &Gpu, value: u64, deadline: Option<Instant>) -> Re
             }
         }
     }
+}
+
+/// Whether the batch of timeline `value` has executed, by the progress word. While the process
+/// exits, an error, as `timeline_value` gives.
+fn executed(gpu: &Gpu, value: u64) -> Result<bool, vk::Result> {
+    let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
+    Ok(gpu.progress.reached(value))
 }
 
 /// The value the timeline has reached. While the process exits, no value: the Vulkan drivers
@@ -476,5 +617,72 @@ pub(super) const WAIT_SLICE_NS: u64 = 250_000_000;
 pub(super) fn lost_if(gpu: &Gpu, e: vk::Result) {
     if e == vk::Result::ERROR_DEVICE_LOST {
         gpu.lose();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vk::instance::Instance;
+    use std::sync::atomic::AtomicBool;
+
+    fn open() -> Arc<Gpu> {
+        std::env::set_var("FERROCL_VALIDATION", "1");
+        // The instance outlives the device, whose completion thread never ends.
+        let instance = Box::leak(Box::new(Instance::new().expect("a Vulkan instance")));
+        // SAFETY: plain enumeration on a live instance.
+        let physical = unsafe { instance.raw.enumerate_physical_devices() }.expect("devices")[0];
+        Gpu::open(instance, physical).expect("a Vulkan device")
+    }
+
+    /// A batch of one command that keeps `kept` and sets `done` when it completes.
+    fn submit_one(gpu: &Arc<Gpu>, kept: &Arc<()>, done: &Arc<AtomicBool>) -> u64 {
+        let mut batch = Batch::new(gpu, false).expect("batch");
+        batch.begin_command(false);
+        let done = done.clone();
+        batch.end_command(Box::new(move |result| done.store(result.is_ok(), Ordering::Release)));
+        batch.keep(kept.clone());
+        batch.submit().expect("submitted").0
+    }
+
+    /// A batch that does not signal the semaphore completes by the progress word; what it
+    /// keeps is released only once the semaphore passes it, which the completion thread
+    /// arranges when the queue is quiet.
+    #[test]
+    fn unsignalled_batches_complete_at_once_and_retire_when_the_queue_is_quiet() {
+        let gpu = open();
+        let (kept, done) = (Arc::new(()), Arc::new(AtomicBool::new(false)));
+        let value = submit_one(&gpu, &kept, &done);
+        assert!(gpu.signalled.load(Ordering::Acquire) < value, "the first batch goes without a signal");
+        gpu.tracker.wait_for(&gpu, value);
+        assert!(done.load(Ordering::Acquire), "completed once executed");
+        let start = Instant::now();
+        while Arc::strong_count(&kept) > 1 {
+            assert!(start.elapsed() < Duration::from_secs(30), "the batch was never retired");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(gpu.signalled.load(Ordering::Acquire) >= value);
+        assert!(gpu.completed.load(Ordering::Acquire) >= value);
+    }
+
+    /// However fast batches come, no more than `RETIRE_EVERY` in a row go unsignalled, and all
+    /// of them complete and retire.
+    #[test]
+    fn every_retire_every_th_batch_signals() {
+        let gpu = open();
+        let kept = Arc::new(());
+        let dones: Vec<Arc<AtomicBool>> = (0..3 * RETIRE_EVERY).map(|_| Arc::new(AtomicBool::new(false))).collect();
+        let mut last = 0;
+        for done in &dones {
+            last = submit_one(&gpu, &kept, done);
+            assert!(last - gpu.signalled.load(Ordering::Acquire) < RETIRE_EVERY, "batch {last} follows too many unsignalled ones");
+        }
+        gpu.tracker.wait_for(&gpu, last);
+        assert!(dones.iter().all(|d| d.load(Ordering::Acquire)), "every batch completed");
+        let start = Instant::now();
+        while Arc::strong_count(&kept) > 1 {
+            assert!(start.elapsed() < Duration::from_secs(30), "batches were never retired");
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }

@@ -7,6 +7,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::CStr;
 use super::batch::{Recycled, Tracker};
 use super::clock::{calibrateable, Clock};
+use super::progress::Progress;
 use super::transfer::{transfer_family, CopyEngine};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -162,8 +163,13 @@ pub struct Gpu {
     pub create_apart_from_submit: bool,
     /// Pipelines were created since the cache was last written to disk.
     pub cache_dirty: AtomicBool,
-    /// The last timeline value submitted, and the last one seen complete.
+    /// Where each batch writes its timeline value once executed.
+    pub progress: Progress,
+    /// The last timeline value submitted; the last one submitted with a signal of the timeline
+    /// semaphore (not every batch signals, see `batch::RETIRE_EVERY`); the last one the
+    /// semaphore was seen to reach, through which batches are retired.
     pub submitted: AtomicU64,
+    pub signalled: AtomicU64,
     pub completed: AtomicU64,
     pub tracker: Tracker,
     pub recycled: Mutex<Recycled>,
@@ -467,6 +473,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     let timeline = unsafe { device.create_semaphore(&sem_info, None) }.map_err(|e| format!("vkCreateSemaphore: {e}"))?;
     // SAFETY: the family and index were requested at device creation.
     let queue = unsafe { device.get_device_queue(family, 0) };
+    let progress = Progress::new(inst, physical, &device).map_err(|e| format!("progress word: {e}"))?;
     let pipeline_cache = super::pipeline::load_cache(&device, &props.device_uuid, &props.driver_uuid);
     let host_import = ext.host_import.then(|| (ash::ext::external_memory_host::Device::new(inst, &device), props.import_alignment));
     let copy_engine = match ext.copy_family {
@@ -491,7 +498,9 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         pipeline_cache: Mutex::new(pipeline_cache),
         create_apart_from_submit: nvidia,
         cache_dirty: AtomicBool::new(false),
+        progress,
         submitted: AtomicU64::new(0),
+        signalled: AtomicU64::new(0),
         completed: AtomicU64::new(0),
         tracker: Tracker::default(),
         recycled: Mutex::default(),

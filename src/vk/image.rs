@@ -243,7 +243,7 @@ mod tests {
         let src = Image::new(&gpu, vk::Format::R8_UNORM, shape(N), alpha, false).expect("sampled image");
         let dst = Image::new(&gpu, vk::Format::R8G8B8A8_UNORM, shape(N), vk::ComponentMapping::default(), true).expect("storage image");
         let upload = Buffer::new(&gpu, 256, Placement::Upload).expect("upload");
-        let readback = Buffer::new(&gpu, 256, Placement::Readback).expect("readback");
+        let readback = Arc::new(Buffer::new(&gpu, 256, Placement::Readback).expect("readback"));
         let bytes: Vec<u8> = (0..texels).map(|i| (i * 13 + 7) as u8).collect();
         // SAFETY: the new buffer is mapped and holds 256 bytes.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), upload.mapped().expect("mapped").as_ptr(), texels) };
@@ -269,6 +269,8 @@ mod tests {
         batch.begin_command(true);
         dst.copy_to(batch.cmd(), &readback, &[all(0)]);
         batch.end_command(Box::new(|_| {}));
+        // Until the batch retires, which may come after it has executed.
+        batch.keep((pipeline, src, dst, upload, readback.clone()));
         let (value, _) = batch.submit().expect("submitted");
         gpu.tracker.wait_for(&gpu, value);
 

@@ -1,5 +1,5 @@
 //! The Vulkan layer: instance and devices (ash), memory (gpu-allocator), command batches,
-//! the device clock, process exit.
+//! the device clock, the progress word, process exit.
 pub mod batch;
 pub mod clock;
 pub mod device;
@@ -7,6 +7,7 @@ pub mod image;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
+pub mod progress;
 pub mod teardown;
 pub mod transfer;
 

@@ -244,7 +244,7 @@ struct Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        // SAFETY: the batch that used the set has completed (batches drop what they keep then).
+        // SAFETY: the batch that used the set has retired (batches drop what they keep then).
         self.gpu.unless_abandoned(|| unsafe { self.gpu.device.destroy_descriptor_pool(self.raw, None) });
     }
 }
