@@ -192,11 +192,22 @@ impl Batch {
         // A released queue's last batch may be submitted while the process exits: then not.
         let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
         let d = &self.gpu.device;
+        // Make every write visible to the host, and order every later batch on the queue after
+        // this one, so that none needs a barrier in front (the one a launch waited for on
+        // NVIDIA: about 3 µs of its start). A batch of commands without memory (markers, empty
+        // kernels) has none: no later command depends on it.
+        let barrier = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS | vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
         let value = self.gpu.submitted.load(Ordering::Acquire) + 1;
         let signal = signal || value >= self.gpu.signalled.load(Ordering::Acquire) + RETIRE_EVERY;
         // SAFETY: recording state; the queue is externally synchronised by its mutex.
         unsafe {
-            d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&[self.final_barrier()]));
+            if self.touched {
+                d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&barrier));
+            }
             self.gpu.progress.record(d, self.cmd, value);
             d.end_command_buffer(self.cmd)?;
             let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)];
@@ -213,28 +224,6 @@ impl Batch {
             self.gpu.signalled.store(value, Ordering::Release);
         }
         Ok(value)
-    }
-
-    /// The barrier in front of the progress word's write, which orders it after every command
-    /// of the queue so far (and after the last batch's write of the word).
-    ///
-    /// A batch that touched memory also makes every write visible to the host, and orders
-    /// every later batch on the queue after this one, so that none needs a barrier in front
-    /// (the one a launch waited for on NVIDIA: about 3 µs of its start). A batch of commands
-    /// without memory (markers, empty kernels) orders only the word: no later command depends
-    /// on it.
-    fn final_barrier(&self) -> vk::MemoryBarrier2<'static> {
-        let word = vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER)
-            .dst_access_mask(vk::AccessFlags2::TRANSFER_WRITE);
-        if !self.touched {
-            return word;
-        }
-        word.src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS | vk::PipelineStageFlags2::HOST)
-            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
     }
 
     /// Runs the commands' completion steps: the batch has executed, or failed.

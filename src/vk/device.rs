@@ -317,7 +317,8 @@ impl Gpu {
             image_write_without_format: core.shader_storage_image_write_without_format != 0,
         };
         let stats = std::env::var_os("FERROCL_PIPELINE_STATS").is_some() && has_extension(inst, physical, ash::khr::pipeline_executable_properties::NAME);
-        let extensions = Extensions { pci, host_import, calibrated, copy_family, robustness2, stats };
+        let marker = has_extension(inst, physical, ash::amd::buffer_marker::NAME);
+        let extensions = Extensions { pci, host_import, calibrated, copy_family, robustness2, stats, marker };
         let device = create_device(inst, physical, family, &features, (&f11, &f12, &f13), &extensions)?;
         let gpu = Arc::new(finish_open(instance, physical, props, features, device, family, &extensions)?);
         let timer = calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &gpu.device));
@@ -423,6 +424,9 @@ fn create_device(
     if ext.stats {
         extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
     }
+    if ext.marker {
+        extensions.push(ash::amd::buffer_marker::NAME.as_ptr());
+    }
     let mut r2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default().robust_buffer_access2(true);
     if ext.robustness2 {
         extensions.push(ash::ext::robustness2::NAME.as_ptr());
@@ -454,6 +458,8 @@ struct Extensions {
     /// VK_KHR_pipeline_executable_properties with `pipelineExecutableInfo`, for
     /// `FERROCL_PIPELINE_STATS`.
     stats: bool,
+    /// VK_AMD_buffer_marker: the progress word is written by a pipelined marker write.
+    marker: bool,
 }
 
 fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32, ext: &Extensions) -> Result<Gpu, String> {
@@ -473,7 +479,8 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     let timeline = unsafe { device.create_semaphore(&sem_info, None) }.map_err(|e| format!("vkCreateSemaphore: {e}"))?;
     // SAFETY: the family and index were requested at device creation.
     let queue = unsafe { device.get_device_queue(family, 0) };
-    let progress = Progress::new(inst, physical, &device).map_err(|e| format!("progress word: {e}"))?;
+    let marker = ext.marker.then(|| ash::amd::buffer_marker::Device::new(inst, &device));
+    let progress = Progress::new(inst, physical, &device, marker).map_err(|e| format!("progress word: {e}"))?;
     let pipeline_cache = super::pipeline::load_cache(&device, &props.device_uuid, &props.driver_uuid);
     let host_import = ext.host_import.then(|| (ash::ext::external_memory_host::Device::new(inst, &device), props.import_alignment));
     let copy_engine = match ext.copy_family {
