@@ -8,7 +8,7 @@
 
 use super::context::Context;
 use super::device::Device;
-use super::memory::{copy_bytes, copy_regions, device_error, fill_element, mapped, run_now, span, staging, HostPtr, Mapping, Mem, Rect};
+use super::memory::{copy_bytes, copy_regions, fill_element, mapped, run_now, span, staging, HostPtr, Mapping, Mem, Rect};
 use super::queue::{HostStep, Work};
 use crate::cl::CLResult;
 use crate::cl::object::{Header, Kind};
@@ -584,7 +584,7 @@ fn new_vk_image(device: &Device, format: &Format, desc: &Desc) -> CLResult<vkima
     let (depth, layers) = if desc.layered() { (1, slices) } else { (slices, 1) };
     let shape = Shape { ty, view, extent: vk::Extent3D { width: w as u32, height: h as u32, depth: depth as u32 }, layers: layers as u32 };
     let swizzle = format.swizzle.unwrap_or_default();
-    vkimage::Image::new(&device.gpu, format.vk, shape, swizzle, storable(device, format)).map_err(device_error)
+    super::memory::allocate(device, || vkimage::Image::new(&device.gpu, format.vk, shape, swizzle, storable(device, format)))
 }
 
 /// The Vulkan copy of a box (`origin`, `extent` with slices third) of an image and tightly

@@ -88,6 +88,21 @@ pub(super) fn device_error(_: vk::Result) -> cl_int {
     CL_MEM_OBJECT_ALLOCATION_FAILURE
 }
 
+/// Makes a memory object's Vulkan resource by `make`; where memory runs out, once more after
+/// retiring the batches that have executed, whose objects (released buffers among them) are
+/// only freed once retired (`vk::batch::Tracker`). Call it holding no lock of the driver's.
+pub(super) fn allocate<T>(device: &Device, make: impl Fn() -> Result<T, vk::Result>) -> CLResult<T> {
+    make()
+        .or_else(|e| match e {
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY => {
+                device.gpu.tracker.retire_executed(&device.gpu);
+                make()
+            }
+            _ => Err(e),
+        })
+        .map_err(device_error)
+}
+
 /// Records a copy of `regions` (src offset, dst offset, size) between two Vulkan buffers: one
 /// region by the copy kernel where it can (`vkCmdCopyBuffer` crawls on some GPUs, from VRAM to
 /// host memory most of all), anything else by `vkCmdCopyBuffer`.
@@ -152,7 +167,7 @@ impl Mem {
     pub fn new_buffer(context: Arc<Context>, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void, properties: Vec<cl_mem_properties>) -> CLResult<Arc<Mem>> {
         let device = context.devices.first().ok_or(CL_INVALID_CONTEXT)?;
         let padded = (size as u64).next_multiple_of(GRANULE);
-        let buffer = Arc::new(Buffer::new(&device.gpu, padded, Placement::Device).map_err(device_error)?);
+        let buffer = Arc::new(allocate(device, || Buffer::new(&device.gpu, padded, Placement::Device))?);
         if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 {
             // SAFETY: the application passes `size` readable bytes.
             let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };

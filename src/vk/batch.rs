@@ -448,8 +448,24 @@ impl Tracker {
         }
     }
 
+    /// Retires every executed batch now, on this thread: for an allocation that failed while
+    /// executed batches may still hold memory. The caller holds no lock of the driver's: the
+    /// batches' objects are dropped here, and a memory object's destructor callbacks may call
+    /// back into OpenCL.
+    pub fn retire_executed(&self, gpu: &Gpu) {
+        let newest = self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.back().map(|&(v, _)| v);
+        let Some(newest) = newest else { return };
+        if let Ok(value) = signal_through(gpu, newest) {
+            let _ = wait_signalled(gpu, value, gpu.timeout.map(|t| Instant::now() + t));
+        }
+        self.retire(gpu);
+    }
+
     /// Releases the executed batches the semaphore covers (all of them on a lost device).
     fn retire(&self, gpu: &Gpu) {
+        if self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.is_empty() {
+            return;
+        }
         let reached = if gpu.is_lost() { Some(u64::MAX) } else { timeline_value(gpu).ok() };
         let Some(reached) = reached else { return };
         gpu.completed.fetch_max(reached.min(gpu.submitted.load(Ordering::Acquire)), Ordering::AcqRel);
@@ -651,6 +667,19 @@ mod tests {
             std::thread::sleep(Duration::from_millis(1));
         }
         assert!(gpu.signalled.load(Ordering::Acquire) >= value);
+        assert!(gpu.completed.load(Ordering::Acquire) >= value);
+    }
+
+    /// An allocation that fails retires the executed batches at once (`retire_executed`),
+    /// rather than wait for the queue to be quiet.
+    #[test]
+    fn executed_batches_can_be_retired_at_once() {
+        let gpu = open();
+        let (kept, done) = (Arc::new(()), Arc::new(AtomicBool::new(false)));
+        let value = submit_one(&gpu, &kept, &done);
+        gpu.tracker.wait_for(&gpu, value);
+        gpu.tracker.retire_executed(&gpu);
+        assert_eq!(Arc::strong_count(&kept), 1, "released by the time retire_executed returns");
         assert!(gpu.completed.load(Ordering::Acquire) >= value);
     }
 

@@ -54,8 +54,8 @@ impl Progress {
     /// of the queue has executed.
     ///
     /// A buffer marker orders itself so. A fill needs a barrier in front, which costs NVIDIA
-    /// more: with it, an empty kernel's launch took 2.9 µs longer than with a semaphore signal
-    /// and the bench's FFT kernel ran 2.9 % slower (H200, 2026-11-27).
+    /// more: with it the bench's FFT kernel ran 2.8–2.9 % slower in two calls, and an empty
+    /// kernel's launch up to 2.9 µs slower, than with a semaphore signal (H200, 2026-11-27).
     pub fn record(&self, device: &ash::Device, cmd: vk::CommandBuffer, value: u64) {
         // SAFETY: the command buffer is recording; the buffer is 4 bytes of transfer memory.
         unsafe {
