@@ -301,7 +301,7 @@ impl Recycled {
     /// A ready command pool, or `None`: the caller makes a new one.
     fn take_commands(&mut self, gpu: &Gpu) -> Option<(vk::CommandPool, vk::CommandBuffer)> {
         if self.commands.is_empty() && self.spent.len() >= SPENT_BEFORE_RESET {
-            self.reset_spent(gpu);
+            self.reset_spent(gpu, 1);
         }
         self.commands.pop()
     }
@@ -309,17 +309,19 @@ impl Recycled {
     /// A ready query pool, or `None`: the caller makes a new one.
     fn take_queries(&mut self, gpu: &Gpu) -> Option<vk::QueryPool> {
         if self.queries.is_empty() && self.spent.len() >= SPENT_BEFORE_RESET {
-            self.reset_spent(gpu);
+            self.reset_spent(gpu, 1);
         }
         self.queries.pop()
     }
 
-    /// Resets the spent pools, making them ready for new batches (not on a lost device, whose
-    /// GPU may still run them).
-    fn reset_spent(&mut self, gpu: &Gpu) {
+    /// Resets up to `at_most` spent pools, making them ready for new batches (not on a lost
+    /// device, whose GPU may still run them). A batch taking one resets only that one: batches
+    /// retire up to `RETIRE_EVERY` at a time, and resetting all of them would hold its launch.
+    fn reset_spent(&mut self, gpu: &Gpu, at_most: usize) {
         gpu.unless_abandoned(|| {
-            for (pool, cmd, queries) in std::mem::take(&mut self.spent) {
-                // SAFETY: a batch is spent once executed or never submitted, so its pool is idle.
+            let keep = self.spent.len().saturating_sub(at_most);
+            for (pool, cmd, queries) in self.spent.split_off(keep) {
+                // SAFETY: a batch is spent once retired or never submitted, so its pool is idle.
                 if unsafe { gpu.device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }.is_ok() {
                     self.commands.push((pool, cmd));
                 }
@@ -404,7 +406,7 @@ impl Tracker {
                 None => self.retire_when_quiet(gpu),
             }
             self.retire(gpu);
-            gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).reset_spent(gpu);
+            gpu.recycled.lock().unwrap_or_else(|e| e.into_inner()).reset_spent(gpu, usize::MAX);
         }
     }
 
