@@ -136,7 +136,8 @@ fn kernel_arguments_hold_no_reference() {
     ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
     env.finish();
     assert_eq!(env.read(&dst, 0, bytes.len()), bytes);
-    // The command's resources go just after its event completes, on the completion thread.
+    // The command's resources go once its batch retires, after its event completes: on the
+    // completion thread, at the latest once the queue has been quiet for a millisecond.
     let start = std::time::Instant::now();
     while ARG_DELETED.load(Ordering::SeqCst) == 0 && start.elapsed().as_secs() < 10 {
         std::thread::yield_now();
