@@ -90,7 +90,7 @@ pub(super) fn device_error(_: vk::Result) -> cl_int {
 
 /// Makes a memory object's Vulkan resource by `make`; where memory runs out, once more after
 /// retiring the batches that have executed, whose objects (released buffers among them) are
-/// only freed once retired (`vk::batch::Tracker`). Call it holding no lock of the driver's.
+/// only freed once retired (`vk::completion`). Call it holding no lock of the driver's.
 pub(super) fn allocate<T>(device: &Device, make: impl Fn() -> Result<T, vk::Result>) -> CLResult<T> {
     make()
         .or_else(|e| match e {

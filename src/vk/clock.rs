@@ -91,7 +91,7 @@ impl Clock {
         let batch = Batch::new(gpu, true)?;
         batch.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
         let value = batch.end_and_submit(*gpu.queue.lock().unwrap_or_else(|e| e.into_inner()), true)?;
-        super::batch::wait_signalled(gpu, value, None)?;
+        super::completion::wait_signalled(gpu, value, None)?;
         let host = now_ns() as f64;
         let mut tick = [0u64; 1];
         // SAFETY: the query was written and the batch executed.

@@ -5,7 +5,8 @@ use super::instance::Instance;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::CStr;
-use super::batch::{Recycled, Tracker};
+use super::batch::Recycled;
+use super::completion::Tracker;
 use super::clock::{calibrateable, Clock};
 use super::progress::Progress;
 use super::transfer::{transfer_family, CopyEngine};
@@ -166,7 +167,7 @@ pub struct Gpu {
     /// Where each batch writes its timeline value once executed.
     pub progress: Progress,
     /// The last timeline value submitted; the last one submitted with a signal of the timeline
-    /// semaphore (not every batch signals, see `batch::RETIRE_EVERY`); the last one the
+    /// semaphore (not every batch signals, see `completion::RETIRE_EVERY`); the last one the
     /// semaphore was seen to reach, through which batches are retired.
     pub submitted: AtomicU64,
     pub signalled: AtomicU64,

@@ -2,6 +2,7 @@
 //! the device clock, the progress word, process exit.
 pub mod batch;
 pub mod clock;
+pub mod completion;
 pub mod device;
 pub mod image;
 pub mod instance;

@@ -6,7 +6,7 @@
 //! launch rows of `ferrocl-bench`, docs/design.md "Completion without interrupts").
 //!
 //! The word says *executed*; resources stay held until the timeline semaphore says *retired*
-//! (`batch::Tracker`), which only a signal tells Vulkan.
+//! (`completion`), which only a signal tells Vulkan.
 
 use ash::vk;
 use std::ptr::NonNull;
