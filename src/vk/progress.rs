@@ -1,6 +1,6 @@
 //! The progress word: host memory into which every batch, as its last command, writes its
 //! timeline value. Polling it tells the host that a batch has executed without the GPU raising
-//! an interrupt, which a semaphore or fence signal does on NVIDIA's driver (580): one for every
+//! an interrupt, which a semaphore or fence signal does on NVIDIA's driver (580): up to one per
 //! signalled submission. On a virtual machine each such interrupt took about 30 µs of the CPU
 //! that received it, and a thread waiting for its launch there waited 62 µs instead of 21 (the
 //! launch rows of `ferrocl-bench`, docs/design.md "Completion without interrupts").
