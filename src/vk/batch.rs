@@ -197,26 +197,15 @@ impl Batch {
             .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
         let value = self.gpu.submitted.load(Ordering::Acquire) + 1;
         let signal = signal || value >= self.gpu.signalled.load(Ordering::Acquire) + RETIRE_EVERY;
-        // SAFETY: recording state; the queue is externally synchronised by its mutex.
+        // SAFETY: the command buffer is recording.
         unsafe {
             if self.touched {
                 d.cmd_pipeline_barrier2(self.cmd, &vk::DependencyInfo::default().memory_barriers(&barrier));
             }
             self.gpu.progress.record(d, self.cmd, value);
             d.end_command_buffer(self.cmd)?;
-            let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)];
-            let signals = [vk::SemaphoreSubmitInfo::default()
-                .semaphore(self.gpu.timeline)
-                .value(value)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-            let submit = vk::SubmitInfo2::default().command_buffer_infos(&cmds);
-            let submit = if signal { submit.signal_semaphore_infos(&signals) } else { submit };
-            d.queue_submit2(queue, &[submit], vk::Fence::null()).inspect_err(|e| lost_if(&self.gpu, *e))?;
         }
-        self.gpu.submitted.store(value, Ordering::Release);
-        if signal {
-            self.gpu.signalled.store(value, Ordering::Release);
-        }
+        submit_as(&self.gpu, queue, &[vk::CommandBufferSubmitInfo::default().command_buffer(self.cmd)], value, signal)?;
         Ok(value)
     }
 
@@ -245,6 +234,21 @@ impl Batch {
         let late = self.submitted_at.saturating_sub(first);
         times.into_iter().map(|[start, end]| [start + late, end.max(start) + late]).collect()
     }
+}
+
+/// Submits `cmds` (none: a bare signal) as timeline value `value`, the next one, and signals
+/// the timeline semaphore with it if `signal`. The caller holds the queue's lock.
+pub(super) fn submit_as(gpu: &Gpu, queue: vk::Queue, cmds: &[vk::CommandBufferSubmitInfo], value: u64, signal: bool) -> Result<(), vk::Result> {
+    let signals = [vk::SemaphoreSubmitInfo::default().semaphore(gpu.timeline).value(value).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+    let submit = vk::SubmitInfo2::default().command_buffer_infos(cmds);
+    let submit = if signal { submit.signal_semaphore_infos(&signals) } else { submit };
+    // SAFETY: the queue is externally synchronised by its mutex, which the caller holds.
+    unsafe { gpu.device.queue_submit2(queue, &[submit], vk::Fence::null()) }.inspect_err(|e| lost_if(gpu, *e))?;
+    gpu.submitted.store(value, Ordering::Release);
+    if signal {
+        gpu.signalled.store(value, Ordering::Release);
+    }
+    Ok(())
 }
 
 fn new_command_buffer(gpu: &Gpu) -> Result<(vk::CommandPool, vk::CommandBuffer), vk::Result> {

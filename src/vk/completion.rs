@@ -7,7 +7,7 @@
 //! Only every `RETIRE_EVERY`th batch signals the semaphore, because each signal costs an
 //! interrupt; the completion thread signals the rest once the queue is quiet.
 
-use super::batch::{lost_if, Batch};
+use super::batch::{lost_if, submit_as, Batch};
 use super::device::Gpu;
 use ash::vk;
 use std::collections::VecDeque;
@@ -116,11 +116,7 @@ impl Tracker {
             let Some(&(newest, _)) = state.executed.back() else { return };
             newest
         };
-        // A failure has marked the device lost where it means that (`lost_if`, `wait_until`),
-        // and `retire` then lets every batch go; while the process exits they stay.
-        if let Ok(value) = signal_through(gpu, newest) {
-            let _ = wait_signalled(gpu, value, gpu.timeout.map(|t| Instant::now() + t));
-        }
+        retire_through(gpu, newest);
     }
 
     /// Retires every executed batch now, on this thread: for an allocation that failed while
@@ -128,12 +124,15 @@ impl Tracker {
     /// batches' objects are dropped here, and a memory object's destructor callbacks may call
     /// back into OpenCL.
     pub fn retire_executed(&self, gpu: &Gpu) {
-        let newest = self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.back().map(|&(v, _)| v);
-        let Some(newest) = newest else { return };
-        if let Ok(value) = signal_through(gpu, newest) {
-            let _ = wait_signalled(gpu, value, gpu.timeout.map(|t| Instant::now() + t));
+        if let Some(newest) = self.newest_executed() {
+            retire_through(gpu, newest);
+            self.retire(gpu);
         }
-        self.retire(gpu);
+    }
+
+    /// The timeline value of the last batch that has executed and is not retired.
+    fn newest_executed(&self) -> Option<u64> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.back().map(|&(v, _)| v)
     }
 
     /// Releases the executed batches the semaphore covers (all of them on a lost device).
@@ -183,8 +182,7 @@ impl Tracker {
     /// A timeline value for a submission on another queue to wait for, so that it follows
     /// every batch that has executed: one the semaphore reaches, or will once signalled.
     pub fn executed_signal(&self, gpu: &Gpu) -> Result<u64, vk::Result> {
-        let newest = self.state.lock().unwrap_or_else(|e| e.into_inner()).executed.back().map(|&(v, _)| v);
-        match newest {
+        match self.newest_executed() {
             Some(value) => signal_through(gpu, value),
             None => Ok(gpu.completed.load(Ordering::Acquire)),
         }
@@ -202,13 +200,17 @@ pub(super) fn signal_through(gpu: &Gpu, value: u64) -> Result<u64, vk::Result> {
     }
     let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
     let next = gpu.submitted.load(Ordering::Acquire) + 1;
-    let signal = [vk::SemaphoreSubmitInfo::default().semaphore(gpu.timeline).value(next).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-    let submit = [vk::SubmitInfo2::default().signal_semaphore_infos(&signal)];
-    // SAFETY: the queue is externally synchronised by its mutex, held.
-    unsafe { gpu.device.queue_submit2(*queue, &submit, vk::Fence::null()) }.inspect_err(|e| lost_if(gpu, *e))?;
-    gpu.submitted.store(next, Ordering::Release);
-    gpu.signalled.store(next, Ordering::Release);
+    submit_as(gpu, *queue, &[], next, true)?;
     Ok(next)
+}
+
+/// Signals the semaphore past `value` and waits until it gets there. A failure has marked the
+/// device lost where it means that (`lost_if`, `wait_until`), and `Tracker::retire` then lets
+/// every batch go; while the process exits they stay.
+fn retire_through(gpu: &Gpu, value: u64) {
+    if let Ok(signal) = signal_through(gpu, value) {
+        let _ = wait_signalled(gpu, signal, gpu.timeout.map(|t| Instant::now() + t));
+    }
 }
 
 /// How long an application thread polls the progress word before it sleeps between looks: a

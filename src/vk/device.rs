@@ -465,7 +465,7 @@ struct Extensions {
 
 fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Properties, features: Features, device: ash::Device, family: u32, ext: &Extensions) -> Result<Gpu, String> {
     let inst = &instance.raw;
-    let allocator = Allocator::new(&AllocatorCreateDesc {
+    let mut allocator = Allocator::new(&AllocatorCreateDesc {
         instance: inst.clone(),
         device: device.clone(),
         physical_device: physical,
@@ -481,7 +481,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     // SAFETY: the family and index were requested at device creation.
     let queue = unsafe { device.get_device_queue(family, 0) };
     let marker = ext.marker.then(|| ash::amd::buffer_marker::Device::new(inst, &device));
-    let progress = Progress::new(inst, physical, &device, marker).map_err(|e| format!("progress word: {e}"))?;
+    let progress = Progress::new(&device, &mut allocator, marker).map_err(|e| format!("progress word: {e}"))?;
     let pipeline_cache = super::pipeline::load_cache(&device, &props.device_uuid, &props.driver_uuid);
     let host_import = ext.host_import.then(|| (ash::ext::external_memory_host::Device::new(inst, &device), props.import_alignment));
     let copy_engine = match ext.copy_family {

@@ -9,12 +9,16 @@
 //! (`completion`), which only a signal tells Vulkan.
 
 use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
+use gpu_allocator::MemoryLocation;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 pub struct Progress {
     buffer: vk::Buffer,
     word: NonNull<AtomicU32>,
+    /// The word's memory, held for the process (as the device is).
+    _memory: Allocation,
     /// VK_AMD_buffer_marker, where the device has it (NVIDIA's does, lavapipe's not).
     marker: Option<ash::amd::buffer_marker::Device>,
 }
@@ -24,30 +28,32 @@ unsafe impl Send for Progress {}
 unsafe impl Sync for Progress {}
 
 impl Progress {
-    /// Host-visible, coherent memory for the word; cached where the device offers it, so that
-    /// polling reads the CPU's cache until the GPU's write lands.
-    pub fn new(instance: &ash::Instance, physical: vk::PhysicalDevice, device: &ash::Device, marker: Option<ash::amd::buffer_marker::Device>) -> Result<Progress, vk::Result> {
+    /// The word in read-back memory, as staging for reads has: host-visible, cached where the
+    /// device offers it, so that polling reads the CPU's cache until the GPU's write lands.
+    pub fn new(device: &ash::Device, allocator: &mut Allocator, marker: Option<ash::amd::buffer_marker::Device>) -> Result<Progress, vk::Result> {
         let info = vk::BufferCreateInfo::default().size(4).usage(vk::BufferUsageFlags::TRANSFER_DST);
         // SAFETY: valid create info; the buffer lives as long as the device (for the process).
-        unsafe {
-            let buffer = device.create_buffer(&info, None)?;
-            let req = device.get_buffer_memory_requirements(buffer);
-            let props = instance.get_physical_device_memory_properties(physical);
-            let coherent = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let fits = |flags: vk::MemoryPropertyFlags| {
-                (0..props.memory_type_count).find(|&i| req.memory_type_bits & (1 << i) != 0 && props.memory_types[i as usize].property_flags.contains(flags))
-            };
-            let Some(kind) = fits(coherent | vk::MemoryPropertyFlags::HOST_CACHED).or_else(|| fits(coherent)) else {
-                device.destroy_buffer(buffer, None);
-                return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-            };
-            let memory = device.allocate_memory(&vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(kind), None)?;
-            device.bind_buffer_memory(buffer, memory, 0)?;
-            let ptr = device.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())?;
-            let word = NonNull::new(ptr.cast::<AtomicU32>()).ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?;
-            word.as_ref().store(0, Ordering::Release);
-            Ok(Progress { buffer, word, marker })
-        }
+        let buffer = unsafe { device.create_buffer(&info, None) }?;
+        // SAFETY: `buffer` is a live buffer of this device.
+        let requirements = unsafe { device.get_buffer_memory_requirements(buffer) };
+        let desc = AllocationCreateDesc { name: "ferrocl progress word", requirements, location: MemoryLocation::GpuToCpu, linear: true, allocation_scheme: AllocationScheme::GpuAllocatorManaged };
+        let placed = allocator.allocate(&desc).map_err(|_| vk::Result::ERROR_OUT_OF_DEVICE_MEMORY).and_then(|memory| {
+            // SAFETY: the allocation satisfies the buffer's requirements.
+            unsafe { device.bind_buffer_memory(buffer, memory.memory(), memory.offset()) }?;
+            let word = memory.mapped_ptr().ok_or(vk::Result::ERROR_MEMORY_MAP_FAILED)?.cast::<AtomicU32>();
+            Ok((memory, word))
+        });
+        let (memory, word) = match placed {
+            Ok(placed) => placed,
+            Err(e) => {
+                // SAFETY: the buffer was never used.
+                unsafe { device.destroy_buffer(buffer, None) };
+                return Err(e);
+            }
+        };
+        // SAFETY: mapped, 4-byte aligned memory of the allocation.
+        unsafe { word.as_ref() }.store(0, Ordering::Release);
+        Ok(Progress { buffer, word, _memory: memory, marker })
     }
 
     /// Records the write of `value` (its low 32 bits) into the word, after every earlier command
