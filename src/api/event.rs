@@ -21,7 +21,7 @@ entry! {
             return Err(CL_INVALID_CONTEXT);
         }
         // Waiting implies flushing the queues the commands are in.
-        events.iter().filter_map(|e| e.queue.as_ref()).for_each(|q| q.flush());
+        events.iter().filter_map(|e| e.queue.as_ref()).for_each(|q| q.flush_for_wait());
         let failed = events.iter().map(|e| e.wait()).any(|s| s < 0);
         if failed { Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) } else { Ok(()) }
     }

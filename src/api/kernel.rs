@@ -368,12 +368,16 @@ unsafe fn enqueue_kernel(q: cl_command_queue, kernel: cl_kernel, work_dim: u32, 
     k.compiled_for(&q.device)?;
     let range = nd_range(&k, &q.device, work_dim, sizes(offset, work_dim, 0), sizes(global, work_dim, 1), sizes(local, work_dim, 1))?;
     let deps = wait_list(&q, n, list)?;
-    let work = k.launch(&q.device, &range)?;
+    let key = k.launch_key(&range);
+    if let Some(ev) = key.as_ref().and_then(|key| q.launch_armed(ty, &deps, key)) {
+        return finish_enqueue(&q, ev, false, event);
+    }
+    let (work, relaunch) = k.launch(&q.device, &range, key)?;
     // A kernel without buffer arguments cannot race with other commands; printf output is
     // memory the host reads.
     let info = k.info();
     let touches_memory = info.args().iter().any(|a| matches!(a.kind, ArgKind::Buffer { .. } | ArgKind::Image { .. })) || info.printf_binding().is_some();
-    let ev = if touches_memory { q.enqueue(ty, deps, work) } else { q.enqueue_independent(ty, deps, work) };
+    let ev = q.enqueue_launch(ty, deps, touches_memory, work, relaunch);
     finish_enqueue(&q, ev, false, event)
 }
 

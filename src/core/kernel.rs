@@ -4,11 +4,12 @@
 use super::device::Device;
 use super::memory::{Mem, GRANULE};
 use super::program::{ConstantBuffers, Executable, PipelineKey, Program};
-use super::queue::Work;
+use super::queue::{HostStep, Relaunch, Work};
 use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
 use crate::compiler::{self, ArgKind, DescriptorKind, ImageAccess, ImageDim, LAUNCH_BLOCK_SIZE};
+use crate::vk::batch::Batch;
 use crate::vk::memory::{Buffer, Placement};
 use crate::vk::pipeline::{self, record_dispatch, Binding, Descriptor, Pipeline, Resource};
 use crate::vk::vk;
@@ -46,6 +47,7 @@ pub struct Kernel {
 object!(Kernel, Kernel, CL_INVALID_KERNEL);
 
 /// Everything an NDRange needs, validated by the API layer.
+#[derive(Clone, PartialEq)]
 pub struct NdRange {
     pub work_dim: u32,
     pub offset: [usize; 3],
@@ -133,8 +135,28 @@ impl Kernel {
         self.info().local_mem_size() + args
     }
 
-    /// Builds the NDRange command with the arguments as they are now.
-    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: &NdRange) -> CLResult<Work> {
+    /// What identifies a launch over `range` with the arguments as they are now, when it may
+    /// be armed (`Relaunch`): not with images, shared virtual memory, or a buffer the
+    /// application has released.
+    pub fn launch_key(self: &Arc<Self>, range: &NdRange) -> Option<LaunchKey> {
+        if self.info().svm().is_some() || self.info().printf_binding().is_some() {
+            return None;
+        }
+        let arg = |v: &Option<ArgValue>| match v.as_ref()? {
+            ArgValue::Buffer(Some(weak)) => live_mem(weak).ok().map(|m| ArgKey::Memory(Arc::as_ptr(&m) as usize)),
+            ArgValue::Buffer(None) => Some(ArgKey::Null),
+            ArgValue::Local(n) => Some(ArgKey::Local(*n)),
+            ArgValue::Pod(bytes) => Some(ArgKey::Bytes(bytes.clone())),
+            ArgValue::Sampler(bits) => Some(ArgKey::Local(*bits)),
+            ArgValue::Svm(_) | ArgValue::Image(_) => None,
+        };
+        let args = self.args().iter().map(arg).collect::<Option<Vec<_>>>()?;
+        Some(LaunchKey { kernel: Arc::as_ptr(self) as usize, args, range: range.clone() })
+    }
+
+    /// Builds the NDRange command with the arguments as they are now; with `key` (its
+    /// `launch_key`), also the launch to record again where it can be armed.
+    pub fn launch(self: &Arc<Self>, device: &Arc<Device>, range: &NdRange, key: Option<LaunchKey>) -> CLResult<(Work, Option<Relaunch>)> {
         let (i, exe, k) = self.compiled_for(device)?;
         if self.local_mem_size() > device.target.local_mem_size {
             return Err(CL_OUT_OF_RESOURCES);
@@ -181,7 +203,7 @@ impl Kernel {
         let args = args.collect::<CLResult<Vec<_>>>()?;
         // An empty grid (OpenCL 2.1+) runs nothing; its event completes when its turn comes.
         if range.global.contains(&0) {
-            return Ok(Box::new(|_| Ok(None)));
+            return Ok((Box::new(|_| Ok(None)), None));
         }
         let mut memory = LaunchMemory { globals: self.globals.get(i).cloned().flatten(), ..LaunchMemory::default() };
         if self.info().svm().is_some() {
@@ -193,13 +215,46 @@ impl Kernel {
             };
             memory.svm_args = values.iter().map(svm_arg).collect();
         }
-        let work = plan(device, &exe, k, range, args, memory)?;
-        let kernel = self.clone();
-        Ok(Box::new(move |batch| {
-            batch.keep((kernel, keep, images));
-            work(batch)
-        }))
+        let (launch, printf) = plan_launch(device, &exe, k, range, args, memory)?;
+        // The launch to record again holds the kernel and its buffers weakly, like the kernel's
+        // arguments: the application may release them after the launch.
+        let relaunch = key.filter(|_| printf.is_none() && launch.groups.len() == 1).map(|key| {
+            let (launch, kernel) = (launch.clone(), Arc::downgrade(self));
+            let mems: Vec<Weak<Mem>> = keep.iter().map(Arc::downgrade).collect();
+            let record = move |batch: &mut Batch| {
+                let kernel = kernel.upgrade().ok_or(CL_INVALID_KERNEL)?;
+                let mems = mems.iter().map(live_mem).collect::<CLResult<Vec<_>>>()?;
+                launch.record(batch)?;
+                batch.keep((kernel, mems));
+                Ok(())
+            };
+            Relaunch { key, record: Box::new(record) }
+        });
+        let held = (self.clone(), keep, images);
+        let work: Work = Box::new(move |batch| {
+            batch.keep(held);
+            record_with_printf(batch, launch, printf)
+        });
+        Ok((work, relaunch))
     }
+}
+
+/// What identifies a launch: the kernel object, its argument values (memory objects by
+/// identity) and the NDRange. An armed batch keeps the objects, so no other object can take an
+/// address it holds.
+#[derive(Clone, PartialEq)]
+pub struct LaunchKey {
+    kernel: usize,
+    args: Vec<ArgKey>,
+    range: NdRange,
+}
+
+#[derive(Clone, PartialEq)]
+enum ArgKey {
+    Memory(usize),
+    Null,
+    Local(u32),
+    Bytes(Vec<u8>),
 }
 
 /// A buffer argument whose handle the application still holds; one it has released is no
@@ -257,6 +312,40 @@ fn put(push: &mut [u8], pod_uniform: &mut Option<(u32, Vec<u8>)>, uniform: bool,
 /// The dispatch of kernel `k` of `exe` over `range` with `args` and `memory`: pipeline,
 /// descriptors and push constants resolved now, recorded when the command's turn comes.
 pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>, memory: LaunchMemory) -> CLResult<Work> {
+    let (launch, printf) = plan_launch(device, exe, k, range, args, memory)?;
+    Ok(Box::new(move |batch| record_with_printf(batch, launch, printf)))
+}
+
+/// A dispatch resolved for recording (`plan`), once or, armed, twice.
+pub struct Launch {
+    pipeline: Arc<Pipeline>,
+    descriptors: Vec<pipeline::Bound>,
+    push: Vec<u8>,
+    groups: Vec<([u32; 3], [u32; 3])>,
+    /// Buffers the launch made (NULL fillers, uniform data, constants), kept while it runs.
+    _keep: Vec<Arc<Buffer>>,
+}
+
+impl Launch {
+    fn record(self: &Arc<Self>, batch: &mut Batch) -> CLResult<()> {
+        record_dispatch(batch, &self.pipeline, &self.descriptors, &self.push, GROUP_OFFSET_AT, &self.groups).map_err(|_| CL_OUT_OF_RESOURCES)?;
+        batch.keep(self.clone());
+        Ok(())
+    }
+}
+
+/// A launch's printf buffer, and the executable whose formats it prints.
+type LaunchPrintf = (super::printf::LaunchBuffer, Arc<Executable>);
+
+fn record_with_printf(batch: &mut Batch, launch: Arc<Launch>, printf: Option<LaunchPrintf>) -> CLResult<Option<HostStep>> {
+    if let Some((p, _)) = &printf {
+        p.record_reset(batch);
+    }
+    launch.record(batch)?;
+    Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
+}
+
+fn plan_launch(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, args: Vec<Bound>, memory: LaunchMemory) -> CLResult<(Arc<Launch>, Option<LaunchPrintf>)> {
     let base = exe.program.kernels[k].clone();
     // 2D images made from buffers are texel buffers: a variant of the kernel binds them so.
     let from_buffer = |i: &usize| matches!(args[*i], Bound::Image { resource: Resource::Texels(_), .. }) && matches!(base.args()[*i].kind, ArgKind::Image { dim: ImageDim::D2, .. });
@@ -339,14 +428,7 @@ pub fn plan(device: &Device, exe: &Arc<Executable>, k: usize, range: &NdRange, a
         None => None,
     };
     let groups = split_groups(device, range);
-    Ok(Box::new(move |batch| {
-        if let Some((p, _)) = &printf {
-            p.record_reset(batch);
-        }
-        record_dispatch(batch, &pipeline, &descriptors, &mut push, GROUP_OFFSET_AT, &groups).map_err(|_| CL_OUT_OF_RESOURCES)?;
-        batch.keep((pipeline, keep));
-        Ok(printf.map(|(p, exe)| p.finish(batch, exe)))
-    }))
+    Ok((Arc::new(Launch { pipeline, descriptors, push, groups, _keep: keep }), printf))
 }
 
 /// Binds shared virtual memory as `svm` says: the block of heap ranges and argument

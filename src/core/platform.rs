@@ -49,10 +49,17 @@ impl Platform {
         }
         // The best device first: it is CL_DEVICE_TYPE_DEFAULT.
         devices.sort_by_key(|d| d.rank());
-        // Now that the Vulkan drivers are loaded: at exit, save the pipelines while they are
+        // Now that the Vulkan drivers are loaded: at exit, let an armed batch go (a GPU waiting
+        // for an event would hold the driver's teardown) and save the pipelines while they are
         // still there (applications may release their last context only in an exit handler).
         let gpus: Vec<_> = devices.iter().map(|d| d.gpu.clone()).collect();
-        crate::vk::teardown::watch_exit(Box::new(move || gpus.iter().for_each(|g| crate::vk::pipeline::save_cache(g))));
+        let last_work = move || {
+            for g in &gpus {
+                g.disarm();
+                crate::vk::pipeline::save_cache(g);
+            }
+        };
+        crate::vk::teardown::watch_exit(Box::new(last_work));
         if std::env::var_os("FERROCL_DEBUG").is_some() {
             notes.iter().for_each(|n| eprintln!("ferrocl: {n}"));
         }

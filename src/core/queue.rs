@@ -8,7 +8,8 @@ use crate::cl::clock::now_ns;
 use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
-use crate::vk::batch::Batch;
+use super::kernel::LaunchKey;
+use crate::vk::batch::{Batch, Done};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -18,6 +19,13 @@ pub type HostStep = Box<dyn FnOnce() + Send>;
 
 /// Records a command into a batch, returning its host step.
 pub type Work = Box<dyn FnOnce(&mut Batch) -> CLResult<Option<HostStep>> + Send>;
+
+/// A kernel launch that an armed batch may record again, and what identifies it: the same
+/// launch enqueued next runs as that batch (docs/design.md, "Armed launches").
+pub struct Relaunch {
+    pub key: LaunchKey,
+    pub record: Box<dyn Fn(&mut Batch) -> CLResult<()> + Send + Sync>,
+}
 
 /// A command done by the host alone, on a thread of its own, once everything it follows has
 /// completed (a large read copied out by the copy engines).
@@ -65,6 +73,11 @@ struct State {
     /// Out-of-order queues: the commands recorded into the open batch since its last barrier.
     /// Only a command that waits for one of them needs a barrier of its own.
     since_barrier: Vec<Weak<Event>>,
+    /// The last command, when it was a launch that may be armed, and whether the one before it
+    /// was the same launch.
+    last_launch: Option<(Arc<Relaunch>, bool)>,
+    /// The launch armed for this queue, while the device has not cancelled it.
+    armed: Option<LaunchKey>,
 }
 
 impl State {
@@ -125,26 +138,63 @@ impl Queue {
 
     /// Enqueues a command after `wait_list`; returns its event.
     pub fn enqueue(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, false, true, Action::Record(work))
+        self.enqueue_with(command_type, wait_list, false, true, Action::Record(work), None)
     }
 
     /// Enqueues a command the host does alone (see [`HostWork`]).
     pub fn enqueue_host(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: HostWork) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, false, true, Action::Host(work))
+        self.enqueue_with(command_type, wait_list, false, true, Action::Host(work), None)
     }
 
-    /// Enqueues a command that touches no memory (a kernel without buffer arguments).
-    pub fn enqueue_independent(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, work: Work) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, false, false, Action::Record(work))
+    /// Enqueues a kernel launch (`touches_memory`: it has buffer or image arguments, or prints),
+    /// which an armed batch may record again (`relaunch`).
+    pub fn enqueue_launch(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, touches_memory: bool, work: Work, relaunch: Option<Relaunch>) -> Arc<Event> {
+        self.enqueue_with(command_type, wait_list, false, touches_memory, Action::Record(work), relaunch)
+    }
+
+    /// Runs the launch `key` as the batch armed for it, if there is one and nothing it must
+    /// follow is pending; returns its event, or `None`: enqueue it instead.
+    pub fn launch_armed(&self, command_type: cl_command_type, deps: &[Arc<Event>], key: &LaunchKey) -> Option<Arc<Event>> {
+        let gpu = &self.device.gpu;
+        if !gpu.armed_for(self.owner()) {
+            return None;
+        }
+        let event = Event::new_command(&self.arc(), command_type);
+        let done = |e: &Arc<Event>| e.status() == CL_COMPLETE;
+        {
+            let _sched = self.sched();
+            let mut st = self.state();
+            st.prune();
+            let idle = st.batch.is_none() && st.held.is_empty() && st.outstanding.is_empty();
+            if !idle || !deps.iter().all(done) || st.armed.as_ref() != Some(key) {
+                return None;
+            }
+            st.armed = None;
+            let (value, at) = gpu.release_armed(self.owner(), completion(event.clone(), None))?;
+            event.mark_recorded();
+            event.set_submitted(value, at);
+            st.order = Some(Arc::downgrade(&event));
+            st.outstanding.push_back(Arc::downgrade(&event));
+            if let Some((_, repeated)) = st.last_launch.as_mut() {
+                *repeated = true;
+            }
+        }
+        event.set_status(CL_SUBMITTED);
+        Some(event)
+    }
+
+    /// Identifies this queue to the device's armed batch.
+    fn owner(&self) -> usize {
+        self as *const Queue as usize
     }
 
     /// A marker or barrier: it waits for `wait_list`, or for every earlier command if empty;
     /// a barrier also orders every later command after it.
     pub fn enqueue_sync_point(&self, command_type: cl_command_type, wait_list: Vec<Arc<Event>>, barrier: bool) -> Arc<Event> {
-        self.enqueue_with(command_type, wait_list, barrier, false, Action::Record(Box::new(|_| Ok(None))))
+        self.enqueue_with(command_type, wait_list, barrier, false, Action::Record(Box::new(|_| Ok(None))), None)
     }
 
-    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, touches_memory: bool, action: Action) -> Arc<Event> {
+    fn enqueue_with(&self, command_type: cl_command_type, mut deps: Vec<Arc<Event>>, barrier: bool, touches_memory: bool, action: Action, relaunch: Option<Relaunch>) -> Arc<Event> {
         let event = Event::new_command(&self.arc(), command_type);
         let mut updates = Updates::default();
         {
@@ -160,6 +210,8 @@ impl Queue {
                 st.order = Some(Arc::downgrade(&event));
             }
             st.outstanding.push_back(Arc::downgrade(&event));
+            let repeated = relaunch.as_ref().is_some_and(|r| st.last_launch.as_ref().is_some_and(|(last, _)| last.key == r.key));
+            st.last_launch = relaunch.map(|r| (Arc::new(r), repeated));
             st.held.push_back(Command { event: event.clone(), deps, touches_memory, action });
             self.schedule(&mut st, &mut updates);
         }
@@ -277,25 +329,10 @@ impl Queue {
             }
             st.since_barrier.push(Arc::downgrade(&event));
         }
-        let recorded = event.clone();
         match work(batch) {
             Ok(step) => {
                 event.mark_recorded();
-                batch.end_command(Box::new(move |result| match result {
-                    Ok(times) => {
-                        // A step on the host (a read's copy out of staging) is part of the
-                        // command: it ends when the step does.
-                        let times = match step {
-                            Some(step) => {
-                                step();
-                                times.map(|[start, end]| [start, end.max(now_ns())])
-                            }
-                            None => times,
-                        };
-                        recorded.complete(times);
-                    }
-                    Err(_) => recorded.set_status(CL_OUT_OF_RESOURCES),
-                }));
+                batch.end_command(completion(event.clone(), step));
                 st.batch_events.push(event);
             }
             Err(code) => {
@@ -342,9 +379,25 @@ impl Queue {
         updates.apply();
     }
 
+    /// Flushes before the application waits for this queue's commands. When the last command
+    /// was a launch that repeated the one before it, a copy of it is armed meanwhile, for the
+    /// next.
+    pub fn flush_for_wait(&self) {
+        self.flush();
+        let _sched = self.sched();
+        let mut st = self.state();
+        let Some((relaunch, true)) = st.last_launch.clone() else { return };
+        let gpu = &self.device.gpu;
+        let armed = st.armed.as_ref() == Some(&relaunch.key) && gpu.armed_for(self.owner());
+        if !self.in_order() || st.batch.is_some() || !st.held.is_empty() || armed {
+            return;
+        }
+        st.armed = arm(gpu, self.profiling(), self.owner(), &relaunch).ok().map(|()| relaunch.key.clone());
+    }
+
     /// `clFinish`: flushes and waits until every command has completed.
     pub fn finish(&self) -> CLResult<()> {
-        self.flush();
+        self.flush_for_wait();
         let pending: Vec<Arc<Event>> = {
             let _sched = self.sched();
             self.state().outstanding.iter().filter_map(Weak::upgrade).collect()
@@ -357,6 +410,33 @@ impl Queue {
         }
         Ok(())
     }
+}
+
+/// The completion step of `event`'s command: the event completes with its times, after the
+/// command's step on the host (a read's copy out of staging), which is part of the command.
+fn completion(event: Arc<Event>, step: Option<HostStep>) -> Done {
+    Box::new(move |result| match result {
+        Ok(times) => {
+            let times = match step {
+                Some(step) => {
+                    step();
+                    times.map(|[start, end]| [start, end.max(now_ns())])
+                }
+                None => times,
+            };
+            event.complete(times);
+        }
+        Err(_) => event.set_status(CL_OUT_OF_RESOURCES),
+    })
+}
+
+/// Records `relaunch` into an armed batch for `owner` and submits it.
+fn arm(gpu: &Arc<crate::vk::device::Gpu>, profiling: bool, owner: usize, relaunch: &Relaunch) -> CLResult<()> {
+    let mut batch = Batch::new_armed(gpu, profiling).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    batch.begin_command(true);
+    (relaunch.record)(&mut batch)?;
+    batch.end_command(Box::new(|_| ()));
+    batch.arm(owner).map_err(|_| CL_OUT_OF_RESOURCES)
 }
 
 /// Runs a host command on a thread of its own (it may copy for a while; the scheduler's lock

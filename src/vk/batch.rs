@@ -10,7 +10,7 @@ use crate::cl::clock::now_ns;
 use ash::vk;
 use std::any::Any;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 
 /// What runs once a command has executed: `Ok(Some([start, end]))` in host nanoseconds when the
 /// batch was profiled, or the Vulkan error that lost the batch.
@@ -24,7 +24,7 @@ pub struct Batch {
     pool: vk::CommandPool,
     cmd: vk::CommandBuffer,
     queries: Option<vk::QueryPool>,
-    done: Vec<Done>,
+    pub(super) done: Vec<Done>,
     keep: Vec<Box<dyn Any + Send + Sync>>,
     /// A command that touched memory was recorded since the last barrier. A batch starts
     /// ordered: every batch that touched memory ends with a full barrier, and a barrier orders
@@ -33,9 +33,11 @@ pub struct Batch {
     /// Some command touched memory: its writes must be made visible to the host.
     touched: bool,
     /// Host time just before submission: no command of the batch starts earlier.
-    submitted_at: u64,
+    pub(super) submitted_at: u64,
     /// Commands recorded (each wrote two timestamps).
     recorded: u32,
+    /// An armed batch's gate and group counts (`armed`).
+    pub(super) gate: Option<super::armed::Gate>,
 }
 
 impl Batch {
@@ -45,7 +47,7 @@ impl Batch {
             Some(pc) => pc,
             None => new_command_buffer(gpu)?,
         };
-        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: false, touched: false, submitted_at: 0, recorded: 0 };
+        let mut batch = Batch { gpu: gpu.clone(), pool, cmd, queries: None, done: Vec::new(), keep: Vec::new(), unordered: false, touched: false, submitted_at: 0, recorded: 0, gate: None };
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the pool is reset and owned by this batch alone.
         unsafe { d.begin_command_buffer(cmd, &begin) }?;
@@ -153,6 +155,19 @@ impl Batch {
         self.keep.push(Box::new(object));
     }
 
+    /// Dispatches `counts` work-groups of the bound pipeline; in an armed batch, indirectly
+    /// from its gate's counts (see `armed`).
+    pub fn dispatch(&mut self, counts: [u32; 3]) -> Result<(), vk::Result> {
+        let d = &self.gpu.device;
+        match &mut self.gate {
+            // SAFETY: the batch is recording; the counts buffer lives as long as the batch.
+            Some(gate) => unsafe { d.cmd_dispatch_indirect(self.cmd, gate.hold(counts)?, 0) },
+            // SAFETY: the batch is recording.
+            None => unsafe { d.cmd_dispatch(self.cmd, counts[0], counts[1], counts[2]) },
+        }
+        Ok(())
+    }
+
     /// Submits the batch and returns the timeline value that signals its completion, and the
     /// host time of submission; the device's completion thread (or a thread waiting for it)
     /// completes it.
@@ -160,7 +175,7 @@ impl Batch {
         let gpu = self.gpu.clone();
         let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
         self.submitted_at = now_ns();
-        match self.end_and_submit(*queue, false) {
+        match self.end_and_submit(&queue, false) {
             Ok(value) => {
                 let at = self.submitted_at;
                 // Still under the queue lock, so the tracker sees batches in timeline order.
@@ -179,7 +194,7 @@ impl Batch {
     /// Ends recording and submits as the next timeline value, which it returns; it signals the
     /// timeline semaphore if `signal` is set or `RETIRE_EVERY` batches have not.
     /// The caller holds the queue's lock.
-    pub(super) fn end_and_submit(&self, queue: vk::Queue, signal: bool) -> Result<u64, vk::Result> {
+    pub(super) fn end_and_submit(&self, queue: &MutexGuard<'_, vk::Queue>, signal: bool) -> Result<u64, vk::Result> {
         if self.gpu.is_lost() {
             return Err(vk::Result::ERROR_DEVICE_LOST);
         }
@@ -196,7 +211,9 @@ impl Batch {
             .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS | vk::PipelineStageFlags2::HOST)
             .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
         let value = self.gpu.submitted.load(Ordering::Acquire) + 1;
-        let signal = signal || value >= self.gpu.signalled.load(Ordering::Acquire) + RETIRE_EVERY;
+        // An armed batch never signals: nothing may wait for the semaphore to pass a batch that
+        // waits for the host (see `armed`).
+        let signal = self.gate.is_none() && (signal || value >= self.gpu.signalled.load(Ordering::Acquire) + RETIRE_EVERY);
         // SAFETY: the command buffer is recording.
         unsafe {
             if self.touched {
@@ -221,6 +238,12 @@ impl Batch {
     }
 
     fn read_times(&self, pool: vk::QueryPool) -> Vec<[u64; 2]> {
+        // Where reading waits for the device to go idle, no batch may be armed meanwhile.
+        let _no_arming = self.gpu.queries_wait_idle.then(|| {
+            let queue = self.gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
+            self.gpu.disarm_locked(&queue);
+            queue
+        });
         let mut raw = vec![0u64; 2 * self.recorded as usize];
         // SAFETY: the batch has executed, so every written query is available.
         if raw.is_empty() || unsafe { self.gpu.device.get_query_pool_results(pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64) }.is_err() {
@@ -237,13 +260,15 @@ impl Batch {
 }
 
 /// Submits `cmds` (none: a bare signal) as timeline value `value`, the next one, and signals
-/// the timeline semaphore with it if `signal`. The caller holds the queue's lock.
-pub(super) fn submit_as(gpu: &Gpu, queue: vk::Queue, cmds: &[vk::CommandBufferSubmitInfo], value: u64, signal: bool) -> Result<(), vk::Result> {
+/// the timeline semaphore with it if `signal`; an armed batch is cancelled first, since it
+/// would hold everything behind it. The caller holds the queue's lock.
+pub(super) fn submit_as(gpu: &Arc<Gpu>, queue: &MutexGuard<'_, vk::Queue>, cmds: &[vk::CommandBufferSubmitInfo], value: u64, signal: bool) -> Result<(), vk::Result> {
+    gpu.disarm_locked(queue);
     let signals = [vk::SemaphoreSubmitInfo::default().semaphore(gpu.timeline).value(value).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
     let submit = vk::SubmitInfo2::default().command_buffer_infos(cmds);
     let submit = if signal { submit.signal_semaphore_infos(&signals) } else { submit };
     // SAFETY: the queue is externally synchronised by its mutex, which the caller holds.
-    unsafe { gpu.device.queue_submit2(queue, &[submit], vk::Fence::null()) }.inspect_err(|e| lost_if(gpu, *e))?;
+    unsafe { gpu.device.queue_submit2(**queue, &[submit], vk::Fence::null()) }.inspect_err(|e| lost_if(gpu, *e))?;
     gpu.submitted.store(value, Ordering::Release);
     if signal {
         gpu.signalled.store(value, Ordering::Release);

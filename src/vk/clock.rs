@@ -90,7 +90,7 @@ impl Clock {
     fn offset_from_queue(&self, gpu: &Arc<Gpu>) -> Result<f64, vk::Result> {
         let batch = Batch::new(gpu, true)?;
         batch.timestamp(vk::PipelineStageFlags2::ALL_COMMANDS, 0);
-        let value = batch.end_and_submit(*gpu.queue.lock().unwrap_or_else(|e| e.into_inner()), true)?;
+        let value = batch.end_and_submit(&gpu.queue.lock().unwrap_or_else(|e| e.into_inner()), true)?;
         super::completion::wait_signalled(gpu, value, None)?;
         let host = now_ns() as f64;
         let mut tick = [0u64; 1];

@@ -63,12 +63,12 @@ impl Tracker {
         }
     }
 
-    fn run(&self, gpu: &Gpu) {
+    fn run(&self, gpu: &Arc<Gpu>) {
         // The batch at the front, and since when it has been there: it runs from then at the
         // latest, so the submission timeout counts from it.
         let mut head = (0, Instant::now());
         loop {
-            match self.next_work() {
+            match self.next_work(gpu) {
                 Some(value) => {
                     if head.0 != value {
                         head = (value, Instant::now());
@@ -84,13 +84,28 @@ impl Tracker {
     }
 
     /// The next batch to wait for, or `None` when only retirement is left; sleeps while there
-    /// is neither.
-    fn next_work(&self) -> Option<u64> {
+    /// is neither. A batch armed all that time is cancelled once the queue has been quiet for
+    /// `QUIET`: the objects it keeps are released then, as they are after a launch.
+    fn next_work(&self, gpu: &Arc<Gpu>) -> Option<u64> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while state.in_flight.is_empty() && state.executed.is_empty() {
-            state = self.sleep(state, None);
+            let armed = gpu.armed_for_how_long();
+            if armed.is_some_and(|t| t >= QUIET) {
+                drop(state);
+                gpu.disarm();
+                state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            state = self.sleep(state, armed.map(|t| QUIET - t));
         }
         state.in_flight.front().map(|(v, _)| *v)
+    }
+
+    /// A batch was armed: a thread asleep without a timeout must look again.
+    pub(super) fn armed(&self) {
+        if self.state.lock().unwrap_or_else(|e| e.into_inner()).idle {
+            self.wake.notify_one();
+        }
     }
 
     /// Sleeps until a batch is pushed, or `timeout` passes.
@@ -106,7 +121,7 @@ impl Tracker {
 
     /// Every submitted batch has executed, some are not retired: once the queue has been quiet
     /// for `QUIET`, signals the semaphore past them (one interrupt) and waits for it.
-    fn retire_when_quiet(&self, gpu: &Gpu) {
+    fn retire_when_quiet(&self, gpu: &Arc<Gpu>) {
         let submitted = gpu.submitted.load(Ordering::Acquire);
         let newest = {
             let state = self.sleep(self.state.lock().unwrap_or_else(|e| e.into_inner()), Some(QUIET));
@@ -123,7 +138,7 @@ impl Tracker {
     /// executed batches may still hold memory. The caller holds no lock of the driver's: the
     /// batches' objects are dropped here, and a memory object's destructor callbacks may call
     /// back into OpenCL.
-    pub fn retire_executed(&self, gpu: &Gpu) {
+    pub fn retire_executed(&self, gpu: &Arc<Gpu>) {
         if let Some(newest) = self.newest_executed() {
             retire_through(gpu, newest);
             self.retire(gpu);
@@ -181,7 +196,7 @@ impl Tracker {
 
     /// A timeline value for a submission on another queue to wait for, so that it follows
     /// every batch that has executed: one the semaphore reaches, or will once signalled.
-    pub fn executed_signal(&self, gpu: &Gpu) -> Result<u64, vk::Result> {
+    pub fn executed_signal(&self, gpu: &Arc<Gpu>) -> Result<u64, vk::Result> {
         match self.newest_executed() {
             Some(value) => signal_through(gpu, value),
             None => Ok(gpu.completed.load(Ordering::Acquire)),
@@ -192,7 +207,7 @@ impl Tracker {
 /// Submits a signal of the timeline semaphore, without commands, and returns its value: every
 /// batch up to `value` is retired once the semaphore reaches it. Returns the last signalled
 /// value instead where that already covers `value`.
-pub(super) fn signal_through(gpu: &Gpu, value: u64) -> Result<u64, vk::Result> {
+pub(super) fn signal_through(gpu: &Arc<Gpu>, value: u64) -> Result<u64, vk::Result> {
     let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
     let signalled = gpu.signalled.load(Ordering::Acquire);
     if signalled >= value {
@@ -200,14 +215,14 @@ pub(super) fn signal_through(gpu: &Gpu, value: u64) -> Result<u64, vk::Result> {
     }
     let Some(_held) = super::teardown::hold_exit() else { return Err(vk::Result::ERROR_DEVICE_LOST) };
     let next = gpu.submitted.load(Ordering::Acquire) + 1;
-    submit_as(gpu, *queue, &[], next, true)?;
+    submit_as(gpu, &queue, &[], next, true)?;
     Ok(next)
 }
 
 /// Signals the semaphore past `value` and waits until it gets there. A failure has marked the
 /// device lost where it means that (`lost_if`, `wait_until`), and `Tracker::retire` then lets
 /// every batch go; while the process exits they stay.
-fn retire_through(gpu: &Gpu, value: u64) {
+fn retire_through(gpu: &Arc<Gpu>, value: u64) {
     if let Ok(signal) = signal_through(gpu, value) {
         let _ = wait_signalled(gpu, signal, gpu.timeout.map(|t| Instant::now() + t));
     }

@@ -173,6 +173,11 @@ pub struct Gpu {
     pub signalled: AtomicU64,
     pub completed: AtomicU64,
     pub tracker: Tracker,
+    /// The batch armed for a queue's next launch (`armed`); locked under `queue`.
+    pub armed: Mutex<Option<super::armed::Armed>>,
+    /// Reading query results waits for the device to go idle (lavapipe's driver does), which
+    /// an armed batch never is: it is cancelled first.
+    pub queries_wait_idle: bool,
     pub recycled: Mutex<Recycled>,
     pub staging: super::memory::StagingPool,
     clock: OnceLock<Clock>,
@@ -490,6 +495,7 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
     };
     let cpu = props.base.device_type == vk::PhysicalDeviceType::CPU;
     let nvidia = props.driver_id == vk::DriverId::NVIDIA_PROPRIETARY;
+    let lavapipe = props.driver_id == vk::DriverId::MESA_LLVMPIPE;
     Ok(Gpu {
         instance: inst.clone(),
         physical,
@@ -511,6 +517,8 @@ fn finish_open(instance: &Instance, physical: vk::PhysicalDevice, props: Propert
         signalled: AtomicU64::new(0),
         completed: AtomicU64::new(0),
         tracker: Tracker::default(),
+        armed: Mutex::default(),
+        queries_wait_idle: lavapipe,
         recycled: Mutex::default(),
         staging: Default::default(),
         clock: OnceLock::new(),

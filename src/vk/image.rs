@@ -264,7 +264,7 @@ mod tests {
         src.copy_from(batch.cmd(), &upload, &[all(0)]);
         batch.end_command(Box::new(|_| {}));
         batch.begin_command(true);
-        record_dispatch(&mut batch, &pipeline, &bound, &mut [], 0, &[([0; 3], [N, N, 1])]).expect("dispatch");
+        record_dispatch(&mut batch, &pipeline, &bound, &[], 0, &[([0; 3], [N, N, 1])]).expect("dispatch");
         batch.end_command(Box::new(|_| {}));
         batch.begin_command(true);
         dst.copy_to(batch.cmd(), &readback, &[all(0)]);

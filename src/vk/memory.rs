@@ -38,7 +38,8 @@ impl Buffer {
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-            | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
+            | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+            | vk::BufferUsageFlags::INDIRECT_BUFFER;
         // The copy engines' queue reads buffers too: share them with its family.
         let families = [gpu.queue_family, gpu.copy_engine.as_ref().map_or(gpu.queue_family, |e| e.family)];
         let info = vk::BufferCreateInfo::default().size(size).usage(usage);

@@ -1,5 +1,7 @@
-//! The Vulkan layer: instance and devices (ash), memory (gpu-allocator), command batches,
+//! The Vulkan layer: instance and devices (ash), memory (gpu-allocator), command batches (armed
+//! ones too),
 //! the device clock, the progress word, process exit.
+pub mod armed;
 pub mod batch;
 pub mod clock;
 pub mod completion;

@@ -281,7 +281,7 @@ fn pooled_set(gpu: &Arc<Gpu>, pipeline: &Pipeline, pooled: &Pooled, writes: &mut
 /// Records a dispatch: pipeline, descriptors (pushed, or a pooled set) and constants, then the
 /// work-groups. `groups` is a list of (group offset written at `group_offset_at` in the push
 /// constants, group counts), one per `vkCmdDispatch`.
-pub fn record_dispatch(batch: &mut super::batch::Batch, pipeline: &Pipeline, bound: &[Bound], push: &mut [u8], group_offset_at: usize, groups: &[([u32; 3], [u32; 3])]) -> Result<(), vk::Result> {
+pub fn record_dispatch(batch: &mut super::batch::Batch, pipeline: &Pipeline, bound: &[Bound], push: &[u8], group_offset_at: usize, groups: &[([u32; 3], [u32; 3])]) -> Result<(), vk::Result> {
     let gpu = batch.gpu().clone();
     let (d, cmd) = (&gpu.device, batch.cmd());
     let infos = infos(bound);
@@ -296,16 +296,27 @@ pub fn record_dispatch(batch: &mut super::batch::Batch, pipeline: &Pipeline, bou
         } else if !writes.is_empty() {
             gpu.push_descriptor.cmd_push_descriptor_set(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.layout, 0, &writes);
         }
-        for (offset, counts) in groups {
-            if pipeline.push_size > 0 {
+    }
+    // The launch's push constants hold the first dispatch's group offset, zero; the others
+    // write theirs into a copy.
+    let mut offset_push = Vec::new();
+    for (offset, counts) in groups {
+        if pipeline.push_size > 0 {
+            let bytes = if *offset == [0; 3] {
+                push
+            } else {
+                offset_push.clear();
+                offset_push.extend_from_slice(push);
                 for (i, o) in offset.iter().enumerate() {
                     let at = group_offset_at + 4 * i;
-                    push[at..at + 4].copy_from_slice(&o.to_le_bytes());
+                    offset_push[at..at + 4].copy_from_slice(&o.to_le_bytes());
                 }
-                d.cmd_push_constants(cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, push);
-            }
-            d.cmd_dispatch(cmd, counts[0], counts[1], counts[2]);
+                &offset_push
+            };
+            // SAFETY: as above.
+            unsafe { d.cmd_push_constants(cmd, pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, bytes) };
         }
+        batch.dispatch(*counts)?;
     }
     Ok(())
 }

@@ -1,0 +1,177 @@
+//! Armed launches (docs/design.md, "Armed launches"): a launch repeated with a wait in between
+//! runs as a copy submitted ahead of it; anything else in between cancels the copy, which must
+//! then run nothing. Every result is checked against sums computed here.
+mod common;
+
+use common::*;
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const ADD: &str = "kernel void add(global int *a, int v) { a[get_global_id(0)] += v; }";
+const N: usize = 256;
+
+struct Adder {
+    program: cl_program,
+    kernel: cl_kernel,
+    buffer: Mem,
+}
+
+impl Adder {
+    fn new(env: &Env) -> Adder {
+        let program = build(env.context, env.device, ADD);
+        let kernel = kernel(program, "add");
+        let buffer = env.buffer_from(&[0u8; 4 * N]);
+        set_arg(kernel, 0, &buffer.0);
+        Adder { program, kernel, buffer }
+    }
+
+    fn launch(&self, q: cl_command_queue, v: i32) -> cl_event {
+        set_arg(self.kernel, 1, &v);
+        let mut e = null_mut();
+        ok(unsafe { clEnqueueNDRangeKernel(q, self.kernel, 1, null(), &N, null(), 0, null(), &mut e) });
+        e
+    }
+
+    /// Launches adding `v` and waits for the launch, `times` times, as a benchmark does.
+    fn repeat(&self, q: cl_command_queue, v: i32, times: usize) {
+        for _ in 0..times {
+            let e = self.launch(q, v);
+            ok(unsafe { clWaitForEvents(1, &e) });
+            ok(unsafe { clFinish(q) });
+            ok(unsafe { clReleaseEvent(e) });
+        }
+    }
+
+    fn values(&self, env: &Env) -> Vec<i32> {
+        env.read(&self.buffer, 0, 4 * N).chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+}
+
+impl Drop for Adder {
+    fn drop(&mut self) {
+        unsafe {
+            clReleaseKernel(self.kernel);
+            clReleaseProgram(self.program);
+        }
+    }
+}
+
+extern "C" fn set_flag(_e: cl_event, _status: cl_int, flag: *mut c_void) {
+    // SAFETY: the flag is a static the test passed.
+    unsafe { &*(flag as *const AtomicBool) }.store(true, Ordering::SeqCst);
+}
+
+#[test]
+fn repeated_launches_add_up() {
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    adder.repeat(env.queue, 3, 20);
+    assert_eq!(adder.values(&env), vec![60; N]);
+}
+
+#[test]
+fn a_repeated_launch_runs_without_a_flush() {
+    // White-box: the third launch is the copy armed while the application waited for the
+    // second, submitted already, so it completes though nothing flushes the queue.
+    static DONE: AtomicBool = AtomicBool::new(false);
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    adder.repeat(env.queue, 5, 2);
+    let e = adder.launch(env.queue, 5);
+    ok(unsafe { clSetEventCallback(e, CL_COMPLETE, Some(set_flag), &DONE as *const AtomicBool as *mut c_void) });
+    let start = Instant::now();
+    while !DONE.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(DONE.load(Ordering::SeqCst), "the armed launch did not run");
+    ok(unsafe { clReleaseEvent(e) });
+    assert_eq!(adder.values(&env), vec![15; N]);
+}
+
+#[test]
+fn other_commands_cancel_the_armed_launch() {
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    adder.repeat(env.queue, 1, 3);
+    // A write in between: the copy armed for a fourth launch must not run.
+    let fresh: Vec<i32> = (0..N as i32).map(|i| i * 7 - 100).collect();
+    env.write(&adder.buffer, 0, &fresh.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+    env.finish();
+    assert_eq!(adder.values(&env), fresh);
+    // Another value: a different launch.
+    adder.repeat(env.queue, 2, 3);
+    adder.repeat(env.queue, -4, 1);
+    let want: Vec<i32> = fresh.iter().map(|v| v + 6 - 4).collect();
+    assert_eq!(adder.values(&env), want);
+}
+
+#[test]
+fn another_queue_cancels_the_armed_launch() {
+    // The copy armed for queue A would hold every submission behind it: queue B's work must run
+    // all the same, and A's next launch after it.
+    let env = Env::new();
+    let other = env.queue(0);
+    let adder = Adder::new(&env);
+    adder.repeat(env.queue, 10, 3);
+    let data = pattern(4096, 9);
+    let mem = env.buffer(CL_MEM_READ_WRITE, data.len());
+    ok(unsafe { clEnqueueWriteBuffer(other, mem.0, CL_TRUE, 0, data.len(), data.as_ptr().cast(), 0, null(), null_mut()) });
+    assert_eq!(read_on(other, mem.0, 0, data.len()), data);
+    adder.repeat(env.queue, 10, 2);
+    assert_eq!(adder.values(&env), vec![50; N]);
+    ok(unsafe { clReleaseCommandQueue(other) });
+}
+
+#[test]
+fn armed_launches_keep_profiling_times_in_order() {
+    let env = Env::with_queue_properties(CL_QUEUE_PROFILING_ENABLE);
+    let adder = Adder::new(&env);
+    for _ in 0..20 {
+        let e = adder.launch(env.queue, 1);
+        env.finish();
+        let times: Vec<cl_ulong> = [CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END]
+            .iter()
+            .map(|&p| info_value(|s, v, r| unsafe { clGetEventProfilingInfo(e, p, s, v, r) }))
+            .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "QUEUED ≤ SUBMIT ≤ START ≤ END: {times:?}");
+        ok(unsafe { clReleaseEvent(e) });
+    }
+    assert_eq!(adder.values(&env), vec![20; N]);
+}
+
+static DELETED: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn count_deletion(_mem: cl_mem, _user_data: *mut c_void) {
+    DELETED.fetch_add(1, Ordering::SeqCst);
+}
+
+#[test]
+fn a_buffer_released_after_its_launches_is_deleted() {
+    // The armed copy keeps the buffer, but only until it is cancelled: the buffer goes soon
+    // after the queue falls quiet, and a launch with it is refused.
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    let mem = env.buffer_from(&[0u8; 4 * N]);
+    set_arg(adder.kernel, 0, &mem.0);
+    adder.repeat(env.queue, 1, 3);
+    assert_eq!(env.read(&mem, 0, 4 * N).chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>(), vec![3; N]);
+    // Many launches, then nothing more: the copy armed for the next stays parked until the
+    // queue is quiet, and must hold up no retirement (it never signals the timeline).
+    adder.repeat(env.queue, 1, 40);
+    ok(unsafe { clSetMemObjectDestructorCallback(mem.0, Some(count_deletion), null_mut()) });
+    let raw = mem.0;
+    std::mem::forget(mem);
+    ok(unsafe { clReleaseMemObject(raw) });
+    let start = Instant::now();
+    while DELETED.load(Ordering::SeqCst) == 0 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::yield_now();
+    }
+    assert_eq!(DELETED.load(Ordering::SeqCst), 1, "deleted once the queue was quiet");
+    let code = unsafe { clEnqueueNDRangeKernel(env.queue, adder.kernel, 1, null(), &N, null(), 0, null(), null_mut()) };
+    assert_eq!(code, CL_INVALID_KERNEL_ARGS, "the argument's buffer is gone");
+    set_arg(adder.kernel, 0, &adder.buffer.0);
+    adder.repeat(env.queue, 2, 2);
+    assert_eq!(adder.values(&env), vec![4; N], "the device still works");
+}
