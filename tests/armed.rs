@@ -73,12 +73,13 @@ fn repeated_launches_add_up() {
 
 #[test]
 fn a_repeated_launch_runs_without_a_flush() {
-    // White-box: the third launch is the copy armed while the application waited for the
-    // second, submitted already, so it completes though nothing flushes the queue.
+    // White-box: the fourth launch is the copy armed while the application waited for the
+    // third (the second repeated the first after a clFinish), submitted already, so it
+    // completes though nothing flushes the queue.
     static DONE: AtomicBool = AtomicBool::new(false);
     let env = Env::new();
     let adder = Adder::new(&env);
-    adder.repeat(env.queue, 5, 2);
+    adder.repeat(env.queue, 5, 3);
     let e = adder.launch(env.queue, 5);
     ok(unsafe { clSetEventCallback(e, CL_COMPLETE, Some(set_flag), &DONE as *const AtomicBool as *mut c_void) });
     let start = Instant::now();
@@ -87,7 +88,7 @@ fn a_repeated_launch_runs_without_a_flush() {
     }
     assert!(DONE.load(Ordering::SeqCst), "the armed launch did not run");
     ok(unsafe { clReleaseEvent(e) });
-    assert_eq!(adder.values(&env), vec![15; N]);
+    assert_eq!(adder.values(&env), vec![20; N]);
 }
 
 #[test]

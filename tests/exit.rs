@@ -41,9 +41,11 @@ fn child() {
     let n = 64usize;
     ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut()) });
     env.finish();
-    // The same launch again, waited for: a copy of it is armed, left so at exit.
-    ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut()) });
-    env.finish();
+    // The same launch twice more, each waited for: a copy of it is armed, left so at exit.
+    for _ in 0..2 {
+        ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), null_mut()) });
+        env.finish();
+    }
     let pending = queue(env.context, env.device, 0);
     ok(unsafe { clEnqueueNDRangeKernel(pending, k, 1, null(), &n, null(), 0, null(), null_mut()) });
     unsafe { clReleaseKernel(k) };

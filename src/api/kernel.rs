@@ -368,7 +368,7 @@ unsafe fn enqueue_kernel(q: cl_command_queue, kernel: cl_kernel, work_dim: u32, 
     k.compiled_for(&q.device)?;
     let range = nd_range(&k, &q.device, work_dim, sizes(offset, work_dim, 0), sizes(global, work_dim, 1), sizes(local, work_dim, 1))?;
     let deps = wait_list(&q, n, list)?;
-    let key = k.launch_key(&range);
+    let key = if q.finished() { k.launch_key(&range) } else { None };
     if let Some(ev) = key.as_ref().and_then(|key| q.launch_armed(ty, &deps, key)) {
         return finish_enqueue(&q, ev, false, event);
     }
