@@ -332,9 +332,7 @@ impl Launch {
     }
 
     /// Records the launch and keeps what the device uses until the batch retires. The rest is
-    /// freed here, on the thread that made it, unless an armed copy may still record it:
-    /// memory freed on the completion thread made each launch of a stream slower (about 1 µs on
-    /// the H200's host, 2026-11-27).
+    /// freed here, on the thread that made it, unless an armed copy may still record it.
     fn record_and_keep(self: Arc<Self>, batch: &mut Batch) -> CLResult<()> {
         self.record(batch)?;
         match Arc::try_unwrap(self) {
