@@ -116,7 +116,9 @@ impl Gpu {
         let Armed { mut batch, value, .. } = armed.take()?;
         batch.done = vec![done];
         batch.submitted_at = now_ns();
-        batch.gate.as_ref()?.open(true);
+        if let Some(gate) = &batch.gate {
+            gate.open(true);
+        }
         let at = batch.submitted_at;
         self.tracker.push(self, value, batch);
         Some((value, at))
