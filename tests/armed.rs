@@ -176,3 +176,25 @@ fn a_buffer_released_after_its_launches_is_deleted() {
     adder.repeat(env.queue, 2, 2);
     assert_eq!(adder.values(&env), vec![4; N], "the device still works");
 }
+
+#[test]
+fn writes_through_a_map_between_launches_are_seen() {
+    // The application writes through a map between two identical launches: the second (armed
+    // or not) must add to what it wrote.
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    for flags in [CL_MEM_READ_WRITE, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR] {
+        let mem = env.buffer(flags, 4 * N);
+        set_arg(adder.kernel, 0, &mem.0);
+        adder.repeat(env.queue, 1, 3);
+        let mut err = 0;
+        let p = unsafe { clEnqueueMapBuffer(env.queue, mem.0, CL_TRUE, CL_MAP_WRITE, 0, 4 * N, 0, null(), null_mut(), &mut err) } as *mut i32;
+        ok(err);
+        (0..N).for_each(|i| unsafe { *p.add(i) = i as i32 * 5 - 17 });
+        ok(unsafe { clEnqueueUnmapMemObject(env.queue, mem.0, p.cast(), 0, null(), null_mut()) });
+        adder.repeat(env.queue, 2, 2);
+        let got: Vec<i32> = env.read(&mem, 0, 4 * N).chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+        let want: Vec<i32> = (0..N as i32).map(|i| i * 5 - 17 + 4).collect();
+        assert_eq!(got, want, "flags {flags:#x}");
+    }
+}
