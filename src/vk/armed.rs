@@ -73,9 +73,8 @@ pub struct Armed {
 }
 
 impl Batch {
-    /// A batch to arm: it waits for its gate, set by the host, before anything else; its
-    /// commands must not reach past the batch (the host's writes before the gate are visible
-    /// to them).
+    /// A batch to arm: before anything else it waits for its gate, which the host sets; what
+    /// the host wrote before setting it (the group counts) is visible to its commands.
     pub fn new_armed(gpu: &Arc<Gpu>, profiling: bool) -> Result<Batch, vk::Result> {
         let mut batch = Batch::new(gpu, profiling)?;
         let gate = Gate::new(gpu)?;
