@@ -1,5 +1,7 @@
 //! Command queues: enqueued commands are recorded into the queue's open batch as soon as their
-//! dependencies allow, and batches are submitted on flush. See docs/design.md, "Execution model".
+//! dependencies allow, and batches are submitted on flush; a launch repeated with a wait in
+//! between may run as a batch armed ahead of it (`vk::armed`). See docs/design.md, "Execution
+//! model".
 
 use super::context::Context;
 use super::device::Device;
