@@ -145,9 +145,8 @@ impl Kernel {
         let arg = |v: &Option<ArgValue>| match v.as_ref()? {
             ArgValue::Buffer(Some(weak)) => live_mem(weak).ok().map(|m| ArgKey::Memory(Arc::as_ptr(&m) as usize)),
             ArgValue::Buffer(None) => Some(ArgKey::Null),
-            ArgValue::Local(n) => Some(ArgKey::Local(*n)),
+            ArgValue::Local(n) | ArgValue::Sampler(n) => Some(ArgKey::Word(*n)),
             ArgValue::Pod(bytes) => Some(ArgKey::Bytes(bytes.clone())),
-            ArgValue::Sampler(bits) => Some(ArgKey::Local(*bits)),
             ArgValue::Svm(_) | ArgValue::Image(_) => None,
         };
         let args = self.args().iter().map(arg).collect::<Option<Vec<_>>>()?;
@@ -253,7 +252,8 @@ pub struct LaunchKey {
 enum ArgKey {
     Memory(usize),
     Null,
-    Local(u32),
+    /// A `__local` size or a sampler's word (an argument's kind is fixed by the kernel).
+    Word(u32),
     Bytes(Vec<u8>),
 }
 

@@ -57,7 +57,7 @@ pub struct Queue {
     pub properties: Vec<cl_queue_properties>,
     /// Locked only while holding `device.sched`.
     state: Mutex<State>,
-    /// Every command enqueued was waited for by `clFinish` (a hint, see `finished`).
+    /// `clFinish` returned and nothing was enqueued since (a hint, see `finished`).
     finished: AtomicBool,
     me: Weak<Queue>,
 }
@@ -399,13 +399,23 @@ impl Queue {
     /// was a launch that repeated the one before it, a copy of it is armed meanwhile, for the
     /// next.
     pub fn flush_for_wait(&self) {
-        self.flush();
-        let _sched = self.sched();
-        let mut st = self.state();
+        let mut updates = Updates::default();
+        {
+            let _sched = self.sched();
+            let mut st = self.state();
+            self.submit_locked(&mut st, &mut updates);
+            self.arm_repeated(&mut st);
+        }
+        updates.apply();
+    }
+
+    /// Arms a copy of the last command when it was a launch repeating the one before, unless
+    /// one is armed already. Caller holds the device's scheduler lock.
+    fn arm_repeated(&self, st: &mut State) {
         let Some((relaunch, true)) = st.last_launch.clone() else { return };
         let gpu = &self.device.gpu;
         let armed = st.armed.as_ref() == Some(&relaunch.key) && gpu.armed_for(self.owner());
-        if !self.in_order() || st.batch.is_some() || !st.held.is_empty() || armed {
+        if !self.in_order() || !st.held.is_empty() || armed {
             return;
         }
         st.armed = arm(gpu, self.profiling(), self.owner(), &relaunch).ok().map(|()| relaunch.key.clone());
@@ -424,10 +434,9 @@ impl Queue {
         if self.device.is_lost() {
             return Err(CL_OUT_OF_RESOURCES);
         }
-        let _sched = self.sched();
-        if self.state().outstanding.iter().all(|w| w.upgrade().is_none_or(|e| e.status() <= CL_COMPLETE)) {
-            self.finished.store(true, Ordering::Relaxed);
-        }
+        // A command another thread enqueued meanwhile makes this hint wrong only for one launch,
+        // which then looks for an armed batch in vain (`launch_armed` checks under the lock).
+        self.finished.store(true, Ordering::Relaxed);
         Ok(())
     }
 }
