@@ -330,6 +330,8 @@ impl Gpu {
         let timer = calibrated.then(|| ash::ext::calibrated_timestamps::Device::new(inst, &gpu.device));
         let clock = Clock::new(&gpu, timer).map_err(|e| format!("timestamp calibration: {e}"))?;
         let _ = gpu.clock.set(clock);
+        // Only the first batches' speed depends on it: a device that cannot grow them still works.
+        let _ = Recycled::grow(&gpu);
         Ok(gpu)
     }
 
