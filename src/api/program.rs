@@ -219,7 +219,6 @@ entry! {
         if param == CL_PROGRAM_BINARIES {
             return write_binaries(&p, size, value, size_ret);
         }
-        let builds = p.all_builds();
         let kernels = || p.executable().map(|e| e.program.kernels.iter().map(|k| k.name().to_string()).collect::<Vec<_>>());
         let answer = match param {
             CL_PROGRAM_REFERENCE_COUNT => Ok(p.header().ref_count().into()),
@@ -228,7 +227,7 @@ entry! {
             CL_PROGRAM_DEVICES => Ok(Info::slice(&p.devices.iter().map(handle_of).collect::<Vec<_>>())),
             CL_PROGRAM_SOURCE => Ok(p.source.as_deref().unwrap_or_default().into()),
             CL_PROGRAM_IL => Ok(Info::bytes(Vec::new())),
-            CL_PROGRAM_BINARY_SIZES => Ok(Info::slice(&builds.iter().map(|b| encode_binary(b).len()).collect::<Vec<_>>())),
+            CL_PROGRAM_BINARY_SIZES => Ok(Info::slice(&p.with_builds(|builds| builds.iter().map(|b| encode_binary(b).len()).collect::<Vec<_>>()))),
             CL_PROGRAM_NUM_KERNELS => kernels().map(|k| k.len().into()),
             CL_PROGRAM_KERNEL_NAMES => kernels().map(|k| k.join(";").as_str().into()),
             CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => Ok(Info::bool(false)),
@@ -246,9 +245,9 @@ unsafe fn write_binaries(p: &Program, size: usize, value: *mut c_void, size_ret:
             return Err(CL_INVALID_VALUE);
         }
         let slots = value as *const *mut u8;
-        for (i, b) in p.all_builds().iter().enumerate() {
+        let binaries = p.with_builds(|builds| builds.iter().map(encode_binary).collect::<Vec<_>>());
+        for (i, bin) in binaries.iter().enumerate() {
             let dst = *slots.add(i);
-            let bin = encode_binary(b);
             if !dst.is_null() {
                 std::ptr::copy_nonoverlapping(bin.as_ptr(), dst, bin.len());
             }
@@ -262,15 +261,15 @@ entry! {
     fn clGetProgramBuildInfo(program: cl_program, device: cl_device_id, param: cl_program_build_info, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {
         let p = get::<Program>(program)?;
         let d = get::<Device>(device)?;
-        let b = p.build_of(&d).ok_or(CL_INVALID_DEVICE)?;
-        let answer = match param {
+        let answer = p.with_build_of(&d, |b| match param {
             CL_PROGRAM_BUILD_STATUS => Ok(Info::value(b.status)),
             CL_PROGRAM_BUILD_OPTIONS => Ok(b.options.as_str().into()),
             CL_PROGRAM_BUILD_LOG => Ok(b.log.as_str().into()),
             CL_PROGRAM_BINARY_TYPE => Ok(Info::value(b.binary_type)),
             CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(b.program.as_ref().map_or(0, |e| e.program.globals.len()).into()),
             _ => Err(CL_INVALID_VALUE),
-        };
+        });
+        let answer = answer.ok_or(CL_INVALID_DEVICE)?;
         info::write(answer, size, value, size_ret)
     }
 }

@@ -3,7 +3,7 @@
 
 use super::device::Device;
 use super::memory::{Mem, GRANULE};
-use super::program::{ConstantBuffers, Executable, PipelineKey, Program};
+use super::program::{Build, ConstantBuffers, Executable, PipelineKey, Program};
 use super::queue::{HostStep, Relaunch, Work};
 use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
@@ -57,18 +57,16 @@ pub struct NdRange {
 
 impl Kernel {
     pub fn new(program: Arc<Program>, name: &str) -> CLResult<Arc<Kernel>> {
-        let compiled: Vec<_> = program
-            .all_builds()
-            .iter()
-            .map(|b| {
+        let (compiled, globals): (Vec<_>, Vec<_>) = program.with_builds(|builds| {
+            let compiled = |b: &Build| {
                 let exe = b.program.clone()?;
                 let index = exe.program.kernels.iter().position(|k| k.name() == name)?;
                 Some((exe, index))
-            })
-            .collect();
+            };
+            builds.iter().map(|b| (compiled(b), b.globals.clone())).unzip()
+        });
         let (exe, index) = compiled.iter().flatten().next().ok_or(CL_INVALID_KERNEL_NAME)?;
         let args = vec![None; exe.program.kernels[*index].args().len()];
-        let globals = program.all_builds().iter().map(|b| b.globals.clone()).collect();
         program.kernels.fetch_add(1, Ordering::AcqRel);
         let kernel = Kernel { header: Header::new(Kind::Kernel), program, name: name.into(), compiled, globals, args: Mutex::new(args) };
         kernel.prepare_pipelines();

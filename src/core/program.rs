@@ -29,7 +29,6 @@ pub struct Program {
 object!(Program, Program, CL_INVALID_PROGRAM);
 
 /// The state of one device's build.
-#[derive(Clone)]
 pub struct Build {
     pub status: cl_build_status,
     pub options: String,
@@ -198,7 +197,7 @@ impl Program {
 
     pub fn with_source(context: Arc<Context>, source: String) -> Arc<Program> {
         let devices = context.devices.clone();
-        let builds = vec![Build::default(); devices.len()];
+        let builds = devices.iter().map(|_| Build::default()).collect();
         Self::new(context, devices, Some(source), builds)
     }
 
@@ -228,13 +227,17 @@ impl Program {
         self.builds().iter().any(|b| b.status == CL_BUILD_ERROR)
     }
 
-    pub fn build_of(&self, device: &Arc<Device>) -> Option<Build> {
+    /// `f` of the build for `device`, or `None` when the program is not for it. Builds are
+    /// read in place: they hold the program's text, and applications query programs as they
+    /// launch (clFFT asks for a program's context before each transform).
+    pub fn with_build_of<R>(&self, device: &Arc<Device>, f: impl FnOnce(&Build) -> R) -> Option<R> {
         let i = self.devices.iter().position(|d| Arc::ptr_eq(d, device))?;
-        self.builds().get(i).cloned()
+        self.builds().get(i).map(f)
     }
 
-    pub fn all_builds(&self) -> Vec<Build> {
-        self.builds().clone()
+    /// `f` of every device's build, in the order of `self.devices`.
+    pub fn with_builds<R>(&self, f: impl FnOnce(&[Build]) -> R) -> R {
+        f(&self.builds())
     }
 
     /// The devices' indices among `self.devices` for a device list given to a build call.
@@ -307,8 +310,8 @@ impl Program {
         let mut builds = Vec::new();
         for d in &devices {
             // Only compiled objects and libraries link.
-            let linkable = |b: Build| [BINARY_COMPILED_OBJECT, BINARY_LIBRARY].contains(&b.binary_type).then_some(b.object).flatten();
-            let objects: Vec<Object> = inputs.iter().filter_map(|p| linkable(p.build_of(d)?)).collect();
+            let linkable = |b: &Build| [BINARY_COMPILED_OBJECT, BINARY_LIBRARY].contains(&b.binary_type).then(|| b.object.clone()).flatten();
+            let objects: Vec<Object> = inputs.iter().filter_map(|p| p.with_build_of(d, linkable).flatten()).collect();
             if objects.len() != inputs.len() {
                 return Err(CL_INVALID_OPERATION);
             }
