@@ -332,9 +332,9 @@ impl Recycled {
     /// allocation took 1.1–2.8 ms inside the command that needed it on the H200 (2026-11-27):
     /// the first batch's `vkBeginCommandBuffer`, and the launch that outgrew a batch's first
     /// block (86 to 157 launches in), which cost clFFT's client a fifth of its time for 200
-    /// transforms. A pool
-    /// reset without releasing its resources keeps that memory, so each pool is grown here
-    /// once, by recording inline data it never submits. Costs 3.5 ms at open on the H200.
+    /// transforms. A pool reset without releasing its resources keeps that memory, so each
+    /// pool is grown here once, by recording inline data it never submits. Costs 3.5 ms at
+    /// open on the H200.
     pub(super) fn grow(gpu: &Arc<Gpu>) -> Result<(), vk::Result> {
         const CHUNK: usize = 65536; // vkCmdUpdateBuffer's limit
         // Each update writes its own range of the scratch buffer, so that none waits for another.
