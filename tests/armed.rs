@@ -198,3 +198,18 @@ fn writes_through_a_map_between_launches_are_seen() {
         assert_eq!(got, want, "flags {flags:#x}");
     }
 }
+
+#[test]
+fn a_blocking_write_between_launches_is_seen() {
+    // A blocking write on the idle queue goes straight into the buffer's memory, without a
+    // command: the copy armed for the next identical launch must not run on the old data.
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    adder.repeat(env.queue, 1, 3);
+    let fresh: Vec<i32> = (0..N as i32).map(|i| 1000 - i * 3).collect();
+    let bytes: Vec<u8> = fresh.iter().flat_map(|v| v.to_le_bytes()).collect();
+    ok(unsafe { clEnqueueWriteBuffer(env.queue, adder.buffer.0, CL_TRUE, 0, bytes.len(), bytes.as_ptr().cast(), 0, null(), null_mut()) });
+    adder.repeat(env.queue, 1, 2);
+    let want: Vec<i32> = fresh.iter().map(|v| v + 2).collect();
+    assert_eq!(adder.values(&env), want);
+}
