@@ -11,7 +11,7 @@ use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
 use super::kernel::LaunchKey;
-use crate::vk::batch::{Batch, Done};
+use crate::vk::batch::{Batch, Done, MAX_COMMANDS};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -83,6 +83,11 @@ struct State {
     last_launch: Option<(Arc<Relaunch>, bool)>,
     /// The launch armed for this queue, while the device has not cancelled it.
     armed: Option<LaunchKey>,
+    /// An in-order queue submits its open batch once it holds this many commands: one where it
+    /// began on an idle queue, so that the device starts while the application enqueues the
+    /// rest, then twice as many for each batch begun while the queue is busy, up to
+    /// `MAX_COMMANDS`, so that submissions stay few.
+    submit_at: u32,
 }
 
 impl State {
@@ -328,6 +333,7 @@ impl Queue {
                 Ok(b) => st.batch = Some(b),
                 Err(_) => return updates.failed.push((event, CL_OUT_OF_RESOURCES)),
             }
+            st.submit_at = self.submit_at(st);
         }
         let Some(batch) = st.batch.as_mut() else { return };
         if self.in_order() {
@@ -356,8 +362,23 @@ impl Queue {
                 updates.failed.push((event, code));
             }
         }
-        if st.batch.as_ref().is_some_and(Batch::is_full) {
+        if st.batch.as_ref().is_some_and(|b| b.commands() >= st.submit_at) {
             self.submit_locked(st, updates);
+        }
+    }
+
+    /// How many commands the batch begun now holds before it is submitted (`State::submit_at`).
+    /// An out-of-order queue fills its batches: a batch ends with a barrier, and independent
+    /// commands of one batch run side by side (32 kernels of one work-group took 30 µs each
+    /// that way on the H200, and 138 µs when the first went alone).
+    fn submit_at(&self, st: &State) -> u32 {
+        // Only the command being recorded is incomplete: the device is idle, as far as this
+        // queue goes.
+        let idle = st.outstanding.len() <= 1;
+        match (self.in_order(), idle) {
+            (false, _) => MAX_COMMANDS,
+            (true, true) => 1,
+            (true, false) => (2 * st.submit_at).clamp(1, MAX_COMMANDS),
         }
     }
 

@@ -88,10 +88,6 @@ impl Batch {
         self.recorded
     }
 
-    pub fn is_full(&self) -> bool {
-        self.commands() >= MAX_COMMANDS
-    }
-
     /// A memory barrier: writes at `src`, then reads and writes at `dst` (between the stages
     /// of one command, or all commands before and after).
     pub fn barrier(&self, src: vk::PipelineStageFlags2, dst: vk::PipelineStageFlags2) {
@@ -145,7 +141,7 @@ impl Batch {
 
     pub(super) fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
         if let Some(q) = self.queries {
-            // SAFETY: the query index is below the pool's size (`is_full` bounds the batch).
+            // SAFETY: the query index is below the pool's size (queues submit a batch at `MAX_COMMANDS`).
             unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.commands() + which) };
         }
     }
