@@ -369,8 +369,8 @@ impl Queue {
 
     /// How many commands the batch begun now holds before it is submitted (`State::submit_at`).
     /// An out-of-order queue fills its batches: a batch ends with a barrier, and independent
-    /// commands of one batch run side by side (32 kernels of one work-group took 30 µs each
-    /// that way on the H200, and 138 µs when the first went alone).
+    /// commands run side by side only within one (the bench's 32 kernels of one work-group
+    /// took 27 µs each that way on the H200, 138 µs in batches of 1, 2, 4, …).
     fn submit_at(&self, st: &State) -> u32 {
         // Only the command being recorded is incomplete: the device is idle, as far as this
         // queue goes.
