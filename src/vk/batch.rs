@@ -141,7 +141,8 @@ impl Batch {
 
     pub(super) fn timestamp(&self, stage: vk::PipelineStageFlags2, which: u32) {
         if let Some(q) = self.queries {
-            // SAFETY: the query index is below the pool's size (queues submit a batch at `MAX_COMMANDS`).
+            // SAFETY: the query index is below the pool's size (queues submit a batch once it
+            // holds `MAX_COMMANDS`).
             unsafe { self.gpu.device.cmd_write_timestamp2(self.cmd, stage, q, 2 * self.commands() + which) };
         }
     }
