@@ -269,7 +269,6 @@ entry! {
             CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Ok(b.program.as_ref().map_or(0, |e| e.program.globals.len()).into()),
             _ => Err(CL_INVALID_VALUE),
         });
-        let answer = answer.ok_or(CL_INVALID_DEVICE)?;
-        info::write(answer, size, value, size_ret)
+        info::write(answer.ok_or(CL_INVALID_DEVICE)?, size, value, size_ret)
     }
 }
