@@ -24,6 +24,8 @@ pub struct Tracker {
     wake: Condvar,
     /// Held while completing batches, so they complete one at a time and in order.
     completing: Mutex<()>,
+    /// Signalled when a thread has dropped the batches it retired (`TrackerState::dropping`).
+    dropped: Condvar,
 }
 
 #[derive(Default)]
@@ -34,6 +36,15 @@ struct TrackerState {
     running: bool,
     /// The completion thread sleeps for want of batches: a new one must wake it.
     idle: bool,
+    /// Threads dropping batches they retired, out of the lock: what those batches keep is not
+    /// released yet, though they are no longer listed.
+    dropping: usize,
+}
+
+thread_local! {
+    /// This thread is dropping retired batches: a destructor callback run by that may call
+    /// back into OpenCL, and must not wait for the drop it is part of.
+    static DROPPING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// At most this many batches in a row go without a signal of the timeline semaphore: they are
@@ -143,6 +154,14 @@ impl Tracker {
             retire_through(gpu, newest);
             self.retire(gpu);
         }
+        // The completion thread may have taken some of them off the list a moment before and
+        // still be dropping them.
+        if !DROPPING.get() {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            while state.dropping > 0 {
+                state = self.dropped.wait(state).unwrap_or_else(|e| e.into_inner());
+            }
+        }
     }
 
     /// The timeline value of the last batch that has executed and is not retired.
@@ -161,10 +180,18 @@ impl Tracker {
         let retired: Vec<(u64, Batch)> = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             let n = state.executed.iter().take_while(|(v, _)| *v <= reached).count();
+            state.dropping += usize::from(n > 0);
             state.executed.drain(..n).collect()
         };
+        if retired.is_empty() {
+            return;
+        }
         // Dropped here, out of the lock: each returns its pools to `Recycled`.
+        let outer = DROPPING.replace(true);
         drop(retired);
+        DROPPING.set(outer);
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).dropping -= 1;
+        self.dropped.notify_all();
     }
 
     /// Blocks until the batch of timeline `value` has executed, then completes the batches up
