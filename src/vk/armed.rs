@@ -108,11 +108,7 @@ impl Gpu {
     /// armed for `owner` (it was cancelled).
     pub fn release_armed(self: &Arc<Self>, owner: usize, done: Done) -> Option<(u64, u64)> {
         let _queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        let mut armed = self.armed.lock().unwrap_or_else(|e| e.into_inner());
-        if armed.as_ref().is_none_or(|a| a.owner != owner) {
-            return None;
-        }
-        let Armed { mut batch, value, .. } = armed.take()?;
+        let Armed { mut batch, value, .. } = self.take_armed(owner)?;
         batch.done = vec![done];
         batch.submitted_at = now_ns();
         if let Some(gate) = &batch.gate {
@@ -121,6 +117,14 @@ impl Gpu {
         let at = batch.submitted_at;
         self.tracker.push(self, value, batch);
         Some((value, at))
+    }
+
+    /// Takes the batch armed for `owner` out of its slot. The slot's lock is held for no
+    /// longer: it is a leaf lock, which the completion thread takes holding the tracker's, so
+    /// holding it across `Tracker::push` deadlocked (the benchmark hung in CI, 2026-11-28).
+    fn take_armed(&self, owner: usize) -> Option<Armed> {
+        let mut armed = self.armed.lock().unwrap_or_else(|e| e.into_inner());
+        armed.take_if(|a| a.owner == owner)
     }
 
     /// Whether a batch is armed for `owner`.

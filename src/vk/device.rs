@@ -173,7 +173,8 @@ pub struct Gpu {
     pub signalled: AtomicU64,
     pub completed: AtomicU64,
     pub tracker: Tracker,
-    /// The batch armed for a queue's next launch (`armed`); locked under `queue`.
+    /// The batch armed for a queue's next launch (`armed`); locked under `queue`, and a leaf
+    /// lock: nothing else is locked while it is held.
     pub armed: Mutex<Option<super::armed::Armed>>,
     /// Reading query results waits for the device to go idle (lavapipe's driver does), which
     /// an armed batch never is: it is cancelled first.
