@@ -76,6 +76,12 @@ fn never_ending_child() {
     let (flag, out) = (env.buffer_from(&[0u8; 4]), env.buffer_from(&[0u8; 4]));
     set_arg(k, 0, &flag.0);
     set_arg(k, 1, &out.0);
+    // Held behind a user event until the device is lost: a command on one queue, and on
+    // another a command that waits for it.
+    let (gate, held, behind) = (user_event(env.context), env.queue(0), env.queue(0));
+    let (mut first, mut second) = (null_mut(), null_mut());
+    ok(unsafe { clEnqueueMarkerWithWaitList(held, 1, &gate, &mut first) });
+    ok(unsafe { clEnqueueMarkerWithWaitList(behind, 1, &first, &mut second) });
     let (n, mut event) = (1usize << 30, null_mut());
     ok(unsafe { clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, null(), 0, null(), &mut event) });
     let start = std::time::Instant::now();
@@ -86,7 +92,16 @@ fn never_ending_child() {
     let one = 1i32;
     let write = unsafe { clEnqueueWriteBuffer(env.queue, flag.0, CL_TRUE, 0, 4, (&one as *const i32).cast(), 0, null(), null_mut()) };
     assert_eq!(write, CL_OUT_OF_RESOURCES);
+    // Released now, the held commands fail, and so does the one waiting for them.
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    assert_eq!(unsafe { clWaitForEvents(1, &second) }, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    assert!(event_status(first) < 0 && event_status(second) < 0);
     unsafe {
+        for e in [gate, first, second] {
+            ok(clReleaseEvent(e));
+        }
+        ok(clReleaseCommandQueue(held));
+        ok(clReleaseCommandQueue(behind));
         ok(clReleaseEvent(event));
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(program));

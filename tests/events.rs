@@ -535,3 +535,96 @@ fn an_idle_queues_first_command_starts_without_a_flush() {
     assert_eq!(env.read(&mem, 0, 64 * 40), chunks.concat());
     release(&events);
 }
+
+/// What `create_an_image` made, from the callback's thread.
+struct Made {
+    /// The `cl_mem`, as an address: a raw pointer cannot sit in a static.
+    image: usize,
+    err: cl_int,
+}
+
+static MADE: Mutex<Option<Made>> = Mutex::new(None);
+const TEXELS: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = (i * 37 % 251) as u8;
+        i += 1;
+    }
+    t
+};
+
+extern "C" fn create_an_image(_event: cl_event, _status: cl_int, context: *mut c_void) {
+    let format = cl_image_format { image_channel_order: CL_RGBA, image_channel_data_type: CL_UNSIGNED_INT8 };
+    let desc = cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: 4,
+        image_height: 4,
+        image_depth: 1,
+        image_array_size: 1,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: null_mut(),
+    };
+    let mut err = 0;
+    let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    let image = unsafe { clCreateImage(context as cl_context, flags, &format, &desc, TEXELS.as_ptr() as *mut c_void, &mut err) };
+    *MADE.lock().unwrap() = Some(Made { image: image as usize, err });
+}
+
+#[test]
+fn a_callback_may_create_memory_objects() {
+    // Creating an image runs a command of its own and waits for it; from a callback, which runs
+    // where batches are completed, that wait must not need the callback to return.
+    let env = Env::new();
+    let gate = user_event(env.context);
+    let e = marker(env.queue, &[gate]);
+    ok(unsafe { clSetEventCallback(e, CL_COMPLETE, Some(create_an_image), env.context as *mut c_void) });
+    ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
+    ok(unsafe { clFlush(env.queue) });
+    // Not waited for: on this thread, the wait would complete the marker and call back here.
+    let start = Instant::now();
+    while MADE.lock().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(30), "the callback never returned");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let Some(Made { image, err }) = MADE.lock().unwrap().take() else { unreachable!() };
+    ok(err);
+    let image = image as cl_mem;
+    let mut got = [0u8; 64];
+    let (origin, region) = ([0usize; 3], [4usize, 4, 1]);
+    ok(unsafe { clEnqueueReadImage(env.queue, image, CL_TRUE, origin.as_ptr(), region.as_ptr(), 0, 0, got.as_mut_ptr().cast(), 0, null(), null_mut()) });
+    assert_eq!(got, TEXELS);
+    ok(unsafe { clReleaseMemObject(image) });
+    release(&[gate, e]);
+}
+
+extern "C" fn flush_the_queue(_mem: cl_mem, queue: *mut c_void) {
+    ok(unsafe { clFlush(queue as cl_command_queue) });
+    FLUSHED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+static FLUSHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[test]
+fn a_failed_command_releases_its_buffer_where_callbacks_may_call_back() {
+    // The application released the buffer after enqueueing a write to it: the write held the
+    // last reference, and when it fails (its user event failed) the buffer's destructor
+    // callback runs, and may call OpenCL on the same queue.
+    let env = Env::new();
+    let mem = env.buffer_from(&[7u8; 32]);
+    ok(unsafe { clSetMemObjectDestructorCallback(mem.0, Some(flush_the_queue), env.queue as *mut c_void) });
+    let gate = user_event(env.context);
+    let w = write_after(env.queue, &mem, 0, &[1u8; 32], &[gate]);
+    drop(mem);
+    ok(unsafe { clSetUserEventStatus(gate, -1) });
+    assert_eq!(unsafe { clWaitForEvents(1, &w) }, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    let start = Instant::now();
+    while !FLUSHED.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(start.elapsed() < Duration::from_secs(30), "the destructor callback never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    release(&[gate, w]);
+}

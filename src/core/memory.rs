@@ -639,20 +639,21 @@ fn upload_now(device: &Device, buffer: &Arc<Buffer>, offset: u64, data: &[u8]) -
     })
 }
 
-/// Records one command into a batch of its own, submits it and waits for it: the set-up of a
-/// new memory object, before any queue can use it.
+/// Records one command into a batch of its own, submits it and waits until it has executed:
+/// the set-up of a new memory object, before any queue can use it. The wait completes nothing:
+/// an event's callback may create memory objects, and it runs where batches are completed.
 pub(super) fn run_now(device: &Device, record: impl FnOnce(&mut Batch) -> CLResult<()>) -> CLResult<()> {
-    let mut batch = Batch::new(&device.gpu, false).map_err(device_error)?;
-    let (tx, rx) = std::sync::mpsc::channel();
+    let gpu = &device.gpu;
+    let mut batch = Batch::new(gpu, false).map_err(device_error)?;
     batch.begin_command(true);
     record(&mut batch)?;
-    batch.end_command(Box::new(move |r| {
-        let _ = tx.send(r.is_ok());
-    }));
-    batch.submit();
-    match rx.recv() {
-        Ok(true) => Ok(()),
-        _ => Err(CL_OUT_OF_RESOURCES),
+    batch.end_command(Box::new(|_| {}));
+    match batch.submit() {
+        Ok((value, _)) => gpu.tracker.wait_executed(gpu, value).map_err(|_| CL_OUT_OF_RESOURCES),
+        Err(unsubmitted) => {
+            unsubmitted.fail();
+            Err(CL_OUT_OF_RESOURCES)
+        }
     }
 }
 

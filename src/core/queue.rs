@@ -11,7 +11,7 @@ use crate::cl::CLResult;
 use crate::cl::object::{object, Header, Kind};
 use crate::cl::types::*;
 use super::kernel::LaunchKey;
-use crate::vk::batch::{Batch, Done, MAX_COMMANDS};
+use crate::vk::batch::{Batch, Done, Unsubmitted, MAX_COMMANDS};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -107,16 +107,23 @@ enum Readiness {
     Failed,
 }
 
-/// Events whose status changes after the scheduler lock is released (callbacks may re-enter).
+/// What changes once the scheduler lock is released, because callbacks run then and may call
+/// back into OpenCL: events' statuses, and the end of what failed commands held.
 #[derive(Default)]
 struct Updates {
     submitted: Vec<Arc<Event>>,
     failed: Vec<(Arc<Event>, cl_int)>,
+    /// Batches that never reached the GPU: their commands fail.
+    unsubmitted: Vec<Unsubmitted>,
+    /// Commands that will not run, dropped with what they hold once the lock is released: a
+    /// memory object's last reference runs its destructor callbacks.
+    discarded: Vec<Command>,
 }
 
 impl Updates {
     fn apply(self) {
         self.submitted.iter().for_each(|e| e.set_status(CL_SUBMITTED));
+        self.unsubmitted.into_iter().for_each(Unsubmitted::fail);
         self.failed.into_iter().for_each(|(e, code)| e.set_status(code));
     }
 }
@@ -275,7 +282,8 @@ impl Queue {
                 }
                 Readiness::Failed => {
                     let cmd = st.held.remove(i).expect("index in range");
-                    updates.failed.push((cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
+                    updates.failed.push((cmd.event.clone(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
+                    updates.discarded.push(cmd);
                 }
                 Readiness::Wait(dep) => {
                     if !dep.add_waiter(&self.arc()) {
@@ -386,10 +394,16 @@ impl Queue {
     fn submit_locked(&self, st: &mut State, updates: &mut Updates) {
         st.since_barrier.clear();
         if let Some(batch) = st.batch.take() {
-            if let Some((value, at)) = batch.submit() {
-                st.batch_events.iter().for_each(|e| e.set_submitted(value, at));
+            match batch.submit() {
+                Ok((value, at)) => {
+                    st.batch_events.iter().for_each(|e| e.set_submitted(value, at));
+                    updates.submitted.append(&mut st.batch_events);
+                }
+                Err(unsubmitted) => {
+                    st.batch_events.clear();
+                    updates.unsubmitted.push(unsubmitted);
+                }
             }
-            updates.submitted.append(&mut st.batch_events);
         }
     }
 
@@ -514,7 +528,9 @@ impl Drop for Queue {
             return;
         }
         if let Some(batch) = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).batch.take() {
-            batch.submit();
+            if let Err(unsubmitted) = batch.submit() {
+                unsubmitted.fail();
+            }
         }
     }
 }

@@ -167,8 +167,9 @@ impl Batch {
 
     /// Submits the batch and returns the timeline value that signals its completion, and the
     /// host time of submission; the device's completion thread (or a thread waiting for it)
-    /// completes it.
-    pub fn submit(mut self) -> Option<(u64, u64)> {
+    /// completes it. A batch that could not be submitted comes back, for the caller to fail
+    /// once it holds no lock (its completion steps run the application's callbacks).
+    pub fn submit(mut self) -> Result<(u64, u64), Unsubmitted> {
         let gpu = self.gpu.clone();
         let queue = gpu.queue.lock().unwrap_or_else(|e| e.into_inner());
         self.submitted_at = now_ns();
@@ -177,14 +178,9 @@ impl Batch {
                 let at = self.submitted_at;
                 // Still under the queue lock, so the tracker sees batches in timeline order.
                 gpu.tracker.push(&gpu, value, self);
-                Some((value, at))
+                Ok((value, at))
             }
-            // The batch never reached the GPU: fail its commands now.
-            Err(e) => {
-                drop(queue);
-                self.complete(Err(e));
-                None
-            }
+            Err(error) => Err(Unsubmitted { batch: self, error }),
         }
     }
 
@@ -295,6 +291,21 @@ fn reset_queries(gpu: &Gpu, pool: vk::QueryPool, used: u32) {
     if gpu.features.host_query_reset && used > 0 {
         // SAFETY: no batch using the pool is pending.
         unsafe { gpu.device.reset_query_pool(pool, 0, used) };
+    }
+}
+
+/// A batch that never reached the GPU (`Batch::submit`): its commands fail when it is failed.
+#[must_use = "an unsubmitted batch's commands complete only when it is failed"]
+pub struct Unsubmitted {
+    batch: Batch,
+    error: vk::Result,
+}
+
+impl Unsubmitted {
+    /// Fails every command of the batch. The caller holds no lock of the driver's: callbacks of
+    /// the commands' events run here, and may call back into OpenCL.
+    pub fn fail(mut self) {
+        self.batch.complete(Err(self.error));
     }
 }
 

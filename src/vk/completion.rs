@@ -201,6 +201,14 @@ impl Tracker {
         self.complete_through(gpu, value, result);
     }
 
+    /// Blocks until the batch of timeline `value` has executed, and completes nothing: for a
+    /// thread that may be completing batches itself (an event's callback runs inside
+    /// `complete_through`, holding `completing`), waiting for a batch whose completion step
+    /// can come later.
+    pub fn wait_executed(&self, gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+        spin_then_wait(gpu, value)
+    }
+
     /// Completes, in order, every batch up to `value`, and leaves them to be retired.
     /// On a lost device, every batch fails.
     fn complete_through(&self, gpu: &Gpu, value: u64, result: Result<(), vk::Result>) {
@@ -355,7 +363,8 @@ mod tests {
         let done = done.clone();
         batch.end_command(Box::new(move |result| done.store(result.is_ok(), Ordering::Release)));
         batch.keep(kept.clone());
-        batch.submit().expect("submitted").0
+        let Ok((value, _)) = batch.submit() else { panic!("the batch was not submitted") };
+        value
     }
 
     /// A batch that does not signal the semaphore completes by the progress word; what it

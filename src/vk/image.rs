@@ -271,7 +271,7 @@ mod tests {
         batch.end_command(Box::new(|_| {}));
         // Until the batch retires, which may come after it has executed.
         batch.keep((pipeline, src, dst, upload, readback.clone()));
-        let (value, _) = batch.submit().expect("submitted");
+        let Ok((value, _)) = batch.submit() else { panic!("the batch was not submitted") };
         gpu.tracker.wait_for(&gpu, value);
 
         // SAFETY: the copy has completed; the buffer holds the texels.
