@@ -15,4 +15,6 @@ if ! command -v cargo >/dev/null; then
     export PATH="$HOME/.cargo/bin:$PATH"
 fi
 cargo build --lib --bins
-cargo test --all-targets
+# The suite takes minutes: a hang fails it at this limit (cargo names the test that has been
+# running), far inside CI's own.
+timeout --kill-after=30s 40m cargo test --all-targets
