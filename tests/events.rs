@@ -556,18 +556,7 @@ const TEXELS: [u8; 64] = {
 
 extern "C" fn create_an_image(_event: cl_event, _status: cl_int, context: *mut c_void) {
     let format = cl_image_format { image_channel_order: CL_RGBA, image_channel_data_type: CL_UNSIGNED_INT8 };
-    let desc = cl_image_desc {
-        image_type: CL_MEM_OBJECT_IMAGE2D,
-        image_width: 4,
-        image_height: 4,
-        image_depth: 1,
-        image_array_size: 1,
-        image_row_pitch: 0,
-        image_slice_pitch: 0,
-        num_mip_levels: 0,
-        num_samples: 0,
-        buffer: null_mut(),
-    };
+    let desc = image2d_desc(4, 4);
     let mut err = 0;
     let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
     let image = unsafe { clCreateImage(context as cl_context, flags, &format, &desc, TEXELS.as_ptr() as *mut c_void, &mut err) };

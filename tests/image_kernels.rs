@@ -734,7 +734,7 @@ fn srgb_images_read_linear() {
         // Every byte value in every channel, in a different texel per channel.
         let bytes: Vec<u8> = (0..w * h).flat_map(|t| (0..element).map(move |c| ((t * (2 * c + 1) + 17 * c) % 256) as u8)).collect();
         let format = cl_image_format { image_channel_order: order, image_channel_data_type: CL_UNORM_INT8 };
-        let desc = cl_image_desc { image_type: CL_MEM_OBJECT_IMAGE2D, image_width: w, image_height: h, image_depth: 0, image_array_size: 0, image_row_pitch: 0, image_slice_pitch: 0, num_mip_levels: 0, num_samples: 0, buffer: null_mut() };
+        let desc = image2d_desc(w, h);
         let mut err = 0;
         let mem = unsafe { clCreateImage(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, bytes.as_ptr() as *mut c_void, &mut err) };
         if err == CL_IMAGE_FORMAT_NOT_SUPPORTED && order != CL_sRGBA {
@@ -774,7 +774,7 @@ fn srgb_images_read_linear() {
 /// A 2D image of `w` × `h` texels made from `buffer`, its rows `pitch` bytes apart.
 fn image_from_buffer(env: &Env, flags: cl_mem_flags, order: cl_uint, data_type: cl_uint, [w, h]: [usize; 2], pitch: usize, buffer: cl_mem) -> Image {
     let format = cl_image_format { image_channel_order: order, image_channel_data_type: data_type };
-    let desc = cl_image_desc { image_type: CL_MEM_OBJECT_IMAGE2D, image_width: w, image_height: h, image_depth: 0, image_array_size: 0, image_row_pitch: pitch, image_slice_pitch: 0, num_mip_levels: 0, num_samples: 0, buffer };
+    let desc = cl_image_desc { image_row_pitch: pitch, buffer, ..image2d_desc(w, h) };
     let mut err = 0;
     let mem = unsafe { clCreateImage(env.context, flags, &format, &desc, null_mut(), &mut err) };
     ok(err);

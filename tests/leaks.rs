@@ -17,18 +17,7 @@ const SOURCE: &str = "kernel void k(global int *p, local int *t) { t[get_local_i
 /// A 16 × 16 RGBA image holding `value` in every byte, and a sampler.
 fn image_and_sampler(context: cl_context, value: u8) -> (cl_mem, cl_sampler) {
     let format = cl_image_format { image_channel_order: CL_RGBA, image_channel_data_type: CL_UNORM_INT8 };
-    let desc = cl_image_desc {
-        image_type: CL_MEM_OBJECT_IMAGE2D,
-        image_width: 16,
-        image_height: 16,
-        image_depth: 0,
-        image_array_size: 0,
-        image_row_pitch: 0,
-        image_slice_pitch: 0,
-        num_mip_levels: 0,
-        num_samples: 0,
-        buffer: null_mut(),
-    };
+    let desc = image2d_desc(16, 16);
     let texels = vec![value; 16 * 16 * 4];
     let mut err = 0;
     let image = unsafe { clCreateImage(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &format, &desc, texels.as_ptr() as *mut _, &mut err) };

@@ -343,6 +343,22 @@ pub fn try_build(context: cl_context, device: cl_device_id, source: &str) -> (cl
     (program, code)
 }
 
+/// The description of a 2D image of `width` × `height` texels, its rows packed.
+pub fn image2d_desc(width: usize, height: usize) -> cl_image_desc {
+    cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: width,
+        image_height: height,
+        image_depth: 0,
+        image_array_size: 0,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: null_mut(),
+    }
+}
+
 pub fn user_event(context: cl_context) -> cl_event {
     let mut err = 0;
     let e = unsafe { clCreateUserEvent(context, &mut err) };
