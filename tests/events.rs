@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -509,7 +510,7 @@ fn out_of_order_kernels_follow_only_what_they_wait_for() {
 
 extern "C" fn set_done(_e: cl_event, _status: cl_int, flag: *mut c_void) {
     // SAFETY: the flag is a static the test passed.
-    unsafe { &*(flag as *const std::sync::atomic::AtomicBool) }.store(true, std::sync::atomic::Ordering::SeqCst);
+    unsafe { &*(flag as *const AtomicBool) }.store(true, Ordering::SeqCst);
 }
 
 #[test]
@@ -518,7 +519,6 @@ fn an_idle_queues_first_command_starts_without_a_flush() {
     // command completes though nothing flushes the queue (a callback watches it: querying the
     // status would flush); the commands enqueued behind it run once the queue is finished,
     // each in its place.
-    use std::sync::atomic::{AtomicBool, Ordering};
     static DONE: AtomicBool = AtomicBool::new(false);
     let env = Env::new();
     let mem = env.buffer(CL_MEM_READ_WRITE, 64 * 40);
@@ -592,10 +592,10 @@ fn a_callback_may_create_memory_objects() {
 
 extern "C" fn flush_the_queue(_mem: cl_mem, queue: *mut c_void) {
     ok(unsafe { clFlush(queue as cl_command_queue) });
-    FLUSHED.store(true, std::sync::atomic::Ordering::SeqCst);
+    FLUSHED.store(true, Ordering::SeqCst);
 }
 
-static FLUSHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static FLUSHED: AtomicBool = AtomicBool::new(false);
 
 #[test]
 fn a_failed_command_releases_its_buffer_where_callbacks_may_call_back() {
@@ -611,9 +611,54 @@ fn a_failed_command_releases_its_buffer_where_callbacks_may_call_back() {
     ok(unsafe { clSetUserEventStatus(gate, -1) });
     assert_eq!(unsafe { clWaitForEvents(1, &w) }, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     let start = Instant::now();
-    while !FLUSHED.load(std::sync::atomic::Ordering::SeqCst) {
+    while !FLUSHED.load(Ordering::SeqCst) {
         assert!(start.elapsed() < Duration::from_secs(30), "the destructor callback never ran");
         std::thread::sleep(Duration::from_millis(1));
     }
     release(&[gate, w]);
+}
+
+/// A chain of writes, each enqueued by the callback of the one before.
+struct Chain {
+    queue: cl_command_queue,
+    buffer: cl_mem,
+    next: AtomicUsize,
+}
+
+const CHAIN: usize = 12;
+
+extern "C" fn enqueue_the_next(_event: cl_event, status: cl_int, chain: *mut c_void) {
+    // SAFETY: the test's chain outlives every callback (it waits for the last).
+    let chain = unsafe { &*(chain as *const Chain) };
+    let i = chain.next.fetch_add(1, Ordering::SeqCst);
+    if status != CL_COMPLETE || i >= CHAIN {
+        return;
+    }
+    let value = [i as u8 + 1; 4];
+    let mut e = null_mut();
+    ok(unsafe { clEnqueueWriteBuffer(chain.queue, chain.buffer, CL_FALSE, 4 * i, 4, value.as_ptr().cast(), 0, null(), &mut e) });
+    ok(unsafe { clSetEventCallback(e, CL_COMPLETE, Some(enqueue_the_next), chain as *const Chain as *mut c_void) });
+    ok(unsafe { clFlush(chain.queue) });
+    ok(unsafe { clReleaseEvent(e) });
+}
+
+#[test]
+fn callbacks_may_enqueue_commands_and_flush() {
+    // Each write's callback enqueues the next write on the same queue: the callbacks run where
+    // batches are completed, and must be able to record and submit there.
+    let env = Env::new();
+    let mem = env.buffer_from(&[0u8; 4 * CHAIN]);
+    let chain = Chain { queue: env.queue, buffer: mem.0, next: AtomicUsize::new(0) };
+    let first = marker(env.queue, &[]);
+    ok(unsafe { clSetEventCallback(first, CL_COMPLETE, Some(enqueue_the_next), &chain as *const Chain as *mut c_void) });
+    ok(unsafe { clFlush(env.queue) });
+    let start = Instant::now();
+    while chain.next.load(Ordering::SeqCst) <= CHAIN {
+        assert!(start.elapsed() < Duration::from_secs(30), "the chain stopped at {}", chain.next.load(Ordering::SeqCst));
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    env.finish();
+    let want: Vec<u8> = (0..CHAIN).flat_map(|i| [i as u8 + 1; 4]).collect();
+    assert_eq!(env.read(&mem, 0, 4 * CHAIN), want);
+    release(&[first]);
 }
