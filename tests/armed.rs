@@ -213,3 +213,25 @@ fn a_blocking_write_between_launches_is_seen() {
     let want: Vec<i32> = fresh.iter().map(|v| v + 2).collect();
     assert_eq!(adder.values(&env), want);
 }
+
+#[test]
+fn launches_back_to_back_alike_and_not() {
+    // Launches enqueued without a wait share batches; one that repeats the one before it binds
+    // nothing anew, so every change between them (the value, the buffer) must still take.
+    let env = Env::new();
+    let adder = Adder::new(&env);
+    let other = env.buffer_from(&[0u8; 4 * N]);
+    let values = [1, 1, 1, 2, 2, 3, 1, 1, 5, 5, 5, 5, 7, 1, 1, 2];
+    let (mut a, mut b) = (0, 0);
+    for (i, &v) in values.iter().cycle().take(64).enumerate() {
+        let to_other = i % 11 >= 8;
+        set_arg(adder.kernel, 0, if to_other { &other.0 } else { &adder.buffer.0 });
+        let e = adder.launch(env.queue, v);
+        ok(unsafe { clReleaseEvent(e) });
+        if to_other { b += v } else { a += v }
+    }
+    env.finish();
+    assert_eq!(adder.values(&env), vec![a; N]);
+    let got: Vec<i32> = env.read(&other, 0, 4 * N).chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(got, vec![b; N]);
+}
