@@ -118,23 +118,12 @@ fn a_kernel_that_never_ends_loses_the_device_after_the_timeout() {
         return never_ending_child();
     }
     let exe = std::env::current_exe().expect("test binary");
-    let mut child = std::process::Command::new(exe)
+    let mut command = std::process::Command::new(exe);
+    command
         .args(["--exact", "a_kernel_that_never_ends_loses_the_device_after_the_timeout", "--nocapture", "--test-threads=1"])
         .env(TIMEOUT_CHILD, "1")
-        .env("FERROCL_KERNEL_TIMEOUT", "1")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the child runs");
-    let start = std::time::Instant::now();
-    while child.try_wait().expect("the child can be waited for").is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("the child hung");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().expect("the child's output");
+        .env("FERROCL_KERNEL_TIMEOUT", "1");
+    let out = output_within(&mut command, std::time::Duration::from_secs(120)).expect("the child runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(LOST_MARKER), "the child failed ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
 }

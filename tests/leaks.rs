@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The workload takes about 20 s under valgrind on two cores.
 const TIME_LIMIT: Duration = Duration::from_secs(600);
@@ -116,25 +116,14 @@ fn no_definite_loss_in_the_driver() {
     }
     let log = std::env::temp_dir().join(format!("ferrocl-leaks-{}.log", std::process::id()));
     let exe = std::env::current_exe().expect("test binary");
-    let mut child = Command::new("valgrind")
+    let mut valgrind = Command::new("valgrind");
+    valgrind
         .args(["--leak-check=full", "--show-leak-kinds=definite", "--num-callers=40", "--error-exitcode=0", "--fair-sched=yes"])
         .arg(format!("--log-file={}", log.display()))
         .arg(&exe)
         .args(["--exact", "no_definite_loss_in_the_driver", "--test-threads=1"])
-        .env("FERROCL_LEAK_CHILD", "1")
-        .spawn()
-        .expect("valgrind runs (tests/run.sh installs it)");
-    let deadline = Instant::now() + TIME_LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the child can be waited for") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the workload did not end under valgrind within {TIME_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+        .env("FERROCL_LEAK_CHILD", "1");
+    let status = output_within(&mut valgrind, TIME_LIMIT).expect("valgrind runs (tests/run.sh installs it)").status;
     assert!(status.success(), "the workload failed under valgrind: {status:?}");
     let text = std::fs::read_to_string(&log).expect("valgrind's log");
     let _ = std::fs::remove_file(&log);

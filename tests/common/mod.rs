@@ -8,9 +8,13 @@ pub mod driver;
 
 pub use cl_sys::*;
 use std::ffi::{c_char, c_void, CString};
+use std::io::Read;
 use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 use std::ptr::{null, null_mut};
 use std::sync::Once;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 pub type cl_mem_properties = cl_ulong;
 pub type cl_version = cl_uint;
@@ -73,6 +77,40 @@ pub fn driver_path() -> PathBuf {
         .find(|p| p.is_file())
         .and_then(|p| p.canonicalize().ok())
         .unwrap_or_else(|| panic!("libferrocl.so not found next to {}", exe.display()))
+}
+
+/// Runs `command` to its end, reading its output as it runs (a full pipe would stop it), or
+/// `None` if it cannot start. One still running after `limit` is killed, and the test fails with
+/// what it printed: a hang must not stall CI until its own limit.
+pub fn output_within(command: &mut Command, limit: Duration) -> Option<Output> {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().ok()?;
+    let stdout = collect(child.stdout.take());
+    let stderr = collect(child.stderr.take());
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait().expect("the program's status") {
+            Some(status) => break status,
+            None if start.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let (out, err) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+                panic!("{command:?} still ran after {limit:?}; it printed:\n{}\n{}", String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    Some(Output { status, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() })
+}
+
+/// Reads a pipe to its end on a thread of its own.
+fn collect(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 /// Points ocl-icd at our driver only and enables validation. Every helper that makes an OpenCL
