@@ -536,6 +536,16 @@ fn an_idle_queues_first_command_starts_without_a_flush() {
     release(&events);
 }
 
+/// Waits up to 30 s for `done`, which callbacks make true on a driver thread; fails with `what`
+/// past that.
+fn await_callback(done: impl Fn() -> bool, what: &str) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(30), "{what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// What `create_an_image` made, from the callback's thread.
 struct Made {
     /// The `cl_mem`, as an address: a raw pointer cannot sit in a static.
@@ -574,11 +584,7 @@ fn a_callback_may_create_memory_objects() {
     ok(unsafe { clSetUserEventStatus(gate, CL_COMPLETE) });
     ok(unsafe { clFlush(env.queue) });
     // Not waited for: on this thread, the wait would complete the marker and call back here.
-    let start = Instant::now();
-    while MADE.lock().unwrap().is_none() {
-        assert!(start.elapsed() < Duration::from_secs(30), "the callback never returned");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    await_callback(|| MADE.lock().unwrap().is_some(), "the callback never returned");
     let Some(Made { image, err }) = MADE.lock().unwrap().take() else { unreachable!() };
     ok(err);
     let image = image as cl_mem;
@@ -610,11 +616,7 @@ fn a_failed_command_releases_its_buffer_where_callbacks_may_call_back() {
     drop(mem);
     ok(unsafe { clSetUserEventStatus(gate, -1) });
     assert_eq!(unsafe { clWaitForEvents(1, &w) }, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-    let start = Instant::now();
-    while !FLUSHED.load(Ordering::SeqCst) {
-        assert!(start.elapsed() < Duration::from_secs(30), "the destructor callback never ran");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    await_callback(|| FLUSHED.load(Ordering::SeqCst), "the destructor callback never ran");
     release(&[gate, w]);
 }
 
@@ -652,11 +654,7 @@ fn callbacks_may_enqueue_commands_and_flush() {
     let first = marker(env.queue, &[]);
     ok(unsafe { clSetEventCallback(first, CL_COMPLETE, Some(enqueue_the_next), &chain as *const Chain as *mut c_void) });
     ok(unsafe { clFlush(env.queue) });
-    let start = Instant::now();
-    while chain.next.load(Ordering::SeqCst) <= CHAIN {
-        assert!(start.elapsed() < Duration::from_secs(30), "the chain stopped at {}", chain.next.load(Ordering::SeqCst));
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    await_callback(|| chain.next.load(Ordering::SeqCst) > CHAIN, "the chain stopped");
     env.finish();
     let want: Vec<u8> = (0..CHAIN).flat_map(|i| [i as u8 + 1; 4]).collect();
     assert_eq!(env.read(&mem, 0, 4 * CHAIN), want);
