@@ -649,7 +649,7 @@ pub(super) fn run_now(device: &Device, record: impl FnOnce(&mut Batch) -> CLResu
     record(&mut batch)?;
     batch.end_command(Box::new(|_| {}));
     match batch.submit() {
-        Ok((value, _)) => gpu.tracker.wait_executed(gpu, value).map_err(|_| CL_OUT_OF_RESOURCES),
+        Ok((value, _)) => crate::vk::completion::spin_then_wait(gpu, value).map_err(|_| CL_OUT_OF_RESOURCES),
         Err(unsubmitted) => {
             unsubmitted.fail();
             Err(CL_OUT_OF_RESOURCES)

@@ -201,14 +201,6 @@ impl Tracker {
         self.complete_through(gpu, value, result);
     }
 
-    /// Blocks until the batch of timeline `value` has executed, and completes nothing: for a
-    /// thread that may be completing batches itself (an event's callback runs inside
-    /// `complete_through`, holding `completing`), waiting for a batch whose completion step
-    /// can come later.
-    pub fn wait_executed(&self, gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
-        spin_then_wait(gpu, value)
-    }
-
     /// Completes, in order, every batch up to `value`, and leaves them to be retired.
     /// On a lost device, every batch fails.
     fn complete_through(&self, gpu: &Gpu, value: u64, result: Result<(), vk::Result>) {
@@ -267,7 +259,11 @@ fn retire_through(gpu: &Arc<Gpu>, value: u64) {
 /// GPU finishes short commands in microseconds, far sooner than a sleeping thread is woken.
 const SPIN: Duration = Duration::from_micros(200);
 
-fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
+/// Blocks until the batch of timeline `value` has executed, and completes nothing (`wait_for`
+/// completes too). Alone, for a thread that may be completing batches itself (an event's
+/// callback runs inside `complete_through`, holding `completing`) and waits for a batch whose
+/// completion step can come later.
+pub fn spin_then_wait(gpu: &Gpu, value: u64) -> Result<(), vk::Result> {
     // On a CPU device (lavapipe) the spinning thread would steal the core doing the work.
     if gpu.props.base.device_type != vk::PhysicalDeviceType::CPU {
         let start = Instant::now();
