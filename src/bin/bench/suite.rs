@@ -169,6 +169,7 @@ pub const BENCHES: &[Bench] = &[
     Bench { name: "independent kernels, out-of-order queue", unit: Unit::Micros, run: overhead::out_of_order },
     Bench { name: "build ~300 lines, cold", unit: Unit::Millis, run: |c| overhead::build(c, false) },
     Bench { name: "build ~300 lines, cached", unit: Unit::Millis, run: |c| overhead::build(c, true) },
+    Bench { name: "build ~300 lines and run each kernel once, cold", unit: Unit::Millis, run: overhead::build_and_run },
     Bench { name: "host write (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Write, Placement::Device) },
     Bench { name: "host read (blocking)", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Read, Placement::Device) },
     Bench { name: "map for reading", unit: Unit::GBps, run: |c| memory::transfer(c, Transfer::Map, Placement::Device) },
