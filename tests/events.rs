@@ -526,24 +526,10 @@ fn an_idle_queues_first_command_starts_without_a_flush() {
     let chunks: Vec<Vec<u8>> = (0..40).map(|i| pattern(64, i)).collect();
     let events: Vec<cl_event> = chunks.iter().enumerate().map(|(i, c)| write_after(env.queue, &mem, 64 * i, c, &[])).collect();
     ok(unsafe { clSetEventCallback(events[0], CL_COMPLETE, Some(set_done), &DONE as *const AtomicBool as *mut c_void) });
-    let start = Instant::now();
-    while !DONE.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    assert!(DONE.load(Ordering::SeqCst), "the first write did not run");
+    await_callback(|| DONE.load(Ordering::SeqCst), "the first write did not run");
     env.finish();
     assert_eq!(env.read(&mem, 0, 64 * 40), chunks.concat());
     release(&events);
-}
-
-/// Waits up to 30 s for `done`, which callbacks make true on a driver thread; fails with `what`
-/// past that.
-fn await_callback(done: impl Fn() -> bool, what: &str) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(30), "{what}");
-        std::thread::sleep(Duration::from_millis(1));
-    }
 }
 
 /// What `create_an_image` made, from the callback's thread.

@@ -113,6 +113,16 @@ fn collect(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
     })
 }
 
+/// Waits up to 30 s for `done`, which callbacks make true on a driver thread; fails with `what`
+/// past that.
+pub fn await_callback(done: impl Fn() -> bool, what: &str) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(30), "{what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// Points ocl-icd at our driver only and enables validation. Every helper that makes an OpenCL
 /// call first goes through here.
 pub fn init() {
